@@ -1,0 +1,22 @@
+# Finds jx's dependencies (Debian packages, installed by scripts/install-deps.sh).
+find_program(CCACHE_PROGRAM ccache)
+if(CCACHE_PROGRAM)
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+endif()
+
+# gold links much faster than bfd on 2 cores.
+include(CheckLinkerFlag)
+check_linker_flag(CXX "-fuse-ld=gold" JX_HAS_GOLD)
+if(JX_HAS_GOLD)
+  add_link_options(-fuse-ld=gold)
+endif()
+
+find_package(fmt REQUIRED)
+find_package(Threads REQUIRED)
+find_package(OpenMP REQUIRED)
+# "19" alone does not match Debian's 19.1 config; the JIT issue links the shared LLVM target.
+find_package(LLVM 19.1 REQUIRED CONFIG)
+message(STATUS "LLVM ${LLVM_PACKAGE_VERSION} at ${LLVM_DIR}")
+if(JX_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()

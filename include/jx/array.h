@@ -1,0 +1,182 @@
+// jx::Array: an immutable n-dimensional array value, backed by a lazy expression graph.
+#pragma once
+
+#include <jx/dtype.h>
+#include <jx/error.h>
+#include <jx/shape.h>
+
+#include <concepts>
+#include <cstdint>
+#include <fmt/format.h>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace jx {
+
+namespace ir {
+struct Node;
+}
+
+// Python's slice(start, stop, step); an empty optional is None.
+struct Slice {
+  std::optional<int64_t> start, stop, step;
+};
+// slice(1, 5, 2) is 1:5:2; slice() is ':'; slice(none, none, -1) is '::-1'.
+inline Slice slice(std::optional<int64_t> start = std::nullopt,
+                   std::optional<int64_t> stop = std::nullopt,
+                   std::optional<int64_t> step = std::nullopt) {
+  return {start, stop, step};
+}
+inline constexpr std::nullopt_t none = std::nullopt;
+
+struct NewAxis {};
+struct Ellipsis {};
+inline constexpr NewAxis newaxis{};
+inline constexpr Ellipsis ellipsis{};
+
+// One item of a basic index expression: an integer, a slice, newaxis or '...'.
+class IndexItem {
+public:
+  template <std::integral T> IndexItem(T i) : v_(static_cast<int64_t>(i)) {}
+  IndexItem(Slice s) : v_(s) {}
+  IndexItem(NewAxis n) : v_(n) {}
+  IndexItem(Ellipsis e) : v_(e) {}
+  const std::variant<int64_t, Slice, NewAxis, Ellipsis> &value() const { return v_; }
+
+private:
+  std::variant<int64_t, Slice, NewAxis, Ellipsis> v_;
+};
+
+class At;
+
+class Array {
+public:
+  // A C++ scalar is weakly typed, as a Python scalar in JAX: 2.0 * f32 stays float32.
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  Array(T value) : Array(from_scalar(value)) {}
+  explicit Array(std::shared_ptr<const ir::Node> node);
+
+  const Shape &shape() const;
+  int64_t ndim() const;
+  int64_t size() const;
+  DType dtype() const;
+  bool weak_type() const;
+
+  Array astype(DType dtype) const;
+
+  // x[i], x[1:5], x[:, None], x[..., 0]: x(0), x(slice(1, 5)), x(slice(), newaxis), x(ellipsis, 0).
+  Array index(const std::vector<IndexItem> &items) const;
+  template <class... I> Array operator()(I &&...items) const {
+    return index({IndexItem(std::forward<I>(items))...});
+  }
+  Array operator[](IndexItem item) const { return index({std::move(item)}); }
+
+  // x.at[idx].set(v) is x.at(idx...).set(v).
+  template <class... I> At at(I &&...items) const;
+
+  // Computes the value now (jax's block_until_ready); returns *this.
+  const Array &block_until_ready() const;
+  // Elements in C order, converted to T.
+  template <class T> std::vector<T> to_vector() const;
+  // The only element of a size-1 array, converted to T (ValueError otherwise).
+  template <class T> T item() const;
+
+  // Raw realized data, dtype() elements in C order. Valid while this Array lives.
+  const void *data() const;
+  std::shared_ptr<const ir::Node> node() const { return node_; }
+
+  // x.reshape(shape), as jnp.reshape.
+  Array reshape(const Shape &shape) const;
+
+private:
+  static Array from_scalar_double(double v);
+  static Array from_scalar_int(int64_t v, bool is_bool);
+  template <class T> static Array from_scalar(T v) {
+    if constexpr (std::is_same_v<T, bool>) return from_scalar_int(v, true);
+    else if constexpr (std::is_integral_v<T>) return from_scalar_int(static_cast<int64_t>(v), false);
+    else return from_scalar_double(static_cast<double>(v));
+  }
+  void copy_to(DType dtype, void *out) const;
+
+  std::shared_ptr<const ir::Node> node_;
+};
+
+// x.at[index]: functional updates, returning a new array.
+class At {
+public:
+  At(Array base, std::vector<IndexItem> items) : base_(std::move(base)), items_(std::move(items)) {}
+  Array set(const Array &values) const;
+  Array add(const Array &values) const;
+  Array subtract(const Array &values) const;
+  Array multiply(const Array &values) const;
+  Array divide(const Array &values) const;
+  Array min(const Array &values) const;
+  Array max(const Array &values) const;
+  Array get() const;
+
+private:
+  Array base_;
+  std::vector<IndexItem> items_;
+};
+
+template <class... I> At Array::at(I &&...items) const {
+  return At(*this, {IndexItem(std::forward<I>(items))...});
+}
+
+template <class T> std::vector<T> Array::to_vector() const {
+  std::vector<T> out(static_cast<size_t>(size()));
+  if constexpr (std::is_same_v<T, bool>) {
+    std::unique_ptr<bool[]> tmp(new bool[out.size()]);
+    copy_to(DType::bool_, tmp.get());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = tmp[i];
+  } else if constexpr (std::is_same_v<T, int>) {
+    std::vector<int32_t> tmp(out.size());
+    copy_to(DType::int32, tmp.data());
+    out.assign(tmp.begin(), tmp.end());
+  } else {
+    copy_to(dtype_of_v<T>, out.data());
+  }
+  return out;
+}
+
+template <class T> T Array::item() const {
+  if (size() != 1) throw ValueError("can only convert an array of size 1 to a C++ scalar");
+  return to_vector<T>()[0];
+}
+
+// Operators, with NumPy broadcasting and promotion.
+Array operator+(const Array &a, const Array &b);
+Array operator-(const Array &a, const Array &b);
+Array operator*(const Array &a, const Array &b);
+Array operator/(const Array &a, const Array &b);
+Array operator%(const Array &a, const Array &b);
+Array operator-(const Array &a);
+Array operator==(const Array &a, const Array &b);
+Array operator!=(const Array &a, const Array &b);
+Array operator<(const Array &a, const Array &b);
+Array operator<=(const Array &a, const Array &b);
+Array operator>(const Array &a, const Array &b);
+Array operator>=(const Array &a, const Array &b);
+Array operator&(const Array &a, const Array &b);
+Array operator|(const Array &a, const Array &b);
+Array operator^(const Array &a, const Array &b);
+Array operator~(const Array &a);
+
+// NumPy's str(x): "[[1. 2.]\n [3. 4.]]".
+std::string to_string(const Array &x);
+std::ostream &operator<<(std::ostream &os, const Array &x);
+
+} // namespace jx
+
+template <> struct fmt::formatter<jx::Array> : fmt::formatter<std::string> {
+  auto format(const jx::Array &x, format_context &ctx) const {
+    return fmt::formatter<std::string>::format(jx::to_string(x), ctx);
+  }
+};

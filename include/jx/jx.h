@@ -1,0 +1,9 @@
+// Umbrella header: everything a jx user needs.
+#pragma once
+
+#include <jx/array.h>
+#include <jx/dtype.h>
+#include <jx/error.h>
+#include <jx/numpy.h>
+#include <jx/random.h>
+#include <jx/shape.h>

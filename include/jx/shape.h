@@ -1,0 +1,24 @@
+// Array shapes: a list of dimension sizes, row-major.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace jx {
+
+using Shape = std::vector<int64_t>;
+
+// Number of elements; 1 for a 0-d shape.
+inline int64_t shape_size(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// "(3, 4)", "(5,)", "()" as Python prints a tuple.
+std::string shape_str(const Shape &shape);
+// "(3,4)", "(5,)": the compact form NumPy's broadcasting errors use.
+std::string shape_str_compact(const Shape &shape);
+
+} // namespace jx

@@ -1,0 +1,186 @@
+// jnp elementwise functions: NumPy dtype rules per function, then one graph node each.
+#include <jx/numpy.h>
+
+#include <fmt/format.h>
+
+#include "api/internal.h"
+
+namespace jx::numpy {
+
+using api::NodePtr;
+using api::node_of;
+using api::wrap;
+using ir::Op;
+
+namespace {
+
+// Promotes a and b to their result type, broadcasts, applies op.
+Array binary_promoted(Op op, const Array &a, const Array &b,
+                      std::optional<DType> force = std::nullopt) {
+  std::vector<NodePtr> xs{node_of(a), node_of(b)};
+  api::ResultType type = api::result_type(xs);
+  if (force) type.dtype = *force;
+  std::vector<NodePtr> p = api::promote_and_broadcast(xs, type);
+  return wrap(ir::binary(op, p[0], p[1]));
+}
+
+[[noreturn]] void ufunc_type_error(std::string_view ufunc, const std::vector<DType> &types) {
+  std::string list;
+  for (DType t : types) list += fmt::format("{}dtype('{}')", list.empty() ? "" : ", ", dtype_name(t));
+  throw DTypeError(fmt::format("ufunc '{}' not supported for the input types ({}), and the inputs "
+                               "could not be safely coerced to any supported types according to "
+                               "the casting rule 'safe'",
+                               ufunc, list));
+}
+
+// Integer/bool-only binary ufuncs.
+Array bitwise(Op op, std::string_view ufunc, const Array &a, const Array &b) {
+  if (is_floating(a.dtype()) || is_floating(b.dtype())) ufunc_type_error(ufunc, {a.dtype(), b.dtype()});
+  return binary_promoted(op, a, b);
+}
+
+// Transcendental functions: integers and bools compute in the default float type.
+Array float_unary(Op op, const Array &x) {
+  NodePtr n = node_of(x);
+  if (!is_floating(n->dtype)) n = ir::convert(n, default_float, n->weak);
+  return wrap(ir::unary(op, n));
+}
+
+// Arithmetic that NumPy defines on numbers but not on bools (bool -> int64 for these).
+NodePtr numeric(const NodePtr &n) {
+  return n->dtype == DType::bool_ ? ir::convert(n, default_int, n->weak) : n;
+}
+
+} // namespace
+
+Array add(const Array &a, const Array &b) { return binary_promoted(Op::Add, a, b); }
+
+Array subtract(const Array &a, const Array &b) {
+  if (a.dtype() == DType::bool_ && b.dtype() == DType::bool_)
+    throw DTypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
+                     "bitwise_xor, the `^` operator, or the logical_xor function instead.");
+  return binary_promoted(Op::Sub, a, b);
+}
+
+Array multiply(const Array &a, const Array &b) { return binary_promoted(Op::Mul, a, b); }
+
+Array divide(const Array &a, const Array &b) {
+  std::vector<NodePtr> xs{node_of(a), node_of(b)};
+  api::ResultType type = api::result_type(xs);
+  if (!is_floating(type.dtype)) type.dtype = default_float;
+  std::vector<NodePtr> p = api::promote_and_broadcast(xs, type);
+  return wrap(ir::binary(Op::Div, p[0], p[1]));
+}
+
+Array true_divide(const Array &a, const Array &b) { return divide(a, b); }
+
+Array floor_divide(const Array &a, const Array &b) {
+  return binary_promoted(Op::FloorDiv, wrap(numeric(node_of(a))), wrap(numeric(node_of(b))));
+}
+
+Array remainder(const Array &a, const Array &b) {
+  return binary_promoted(Op::Rem, wrap(numeric(node_of(a))), wrap(numeric(node_of(b))));
+}
+
+Array mod(const Array &a, const Array &b) { return remainder(a, b); }
+
+Array power(const Array &a, const Array &b) {
+  NodePtr base = numeric(node_of(a)), exponent = numeric(node_of(b));
+  api::ResultType type = api::result_type({base, exponent});
+  if (is_integer(type.dtype) && exponent->op == Op::Literal && exponent->ivalue < 0)
+    throw ValueError("Integers to negative integer powers are not allowed.");
+  return binary_promoted(Op::Pow, wrap(base), wrap(exponent));
+}
+
+Array maximum(const Array &a, const Array &b) { return binary_promoted(Op::Max, a, b); }
+Array minimum(const Array &a, const Array &b) { return binary_promoted(Op::Min, a, b); }
+
+Array negative(const Array &x) {
+  if (x.dtype() == DType::bool_)
+    throw DTypeError("The numpy boolean negative, the `-` operator, is not supported, use the "
+                     "`~` operator or the logical_not function instead.");
+  return wrap(ir::unary(Op::Neg, node_of(x)));
+}
+
+Array positive(const Array &x) { return x; }
+Array abs(const Array &x) { return wrap(ir::unary(Op::Abs, node_of(x))); }
+Array absolute(const Array &x) { return abs(x); }
+
+Array sign(const Array &x) {
+  if (x.dtype() == DType::bool_) ufunc_type_error("sign", {x.dtype()});
+  return wrap(ir::unary(Op::Sign, node_of(x)));
+}
+
+Array exp(const Array &x) { return float_unary(Op::Exp, x); }
+Array expm1(const Array &x) { return float_unary(Op::Expm1, x); }
+Array log(const Array &x) { return float_unary(Op::Log, x); }
+Array log1p(const Array &x) { return float_unary(Op::Log1p, x); }
+Array sqrt(const Array &x) { return float_unary(Op::Sqrt, x); }
+Array sin(const Array &x) { return float_unary(Op::Sin, x); }
+Array cos(const Array &x) { return float_unary(Op::Cos, x); }
+Array tan(const Array &x) { return float_unary(Op::Tan, x); }
+Array tanh(const Array &x) { return float_unary(Op::Tanh, x); }
+Array square(const Array &x) { return multiply(x, x); }
+
+// Integers are their own floor and ceiling (as jnp and NumPy >= 2.3); bools go to float.
+Array floor(const Array &x) {
+  if (is_integer(x.dtype())) return x;
+  return float_unary(Op::Floor, x);
+}
+Array ceil(const Array &x) {
+  if (is_integer(x.dtype())) return x;
+  return float_unary(Op::Ceil, x);
+}
+
+Array isnan(const Array &x) { return wrap(ir::unary(Op::IsNan, node_of(x))); }
+Array isfinite(const Array &x) { return wrap(ir::unary(Op::IsFinite, node_of(x))); }
+Array isinf(const Array &x) { return logical_not(logical_or(isfinite(x), isnan(x))); }
+
+Array where(const Array &condition, const Array &x, const Array &y) {
+  std::vector<NodePtr> xs{node_of(x), node_of(y)};
+  api::ResultType type = api::result_type(xs);
+  NodePtr pred = ir::convert(node_of(condition), DType::bool_, false);
+  Shape shape = api::broadcast_shapes({pred->shape, xs[0]->shape, xs[1]->shape});
+  auto fit = [&](const NodePtr &n) { return api::broadcast_node(api::cast_node(n, type.dtype, type.weak), shape); };
+  return wrap(ir::select(api::broadcast_node(pred, shape), fit(xs[0]), fit(xs[1])));
+}
+
+Array equal(const Array &a, const Array &b) { return binary_promoted(Op::Eq, a, b); }
+Array not_equal(const Array &a, const Array &b) { return binary_promoted(Op::Ne, a, b); }
+Array less(const Array &a, const Array &b) { return binary_promoted(Op::Lt, a, b); }
+Array less_equal(const Array &a, const Array &b) { return binary_promoted(Op::Le, a, b); }
+Array greater(const Array &a, const Array &b) { return binary_promoted(Op::Gt, a, b); }
+Array greater_equal(const Array &a, const Array &b) { return binary_promoted(Op::Ge, a, b); }
+
+Array logical_and(const Array &a, const Array &b) {
+  return binary_promoted(Op::And, a.astype(DType::bool_), b.astype(DType::bool_));
+}
+Array logical_or(const Array &a, const Array &b) {
+  return binary_promoted(Op::Or, a.astype(DType::bool_), b.astype(DType::bool_));
+}
+Array logical_xor(const Array &a, const Array &b) {
+  return binary_promoted(Op::Xor, a.astype(DType::bool_), b.astype(DType::bool_));
+}
+Array logical_not(const Array &x) { return wrap(ir::unary(Op::Not, node_of(x.astype(DType::bool_)))); }
+
+Array bitwise_and(const Array &a, const Array &b) { return bitwise(Op::And, "bitwise_and", a, b); }
+Array bitwise_or(const Array &a, const Array &b) { return bitwise(Op::Or, "bitwise_or", a, b); }
+Array bitwise_xor(const Array &a, const Array &b) { return bitwise(Op::Xor, "bitwise_xor", a, b); }
+Array left_shift(const Array &a, const Array &b) {
+  return bitwise(Op::ShiftLeft, "left_shift", wrap(numeric(node_of(a))), wrap(numeric(node_of(b))));
+}
+Array right_shift(const Array &a, const Array &b) {
+  return bitwise(Op::ShiftRight, "right_shift", wrap(numeric(node_of(a))), wrap(numeric(node_of(b))));
+}
+
+Array bitwise_not(const Array &x) {
+  if (is_floating(x.dtype())) ufunc_type_error("invert", {x.dtype()});
+  return wrap(ir::unary(Op::Not, node_of(x)));
+}
+Array invert(const Array &x) { return bitwise_not(x); }
+
+Array astype(const Array &x, DType dtype) { return x.astype(dtype); }
+
+Shape broadcast_shapes(const std::vector<Shape> &shapes) { return api::broadcast_shapes(shapes); }
+
+} // namespace jx::numpy

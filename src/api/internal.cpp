@@ -1,0 +1,116 @@
+// Shared jnp helpers: evaluation entry point, axes, promotion and broadcasting.
+#include "api/internal.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "interp/interp.h"
+
+namespace jx::api {
+
+runtime::BufferPtr realize(const NodePtr &n) {
+  if (runtime::BufferPtr done = n->realized()) return done;
+  runtime::BufferPtr value = interp::evaluate({n})[0];
+  n->set_realized(value);
+  return value;
+}
+
+int64_t normalize_axis(int64_t axis, int64_t ndim) {
+  if (axis < -ndim || axis >= ndim)
+    throw AxisError(
+        fmt::format("axis {} is out of bounds for array of dimension {}", axis, ndim));
+  return axis < 0 ? axis + ndim : axis;
+}
+
+std::vector<int64_t> normalize_axes(const numpy::Axes &axes, int64_t ndim) {
+  if (axes.is_none()) return iota_vector(ndim);
+  std::vector<int64_t> out;
+  for (int64_t a : axes.axes()) out.push_back(normalize_axis(a, ndim));
+  std::sort(out.begin(), out.end());
+  if (std::adjacent_find(out.begin(), out.end()) != out.end())
+    throw ValueError("repeated axis");
+  return out;
+}
+
+DType default_dtype(DTypeKind kind) {
+  switch (kind) {
+  case DTypeKind::boolean: return DType::bool_;
+  case DTypeKind::integer: return default_int;
+  case DTypeKind::floating: return default_float;
+  }
+  return default_float;
+}
+
+ResultType result_type(const std::vector<NodePtr> &xs) {
+  std::optional<DType> strong;
+  for (const NodePtr &x : xs)
+    if (!x->weak) strong = strong ? promote_types(*strong, x->dtype) : x->dtype;
+  DType weak_join = DType::bool_;
+  bool any_weak = false;
+  for (const NodePtr &x : xs)
+    if (x->weak) {
+      weak_join = any_weak ? promote_types(weak_join, x->dtype) : x->dtype;
+      any_weak = true;
+    }
+  if (!strong) return {weak_join, true};
+  if (any_weak && kind_of(weak_join) > kind_of(*strong))
+    return {default_dtype(kind_of(weak_join)), false};
+  return {*strong, false};
+}
+
+Shape broadcast_shapes(const std::vector<Shape> &shapes) {
+  size_t rank = 0;
+  for (const Shape &s : shapes) rank = std::max(rank, s.size());
+  Shape out(rank, 1);
+  for (const Shape &s : shapes) {
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t &o = out[rank - s.size() + i];
+      int64_t d = s[i];
+      if (d == o || d == 1) continue;
+      if (o != 1) {
+        std::string list;
+        for (const Shape &t : shapes) list += shape_str_compact(t) + " ";
+        list.pop_back();
+        throw ShapeError("operands could not be broadcast together with shapes " + list);
+      }
+      o = d;
+    }
+  }
+  return out;
+}
+
+NodePtr broadcast_node(const NodePtr &x, const Shape &shape) {
+  if (x->shape == shape) return x;
+  const size_t offset = shape.size() - x->shape.size();
+  std::vector<int64_t> dims(x->shape.size());
+  for (size_t i = 0; i < dims.size(); ++i) dims[i] = int64_t(offset + i);
+  return ir::broadcast(x, shape, dims);
+}
+
+NodePtr cast_node(const NodePtr &x, DType dtype, bool weak) {
+  if (x->op == ir::Op::Literal && x->weak && dtype == DType::int32 && is_integer(x->dtype) &&
+      (x->ivalue > INT32_MAX || x->ivalue < INT32_MIN))
+    throw ValueError(fmt::format("Python integer {} out of bounds for int32", x->ivalue));
+  return ir::convert(x, dtype, weak);
+}
+
+std::vector<NodePtr> promote_and_broadcast(const std::vector<NodePtr> &xs, ResultType type) {
+  std::vector<Shape> shapes;
+  for (const NodePtr &x : xs) shapes.push_back(x->shape);
+  Shape shape = broadcast_shapes(shapes);
+  std::vector<NodePtr> out;
+  for (const NodePtr &x : xs) out.push_back(broadcast_node(cast_node(x, type.dtype, type.weak), shape));
+  return out;
+}
+
+NodePtr scalar_node(double value, DType dtype) { return ir::literal(value, dtype, false); }
+
+NodePtr scalar_like(double value, const NodePtr &x) { return ir::literal(value, x->dtype, x->weak); }
+
+std::vector<int64_t> iota_vector(int64_t n) {
+  std::vector<int64_t> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+} // namespace jx::api

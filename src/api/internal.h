@@ -1,0 +1,53 @@
+// Helpers shared by the jnp implementation files: node access, axis normalization, NumPy
+// promotion with JAX weak types, broadcasting.
+#pragma once
+
+#include <jx/array.h>
+#include <jx/numpy.h>
+
+#include <string_view>
+
+#include "ir/builder.h"
+
+namespace jx::api {
+
+using ir::NodePtr;
+
+inline NodePtr node_of(const Array &x) { return x.node(); }
+inline Array wrap(NodePtr n) { return Array(std::move(n)); }
+
+// The single evaluation entry point: the value of a node, computed once and cached on it.
+runtime::BufferPtr realize(const NodePtr &n);
+
+// axis in [-ndim, ndim) -> [0, ndim); AxisError otherwise.
+int64_t normalize_axis(int64_t axis, int64_t ndim);
+// None -> every axis; sorted; ValueError on a repeated axis.
+std::vector<int64_t> normalize_axes(const numpy::Axes &axes, int64_t ndim);
+
+// numpy.result_type over operands, where weakly typed operands (C++ scalars) defer to strongly
+// typed ones of the same or a higher kind, as in JAX.
+struct ResultType {
+  DType dtype;
+  bool weak;
+};
+ResultType result_type(const std::vector<NodePtr> &xs);
+DType default_dtype(DTypeKind kind);
+
+// NumPy broadcasting of shapes; ShapeError naming every shape otherwise.
+Shape broadcast_shapes(const std::vector<Shape> &shapes);
+// x broadcast to shape by NumPy's rules (x's axes aligned right).
+NodePtr broadcast_node(const NodePtr &x, const Shape &shape);
+// x converted to dtype; a weak literal that does not fit an int32 raises as NumPy does.
+NodePtr cast_node(const NodePtr &x, DType dtype, bool weak);
+
+// Converts and broadcasts operands to a common dtype (or the given one) and shape.
+std::vector<NodePtr> promote_and_broadcast(const std::vector<NodePtr> &xs, ResultType type);
+
+// Literal scalar node of dtype.
+NodePtr scalar_node(double value, DType dtype);
+NodePtr scalar_like(double value, const NodePtr &x);
+
+// [0, 1, ..., n-1]
+std::vector<int64_t> iota_vector(int64_t n);
+
+} // namespace jx::api

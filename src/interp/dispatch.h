@@ -1,0 +1,21 @@
+// Calls a generic lambda with a value of the C++ type of a DType: dispatch(t, [](auto tag) {...}).
+#pragma once
+
+#include <jx/dtype.h>
+
+#include <cstdint>
+
+namespace jx {
+
+template <class F> decltype(auto) dispatch_dtype(DType t, F &&f) {
+  switch (t) {
+  case DType::bool_: return f(bool{});
+  case DType::int32: return f(int32_t{});
+  case DType::int64: return f(int64_t{});
+  case DType::float32: return f(float{});
+  case DType::float64: return f(double{});
+  }
+  return f(double{});
+}
+
+} // namespace jx

@@ -1,0 +1,403 @@
+// Reference evaluator: walks the graph in topological order and computes each node into a fresh
+// buffer with plain loops. Movement ops are affine index maps (gather/scatter with strides).
+#include "interp/interp.h"
+
+#include <jx/error.h>
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "interp/dispatch.h"
+#include "interp/scalar_ops.h"
+#include "ir/builder.h"
+#include "ir/printer.h"
+#include "random/threefry.h"
+
+namespace jx::interp {
+namespace {
+
+using ir::Node;
+using ir::Op;
+using ir::OpKind;
+using runtime::BufferPtr;
+
+std::vector<int64_t> row_major_strides(const Shape &shape) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t s = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+  return strides;
+}
+
+// Calls f(affine_offset, linear_index) for each index of shape in row-major order, where
+// affine_offset = base + sum(index[k] * strides[k]).
+template <class F>
+void for_each_index(const Shape &shape, const std::vector<int64_t> &strides, int64_t base, F &&f) {
+  const int64_t n = shape_size(shape);
+  if (n == 0) return;
+  const size_t r = shape.size();
+  if (r == 0) {
+    f(base, int64_t(0));
+    return;
+  }
+  std::vector<int64_t> idx(r, 0);
+  const int64_t inner = shape[r - 1], inner_stride = strides[r - 1];
+  int64_t offset = base;
+  for (int64_t linear = 0; linear < n; linear += inner) {
+    for (int64_t i = 0; i < inner; ++i) f(offset + i * inner_stride, linear + i);
+    for (size_t k = r - 1; k-- > 0;) {
+      offset += strides[k];
+      if (++idx[k] < shape[k]) break;
+      offset -= strides[k] * shape[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+BufferPtr alloc(const Node &n) { return runtime::make_buffer(n.size() * itemsize(n.dtype)); }
+
+// out[i] = in[affine(i)] over the output's index space.
+template <class T>
+void gather(const T *in, T *out, const Shape &out_shape, const std::vector<int64_t> &strides,
+            int64_t base) {
+  for_each_index(out_shape, strides, base, [&](int64_t src, int64_t dst) { out[dst] = in[src]; });
+}
+
+// out[affine(i)] = in[i] over the input's index space.
+template <class T>
+void scatter(const T *in, T *out, const Shape &in_shape, const std::vector<int64_t> &strides,
+             int64_t base) {
+  for_each_index(in_shape, strides, base, [&](int64_t dst, int64_t src) { out[dst] = in[src]; });
+}
+
+struct Evaluator {
+  std::unordered_map<const Node *, BufferPtr> values;
+
+  const BufferPtr &value(const ir::NodePtr &n) { return values.at(n.get()); }
+
+  BufferPtr eval(const Node &n) {
+    BufferPtr out;
+    dispatch_dtype(n.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      out = eval_typed<T>(n);
+    });
+    return out;
+  }
+
+  template <class T> BufferPtr eval_typed(const Node &n) {
+    switch (op_kind(n.op)) {
+    case OpKind::Leaf: return leaf<T>(n);
+    case OpKind::Unary: return unary<T>(n);
+    case OpKind::Binary: return binary<T>(n);
+    case OpKind::Ternary: return select<T>(n);
+    case OpKind::Movement: return movement<T>(n);
+    case OpKind::Reduce: return reduce<T>(n);
+    case OpKind::Contraction: return dot<T>(n);
+    }
+    throw Error("internal: unknown op kind");
+  }
+
+  template <class T> BufferPtr leaf(const Node &n) {
+    if (n.op == Op::Constant) return n.data;
+    BufferPtr out = alloc(n);
+    T *o = out->as<T>();
+    switch (n.op) {
+    case Op::Literal: o[0] = is_floating(n.dtype) ? T(n.fvalue) : T(n.ivalue); break;
+    case Op::Iota: {
+      std::vector<int64_t> strides(n.ndim(), 0);
+      strides[n.attrs[0]] = 1;
+      for_each_index(n.shape, strides, 0, [&](int64_t v, int64_t i) { o[i] = static_cast<T>(v); });
+      break;
+    }
+    case Op::RandomUniform:
+      random_impl::uniform01({uint32_t(n.attrs[0]), uint32_t(n.attrs[1])}, n.shape, n.dtype, o);
+      break;
+    default: throw Error("internal: not a leaf");
+    }
+    return out;
+  }
+
+  template <class T> BufferPtr unary(const Node &n) {
+    const ir::NodePtr &x = n.inputs[0];
+    BufferPtr out = alloc(n);
+    T *o = out->as<T>();
+    const int64_t size = n.size();
+    if (n.op == Op::Convert) {
+      dispatch_dtype(x->dtype, [&](auto from_tag) {
+        using F = decltype(from_tag);
+        const F *in = value(x)->template as<F>();
+        for (int64_t i = 0; i < size; ++i) o[i] = convert_scalar<T, F>(in[i]);
+      });
+    } else if (n.op == Op::IsNan || n.op == Op::IsFinite) {
+      dispatch_dtype(x->dtype, [&](auto from_tag) {
+        using F = decltype(from_tag);
+        const F *in = value(x)->template as<F>();
+        for (int64_t i = 0; i < size; ++i) o[i] = predicate_scalar<F>(n.op, in[i]);
+      });
+    } else {
+      const T *in = value(x)->as<T>();
+      for (int64_t i = 0; i < size; ++i) o[i] = unary_scalar<T>(n.op, in[i]);
+    }
+    return out;
+  }
+
+  template <class T> BufferPtr binary(const Node &n) {
+    BufferPtr out = alloc(n);
+    T *o = out->as<T>();
+    const int64_t size = n.size();
+    if (op_info(n.op).dtype_rule == ir::DTypeRule::Bool) {
+      dispatch_dtype(n.inputs[0]->dtype, [&](auto in_tag) {
+        using F = decltype(in_tag);
+        const F *a = value(n.inputs[0])->template as<F>(), *b = value(n.inputs[1])->template as<F>();
+        for (int64_t i = 0; i < size; ++i) o[i] = compare_scalar<F>(n.op, a[i], b[i]);
+      });
+    } else {
+      const T *a = value(n.inputs[0])->as<T>(), *b = value(n.inputs[1])->as<T>();
+      for (int64_t i = 0; i < size; ++i) o[i] = binary_scalar<T>(n.op, a[i], b[i]);
+    }
+    return out;
+  }
+
+  template <class T> BufferPtr select(const Node &n) {
+    BufferPtr out = alloc(n);
+    T *o = out->as<T>();
+    const bool *p = value(n.inputs[0])->as<bool>();
+    const T *a = value(n.inputs[1])->as<T>(), *b = value(n.inputs[2])->as<T>();
+    for (int64_t i = 0, size = n.size(); i < size; ++i) o[i] = p[i] ? a[i] : b[i];
+    return out;
+  }
+
+  template <class T> BufferPtr movement(const Node &n) {
+    const ir::NodePtr &x = n.inputs[0];
+    const T *in = value(x)->as<T>();
+    const std::vector<int64_t> in_strides = row_major_strides(x->shape);
+    const int64_t r = x->ndim();
+    BufferPtr out = alloc(n);
+    T *o = out->as<T>();
+    switch (n.op) {
+    case Op::Reshape: std::copy_n(in, n.size(), o); break;
+    case Op::Broadcast: {
+      std::vector<int64_t> strides(n.ndim(), 0);
+      for (int64_t i = 0; i < r; ++i) strides[n.attrs[i]] = x->shape[i] == 1 ? 0 : in_strides[i];
+      gather(in, o, n.shape, strides, 0);
+      break;
+    }
+    case Op::Transpose: {
+      std::vector<int64_t> strides(r);
+      for (int64_t i = 0; i < r; ++i) strides[i] = in_strides[n.attrs[i]];
+      gather(in, o, n.shape, strides, 0);
+      break;
+    }
+    case Op::Slice: {
+      auto [strides, base] = slice_map(n, in_strides, r);
+      gather(in, o, n.shape, strides, base);
+      break;
+    }
+    case Op::SliceUpdate: {
+      std::copy_n(in, n.size(), o);
+      auto [strides, base] = slice_map(n, in_strides, r);
+      scatter(value(n.inputs[1])->as<T>(), o, n.inputs[1]->shape, strides, base);
+      break;
+    }
+    case Op::Pad: {
+      std::fill_n(o, n.size(), value(n.inputs[1])->as<T>()[0]);
+      const std::vector<int64_t> out_strides = row_major_strides(n.shape);
+      int64_t base = 0;
+      for (int64_t i = 0; i < r; ++i) base += n.attrs[i] * out_strides[i];
+      scatter(in, o, x->shape, out_strides, base);
+      break;
+    }
+    case Op::Concatenate: {
+      const std::vector<int64_t> out_strides = row_major_strides(n.shape);
+      const int64_t axis = n.attrs[0];
+      int64_t at = 0;
+      for (const ir::NodePtr &part : n.inputs) {
+        scatter(value(part)->as<T>(), o, part->shape, out_strides, at * out_strides[axis]);
+        at += part->shape[axis];
+      }
+      break;
+    }
+    case Op::Diagonal: {
+      std::vector<int64_t> strides;
+      const int64_t a1 = n.attrs[0], a2 = n.attrs[1];
+      for (int64_t i = 0; i < r; ++i)
+        if (i != a1 && i != a2) strides.push_back(in_strides[i]);
+      strides.push_back(in_strides[a1] + in_strides[a2]);
+      gather(in, o, n.shape, strides, 0);
+      break;
+    }
+    default: throw Error("internal: not a movement op");
+    }
+    return out;
+  }
+
+  static std::pair<std::vector<int64_t>, int64_t>
+  slice_map(const Node &n, const std::vector<int64_t> &in_strides, int64_t r) {
+    std::vector<int64_t> strides(r);
+    int64_t base = 0;
+    for (int64_t i = 0; i < r; ++i) {
+      base += n.attrs[i] * in_strides[i];
+      strides[i] = n.attrs[2 * r + i] * in_strides[i];
+    }
+    return {strides, base};
+  }
+
+  // Splits x's axes into kept (outer) and reduced (inner) index spaces.
+  struct ReduceSpace {
+    Shape kept_shape, reduced_shape;
+    std::vector<int64_t> kept_strides, reduced_strides;
+  };
+  static ReduceSpace reduce_space(const Shape &shape, const std::vector<int64_t> &axes) {
+    ReduceSpace s;
+    const std::vector<int64_t> strides = row_major_strides(shape);
+    for (int64_t a = 0; a < int64_t(shape.size()); ++a) {
+      bool reduced = std::find(axes.begin(), axes.end(), a) != axes.end();
+      (reduced ? s.reduced_shape : s.kept_shape).push_back(shape[a]);
+      (reduced ? s.reduced_strides : s.kept_strides).push_back(strides[a]);
+    }
+    return s;
+  }
+
+  template <class T> BufferPtr reduce(const Node &n) {
+    const ir::NodePtr &x = n.inputs[0];
+    BufferPtr out = alloc(n);
+    if (n.op == Op::ArgMax || n.op == Op::ArgMin) {
+      dispatch_dtype(x->dtype, [&](auto tag) {
+        using X = decltype(tag);
+        arg_reduce<X>(n, value(x)->template as<X>(), out->as<int64_t>());
+      });
+      return out;
+    }
+    const T *in = value(x)->as<T>();
+    T *o = out->as<T>();
+    ReduceSpace s = reduce_space(x->shape, n.attrs);
+    // float32 accumulates in double: the oracle should be the most accurate answer.
+    using Acc = std::conditional_t<std::is_same_v<T, float>, double, T>;
+    for_each_index(s.kept_shape, s.kept_strides, 0, [&](int64_t base, int64_t i) {
+      Acc acc = n.op == Op::ReduceSum   ? Acc(0)
+                : n.op == Op::ReduceProd ? Acc(1)
+                                         : Acc(in[base]);
+      for_each_index(s.reduced_shape, s.reduced_strides, base, [&](int64_t src, int64_t) {
+        Acc v = in[src];
+        switch (n.op) {
+        case Op::ReduceSum: acc = binary_scalar<Acc>(Op::Add, acc, v); break;
+        case Op::ReduceProd: acc = binary_scalar<Acc>(Op::Mul, acc, v); break;
+        case Op::ReduceMax: acc = binary_scalar<Acc>(Op::Max, acc, v); break;
+        case Op::ReduceMin: acc = binary_scalar<Acc>(Op::Min, acc, v); break;
+        default: throw Error("internal: not a reduction");
+        }
+      });
+      o[i] = static_cast<T>(acc);
+    });
+    return out;
+  }
+
+  template <class X> static void arg_reduce(const Node &n, const X *in, int64_t *o) {
+    ReduceSpace s = reduce_space(n.inputs[0]->shape, n.attrs);
+    const bool is_max = n.op == Op::ArgMax;
+    for_each_index(s.kept_shape, s.kept_strides, 0, [&](int64_t base, int64_t i) {
+      int64_t best = 0;
+      X best_value = in[base];
+      bool done = false;
+      for_each_index(s.reduced_shape, s.reduced_strides, base, [&](int64_t src, int64_t k) {
+        if (done) return;
+        X v = in[src];
+        if constexpr (is_float_v<X>) {
+          if (std::isnan(v)) { // the first NaN wins, as NumPy
+            best = k;
+            done = true;
+            return;
+          }
+        }
+        if (is_max ? v > best_value : v < best_value) {
+          best = k;
+          best_value = v;
+        }
+      });
+      o[i] = best;
+    });
+  }
+
+  template <class T> BufferPtr dot(const Node &n) {
+    const ir::NodePtr &lhs = n.inputs[0], &rhs = n.inputs[1];
+    ir::DotDims d = ir::dot_dims(n);
+    const auto ls = row_major_strides(lhs->shape), rs = row_major_strides(rhs->shape);
+    // Output axes: batch, lhs free, rhs free; each advances one or both operands.
+    Shape out_shape;
+    std::vector<int64_t> lstr, rstr;
+    for (size_t i = 0; i < d.lhs_batch.size(); ++i) {
+      out_shape.push_back(lhs->shape[d.lhs_batch[i]]);
+      lstr.push_back(ls[d.lhs_batch[i]]);
+      rstr.push_back(rs[d.rhs_batch[i]]);
+    }
+    auto add_free = [&](const ir::NodePtr &x, const std::vector<int64_t> &strides,
+                        const std::vector<int64_t> &b, const std::vector<int64_t> &c,
+                        bool is_lhs) {
+      for (int64_t a = 0; a < x->ndim(); ++a) {
+        if (std::count(b.begin(), b.end(), a) || std::count(c.begin(), c.end(), a)) continue;
+        out_shape.push_back(x->shape[a]);
+        lstr.push_back(is_lhs ? strides[a] : 0);
+        rstr.push_back(is_lhs ? 0 : strides[a]);
+      }
+    };
+    add_free(lhs, ls, d.lhs_batch, d.lhs_contract, true);
+    add_free(rhs, rs, d.rhs_batch, d.rhs_contract, false);
+    Shape k_shape;
+    std::vector<int64_t> klstr, krstr;
+    for (size_t i = 0; i < d.lhs_contract.size(); ++i) {
+      k_shape.push_back(lhs->shape[d.lhs_contract[i]]);
+      klstr.push_back(ls[d.lhs_contract[i]]);
+      krstr.push_back(rs[d.rhs_contract[i]]);
+    }
+    const T *a = value(lhs)->as<T>(), *b = value(rhs)->as<T>();
+    BufferPtr out = alloc(n);
+    T *o = out->as<T>();
+    using Acc = std::conditional_t<std::is_same_v<T, float>, double, T>;
+    // Contraction offsets relative to each output element's base, the same for all of them.
+    std::vector<int64_t> lk, rk;
+    for_each_index(k_shape, klstr, 0, [&](int64_t off, int64_t) { lk.push_back(off); });
+    for_each_index(k_shape, krstr, 0, [&](int64_t off, int64_t) { rk.push_back(off); });
+    std::vector<int64_t> rbase(n.size());
+    for_each_index(out_shape, rstr, 0, [&](int64_t off, int64_t i) { rbase[i] = off; });
+    for_each_index(out_shape, lstr, 0, [&](int64_t lbase, int64_t i) {
+      Acc acc = 0;
+      for (size_t k = 0; k < lk.size(); ++k)
+        acc = binary_scalar<Acc>(Op::Add, acc,
+                                 binary_scalar<Acc>(Op::Mul, Acc(a[lbase + lk[k]]),
+                                                    Acc(b[rbase[i] + rk[k]])));
+      o[i] = static_cast<T>(acc);
+    });
+    return out;
+  }
+};
+
+} // namespace
+
+std::vector<BufferPtr> evaluate(const std::vector<ir::NodePtr> &roots) {
+  std::vector<const Node *> order = ir::topological_order(roots);
+  // Remaining uses of each node, so intermediates are freed after their last consumer.
+  std::unordered_map<const Node *, int64_t> uses;
+  for (const Node *n : order)
+    if (!n->realized())
+      for (const ir::NodePtr &in : n->inputs) ++uses[in.get()];
+  for (const ir::NodePtr &r : roots) ++uses[r.get()];
+
+  Evaluator ev;
+  for (const Node *n : order) {
+    if (BufferPtr done = n->realized()) {
+      ev.values[n] = std::move(done);
+      continue;
+    }
+    ev.values[n] = ev.eval(*n);
+    for (const ir::NodePtr &in : n->inputs)
+      if (--uses[in.get()] == 0) ev.values.erase(in.get());
+  }
+  std::vector<BufferPtr> out;
+  for (const ir::NodePtr &r : roots) out.push_back(ev.values.at(r.get()));
+  return out;
+}
+
+} // namespace jx::interp

@@ -1,0 +1,206 @@
+// NumPy's meaning of each elementwise op on one element. Integer arithmetic wraps (as NumPy's
+// does) instead of overflowing, which C++ would leave undefined.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "ir/op.h"
+#include "random/threefry.h"
+
+namespace jx::interp {
+
+template <class T> constexpr bool is_float_v = std::is_floating_point_v<T>;
+
+template <class T> T wrap_add(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+}
+template <class T> T wrap_sub(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+}
+template <class T> T wrap_mul(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+}
+
+// Float -> int as x86's cvttsd2si does it, which NumPy inherits: out of range gives INT_MIN.
+template <class To, class From> To convert_scalar(From x) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return x != From(0);
+  } else if constexpr (is_float_v<From> && !is_float_v<To>) {
+    if (!(x >= From(-9.2233720368547758e18) && x < From(9.2233720368547758e18)))
+      return static_cast<To>(std::numeric_limits<int64_t>::min());
+    return static_cast<To>(static_cast<int64_t>(x));
+  } else {
+    return static_cast<To>(x);
+  }
+}
+
+template <class T> T int_pow(T base, T exp) {
+  if (exp < 0) return base == 1 ? 1 : base == -1 ? ((exp & 1) ? -1 : 1) : 0;
+  T result = 1;
+  while (exp) {
+    if (exp & 1) result = wrap_mul(result, base);
+    base = wrap_mul(base, base);
+    exp >>= 1;
+  }
+  return result;
+}
+
+// numpy.floor_divide and numpy.remainder (npy_divmod).
+template <class T> void float_divmod(T a, T b, T &floordiv, T &mod) {
+  mod = std::fmod(a, b);
+  if (b == 0) {
+    floordiv = a / b;
+    return;
+  }
+  T div = (a - mod) / b;
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) {
+      mod += b;
+      div -= T(1);
+    }
+  } else {
+    mod = std::copysign(T(0), b);
+  }
+  if (div != 0) {
+    floordiv = std::floor(div);
+    if (div - floordiv > T(0.5)) floordiv += T(1);
+  } else {
+    floordiv = std::copysign(T(0), a / b);
+  }
+}
+
+template <class T> T int_floordiv(T a, T b) {
+  if (b == 0) return 0;
+  if (b == -1) return wrap_sub(T(0), a);
+  T q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+template <class T> T int_rem(T a, T b) {
+  if (b == 0 || b == -1) return 0;
+  T r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+template <class T> T unary_scalar(ir::Op op, T x) {
+  using ir::Op;
+  if constexpr (std::is_same_v<T, bool>) {
+    switch (op) {
+    case Op::Abs:
+    case Op::Floor:
+    case Op::Ceil:
+    case Op::Sign: return x;
+    case Op::Not: return !x;
+    default: break;
+    }
+  } else if constexpr (is_float_v<T>) {
+    switch (op) {
+    case Op::Neg: return -x;
+    case Op::Abs: return std::fabs(x);
+    case Op::Sign: return x > 0 ? T(1) : x < 0 ? T(-1) : x == 0 ? T(0) : x;
+    case Op::Exp: return std::exp(x);
+    case Op::Expm1: return std::expm1(x);
+    case Op::Log: return std::log(x);
+    case Op::Log1p: return std::log1p(x);
+    case Op::Sqrt: return std::sqrt(x);
+    case Op::Sin: return std::sin(x);
+    case Op::Cos: return std::cos(x);
+    case Op::Tan: return std::tan(x);
+    case Op::Tanh: return std::tanh(x);
+    case Op::Floor: return std::floor(x);
+    case Op::Ceil: return std::ceil(x);
+    case Op::ErfInv: return random_impl::erf_inv(x);
+    default: break;
+    }
+  } else {
+    switch (op) {
+    case Op::Neg: return wrap_sub(T(0), x);
+    case Op::Abs: return x < 0 ? wrap_sub(T(0), x) : x;
+    case Op::Sign: return T((x > 0) - (x < 0));
+    case Op::Floor:
+    case Op::Ceil: return x;
+    case Op::Not: return T(~x);
+    default: break;
+    }
+  }
+  throw std::logic_error("unary op not defined for this dtype");
+}
+
+template <class T> bool predicate_scalar(ir::Op op, T x) {
+  if constexpr (is_float_v<T>) return op == ir::Op::IsNan ? std::isnan(x) : std::isfinite(x);
+  return op == ir::Op::IsFinite;
+}
+
+template <class T> bool compare_scalar(ir::Op op, T a, T b) {
+  using ir::Op;
+  switch (op) {
+  case Op::Eq: return a == b;
+  case Op::Ne: return a != b;
+  case Op::Lt: return a < b;
+  case Op::Le: return a <= b;
+  case Op::Gt: return a > b;
+  case Op::Ge: return a >= b;
+  default: throw std::logic_error("not a comparison");
+  }
+}
+
+template <class T> T binary_scalar(ir::Op op, T a, T b) {
+  using ir::Op;
+  if constexpr (std::is_same_v<T, bool>) {
+    switch (op) {
+    case Op::And:
+    case Op::Mul:
+    case Op::Min: return a && b;
+    case Op::Or:
+    case Op::Add:
+    case Op::Max: return a || b;
+    case Op::Xor:
+    case Op::Ne: return a != b;
+    default: break;
+    }
+  } else if constexpr (is_float_v<T>) {
+    T q, r;
+    switch (op) {
+    case Op::Add: return a + b;
+    case Op::Sub: return a - b;
+    case Op::Mul: return a * b;
+    case Op::Div: return a / b;
+    case Op::Rem: float_divmod(a, b, q, r); return r;
+    case Op::FloorDiv: float_divmod(a, b, q, r); return q;
+    case Op::Pow: return std::pow(a, b);
+    // NaN-propagating, as numpy.maximum/minimum.
+    case Op::Max: return (a >= b || a != a) ? a : b;
+    case Op::Min: return (a <= b || a != a) ? a : b;
+    default: break;
+    }
+  } else {
+    constexpr int bits = sizeof(T) * 8;
+    switch (op) {
+    case Op::Add: return wrap_add(a, b);
+    case Op::Sub: return wrap_sub(a, b);
+    case Op::Mul: return wrap_mul(a, b);
+    case Op::Rem: return int_rem(a, b);
+    case Op::FloorDiv: return int_floordiv(a, b);
+    case Op::Pow: return int_pow(a, b);
+    case Op::Max: return a > b ? a : b;
+    case Op::Min: return a < b ? a : b;
+    case Op::And: return a & b;
+    case Op::Or: return a | b;
+    case Op::Xor: return a ^ b;
+    case Op::ShiftLeft:
+      return (b < 0 || b >= bits) ? T(0)
+                                  : T(static_cast<std::make_unsigned_t<T>>(a) << b);
+    case Op::ShiftRight: return (b < 0 || b >= bits) ? T(a < 0 ? -1 : 0) : T(a >> b);
+    default: break;
+    }
+  }
+  throw std::logic_error("binary op not defined for this dtype");
+}
+
+} // namespace jx::interp

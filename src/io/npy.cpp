@@ -1,0 +1,454 @@
+// NumPy .npy reader and writer: header dict parsing, byte-order and Fortran-order handling.
+#include "io/npy.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+#include "jx/error.h"
+
+namespace jx::io {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "jx stores arrays little-endian");
+
+constexpr std::string_view kMagic = "\x93NUMPY";
+constexpr size_t kAlign = 64;   // NumPy pads magic + version + length + header to this.
+constexpr int kMaxDepth = 16;   // Bounds parser recursion on hostile headers.
+constexpr size_t kSnippet = 80; // Longest piece of header text quoted in an error message.
+
+std::string quoted(const std::string &path) { return "'" + path + "'"; }
+
+// Trailing padding is dropped so that messages stay readable.
+std::string snippet(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
+  if (text.size() <= kSnippet) return std::string(text);
+  return std::string(text.substr(0, kSnippet)) + "...";
+}
+
+[[noreturn]] void os_error(int err, const std::string &path) {
+  throw IOError(std::error_code(err, std::generic_category()).message() + ": " + quoted(path));
+}
+
+[[noreturn]] void truncated(const std::string &path, const char *what, uint64_t expected,
+                            uint64_t found) {
+  throw IOError("EOF while reading " + std::string(what) + " of " + quoted(path) + ": expected " +
+                std::to_string(expected) + " bytes, found " + std::to_string(found));
+}
+
+[[noreturn]] void bad_header(const std::string &path, const std::string &why) {
+  throw IOError("Cannot parse header of " + quoted(path) + ": " + why);
+}
+
+struct FileCloser {
+  void operator()(std::FILE *f) const { std::fclose(f); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+// A Python literal from the header: the subset np.save writes, plus enough to reject the rest.
+struct Value {
+  enum class Kind { str, boolean, none, integer, tuple, list } kind;
+  std::string str;
+  bool boolean = false;
+  int64_t integer = 0;
+  std::vector<Value> items;
+  std::string_view raw; // Source text, for error messages.
+};
+
+class HeaderParser {
+public:
+  HeaderParser(std::string_view text, const std::string &path) : text_(text), path_(path) {}
+
+  // Parses the whole header as a dict of string keys; duplicate keys are rejected.
+  std::vector<std::pair<std::string, Value>> parse_dict() {
+    std::vector<std::pair<std::string, Value>> entries;
+    skip_ws();
+    expect('{');
+    while (true) {
+      skip_ws();
+      if (peek() == '}') break;
+      Value key = parse_value(0);
+      if (key.kind != Value::Kind::str) fail("dict keys must be strings");
+      for (const auto &e : entries)
+        if (e.first == key.str) fail("duplicate key '" + key.str + "'");
+      skip_ws();
+      expect(':');
+      skip_ws();
+      entries.emplace_back(key.str, parse_value(0));
+      skip_ws();
+      if (peek() != ',') break;
+      ++pos_;
+    }
+    skip_ws();
+    expect('}');
+    skip_ws();
+    if (pos_ != text_.size()) fail("trailing characters after the dict");
+    return entries;
+  }
+
+private:
+  [[noreturn]] void fail(const std::string &why) {
+    bad_header(path_,
+               why + " (at offset " + std::to_string(pos_) + " of \"" + snippet(text_) + "\")");
+  }
+
+  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+
+  void skip_ws() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+
+  void expect(char c) {
+    if (pos_ >= text_.size() || text_[pos_] != c) fail(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+
+  Value parse_value(int depth) {
+    if (depth > kMaxDepth) fail("nesting too deep");
+    if (pos_ >= text_.size()) fail("unexpected end of header");
+    size_t start = pos_;
+    Value v;
+    char c = peek();
+    if (c == '\'' || c == '"') {
+      v.kind = Value::Kind::str;
+      v.str = parse_string(c);
+    } else if (c == '(' || c == '[') {
+      v = parse_sequence(depth);
+    } else if (c == '-' || c == '+' || (c >= '0' && c <= '9')) {
+      v.kind = Value::Kind::integer;
+      v.integer = parse_int();
+    } else {
+      std::string_view word = parse_word();
+      if (word == "True" || word == "False") {
+        v.kind = Value::Kind::boolean;
+        v.boolean = word == "True";
+      } else if (word == "None") {
+        v.kind = Value::Kind::none;
+      } else {
+        fail("unexpected value");
+      }
+    }
+    v.raw = text_.substr(start, pos_ - start);
+    return v;
+  }
+
+  // Backslash escapes keep the escaped character: descrs never need more.
+  std::string parse_string(char quote) {
+    std::string out;
+    ++pos_;
+    while (pos_ < text_.size() && text_[pos_] != quote) {
+      if (text_[pos_] == '\\') ++pos_;
+      if (pos_ < text_.size()) out += text_[pos_++];
+    }
+    expect(quote);
+    return out;
+  }
+
+  // Python ints; a trailing 'L' comes from headers written by Python 2.
+  int64_t parse_int() {
+    bool negative = peek() == '-';
+    if (peek() == '-' || peek() == '+') ++pos_;
+    if (!(peek() >= '0' && peek() <= '9')) fail("expected a digit");
+    uint64_t magnitude = 0;
+    const uint64_t limit = uint64_t(std::numeric_limits<int64_t>::max()) + (negative ? 1 : 0);
+    while (peek() >= '0' && peek() <= '9') {
+      uint64_t digit = uint64_t(text_[pos_++] - '0');
+      if (magnitude > (limit - digit) / 10) fail("integer out of range");
+      magnitude = magnitude * 10 + digit;
+    }
+    if (peek() == 'L' || peek() == 'l') ++pos_;
+    // Two's complement wrap gives INT64_MIN for a magnitude of 2^63.
+    return negative ? int64_t(0 - magnitude) : int64_t(magnitude);
+  }
+
+  std::string_view parse_word() {
+    size_t start = pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+
+  // "(3)" is a parenthesized int, not a tuple, exactly as in Python.
+  Value parse_sequence(int depth) {
+    char close = peek() == '(' ? ')' : ']';
+    Value v;
+    v.kind = close == ')' ? Value::Kind::tuple : Value::Kind::list;
+    ++pos_;
+    bool comma = false;
+    while (true) {
+      skip_ws();
+      if (peek() == close) break;
+      v.items.push_back(parse_value(depth + 1));
+      skip_ws();
+      if (peek() != ',') break;
+      comma = true;
+      ++pos_;
+    }
+    expect(close);
+    if (v.kind == Value::Kind::tuple && v.items.size() == 1 && !comma) return std::move(v.items[0]);
+    return v;
+  }
+
+  std::string_view text_;
+  const std::string &path_;
+  size_t pos_ = 0;
+};
+
+struct Header {
+  std::string descr; // Empty when the descr is not a string (a structured dtype).
+  std::string_view descr_raw;
+  bool fortran_order = false;
+  std::vector<int64_t> shape;
+};
+
+// Checks the dict the way numpy.lib.format does: exactly the three keys, a tuple of ints shape.
+Header parse_header(std::string_view text, const std::string &path) {
+  auto entries = HeaderParser(text, path).parse_dict();
+  const Value *descr = nullptr, *fortran = nullptr, *shape = nullptr;
+  for (const auto &[key, value] : entries) {
+    if (key == "descr")
+      descr = &value;
+    else if (key == "fortran_order")
+      fortran = &value;
+    else if (key == "shape")
+      shape = &value;
+    else
+      bad_header(path, "unexpected key '" + key + "'");
+  }
+  for (auto [name, value] :
+       {std::pair{"descr", descr}, {"fortran_order", fortran}, {"shape", shape}})
+    if (!value)
+      bad_header(path,
+                 std::string("Header does not contain the correct keys: missing '") + name + "'");
+
+  Header h;
+  if (shape->kind != Value::Kind::tuple)
+    bad_header(path, "shape is not valid: " + snippet(shape->raw));
+  for (const Value &d : shape->items) {
+    if (d.kind != Value::Kind::integer)
+      bad_header(path, "shape is not valid: " + snippet(shape->raw));
+    if (d.integer < 0)
+      bad_header(path, "negative dimensions are not allowed: shape " + snippet(shape->raw));
+    h.shape.push_back(d.integer);
+  }
+  if (fortran->kind != Value::Kind::boolean)
+    bad_header(path, "fortran_order is not a valid bool: " + snippet(fortran->raw));
+  h.fortran_order = fortran->boolean;
+  if (descr->kind == Value::Kind::str) h.descr = descr->str;
+  h.descr_raw = descr->raw;
+  return h;
+}
+
+// Maps a descr to a jx dtype; sets `swap` for big-endian data. Returns false if unsupported.
+bool parse_descr(const std::string &descr, DType &dtype, bool &swap) {
+  if (descr.size() < 2) return false;
+  const std::string_view type = std::string_view(descr).substr(1);
+  constexpr std::pair<std::string_view, DType> types[] = {{"b1", DType::bool_},
+                                                          {"i4", DType::int32},
+                                                          {"i8", DType::int64},
+                                                          {"f4", DType::float32},
+                                                          {"f8", DType::float64}};
+  auto it = std::find_if(std::begin(types), std::end(types),
+                         [&](const auto &t) { return t.first == type; });
+  if (it == std::end(types)) return false;
+  dtype = it->second;
+  // '|' means "byte order not applicable"; accept it as native like NumPy does.
+  switch (descr[0]) {
+  case '<':
+  case '=':
+  case '|': swap = false; return true;
+  case '>': swap = itemsize(dtype) > 1; return true;
+  default: return false;
+  }
+}
+
+// Python's repr of a shape tuple: "()", "(3,)", "(3, 4)".
+std::string shape_repr(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+const char *descr_of(DType dtype) {
+  switch (dtype) {
+  case DType::bool_: return "|b1";
+  case DType::int32: return "<i4";
+  case DType::int64: return "<i8";
+  case DType::float32: return "<f4";
+  case DType::float64: return "<f8";
+  }
+  throw DTypeError("write_npy: invalid dtype");
+}
+
+// Byte size of a `shape` array of `width`-byte elements; false if it does not fit int64.
+bool byte_size(const std::vector<int64_t> &shape, size_t width, uint64_t &bytes) {
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+    bytes = 0;
+    return true;
+  }
+  uint64_t n = width;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, uint64_t(d), &n)) return false;
+  bytes = n;
+  return n <= uint64_t(std::numeric_limits<int64_t>::max());
+}
+
+// Reorders a column-major array of `width`-byte elements into row-major order.
+void fortran_to_c(const std::byte *src, std::byte *dst, const std::vector<int64_t> &shape,
+                  size_t width) {
+  size_t ndim = shape.size();
+  std::vector<int64_t> stride(ndim), index(ndim, 0); // Fortran strides, in elements.
+  int64_t count = 1;
+  for (size_t k = 0; k < ndim; ++k) {
+    stride[k] = count;
+    count *= shape[k];
+  }
+  int64_t offset = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    std::memcpy(dst + size_t(i) * width, src + size_t(offset) * width, width);
+    // Advance the C-order multi-index (last axis fastest) and its Fortran offset.
+    for (size_t k = ndim; k-- > 0;) {
+      if (++index[k] < shape[k]) {
+        offset += stride[k];
+        break;
+      }
+      index[k] = 0;
+      offset -= stride[k] * (shape[k] - 1);
+    }
+  }
+}
+
+} // namespace
+
+NpyArray read_npy(const std::string &path) {
+  File f(std::fopen(path.c_str(), "rb"));
+  if (!f) os_error(errno, path);
+  struct stat st;
+  if (fstat(fileno(f.get()), &st) != 0) os_error(errno, path);
+  if (S_ISDIR(st.st_mode)) os_error(EISDIR, path);
+  // The size must be known up front so that a hostile header cannot make us allocate more
+  // than the file holds.
+  if (!S_ISREG(st.st_mode)) throw IOError("Not a regular file: " + quoted(path));
+  const uint64_t file_size = uint64_t(st.st_size);
+
+  unsigned char pre[12]; // magic, major, minor, 2- or 4-byte header length
+  size_t got = std::fread(pre, 1, 8, f.get());
+  if (got == 0 || std::memcmp(pre, kMagic.data(), std::min(got, kMagic.size())) != 0)
+    throw IOError(quoted(path) +
+                  " is not a .npy file: the magic string is not correct; expected b'\\x93NUMPY'");
+  if (got < 8) truncated(path, "header", 8, got);
+  const int major = pre[6], minor = pre[7];
+  if (major < 1 || major > 3 || minor != 0)
+    throw IOError(quoted(path) + ": unsupported .npy format version " + std::to_string(major) +
+                  "." + std::to_string(minor) + " (jx reads 1.0, 2.0 and 3.0)");
+  const size_t len_bytes = major == 1 ? 2 : 4;
+  got = std::fread(pre + 8, 1, len_bytes, f.get());
+  if (got < len_bytes) truncated(path, "header", 8 + len_bytes, 8 + got);
+  uint64_t header_len = 0;
+  for (size_t i = len_bytes; i-- > 0;) header_len = header_len << 8 | pre[8 + i];
+
+  const uint64_t data_offset = 8 + len_bytes + header_len;
+  if (file_size < data_offset) truncated(path, "header", data_offset, file_size);
+  std::string text(header_len, '\0');
+  got = std::fread(text.data(), 1, header_len, f.get());
+  if (got < header_len) truncated(path, "header", data_offset, 8 + len_bytes + got);
+
+  Header h = parse_header(text, path);
+  NpyArray out;
+  bool swap = false;
+  if (!parse_descr(h.descr, out.dtype, swap))
+    throw DTypeError(quoted(path) + ": unsupported dtype " + snippet(h.descr_raw) +
+                     " (jx reads '|b1', '<i4', '<i8', '<f4' and '<f8')");
+  out.shape = std::move(h.shape);
+  const size_t width = itemsize(out.dtype);
+  uint64_t nbytes = 0;
+  if (!byte_size(out.shape, width, nbytes))
+    bad_header(path, "array size overflows: shape " + shape_repr(out.shape));
+
+  if (file_size - data_offset < nbytes)
+    truncated(path, "array data", nbytes, file_size - data_offset);
+  auto raw = runtime::make_buffer(nbytes);
+  auto *bytes = raw->as<std::byte>();
+  got = std::fread(bytes, 1, nbytes, f.get());
+  if (got < nbytes) truncated(path, "array data", nbytes, got);
+
+  if (swap)
+    for (uint64_t i = 0; i < nbytes; i += width) std::reverse(bytes + i, bytes + i + width);
+  // Any nonzero byte is true in NumPy; C++ bool must hold exactly 0 or 1.
+  if (out.dtype == DType::bool_)
+    for (uint64_t i = 0; i < nbytes; ++i) bytes[i] = std::byte(bytes[i] != std::byte{0});
+  // Fortran and C order coincide for fewer than two dims and for empty arrays.
+  if (h.fortran_order && out.shape.size() > 1 && nbytes > 0) {
+    out.data = runtime::make_buffer(nbytes);
+    fortran_to_c(bytes, out.data->as<std::byte>(), out.shape, width);
+  } else {
+    out.data = std::move(raw);
+  }
+  return out;
+}
+
+void write_npy(const std::string &path, DType dtype, const std::vector<int64_t> &shape,
+               const void *data) {
+  if (std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; }))
+    throw ValueError("write_npy: negative dimensions are not allowed (writing " + quoted(path) +
+                     ")");
+  uint64_t nbytes = 0;
+  if (!byte_size(shape, itemsize(dtype), nbytes))
+    throw ValueError("write_npy: array size overflows (writing " + quoted(path) + ")");
+  if (nbytes > 0 && !data)
+    throw ValueError("write_npy: data is null (writing " + quoted(path) + ")");
+
+  std::string header = std::string("{'descr': '") + descr_of(dtype) +
+                       "', 'fortran_order': False, 'shape': " + shape_repr(shape) + ", }";
+  // Version 1.0 stores the header length in 16 bits; 2.0 in 32.
+  int major = 1;
+  size_t preamble = 10;
+  auto padded = [&] {
+    return header.size() + 1 + (kAlign - (preamble + header.size() + 1) % kAlign) % kAlign;
+  };
+  if (padded() > std::numeric_limits<uint16_t>::max()) {
+    major = 2;
+    preamble = 12;
+  }
+  const size_t header_len = padded();
+  if (header_len > std::numeric_limits<uint32_t>::max())
+    throw ValueError("write_npy: header too large (writing " + quoted(path) + ")");
+  header.resize(header_len - 1, ' ');
+  header += '\n';
+
+  std::string pre(kMagic);
+  pre += char(major);
+  pre += '\0';
+  for (size_t i = 0; i < preamble - 8; ++i) pre += char(header_len >> (8 * i) & 0xff);
+
+  File f(std::fopen(path.c_str(), "wb"));
+  if (!f) os_error(errno, path);
+  bool ok = std::fwrite(pre.data(), 1, pre.size(), f.get()) == pre.size() &&
+            std::fwrite(header.data(), 1, header.size(), f.get()) == header.size() &&
+            (nbytes == 0 || std::fwrite(data, 1, nbytes, f.get()) == nbytes);
+  int err = errno;
+  if (std::fclose(f.release()) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    std::remove(path.c_str()); // Leave no half-written file behind.
+    os_error(err, path);
+  }
+}
+
+} // namespace jx::io

@@ -1,0 +1,385 @@
+// Node constructors with shape/dtype inference, and the verifier that re-checks any node.
+#include "ir/builder.h"
+
+#include <jx/error.h>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace jx::ir {
+namespace {
+
+[[noreturn]] void internal(const std::string &what) { throw Error("internal: " + what); }
+
+void check(bool ok, Op op, const char *what) {
+  if (!ok) internal(fmt::format("{}: {}", op_name(op), what));
+}
+
+NodePtr finish(NodeSpec spec) {
+  spec.shape = infer_shape(spec);
+  verify(spec);
+  return make_node(std::move(spec));
+}
+
+int64_t rank(const NodePtr &n) { return static_cast<int64_t>(n->shape.size()); }
+
+} // namespace
+
+int64_t slice_length(int64_t start, int64_t limit, int64_t step) {
+  int64_t n = step > 0 ? (limit - start + step - 1) / step : (start - limit + (-step) - 1) / (-step);
+  return std::max<int64_t>(n, 0);
+}
+
+DotDims dot_dims(const NodeSpec &s) {
+  int64_t nb = s.attrs.at(0), nc = s.attrs.at(1);
+  auto it = s.attrs.begin() + 2;
+  DotDims d;
+  d.lhs_batch.assign(it, it + nb);
+  d.rhs_batch.assign(it + nb, it + 2 * nb);
+  d.lhs_contract.assign(it + 2 * nb, it + 2 * nb + nc);
+  d.rhs_contract.assign(it + 2 * nb + nc, it + 2 * nb + 2 * nc);
+  return d;
+}
+
+Shape infer_shape(const NodeSpec &s) {
+  const Op op = s.op;
+  auto in = [&](size_t i) -> const Shape & {
+    check(i < s.inputs.size(), op, "missing input");
+    return s.inputs[i]->shape;
+  };
+  switch (op_kind(op)) {
+  case OpKind::Leaf: return s.shape;
+  case OpKind::Unary:
+  case OpKind::Binary:
+  case OpKind::Ternary:
+    for (const NodePtr &x : s.inputs) check(x->shape == in(0), op, "operand shapes differ");
+    return in(0);
+  case OpKind::Contraction: {
+    DotDims d = dot_dims(s);
+    const Shape &l = in(0), &r = in(1);
+    Shape out;
+    auto valid = [](const std::vector<int64_t> &axes, const Shape &sh) {
+      return std::all_of(axes.begin(), axes.end(),
+                         [&](int64_t a) { return a >= 0 && a < int64_t(sh.size()); });
+    };
+    check(valid(d.lhs_batch, l) && valid(d.lhs_contract, l) && valid(d.rhs_batch, r) &&
+              valid(d.rhs_contract, r),
+          op, "dimension out of range");
+    for (size_t i = 0; i < d.lhs_batch.size(); ++i) {
+      check(l[d.lhs_batch[i]] == r[d.rhs_batch[i]], op, "batch sizes differ");
+      out.push_back(l[d.lhs_batch[i]]);
+    }
+    for (size_t i = 0; i < d.lhs_contract.size(); ++i)
+      check(l[d.lhs_contract[i]] == r[d.rhs_contract[i]], op, "contracting sizes differ");
+    auto free_dims = [&](const Shape &sh, const std::vector<int64_t> &b,
+                         const std::vector<int64_t> &c) {
+      for (int64_t a = 0; a < int64_t(sh.size()); ++a)
+        if (std::find(b.begin(), b.end(), a) == b.end() &&
+            std::find(c.begin(), c.end(), a) == c.end())
+          out.push_back(sh[a]);
+    };
+    free_dims(l, d.lhs_batch, d.lhs_contract);
+    free_dims(r, d.rhs_batch, d.rhs_contract);
+    return out;
+  }
+  case OpKind::Reduce: {
+    const Shape &x = in(0);
+    Shape out;
+    for (int64_t a = 0; a < int64_t(x.size()); ++a)
+      if (std::find(s.attrs.begin(), s.attrs.end(), a) == s.attrs.end()) out.push_back(x[a]);
+    check(out.size() + s.attrs.size() == x.size(), op, "bad reduction axes");
+    return out;
+  }
+  case OpKind::Movement: break;
+  }
+  const Shape &x = in(0);
+  const int64_t r = static_cast<int64_t>(x.size());
+  switch (op) {
+  case Op::Broadcast: {
+    check(int64_t(s.attrs.size()) == r, op, "one output dim per operand dim");
+    for (int64_t i = 0; i < r; ++i) {
+      int64_t d = s.attrs[i];
+      check(d >= 0 && d < int64_t(s.shape.size()) && (i == 0 || d > s.attrs[i - 1]), op,
+            "dims must increase within the output rank");
+      check(x[i] == 1 || x[i] == s.shape[d], op, "operand dim must be 1 or the output size");
+    }
+    return s.shape;
+  }
+  case Op::Reshape: check(shape_size(s.shape) == shape_size(x), op, "size changes"); return s.shape;
+  case Op::Transpose: {
+    check(int64_t(s.attrs.size()) == r, op, "permutation rank");
+    Shape out(r);
+    std::vector<bool> seen(r);
+    for (int64_t i = 0; i < r; ++i) {
+      int64_t p = s.attrs[i];
+      check(p >= 0 && p < r && !seen[p], op, "not a permutation");
+      seen[p] = true;
+      out[i] = x[p];
+    }
+    return out;
+  }
+  case Op::Slice:
+  case Op::SliceUpdate: {
+    check(int64_t(s.attrs.size()) == 3 * r, op, "starts, limits and steps per axis");
+    Shape out(r);
+    for (int64_t i = 0; i < r; ++i) {
+      int64_t start = s.attrs[i], limit = s.attrs[r + i], step = s.attrs[2 * r + i];
+      check(step != 0, op, "zero step");
+      out[i] = slice_length(start, limit, step);
+      check(out[i] == 0 || (start >= 0 && start < x[i] && start + (out[i] - 1) * step >= 0 &&
+                            start + (out[i] - 1) * step < x[i]),
+            op, "slice out of bounds");
+    }
+    if (op == Op::SliceUpdate) {
+      check(in(1) == out, op, "update shape must match the slice");
+      return x;
+    }
+    return out;
+  }
+  case Op::Pad: {
+    check(int64_t(s.attrs.size()) == 2 * r && in(1).empty(), op, "lo, hi per axis; 0-d value");
+    Shape out(r);
+    for (int64_t i = 0; i < r; ++i) {
+      check(s.attrs[i] >= 0 && s.attrs[r + i] >= 0, op, "negative padding");
+      out[i] = x[i] + s.attrs[i] + s.attrs[r + i];
+    }
+    return out;
+  }
+  case Op::Concatenate: {
+    check(s.attrs.size() == 1 && s.attrs[0] >= 0 && s.attrs[0] < r, op, "axis");
+    int64_t axis = s.attrs[0];
+    Shape out = x;
+    out[axis] = 0;
+    for (const NodePtr &n : s.inputs) {
+      check(rank(n) == r, op, "ranks differ");
+      for (int64_t i = 0; i < r; ++i)
+        check(i == axis || n->shape[i] == x[i], op, "non-axis sizes differ");
+      out[axis] += n->shape[axis];
+    }
+    return out;
+  }
+  case Op::Diagonal: {
+    check(s.attrs.size() == 2, op, "two axes");
+    int64_t a1 = s.attrs[0], a2 = s.attrs[1];
+    check(a1 >= 0 && a2 >= 0 && a1 < r && a2 < r && a1 != a2 && x[a1] == x[a2], op, "axes");
+    Shape out;
+    for (int64_t i = 0; i < r; ++i)
+      if (i != a1 && i != a2) out.push_back(x[i]);
+    out.push_back(x[a1]);
+    return out;
+  }
+  default: internal(fmt::format("{} is not a movement op", op_name(op)));
+  }
+}
+
+void verify(const NodeSpec &s) {
+  const OpInfo &info = op_info(s.op);
+  check(info.arity < 0 ? !s.inputs.empty() : int(s.inputs.size()) == info.arity, s.op, "arity");
+  for (const NodePtr &x : s.inputs) check(x != nullptr, s.op, "null input");
+  check(infer_shape(s) == s.shape, s.op, "shape disagrees with its inputs");
+  auto in_dtype = [&](size_t i) { return s.inputs[i]->dtype; };
+  switch (info.dtype_rule) {
+  case DTypeRule::Same:
+    for (size_t i = 0; i < s.inputs.size(); ++i) {
+      if (s.op == Op::Select && i == 0) continue;
+      check(in_dtype(i) == s.dtype, s.op, "operand dtype differs from result");
+    }
+    break;
+  case DTypeRule::Bool:
+    check(s.dtype == DType::bool_, s.op, "predicate must be bool");
+    for (size_t i = 1; i < s.inputs.size(); ++i)
+      check(in_dtype(i) == in_dtype(0), s.op, "operand dtypes differ");
+    break;
+  case DTypeRule::Int64: check(s.dtype == DType::int64, s.op, "index must be int64"); break;
+  case DTypeRule::Second:
+    check(in_dtype(0) == DType::bool_ && in_dtype(1) == s.dtype && in_dtype(2) == s.dtype, s.op,
+          "select(bool, T, T) -> T");
+    break;
+  case DTypeRule::Attr: break;
+  }
+  if (s.op == Op::Constant)
+    check(s.data && s.data->bytes() >= size_t(shape_size(s.shape)) * itemsize(s.dtype), s.op,
+          "buffer too small");
+  if (s.op == Op::Literal) check(s.shape.empty(), s.op, "literals are 0-d");
+}
+
+NodePtr literal(double value, DType dtype, bool weak) {
+  if (!is_floating(dtype)) return literal_int(static_cast<int64_t>(value), dtype, weak);
+  if (dtype == DType::float32) value = static_cast<float>(value);
+  return finish({.op = Op::Literal, .dtype = dtype, .weak = weak, .fvalue = value});
+}
+
+NodePtr literal_int(int64_t value, DType dtype, bool weak) {
+  if (is_floating(dtype)) return literal(static_cast<double>(value), dtype, weak);
+  if (dtype == DType::bool_) value = value != 0;
+  if (dtype == DType::int32) value = static_cast<int32_t>(value);
+  return finish({.op = Op::Literal, .dtype = dtype, .weak = weak, .ivalue = value});
+}
+
+NodePtr constant(runtime::BufferPtr data, DType dtype, Shape shape) {
+  return finish({.op = Op::Constant, .dtype = dtype, .shape = std::move(shape),
+                 .data = std::move(data)});
+}
+
+NodePtr iota(DType dtype, Shape shape, int64_t axis) {
+  check(axis >= 0 && axis < int64_t(shape.size()), Op::Iota, "axis");
+  return finish({.op = Op::Iota, .dtype = dtype, .shape = std::move(shape), .attrs = {axis}});
+}
+
+NodePtr random_uniform(uint32_t key_hi, uint32_t key_lo, DType dtype, Shape shape) {
+  check(is_floating(dtype), Op::RandomUniform, "float dtype");
+  return finish({.op = Op::RandomUniform, .dtype = dtype, .shape = std::move(shape),
+                 .attrs = {int64_t(key_hi), int64_t(key_lo)}});
+}
+
+NodePtr unary(Op op, NodePtr x) {
+  check(op_kind(op) == OpKind::Unary && op != Op::Convert, op, "not a unary op");
+  DType dtype = op_info(op).dtype_rule == DTypeRule::Bool ? DType::bool_ : x->dtype;
+  bool weak = x->weak && dtype == x->dtype;
+  return finish({.op = op, .dtype = dtype, .weak = weak, .inputs = {std::move(x)}});
+}
+
+NodePtr convert(NodePtr x, DType dtype, bool weak) {
+  if (x->dtype == dtype && x->weak == weak) return x;
+  if (x->op == Op::Literal) {
+    if (is_floating(x->dtype)) {
+      double v = x->fvalue;
+      if (dtype == DType::bool_) return literal_int(v != 0, dtype, weak);
+      if (is_floating(dtype)) return literal(v, dtype, weak);
+      // Out-of-range float -> int conversion is UB in C++; x86 yields INT64_MIN as NumPy shows.
+      bool fits = v > -9.3e18 && v < 9.3e18;
+      return literal_int(fits ? static_cast<int64_t>(v) : INT64_MIN, dtype, weak);
+    }
+    return literal_int(x->ivalue, dtype, weak);
+  }
+  if (x->dtype == dtype) weak = weak && x->weak;
+  if (x->dtype == dtype && x->weak == weak) return x;
+  return finish({.op = Op::Convert, .dtype = dtype, .weak = weak, .inputs = {std::move(x)}});
+}
+
+NodePtr binary(Op op, NodePtr a, NodePtr b) {
+  check(op_kind(op) == OpKind::Binary, op, "not a binary op");
+  DType dtype = op_info(op).dtype_rule == DTypeRule::Bool ? DType::bool_ : a->dtype;
+  bool weak = a->weak && b->weak && dtype == a->dtype;
+  return finish({.op = op, .dtype = dtype, .weak = weak, .inputs = {std::move(a), std::move(b)}});
+}
+
+NodePtr select(NodePtr pred, NodePtr on_true, NodePtr on_false) {
+  DType dtype = on_true->dtype;
+  bool weak = on_true->weak && on_false->weak;
+  return finish({.op = Op::Select, .dtype = dtype, .weak = weak,
+                 .inputs = {std::move(pred), std::move(on_true), std::move(on_false)}});
+}
+
+NodePtr broadcast(NodePtr x, Shape shape, std::vector<int64_t> dims) {
+  if (x->shape == shape) return x;
+  DType dtype = x->dtype;
+  bool weak = x->weak;
+  return finish({.op = Op::Broadcast, .dtype = dtype, .weak = weak, .shape = std::move(shape),
+                 .inputs = {std::move(x)}, .attrs = std::move(dims)});
+}
+
+NodePtr reshape(NodePtr x, Shape shape) {
+  if (x->shape == shape) return x;
+  if (x->op == Op::Reshape) x = x->inputs[0];
+  if (x->shape == shape) return x;
+  DType dtype = x->dtype;
+  bool weak = x->weak;
+  return finish({.op = Op::Reshape, .dtype = dtype, .weak = weak, .shape = std::move(shape),
+                 .inputs = {std::move(x)}});
+}
+
+NodePtr transpose(NodePtr x, std::vector<int64_t> perm) {
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == int64_t(i);
+  if (identity && perm.size() == x->shape.size()) return x;
+  DType dtype = x->dtype;
+  bool weak = x->weak;
+  return finish({.op = Op::Transpose, .dtype = dtype, .weak = weak, .inputs = {std::move(x)},
+                 .attrs = std::move(perm)});
+}
+
+namespace {
+std::vector<int64_t> concat_attrs(std::vector<int64_t> a, const std::vector<int64_t> &b,
+                                  const std::vector<int64_t> &c) {
+  a.insert(a.end(), b.begin(), b.end());
+  a.insert(a.end(), c.begin(), c.end());
+  return a;
+}
+} // namespace
+
+NodePtr slice(NodePtr x, std::vector<int64_t> starts, std::vector<int64_t> limits,
+              std::vector<int64_t> steps) {
+  bool identity = true;
+  for (size_t i = 0; i < starts.size(); ++i)
+    identity = identity && starts[i] == 0 && steps[i] == 1 && limits[i] == x->shape[i];
+  if (identity && starts.size() == x->shape.size()) return x;
+  DType dtype = x->dtype;
+  bool weak = x->weak;
+  return finish({.op = Op::Slice, .dtype = dtype, .weak = weak, .inputs = {std::move(x)},
+                 .attrs = concat_attrs(std::move(starts), limits, steps)});
+}
+
+NodePtr pad(NodePtr x, NodePtr value, std::vector<int64_t> lo, std::vector<int64_t> hi) {
+  DType dtype = x->dtype;
+  bool weak = x->weak;
+  lo.insert(lo.end(), hi.begin(), hi.end());
+  return finish({.op = Op::Pad, .dtype = dtype, .weak = weak,
+                 .inputs = {std::move(x), std::move(value)}, .attrs = std::move(lo)});
+}
+
+NodePtr concatenate(std::vector<NodePtr> xs, int64_t axis) {
+  check(!xs.empty(), Op::Concatenate, "no operands");
+  if (xs.size() == 1) return xs[0];
+  DType dtype = xs[0]->dtype;
+  bool weak = std::all_of(xs.begin(), xs.end(), [](const NodePtr &n) { return n->weak; });
+  return finish({.op = Op::Concatenate, .dtype = dtype, .weak = weak, .inputs = std::move(xs),
+                 .attrs = {axis}});
+}
+
+NodePtr slice_update(NodePtr x, NodePtr update, std::vector<int64_t> starts,
+                     std::vector<int64_t> limits, std::vector<int64_t> steps) {
+  DType dtype = x->dtype;
+  bool weak = x->weak;
+  return finish({.op = Op::SliceUpdate, .dtype = dtype, .weak = weak,
+                 .inputs = {std::move(x), std::move(update)},
+                 .attrs = concat_attrs(std::move(starts), limits, steps)});
+}
+
+NodePtr diagonal(NodePtr x, int64_t axis1, int64_t axis2) {
+  DType dtype = x->dtype;
+  bool weak = x->weak;
+  return finish({.op = Op::Diagonal, .dtype = dtype, .weak = weak, .inputs = {std::move(x)},
+                 .attrs = {axis1, axis2}});
+}
+
+NodePtr reduce(Op op, NodePtr x, std::vector<int64_t> axes) {
+  check(op_kind(op) == OpKind::Reduce && op != Op::ArgMax && op != Op::ArgMin, op, "not a reduce");
+  if (axes.empty()) return x;
+  DType dtype = x->dtype;
+  bool weak = x->weak;
+  return finish(
+      {.op = op, .dtype = dtype, .weak = weak, .inputs = {std::move(x)}, .attrs = std::move(axes)});
+}
+
+NodePtr arg_reduce(Op op, NodePtr x, int64_t axis) {
+  check(op == Op::ArgMax || op == Op::ArgMin, op, "not an arg reduction");
+  return finish({.op = op, .dtype = DType::int64, .inputs = {std::move(x)}, .attrs = {axis}});
+}
+
+NodePtr dot_general(NodePtr lhs, NodePtr rhs, std::vector<int64_t> lhs_batch,
+                    std::vector<int64_t> rhs_batch, std::vector<int64_t> lhs_contract,
+                    std::vector<int64_t> rhs_contract) {
+  check(lhs_batch.size() == rhs_batch.size() && lhs_contract.size() == rhs_contract.size(),
+        Op::DotGeneral, "dimension lists differ in length");
+  std::vector<int64_t> attrs = {int64_t(lhs_batch.size()), int64_t(lhs_contract.size())};
+  for (auto *v : {&lhs_batch, &rhs_batch, &lhs_contract, &rhs_contract})
+    attrs.insert(attrs.end(), v->begin(), v->end());
+  DType dtype = lhs->dtype;
+  bool weak = lhs->weak && rhs->weak;
+  return finish({.op = Op::DotGeneral, .dtype = dtype, .weak = weak,
+                 .inputs = {std::move(lhs), std::move(rhs)}, .attrs = std::move(attrs)});
+}
+
+} // namespace jx::ir

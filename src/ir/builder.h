@@ -1,0 +1,60 @@
+// Typed constructors for graph nodes. Each computes its node's shape and dtype from the op table's
+// rules, checks its operands (a violation is a bug in the caller: jx::Error "internal: ..."), and
+// folds the trivial cases that cost O(1) (identity reshape, convert of a literal, ...).
+// User-facing validation and NumPy semantics live in src/api, above this layer.
+#pragma once
+
+#include "ir/node.h"
+
+namespace jx::ir {
+
+// Leaves.
+NodePtr literal(double value, DType dtype, bool weak);
+NodePtr literal_int(int64_t value, DType dtype, bool weak);
+NodePtr constant(runtime::BufferPtr data, DType dtype, Shape shape);
+NodePtr iota(DType dtype, Shape shape, int64_t axis);
+NodePtr random_uniform(uint32_t key_hi, uint32_t key_lo, DType dtype, Shape shape);
+
+// Elementwise: operands have one shape (and one dtype, except select's predicate).
+NodePtr unary(Op op, NodePtr x);
+NodePtr convert(NodePtr x, DType dtype, bool weak = false);
+NodePtr binary(Op op, NodePtr a, NodePtr b);
+NodePtr select(NodePtr pred, NodePtr on_true, NodePtr on_false);
+
+// Movement.
+// dims[i] is the output axis that operand axis i maps to (increasing); other axes are new.
+NodePtr broadcast(NodePtr x, Shape shape, std::vector<int64_t> dims);
+NodePtr reshape(NodePtr x, Shape shape);
+NodePtr transpose(NodePtr x, std::vector<int64_t> perm);
+// Python slice semantics per axis, already normalized: start in [0, n) unless empty, limit
+// exclusive in the direction of step (may be -1 for negative steps), step != 0.
+NodePtr slice(NodePtr x, std::vector<int64_t> starts, std::vector<int64_t> limits,
+              std::vector<int64_t> steps);
+NodePtr pad(NodePtr x, NodePtr value, std::vector<int64_t> lo, std::vector<int64_t> hi);
+NodePtr concatenate(std::vector<NodePtr> xs, int64_t axis);
+NodePtr slice_update(NodePtr x, NodePtr update, std::vector<int64_t> starts,
+                     std::vector<int64_t> limits, std::vector<int64_t> steps);
+NodePtr diagonal(NodePtr x, int64_t axis1, int64_t axis2);
+
+// Reductions; axes sorted and unique.
+NodePtr reduce(Op op, NodePtr x, std::vector<int64_t> axes);
+NodePtr arg_reduce(Op op, NodePtr x, int64_t axis);
+NodePtr dot_general(NodePtr lhs, NodePtr rhs, std::vector<int64_t> lhs_batch,
+                    std::vector<int64_t> rhs_batch, std::vector<int64_t> lhs_contract,
+                    std::vector<int64_t> rhs_contract);
+
+// Number of elements along each axis of a slice with these normalized bounds.
+int64_t slice_length(int64_t start, int64_t limit, int64_t step);
+
+// The shape a node of this spec must have; throws "internal: ..." on malformed specs.
+Shape infer_shape(const NodeSpec &spec);
+// Checks arity, dtype rule and shape of a node against its inputs.
+void verify(const NodeSpec &spec);
+
+// Decoded attributes of a DotGeneral node.
+struct DotDims {
+  std::vector<int64_t> lhs_batch, rhs_batch, lhs_contract, rhs_contract;
+};
+DotDims dot_dims(const NodeSpec &spec);
+
+} // namespace jx::ir

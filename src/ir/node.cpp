@@ -1,0 +1,82 @@
+// Hash-consing of graph nodes: a node is created once per distinct (op, dtype, shape, inputs,
+// attrs, value); later requests return it. Entries are weak, so unused graphs are freed.
+#include "ir/node.h"
+
+#include <bit>
+#include <cstring>
+#include <functional>
+#include <unordered_map>
+
+namespace jx::ir {
+namespace {
+
+size_t mix(size_t seed, size_t v) { return seed ^ (v + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2)); }
+
+size_t hash_spec(const NodeSpec &s) {
+  size_t h = std::hash<int>()(static_cast<int>(s.op));
+  h = mix(h, static_cast<size_t>(s.dtype));
+  h = mix(h, s.weak);
+  for (int64_t d : s.shape) h = mix(h, std::hash<int64_t>()(d));
+  h = mix(h, s.shape.size());
+  for (const NodePtr &in : s.inputs) h = mix(h, std::hash<const void *>()(in.get()));
+  for (int64_t a : s.attrs) h = mix(h, std::hash<int64_t>()(a));
+  h = mix(h, std::bit_cast<uint64_t>(s.fvalue));
+  h = mix(h, static_cast<size_t>(s.ivalue));
+  h = mix(h, std::hash<const void *>()(s.data.get()));
+  return h;
+}
+
+bool same_spec(const NodeSpec &a, const NodeSpec &b) {
+  return a.op == b.op && a.dtype == b.dtype && a.weak == b.weak && a.shape == b.shape &&
+         a.inputs == b.inputs && a.attrs == b.attrs &&
+         std::bit_cast<uint64_t>(a.fvalue) == std::bit_cast<uint64_t>(b.fvalue) &&
+         a.ivalue == b.ivalue && a.data == b.data;
+}
+
+struct InternTable {
+  std::mutex mutex;
+  std::unordered_multimap<size_t, std::weak_ptr<const Node>> entries;
+};
+
+InternTable &table() {
+  static InternTable *t = new InternTable; // never destroyed: nodes may outlive static teardown
+  return *t;
+}
+
+} // namespace
+
+Node::~Node() {
+  InternTable &t = table();
+  std::lock_guard lock(t.mutex);
+  auto [first, last] = t.entries.equal_range(hash);
+  for (auto it = first; it != last;) it = it->second.expired() ? t.entries.erase(it) : std::next(it);
+}
+
+NodePtr make_node(NodeSpec spec) {
+  size_t h = hash_spec(spec);
+  InternTable &t = table();
+  // Candidates are released only after the lock: a last reference dropped under it would run
+  // ~Node, which takes the lock too.
+  std::vector<NodePtr> candidates;
+  std::lock_guard lock(t.mutex);
+  auto [first, last] = t.entries.equal_range(h);
+  for (auto it = first; it != last; ++it) {
+    if (NodePtr existing = it->second.lock()) {
+      if (same_spec(*existing, spec)) return existing;
+      candidates.push_back(std::move(existing));
+    }
+  }
+  auto node = std::make_shared<const Node>(std::move(spec), h);
+  t.entries.emplace(h, node);
+  return node;
+}
+
+size_t live_node_count() {
+  InternTable &t = table();
+  std::lock_guard lock(t.mutex);
+  size_t n = 0;
+  for (auto &[h, w] : t.entries) n += !w.expired();
+  return n;
+}
+
+} // namespace jx::ir

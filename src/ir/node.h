@@ -1,0 +1,67 @@
+// Graph IR nodes: immutable, hash-consed (structural CSE at construction), shared by pointer.
+#pragma once
+
+#include <jx/dtype.h>
+#include <jx/shape.h>
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "ir/op.h"
+#include "runtime/buffer.h"
+
+namespace jx::ir {
+
+struct Node;
+using NodePtr = std::shared_ptr<const Node>;
+
+// Everything that defines a node; two equal specs make one node.
+struct NodeSpec {
+  Op op;
+  DType dtype;
+  bool weak = false; // JAX weak type: a C++ scalar that has not met a strongly typed array
+  Shape shape{};
+  std::vector<NodePtr> inputs{};
+  std::vector<int64_t> attrs{};
+  // Literal value: exact in one of these, by dtype kind.
+  double fvalue = 0;
+  int64_t ivalue = 0;
+  runtime::BufferPtr data{}; // Constant only (compared by identity)
+};
+
+struct Node : NodeSpec {
+  explicit Node(NodeSpec spec, size_t hash) : NodeSpec(std::move(spec)), hash(hash) {}
+  ~Node();
+  Node(const Node &) = delete;
+  Node &operator=(const Node &) = delete;
+
+  int64_t size() const { return shape_size(shape); }
+  int64_t ndim() const { return static_cast<int64_t>(shape.size()); }
+  const OpInfo &info() const { return op_info(op); }
+
+  // The value once computed; filled by the evaluation entry point (api/realize).
+  runtime::BufferPtr realized() const {
+    std::lock_guard lock(realize_mutex);
+    return realized_data;
+  }
+  void set_realized(runtime::BufferPtr buffer) const {
+    std::lock_guard lock(realize_mutex);
+    realized_data = std::move(buffer);
+  }
+
+  const size_t hash;
+
+private:
+  mutable std::mutex realize_mutex;
+  mutable runtime::BufferPtr realized_data;
+};
+
+// Returns the existing node equal to spec, or a new one. Thread-safe. Does not check spec:
+// the builders in ir/builder.h do (and the verifier re-checks).
+NodePtr make_node(NodeSpec spec);
+
+// Number of live nodes in the intern table (for tests).
+size_t live_node_count();
+
+} // namespace jx::ir

@@ -1,0 +1,21 @@
+// Text form of a graph: one line per node in topological order, e.g.
+//   %4 = mul(%2, %3) : f64[513,100]
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/node.h"
+
+namespace jx::ir {
+
+// Nodes reachable from roots, inputs before users, each once.
+std::vector<const Node *> topological_order(const std::vector<NodePtr> &roots);
+
+std::string print_graph(const std::vector<NodePtr> &roots);
+inline std::string print_graph(const NodePtr &root) { return print_graph(std::vector{root}); }
+
+// "f64[513,100]", "bool[]"; a trailing "~" marks a weak type.
+std::string type_str(const Node &node);
+
+} // namespace jx::ir
