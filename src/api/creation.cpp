@@ -105,10 +105,21 @@ Array linspace(const Array &start, const Array &stop, int64_t num, bool endpoint
   };
   const int64_t div = endpoint ? num - 1 : num;
   NodePtr lo = spread(b[0]), hi = spread(b[1]);
-  NodePtr step = ir::binary(ir::Op::Div, ir::binary(ir::Op::Sub, hi, lo),
-                            api::broadcast_node(api::scalar_node(double(div), compute), shape));
+  NodePtr delta = ir::binary(ir::Op::Sub, hi, lo);
   NodePtr i = ir::iota(compute, shape, 0);
-  NodePtr y = ir::binary(ir::Op::Add, ir::binary(ir::Op::Mul, i, step), lo);
+  NodePtr y;
+  if (div > 0) {
+    NodePtr divisor = api::broadcast_node(api::scalar_node(double(div), compute), shape);
+    NodePtr step = ir::binary(ir::Op::Div, delta, divisor);
+    // NumPy divides first where the step underflows to zero (denormal ranges).
+    NodePtr zero = api::broadcast_node(api::scalar_node(0, compute), shape);
+    y = ir::select(ir::binary(ir::Op::Eq, step, zero),
+                   ir::binary(ir::Op::Mul, ir::binary(ir::Op::Div, i, divisor), delta),
+                   ir::binary(ir::Op::Mul, i, step));
+  } else {
+    y = ir::binary(ir::Op::Mul, i, delta);
+  }
+  y = ir::binary(ir::Op::Add, y, lo);
   Array out = wrap(y);
   if (endpoint && num > 1) out = out.at(-1).set(wrap(b[1]));
   if (axis != 0) out = moveaxis(out, 0, axis);

@@ -28,7 +28,7 @@ std::string float_text(double v, bool scientific) {
     // NumPy writes at least two exponent digits: e-05, e+10.
     size_t e = s.find('e');
     std::string exponent = s.substr(e + 2);
-    if (exponent.size() < 2) exponent.insert(0, "0");
+    if (exponent.size() < 2) exponent = "0" + exponent;
     s.resize(e + 2);
     s += exponent;
   }
@@ -43,9 +43,8 @@ struct Formatter {
 
   std::string element(int64_t i) const {
     const std::string &t = texts[i];
-    if (!is_floating(dtype)) return t;
     size_t point = t.find('.');
-    if (point == std::string::npos) point = t.size(); // nan, inf
+    if (!is_floating(dtype) || point == std::string::npos) return t; // nan, inf: right-aligned
     std::string out(int_width > point ? int_width - point : 0, ' ');
     out += t;
     size_t frac = t.size() - point;
@@ -114,7 +113,8 @@ std::string to_string(const Array &x) {
       f.texts.push_back(float_text(v, scientific));
     }
     for (const std::string &t : f.texts) {
-      size_t point = std::min(t.find('.'), t.size());
+      size_t point = t.find('.');
+      if (point == std::string::npos) continue;
       f.int_width = std::max(f.int_width, point);
       f.frac_width = std::max(f.frac_width, t.size() - point);
     }

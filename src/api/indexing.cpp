@@ -103,8 +103,12 @@ Array At::get() const { return base_.index(items_); }
 Array At::set(const Array &values) const {
   ResolvedIndex r = resolve(base_.shape(), items_);
   NodePtr v = api::cast_node(values.node(), base_.dtype(), base_.weak_type());
-  Shape target = api::broadcast_shapes({v->shape, r.result_shape});
-  if (target != r.result_shape)
+  bool fits = v->shape.size() <= r.result_shape.size();
+  for (size_t i = 0; fits && i < v->shape.size(); ++i) {
+    int64_t d = v->shape[v->shape.size() - 1 - i], t = r.result_shape[r.result_shape.size() - 1 - i];
+    fits = d == t || d == 1;
+  }
+  if (!fits)
     throw ShapeError(fmt::format("could not broadcast input array from shape {} into shape {}",
                                  shape_str_compact(v->shape), shape_str_compact(r.result_shape)));
   NodePtr update = ir::reshape(api::broadcast_node(v, r.result_shape), r.sliced_shape);

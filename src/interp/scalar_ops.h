@@ -7,12 +7,14 @@
 #include <limits>
 #include <type_traits>
 
+#include "ir/convert.h"
 #include "ir/op.h"
 #include "random/threefry.h"
 
 namespace jx::interp {
 
-template <class T> constexpr bool is_float_v = std::is_floating_point_v<T>;
+using ir::convert_scalar;
+using ir::is_float_v;
 
 template <class T> T wrap_add(T a, T b) {
   using U = std::make_unsigned_t<T>;
@@ -25,19 +27,6 @@ template <class T> T wrap_sub(T a, T b) {
 template <class T> T wrap_mul(T a, T b) {
   using U = std::make_unsigned_t<T>;
   return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-}
-
-// Float -> int as x86's cvttsd2si does it, which NumPy inherits: out of range gives INT_MIN.
-template <class To, class From> To convert_scalar(From x) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return x != From(0);
-  } else if constexpr (is_float_v<From> && !is_float_v<To>) {
-    if (!(x >= From(-9.2233720368547758e18) && x < From(9.2233720368547758e18)))
-      return static_cast<To>(std::numeric_limits<int64_t>::min());
-    return static_cast<To>(static_cast<int64_t>(x));
-  } else {
-    return static_cast<To>(x);
-  }
 }
 
 template <class T> T int_pow(T base, T exp) {

@@ -1,5 +1,6 @@
 // Node constructors with shape/dtype inference, and the verifier that re-checks any node.
 #include "ir/builder.h"
+#include "ir/convert.h"
 
 #include <jx/error.h>
 
@@ -247,9 +248,8 @@ NodePtr convert(NodePtr x, DType dtype, bool weak) {
       double v = x->fvalue;
       if (dtype == DType::bool_) return literal_int(v != 0, dtype, weak);
       if (is_floating(dtype)) return literal(v, dtype, weak);
-      // Out-of-range float -> int conversion is UB in C++; x86 yields INT64_MIN as NumPy shows.
-      bool fits = v > -9.3e18 && v < 9.3e18;
-      return literal_int(fits ? static_cast<int64_t>(v) : INT64_MIN, dtype, weak);
+      int64_t i = dtype == DType::int32 ? convert_scalar<int32_t>(v) : convert_scalar<int64_t>(v);
+      return literal_int(i, dtype, weak);
     }
     return literal_int(x->ivalue, dtype, weak);
   }

@@ -1,13 +1,14 @@
 // Bit-exact C++ core of jax.random (threefry2x32 keys, bits, uniform, normal) and XLA's ErfInv.
-#include "random/threefry.h"
-
 // The float code below spells out every FMA XLA uses, so the compiler must fuse nothing else.
-// sqrt without errno lets the sampling loops vectorize.
+// Without FP traps the sampling loops if-convert and vectorize. (Set before any include so that
+// inlined library code gets the same options.)
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off", "no-math-errno")
+#pragma GCC optimize("fp-contract=off", "no-trapping-math")
 #endif
+
+#include "random/threefry.h"
 
 #include <algorithm>
 #include <bit>
@@ -16,9 +17,12 @@
 #include <stdexcept>
 #include <string>
 
-// The bulk samplers get an AVX2+FMA clone: std::fma then inlines and the loops vectorize.
-#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
-#define JX_FMA_CLONES __attribute__((target_clones("arch=haswell", "default")))
+// The bulk samplers get an x86-64-v3 (AVX2+FMA) clone: std::fma then inlines and the loops
+// vectorize. (Clang dispatches "arch=" clones on the CPU model, so it gets an FMA clone instead.)
+#if defined(__x86_64__) && defined(__linux__) && defined(__clang__)
+#define JX_FMA_CLONES __attribute__((target_clones("fma", "default")))
+#elif defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
+#define JX_FMA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define JX_FMA_CLONES
 #endif
@@ -135,6 +139,7 @@ template <class T>
 [[gnu::always_inline]] inline T log1p_small(T z, const T (&p)[7], const T (&q)[7]) {
   const T zero = z * T(0);
   T num = zero + p[0], den = zero + q[0];
+#pragma GCC unroll 7
   for (int k = 1; k < 7; ++k) {
     num = std::fma(num, z, p[k]);
     den = std::fma(den, z, q[k]);
@@ -165,15 +170,25 @@ constexpr float kErfInv32[2][9] = {
     {-0x1.a3e136p-13f, 0x1.a76ad6p-14f, 0x1.61b8e4p-10f, -0x1.e17bcep-9f, 0x1.7824f6p-8f,
      -0x1.f38baep-8f, 0x1.354afcp-7f, 0x1.006db6p+0f, 0x1.6a9efcp+1f}};
 
-[[gnu::always_inline]] inline float erf_inv_f32(float x) {
+// erf_inv runs in three steps so that the samplers can keep the libm calls (log for double, sqrt)
+// in loops of their own and vectorize the rest: l = log1p(-x^2), s = sqrt(|l|), then
+// erf_inv = x * P(t) with t from l and s.
+
+[[gnu::always_inline]] inline float log1p_neg_sq(float x) {
   const float z = x * -x;
   const float log_large = log_f32(z + 1.0f);
   const float log_small = log1p_small(z, kLog1pP32, kLog1pQ32);
-  const float l = std::fabs(z) < 0x1.a8279ap-2f ? log_small : log_large;  // l = log1p(-x^2)
-  const int row = l > -5.0f ? 0 : 1;                                        // w = -l < 5 ?
-  const float t = row == 0 ? -2.5f - l : std::sqrt(-l) + -3.0f;
-  float p = std::fma(t, kErfInv32[row][0], kErfInv32[row][1]);
-  for (int k = 2; k < 9; ++k) p = std::fma(t, p, kErfInv32[row][k]);
+  return std::fabs(z) < 0x1.a8279ap-2f ? log_small : log_large;
+}
+
+[[gnu::always_inline]] inline float erf_inv_poly(float x, float l, float s) {
+  const bool w_lt_5 = l > -5.0f;  // w = -l
+  const float t_near = -2.5f - l, t_far = s + -3.0f;
+  const float t = w_lt_5 ? t_near : t_far;
+  auto c = [&](int k) { return w_lt_5 ? kErfInv32[0][k] : kErfInv32[1][k]; };
+  float p = std::fma(t, c(0), c(1));
+#pragma GCC unroll 8
+  for (int k = 2; k < 9; ++k) p = std::fma(t, p, c(k));
   return x * (std::fabs(x) == 1.0f ? std::numeric_limits<float>::infinity() : p);
 }
 
@@ -204,15 +219,22 @@ constexpr double kErfInv64[3][23] = {
      7.599527703001776e-05,   -0.00021503011930044477, -0.00013871931833623122,
      1.0103004648645344,      4.849906401408584}};
 
-// erf_inv(x) given z = x * -x and log_large = log(z + 1); split off so that the libm log call
-// can sit in a loop of its own.
-[[gnu::always_inline]] inline double erf_inv_f64(double x, double z, double log_large) {
-  const double l = std::fabs(z) < 0.41421356237309503 ? log1p_small(z, kLog1pP64, kLog1pQ64)
-                                                      : log_large;  // l = log1p(-x^2)
-  const int row = l > -6.25 ? 0 : l > -16.0 ? 1 : 2;
-  const double t = row == 0 ? -3.125 - l : std::sqrt(-l) - (row == 1 ? 3.25 : 5.0);
-  double p = kErfInv64[row][0];
-  for (int k = 1; k < 23; ++k) p = std::fma(t, p, kErfInv64[row][k]);
+// log1p(-x^2) given z = x * -x and log_large = log(z + 1).
+[[gnu::always_inline]] inline double log1p_neg_sq(double z, double log_large) {
+  const double log_small = log1p_small(z, kLog1pP64, kLog1pQ64);
+  return std::fabs(z) < 0.41421356237309503 ? log_small : log_large;
+}
+
+[[gnu::always_inline]] inline double erf_inv_poly(double x, double l, double s) {
+  const bool w_lt_6 = l > -6.25, w_lt_16 = l > -16.0;  // w = -l
+  const double t_near = -3.125 - l, t_far = s - (w_lt_16 ? 3.25 : 5.0);
+  const double t = w_lt_6 ? t_near : t_far;
+  auto c = [&](int k) {
+    return w_lt_6 ? kErfInv64[0][k] : w_lt_16 ? kErfInv64[1][k] : kErfInv64[2][k];
+  };
+  double p = c(0);
+#pragma GCC unroll 23
+  for (int k = 1; k < 23; ++k) p = std::fma(t, p, c(k));
   return x * (std::fabs(x) == 1.0 ? std::numeric_limits<double>::infinity() : p);
 }
 
@@ -250,17 +272,22 @@ JX_FMA_CLONES void uniform_chunk_f64(Key key, uint64_t start, int n, double* out
   std::copy_n(u, n, out);
 }
 
+// The libm calls (sqrt, double log) get loops of their own; the other loops vectorize.
 JX_FMA_CLONES void normal_chunk_f32(Key key, uint64_t start, int n, float* out) {
-  float f[kChunk];
-  uniform_chunk(key, start, f);
+  float u[kChunk], l[kChunk], s[kChunk];
+  uniform_chunk(key, start, u);
   const float lo = std::nextafter(-1.0f, 0.0f), hi = 1.0f;
-  for (int i = 0; i < kChunk; ++i)
-    f[i] = 1.41421354f * erf_inv_f32(clamp_below(lo, f[i] * (hi - lo) + lo));
-  std::copy_n(f, n, out);
+  for (int i = 0; i < kChunk; ++i) {
+    u[i] = clamp_below(lo, u[i] * (hi - lo) + lo);
+    l[i] = log1p_neg_sq(u[i]);
+  }
+  for (int i = 0; i < kChunk; ++i) s[i] = std::sqrt(std::fabs(l[i]));
+  for (int i = 0; i < kChunk; ++i) u[i] = 1.41421354f * erf_inv_poly(u[i], l[i], s[i]);
+  std::copy_n(u, n, out);
 }
 
 JX_FMA_CLONES void normal_chunk_f64(Key key, uint64_t start, int n, double* out) {
-  double u[kChunk], z[kChunk], log_large[kChunk];
+  double u[kChunk], z[kChunk], log_large[kChunk], l[kChunk], s[kChunk];
   uniform_chunk(key, start, u);
   const double lo = std::nextafter(-1.0, 0.0), hi = 1.0;
   for (int i = 0; i < kChunk; ++i) {
@@ -268,7 +295,9 @@ JX_FMA_CLONES void normal_chunk_f64(Key key, uint64_t start, int n, double* out)
     z[i] = u[i] * -u[i];
   }
   for (int i = 0; i < kChunk; ++i) log_large[i] = std::log(z[i] + 1.0);
-  for (int i = 0; i < kChunk; ++i) u[i] = 1.4142135623730951 * erf_inv_f64(u[i], z[i], log_large[i]);
+  for (int i = 0; i < kChunk; ++i) l[i] = log1p_neg_sq(z[i], log_large[i]);
+  for (int i = 0; i < kChunk; ++i) s[i] = std::sqrt(std::fabs(l[i]));
+  for (int i = 0; i < kChunk; ++i) u[i] = 1.4142135623730951 * erf_inv_poly(u[i], l[i], s[i]);
   std::copy_n(u, n, out);
 }
 
@@ -339,9 +368,13 @@ void normal(Key key, const std::vector<int64_t>& shape, jx::DType dtype, void* o
 
 double erf_inv(double x) {
   const double z = x * -x;
-  return erf_inv_f64(x, z, std::log(z + 1.0));
+  const double l = log1p_neg_sq(z, std::log(z + 1.0));
+  return erf_inv_poly(x, l, std::sqrt(std::fabs(l)));
 }
 
-float erf_inv(float x) { return erf_inv_f32(x); }
+float erf_inv(float x) {
+  const float l = log1p_neg_sq(x);
+  return erf_inv_poly(x, l, std::sqrt(std::fabs(l)));
+}
 
 }  // namespace jx::random_impl

@@ -1,0 +1,35 @@
+// NumPy-style printing through fmt and ostream.
+#include <jx/jx.h>
+
+#include <gtest/gtest.h>
+#include <sstream>
+
+namespace jnp = jx::numpy;
+using jx::Array;
+
+TEST(Format, Floats) {
+  EXPECT_EQ(fmt::format("{}", jnp::array({1.0, 2.0, 3.0, 4.0}, jx::Shape{2, 2})), "[[1. 2.]\n [3. 4.]]");
+  EXPECT_EQ(fmt::format("{}", jnp::array({0.5, -1.25, 10.0})), "[ 0.5  -1.25 10.  ]");
+  EXPECT_EQ(fmt::format("{}", jnp::array<double>({NAN, INFINITY, 1.0})), "[nan inf  1.]");
+  EXPECT_EQ(fmt::format("{}", jnp::array({1e-5, 1.0})), "[1.e-05 1.e+00]");
+  EXPECT_EQ(fmt::format("{}", jnp::array({0.1f, 0.2f})), "[0.1 0.2]");
+}
+
+TEST(Format, IntsBoolsAndScalars) {
+  EXPECT_EQ(fmt::format("{}", jnp::array<int64_t>({1, -20, 300})), "[  1 -20 300]");
+  EXPECT_EQ(fmt::format("{}", jnp::array({true, false})), "[ True False]");
+  EXPECT_EQ(fmt::format("{}", Array(2.5)), "2.5");
+  EXPECT_EQ(fmt::format("{}", jnp::zeros({0})), "[]");
+  EXPECT_EQ(fmt::format("{}", jnp::zeros({2, 2, 2}, jnp::int32)), "[[[0 0]\n  [0 0]]\n\n [[0 0]\n  [0 0]]]");
+}
+
+TEST(Format, LargeArraysAreSummarized) {
+  std::string s = fmt::format("{}", jnp::arange(2000));
+  EXPECT_EQ(s, "[   0    1    2 ... 1997 1998 1999]");
+}
+
+TEST(Format, Ostream) {
+  std::ostringstream os;
+  os << jnp::arange(3);
+  EXPECT_EQ(os.str(), "[0 1 2]");
+}

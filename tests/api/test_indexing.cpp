@@ -1,0 +1,78 @@
+// Basic indexing (ints, slices with any step, newaxis, ellipsis) and x.at[...] updates.
+#include <jx/jx.h>
+
+#include <gtest/gtest.h>
+
+#include "ir/node.h"
+
+namespace jnp = jx::numpy;
+using jx::Array;
+using jx::ellipsis;
+using jx::newaxis;
+using jx::none;
+using jx::slice;
+using V = std::vector<int64_t>;
+
+namespace {
+Array grid() { return jnp::arange(12).reshape({3, 4}); } // [[0..3],[4..7],[8..11]]
+} // namespace
+
+TEST(Indexing, IntegersDropAxes) {
+  EXPECT_EQ(grid()(1).to_vector<int64_t>(), (V{4, 5, 6, 7}));
+  EXPECT_EQ(grid()(-1, -2).item<int64_t>(), 10);
+  EXPECT_EQ(grid()(-1, -2).ndim(), 0);
+  EXPECT_EQ(grid()[2].to_vector<int64_t>(), (V{8, 9, 10, 11}));
+}
+
+TEST(Indexing, Slices) {
+  EXPECT_EQ(grid()(slice(), 1).to_vector<int64_t>(), (V{1, 5, 9}));
+  EXPECT_EQ(grid()(slice(1, none), slice(none, none, 2)).to_vector<int64_t>(), (V{4, 6, 8, 10}));
+  EXPECT_EQ(grid()(slice(none, none, -1), 0).to_vector<int64_t>(), (V{8, 4, 0}));
+  EXPECT_EQ(grid()(0, slice(-1, 0, -2)).to_vector<int64_t>(), (V{3, 1}));
+  EXPECT_EQ(grid()(0, slice(10, 20)).shape(), (jx::Shape{0}));
+  EXPECT_EQ(grid()(0, slice(-100, 2)).to_vector<int64_t>(), (V{0, 1}));
+  EXPECT_EQ(jnp::arange(10)(slice(2, -1, 2)).to_vector<int64_t>(), (V{2, 4, 6, 8}));
+}
+
+TEST(Indexing, NewaxisAndEllipsis) {
+  EXPECT_EQ(grid()(newaxis).shape(), (jx::Shape{1, 3, 4}));
+  EXPECT_EQ(grid()(slice(), newaxis, slice()).shape(), (jx::Shape{3, 1, 4}));
+  EXPECT_EQ(grid()(ellipsis, newaxis).shape(), (jx::Shape{3, 4, 1}));
+  EXPECT_EQ(grid()(ellipsis, 1).to_vector<int64_t>(), (V{1, 5, 9}));
+  EXPECT_EQ(jnp::zeros({2, 3, 4, 5})(0, ellipsis, 1).shape(), (jx::Shape{3, 4}));
+  EXPECT_EQ(Array(5.0)(newaxis).shape(), (jx::Shape{1}));
+  EXPECT_EQ(Array(5.0)(ellipsis).shape(), (jx::Shape{}));
+}
+
+TEST(Indexing, AtSet) {
+  Array w = jnp::ones({7});
+  w = w.at(slice(2, -1, 2)).set(2.);
+  w = w.at(slice(1, none, 2)).set(4.);
+  EXPECT_EQ(w.to_vector<double>(), (std::vector<double>{1, 4, 2, 4, 2, 4, 1}));
+  Array g = grid().at(1, slice(1, 3)).set(jnp::array<int64_t>({-1, -2}));
+  EXPECT_EQ(g.to_vector<int64_t>(), (V{0, 1, 2, 3, 4, -1, -2, 7, 8, 9, 10, 11}));
+  // The update is cast to the array's dtype, as JAX does.
+  EXPECT_EQ(grid().at(0, 0).set(9.7)(0, 0).item<int64_t>(), 9);
+  EXPECT_EQ(grid().at(slice(), -1).set(0).dtype(), jnp::int64);
+}
+
+TEST(Indexing, AtArithmetic) {
+  Array x = jnp::arange(5.0);
+  EXPECT_EQ(x.at(slice(1, 3)).add(10).to_vector<double>(), (std::vector<double>{0, 11, 12, 3, 4}));
+  EXPECT_EQ(x.at(-1).multiply(3).to_vector<double>(), (std::vector<double>{0, 1, 2, 3, 12}));
+  EXPECT_EQ(x.at(slice(none, none, 2)).subtract(1).to_vector<double>(), (std::vector<double>{-1, 1, 1, 3, 3}));
+  EXPECT_EQ(x.at(0).divide(2).at(1).divide(2).to_vector<double>(), (std::vector<double>{0, 0.5, 2, 3, 4}));
+  EXPECT_EQ(x.at(slice()).min(2).to_vector<double>(), (std::vector<double>{0, 1, 2, 2, 2}));
+  EXPECT_EQ(x.at(slice()).max(2).to_vector<double>(), (std::vector<double>{2, 2, 2, 3, 4}));
+  EXPECT_EQ(x.at(slice(1, 3)).get().to_vector<double>(), (std::vector<double>{1, 2}));
+  // The original is unchanged: arrays are values.
+  EXPECT_EQ(x.to_vector<double>(), (std::vector<double>{0, 1, 2, 3, 4}));
+}
+
+TEST(Indexing, AtOnLargeBroadcastIsLazy) {
+  // Simpson's weights: the updates are graph nodes, not 10-million-element copies, until read.
+  Array w = jnp::ones_like(jnp::zeros({513, 200, 100}));
+  w = w.at(slice(2, -1, 2)).set(2.);
+  EXPECT_EQ(w.node()->realized(), nullptr);
+  EXPECT_EQ(w(2, 0, slice(0, 2)).to_vector<double>(), (std::vector<double>{2, 2}));
+}

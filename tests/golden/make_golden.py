@@ -1,0 +1,618 @@
+#!/usr/bin/env python3
+"""Writes the golden inputs and NumPy results that tests/api/test_golden.cpp checks jx against.
+
+Run from anywhere: python3 tests/golden/make_golden.py. Every case is one NumPy call below; its
+result goes to api/<case>.npy, each input to api/in_<name>.npy, and api/MANIFEST.txt lists each
+file's dtype and shape. The C++ test with the same case name must compute the same thing with jx.
+"""
+import os
+
+import numpy as np
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "api")
+rng = np.random.default_rng(0)
+INPUTS = {}
+
+
+def inp(name, a):
+    """Registers an input array, written to api/in_<name>.npy."""
+    INPUTS[name] = np.asarray(a)
+    return INPUTS[name]
+
+
+def normal(shape, dtype=np.float64):
+    return rng.normal(size=shape).astype(dtype)
+
+
+def ints(lo, hi, shape, dtype):
+    return rng.integers(lo, hi, size=shape, dtype=dtype)
+
+
+def nonzero_ints(shape, dtype):
+    return (ints(1, 6, shape, dtype) * rng.choice([-1, 1], size=shape)).astype(dtype)
+
+
+# ---- inputs ----
+f64 = inp("f64", normal((3, 4)))
+f64b = inp("f64b", normal((3, 4)))
+f64pos = inp("f64pos", rng.uniform(0.1, 4.0, size=(3, 4)))
+f64half = inp("f64half", np.round(normal((3, 4)) * 2) / 2)  # many ties, for comparisons
+f64half2 = inp("f64half2", np.round(normal((3, 4)) * 2) / 2)
+f32 = inp("f32", normal((3, 4), np.float32))
+f32b = inp("f32b", normal((3, 4), np.float32))
+f32pos = inp("f32pos", rng.uniform(0.1, 4.0, size=(3, 4)).astype(np.float32))
+i32 = inp("i32", ints(-10, 10, (3, 4), np.int32))
+i32b = inp("i32b", ints(-10, 10, (3, 4), np.int32))
+i32nz = inp("i32nz", nonzero_ints((3, 4), np.int32))
+i64 = inp("i64", ints(-1000, 1000, (3, 4), np.int64))
+i64b = inp("i64b", ints(-1000, 1000, (3, 4), np.int64))
+i64small = inp("i64small", ints(-10, 10, (3, 4), np.int64))
+i64nz = inp("i64nz", nonzero_ints((3, 4), np.int64))
+i64exp = inp("i64exp", ints(0, 5, (3, 4), np.int64))
+i32shift = inp("i32shift", ints(0, 31, (3, 4), np.int32))
+i64shift = inp("i64shift", ints(0, 63, (3, 4), np.int64))
+b = inp("b", rng.random((3, 4)) < 0.5)
+bb = inp("bb", rng.random((3, 4)) < 0.5)
+special = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 0.5, 1e300, -1e-300]
+sp64 = inp("sp64", np.array(special).reshape(3, 4))
+sp64r = inp("sp64r", sp64[::-1])
+sp32 = inp("sp32", np.array(special[:10] + [3e38, -1e-40], dtype=np.float32).reshape(3, 4))
+row = inp("row", normal((4,)))
+col = inp("col", normal((3, 1)))
+row2d = inp("row2d", normal((1, 4)))
+r13 = inp("r13", normal((1, 3)))
+c214 = inp("c214", normal((2, 1, 4)))
+m24 = inp("m24", normal((2, 4)))
+row3 = inp("row3", normal((3,)))
+cube = inp("cube", normal((2, 3, 4)))
+cube2 = inp("cube2", normal((2, 3, 4)))
+i64cube = inp("i64cube", ints(-5, 5, (2, 3, 4), np.int64))
+bcube = inp("bcube", rng.random((2, 3, 4)) < 0.7)
+mat45 = inp("mat45", normal((4, 5)))
+mat54 = inp("mat54", normal((5, 4)))
+mat53 = inp("mat53", normal((5, 3)))
+sq = inp("sq", normal((4, 4)))
+i32mat45 = inp("i32mat45", ints(-5, 5, (4, 5), np.int32))
+f32mat45 = inp("f32mat45", normal((4, 5), np.float32))
+batch245 = inp("batch245", normal((2, 4, 5)))
+b2134 = inp("b2134", normal((2, 1, 3, 4)))
+b342 = inp("b342", normal((3, 4, 2)))
+b546 = inp("b546", normal((5, 4, 6)))
+b345 = inp("b345", normal((3, 4, 5)))
+b325 = inp("b325", normal((3, 2, 5)))
+ones1 = inp("ones1", normal((1, 3, 1, 4)))
+s0 = inp("s0", np.array(1.75))  # 0-d
+i0 = inp("i0", np.array(3, dtype=np.int32))  # 0-d
+empty = inp("empty", np.zeros((0, 3)))
+m23 = inp("m23", normal((2, 3)))
+lo = inp("lo", np.array([0.0, 1.0, -2.0]))
+hi = inp("hi", np.array([1.0, -3.0, 5.0]))
+lo2 = inp("lo2", normal((2, 3)))
+hi2 = inp("hi2", normal((2, 3)))
+lo32 = inp("lo32", np.array([0.0, 1.5], dtype=np.float32))
+hi32 = inp("hi32", np.array([1.0, -2.25], dtype=np.float32))
+v1d = inp("v1d", np.arange(10.0))
+i64seq = inp("i64seq", np.array([1, 4, 9, 16, 25, 36, 49], dtype=np.int64))
+# Arguments of the functions with limited domains.
+f64trig = inp("f64trig", rng.uniform(-3.0, 3.0, size=(3, 4)))
+f32trig = inp("f32trig", rng.uniform(-3.0, 3.0, size=(3, 4)).astype(np.float32))
+f64log1p = inp("f64log1p", rng.uniform(-0.9, 3.0, size=(3, 4)))
+
+
+def at_set(x, idx, v):
+    y = x.copy()
+    y[idx] = v
+    return y
+
+
+def at_add(x, idx, v):
+    y = x.copy()
+    y[idx] += v
+    return y
+
+
+def at_multiply(x, idx, v):
+    y = x.copy()
+    y[idx] *= v
+    return y
+
+
+_ = slice(None)
+# (case name, NumPy call[, jx dtype where it deliberately differs from NumPy's]).
+CASES = [
+    # ---- creation ----
+    ("arange_stop", lambda: np.arange(10)),
+    ("arange_step", lambda: np.arange(2, 20, 3)),
+    ("arange_neg_step", lambda: np.arange(10, -5, -2)),
+    ("arange_float_step", lambda: np.arange(0, 1, 0.1)),
+    ("arange_float_neg_step", lambda: np.arange(1.5, -1.0, -0.25)),
+    ("arange_float_stop", lambda: np.arange(4.5)),
+    ("arange_empty", lambda: np.arange(5, 2)),
+    ("arange_f32", lambda: np.arange(0, 2, 0.25, dtype=np.float32)),
+    ("arange_i32", lambda: np.arange(3, 12, 2, dtype=np.int32)),
+    ("linspace_scalar", lambda: np.linspace(0.0, 1.0, 11)),
+    ("linspace_int_bounds", lambda: np.linspace(0, 10, 7)),
+    ("linspace_no_endpoint", lambda: np.linspace(2.0, 3.0, 5, endpoint=False)),
+    ("linspace_num1", lambda: np.linspace(2.0, 3.0, 1)),
+    ("linspace_num0", lambda: np.linspace(2.0, 3.0, 0)),
+    ("linspace_dtype_int", lambda: np.linspace(-3, 10, 6, dtype=np.int64)),
+    ("linspace_array", lambda: np.linspace(lo, hi, 5)),
+    ("linspace_array_axis1", lambda: np.linspace(lo, hi, 5, axis=1)),
+    ("linspace_array_axis1_no_endpoint", lambda: np.linspace(lo, hi, 4, endpoint=False, axis=1)),
+    ("linspace_2d_axis_neg1", lambda: np.linspace(lo2, hi2, 4, axis=-1)),
+    ("linspace_scalar_array", lambda: np.linspace(0.0, hi, 3)),
+    ("linspace_f32", lambda: np.linspace(lo32, hi32, 6)),
+    ("eye", lambda: np.eye(3)),
+    ("eye_k1", lambda: np.eye(3, 4, k=1)),
+    ("eye_kneg_i32", lambda: np.eye(4, 3, k=-2, dtype=np.int32)),
+    ("eye_k2_bool", lambda: np.eye(3, k=2, dtype=bool)),
+    ("full_float", lambda: np.full((2, 3), 1.5)),
+    ("full_int", lambda: np.full((2, 2), 7)),
+    ("full_bool", lambda: np.full((3,), True)),
+    ("full_dtype_i32", lambda: np.full((2, 3), 2.7, dtype=np.int32)),
+    ("full_array_fill", lambda: np.full((2, 3), row3)),
+    ("zeros_i32", lambda: np.zeros((2, 3), dtype=np.int32)),
+    ("ones_bool", lambda: np.ones((4,), dtype=bool)),
+    ("zeros_like_f32", lambda: np.zeros_like(f32)),
+    ("ones_like_i64", lambda: np.ones_like(i64)),
+    ("full_like_i32", lambda: np.full_like(i32, 3.9)),
+    ("asarray_i32_f32", lambda: np.asarray(i32, dtype=np.float32)),
+    ("astype_f64_i32", lambda: f64half.astype(np.int32)),
+    ("astype_f64_bool", lambda: sp64.astype(bool)),
+    ("astype_i32_bool", lambda: i32.astype(bool)),
+    ("astype_bool_f32", lambda: b.astype(np.float32)),
+    ("astype_f64_f32", lambda: f64.astype(np.float32)),
+    # ---- arithmetic ----
+    ("add_f64", lambda: np.add(f64, f64b)),
+    ("add_f32", lambda: np.add(f32, f32b)),
+    ("add_i32", lambda: np.add(i32, i32b)),
+    ("add_i64", lambda: np.add(i64, i64b)),
+    ("add_bool", lambda: np.add(b, bb)),
+    ("add_i32_f32", lambda: np.add(i32, f32)),
+    ("add_i32_i64", lambda: np.add(i32, i64)),
+    ("add_f32_f64", lambda: np.add(f32, f64)),
+    ("add_bool_i32", lambda: np.add(b, i32)),
+    ("add_f32_scalar", lambda: np.add(f32, 2.5)),
+    ("add_i32_scalar_int", lambda: np.add(i32, 3)),
+    ("add_i32_scalar_float", lambda: np.add(i32, 2.5)),
+    ("add_bool_scalar_int", lambda: np.add(b, 1)),
+    ("add_special", lambda: np.add(sp64, sp64r)),
+    ("subtract_f64", lambda: np.subtract(f64, f64b)),
+    ("subtract_i32", lambda: np.subtract(i32, i32b)),
+    ("subtract_f32_i64", lambda: np.subtract(f32, i64)),
+    ("subtract_scalar_f32", lambda: np.subtract(1.0, f32)),
+    ("multiply_f64", lambda: np.multiply(f64, f64b)),
+    ("multiply_f32", lambda: np.multiply(f32, f32b)),
+    ("multiply_i64", lambda: np.multiply(i64, i64b)),
+    ("multiply_bool", lambda: np.multiply(b, bb)),
+    ("multiply_scalar_f32", lambda: np.multiply(2.0, f32)),
+    ("divide_f64", lambda: np.divide(f64, f64b)),
+    ("divide_f32", lambda: np.divide(f32, f32b)),
+    ("divide_i32", lambda: np.divide(i32, i32nz)),
+    ("divide_i32_f32", lambda: np.divide(i32, f32)),
+    ("divide_f32_scalar", lambda: np.divide(f32, 3)),
+    ("divide_by_zero", lambda: np.divide(sp64, np.array([0.0, -0.0, 0.0, 0.0]))),
+    ("true_divide_i64", lambda: np.true_divide(i64, i64nz)),
+    ("floor_divide_f64", lambda: np.floor_divide(f64 * 3, f64b)),
+    ("floor_divide_f32", lambda: np.floor_divide(f32 * 3, f32b)),
+    ("floor_divide_i32", lambda: np.floor_divide(i32, i32nz)),
+    ("floor_divide_i64", lambda: np.floor_divide(i64, i64nz)),
+    ("floor_divide_i64_scalar", lambda: np.floor_divide(i64, -7)),
+    ("floor_divide_special", lambda: np.floor_divide(sp64, np.array([0.0, 1.5, -1.5, -0.0]))),
+    ("remainder_f64", lambda: np.remainder(f64 * 3, f64b)),
+    ("remainder_f32", lambda: np.remainder(f32 * 3, f32b)),
+    ("remainder_i32", lambda: np.remainder(i32, i32nz)),
+    ("remainder_i64", lambda: np.remainder(i64, i64nz)),
+    ("remainder_i64_scalar", lambda: np.remainder(i64, -7)),
+    ("remainder_special", lambda: np.remainder(sp64, np.array([0.0, 1.5, -1.5, np.inf]))),
+    ("mod_f64_scalar", lambda: np.mod(f64, -0.75)),
+    ("power_f64", lambda: np.power(f64pos, f64)),
+    ("power_f32", lambda: np.power(f32pos, f32)),
+    ("power_f64_scalar", lambda: np.power(f64, 2.0)),
+    ("power_f64_int_scalar", lambda: np.power(f64, 3)),
+    ("power_f64_half", lambda: np.power(f64, 0.5)),
+    ("power_i64", lambda: np.power(i64nz, i64exp)),
+    ("power_i32_scalar", lambda: np.power(i32, 3)),
+    ("power_i32_f32", lambda: np.power(i32nz, f32)),
+    ("power_zero_zero_f64", lambda: np.power(np.array([0.0, 0.0, 2.0, -0.0]),
+                                             np.array([0.0, 1.0, 0.0, 0.0]))),
+    ("power_zero_zero_i64", lambda: np.power(np.array([0, 0, 2, -3]), np.array([0, 1, 0, 0]))),
+    ("power_neg_base", lambda: np.power(np.array([-8.0, -1.0, -0.5, -2.0, -2.0]),
+                                        np.array([1 / 3, 0.5, 2.5, 3.0, -2.0]))),
+    ("power_special", lambda: np.power(sp64, np.array([2.0, 0.0, -1.0, np.nan]))),
+    ("power_one_nan", lambda: np.power(np.array([1.0, np.nan, np.inf, 0.0]),
+                                       np.array([np.nan, 0.0, -1.0, -1.0]))),
+    ("maximum_f64", lambda: np.maximum(f64, f64b)),
+    ("maximum_i32", lambda: np.maximum(i32, i32b)),
+    ("maximum_bool", lambda: np.maximum(b, bb)),
+    ("maximum_nan", lambda: np.maximum(sp64, 0.5)),
+    ("maximum_nan_f32", lambda: np.maximum(np.float32(0.5), sp32)),
+    ("maximum_i64_f32", lambda: np.maximum(i64, f32)),
+    ("minimum_f64", lambda: np.minimum(f64, f64b)),
+    ("minimum_i64", lambda: np.minimum(i64, i64b)),
+    ("minimum_nan", lambda: np.minimum(sp64, sp64r)),
+    ("minimum_nan_f32", lambda: np.minimum(sp32, 0.5)),
+    # ---- unary ----
+    ("negative_f64", lambda: np.negative(f64)),
+    ("negative_f32", lambda: np.negative(sp32)),
+    ("negative_i32", lambda: np.negative(i32)),
+    ("negative_i64", lambda: np.negative(i64)),
+    ("positive_i32", lambda: np.positive(i32)),
+    ("abs_f64", lambda: np.abs(sp64)),
+    ("abs_f32", lambda: np.abs(f32)),
+    ("abs_i32", lambda: np.abs(i32)),
+    ("abs_bool", lambda: np.abs(b)),
+    ("absolute_i64", lambda: np.absolute(i64)),
+    ("sign_f64", lambda: np.sign(sp64)),
+    ("sign_f32", lambda: np.sign(sp32)),
+    ("sign_i32", lambda: np.sign(i32)),
+    ("sign_i64", lambda: np.sign(i64)),
+    ("exp_f64", lambda: np.exp(f64)),
+    ("exp_f32", lambda: np.exp(f32)),
+    ("exp_i32", lambda: np.exp(i32)),
+    ("exp_special", lambda: np.exp(sp64)),
+    ("expm1_f64", lambda: np.expm1(f64 * 1e-3)),
+    ("expm1_f32", lambda: np.expm1(f32)),
+    ("log_f64", lambda: np.log(f64pos)),
+    ("log_f32", lambda: np.log(f32pos)),
+    ("log_i64", lambda: np.log(i64exp)),
+    ("log_special", lambda: np.log(sp64)),
+    ("log1p_f64", lambda: np.log1p(f64log1p)),
+    ("log1p_f32", lambda: np.log1p(f32pos)),
+    ("log1p_special", lambda: np.log1p(sp64)),
+    ("sqrt_f64", lambda: np.sqrt(f64pos)),
+    ("sqrt_f32", lambda: np.sqrt(f32pos)),
+    ("sqrt_i64", lambda: np.sqrt(i64exp)),
+    ("sqrt_special", lambda: np.sqrt(sp64)),
+    ("square_f64", lambda: np.square(f64)),
+    ("square_f32", lambda: np.square(f32)),
+    ("square_i32", lambda: np.square(i32)),
+    ("sin_f64", lambda: np.sin(f64trig)),
+    ("sin_f32", lambda: np.sin(f32trig)),
+    ("sin_i32", lambda: np.sin(i32)),
+    ("cos_f64", lambda: np.cos(f64trig)),
+    ("cos_f32", lambda: np.cos(f32trig)),
+    ("cos_special", lambda: np.cos(sp64[:, :2])),
+    ("tan_f64", lambda: np.tan(f64)),
+    ("tan_f32", lambda: np.tan(f32)),
+    ("tanh_f64", lambda: np.tanh(f64trig)),
+    ("tanh_f32", lambda: np.tanh(f32trig)),
+    ("tanh_special", lambda: np.tanh(sp64)),
+    ("floor_f64", lambda: np.floor(f64 * 3)),
+    ("floor_special", lambda: np.floor(sp64)),
+    ("floor_f32", lambda: np.floor(f32 * 3)),
+    ("floor_i32", lambda: np.floor(i32)),
+    ("ceil_f64", lambda: np.ceil(f64 * 3)),
+    ("ceil_f32", lambda: np.ceil(sp32)),
+    ("ceil_i64", lambda: np.ceil(i64)),
+    ("isnan_f64", lambda: np.isnan(sp64)),
+    ("isnan_f32", lambda: np.isnan(sp32)),
+    ("isnan_i32", lambda: np.isnan(i32)),
+    ("isfinite_f64", lambda: np.isfinite(sp64)),
+    ("isfinite_f32", lambda: np.isfinite(sp32)),
+    ("isfinite_i64", lambda: np.isfinite(i64)),
+    ("isinf_f64", lambda: np.isinf(sp64)),
+    ("isinf_f32", lambda: np.isinf(sp32)),
+    ("isinf_bool", lambda: np.isinf(b)),
+    # ---- where, comparisons, logic ----
+    ("where_f64", lambda: np.where(b, f64, f64b)),
+    ("where_i32_scalar", lambda: np.where(b, i32, 0.5)),
+    ("where_f32_scalar", lambda: np.where(b, f32, 0.0)),
+    ("where_int_cond", lambda: np.where(i32, 1, 2)),
+    ("where_broadcast", lambda: np.where(col > 0, 1.5, row)),
+    ("where_mixed", lambda: np.where(bb, i32, i64)),
+    ("equal_f64", lambda: np.equal(f64half, f64half2)),
+    ("equal_i32_i64", lambda: np.equal(i32, i64small)),
+    ("equal_nan", lambda: np.equal(sp64, sp64)),
+    ("equal_bool", lambda: np.equal(b, bb)),
+    ("not_equal_f32_scalar", lambda: np.not_equal(f32, 0.0)),
+    ("not_equal_nan", lambda: np.not_equal(sp64, sp64)),
+    ("less_f64", lambda: np.less(f64half, 0.5)),
+    ("less_i32_f32", lambda: np.less(i32, f32)),
+    ("less_nan", lambda: np.less(sp64, sp64r)),
+    ("less_equal_f64", lambda: np.less_equal(f64half, f64half2)),
+    ("less_equal_i64", lambda: np.less_equal(i64, i64b)),
+    ("greater_f32", lambda: np.greater(f32, f32b)),
+    ("greater_bool", lambda: np.greater(b, bb)),
+    ("greater_equal_i32_scalar", lambda: np.greater_equal(i32, -2)),
+    ("greater_equal_nan", lambda: np.greater_equal(sp64, 0.5)),
+    ("logical_and_bool", lambda: np.logical_and(b, bb)),
+    ("logical_and_f64", lambda: np.logical_and(sp64, f64half)),
+    ("logical_or_i32", lambda: np.logical_or(i32, i32b)),
+    ("logical_xor_bool", lambda: np.logical_xor(b, bb)),
+    ("logical_xor_i64_f32", lambda: np.logical_xor(i64exp, f32)),
+    ("logical_not_f64", lambda: np.logical_not(sp64)),
+    ("logical_not_i32", lambda: np.logical_not(i32)),
+    ("bitwise_and_i32", lambda: np.bitwise_and(i32, i32b)),
+    ("bitwise_and_bool", lambda: np.bitwise_and(b, bb)),
+    ("bitwise_or_i64", lambda: np.bitwise_or(i64, i64b)),
+    ("bitwise_or_i32_i64", lambda: np.bitwise_or(i32, i64)),
+    ("bitwise_xor_i64", lambda: np.bitwise_xor(i64, i64b)),
+    ("bitwise_xor_bool", lambda: np.bitwise_xor(b, bb)),
+    ("bitwise_not_i32", lambda: np.bitwise_not(i32)),
+    ("bitwise_not_bool", lambda: np.bitwise_not(b)),
+    ("invert_i64", lambda: np.invert(i64)),
+    ("left_shift_i32", lambda: np.left_shift(i32, i32shift)),
+    ("left_shift_i64", lambda: np.left_shift(i64, i64shift)),
+    ("left_shift_scalar", lambda: np.left_shift(1, i64shift)),
+    ("left_shift_wide", lambda: np.left_shift(np.array([1, -1, 5, 3]), np.array([63, 64, 100, 0]))),
+    ("right_shift_i32", lambda: np.right_shift(i32, i32shift)),
+    ("right_shift_i64", lambda: np.right_shift(i64, i64shift % 12)),
+    ("right_shift_wide", lambda: np.right_shift(np.array([-8, 8, -1, 7]),
+                                                np.array([70, 64, 3, 63]))),
+    # ---- bools where jx deliberately differs from NumPy's dtype (third item: jx's dtype) ----
+    # NumPy 2.4 returns bool for floor/ceil of bools; jx, like JAX, returns the default float.
+    ("floor_bool", lambda: np.floor(b), "float64"),
+    ("ceil_bool", lambda: np.ceil(bb), "float64"),
+    # NumPy computes arithmetic on bools in int8, which jx lacks; jx (like JAX) uses int64.
+    ("floor_divide_bool", lambda: np.floor_divide(b, np.ones(4, dtype=bool)), "int64"),
+    ("power_bool", lambda: np.power(b, bb), "int64"),
+    ("left_shift_bool", lambda: np.left_shift(b, bb), "int64"),
+    ("square_bool", lambda: np.square(b), "int64"),
+    # ---- operators ----
+    ("op_add_broadcast", lambda: f64 + row),
+    ("op_mod_i32", lambda: i32 % i32nz),
+    ("op_neg_f32", lambda: -f32),
+    ("op_invert_i32", lambda: ~i32),
+    ("op_and_bool", lambda: b & bb),
+    ("op_xor_i64", lambda: i64 ^ i64b),
+    ("op_lt_f64", lambda: f64 < f64b),
+    ("op_ge_i32_scalar", lambda: i32 >= 0),
+    # ---- broadcasting, 0-d and size-0 ----
+    ("broadcast_row", lambda: np.add(f64, row)),
+    ("broadcast_col", lambda: np.multiply(f64, col)),
+    ("broadcast_col_row", lambda: np.subtract(col, row)),
+    ("broadcast_ranks", lambda: np.add(cube, col)),
+    ("broadcast_both", lambda: np.multiply(c214, col)),
+    ("broadcast_0d", lambda: np.add(s0, f64)),
+    ("broadcast_0d_0d", lambda: np.multiply(s0, i0)),
+    ("broadcast_empty", lambda: np.add(empty, row3)),
+    ("broadcast_empty_1", lambda: np.add(empty, r13)),
+    ("broadcast_compare", lambda: np.greater(col, row)),
+    ("sin_0d", lambda: np.sin(s0)),
+    ("exp_empty", lambda: np.exp(empty)),
+    # ---- shape ----
+    ("reshape_neg1", lambda: np.reshape(cube, (4, -1))),
+    ("reshape_flat", lambda: np.reshape(cube, (-1,))),
+    ("reshape_mid_neg1", lambda: np.reshape(cube, (2, -1, 2))),
+    ("reshape_i32", lambda: np.reshape(i32, (2, 6))),
+    ("reshape_0d", lambda: np.reshape(s0, (1, 1))),
+    ("reshape_empty", lambda: np.reshape(empty, (3, 0))),
+    ("ravel", lambda: np.ravel(cube)),
+    ("transpose", lambda: np.transpose(cube)),
+    ("transpose_axes", lambda: np.transpose(cube, (1, 0, 2))),
+    ("transpose_neg_axes", lambda: np.transpose(cube, (-1, 0, -2))),
+    ("moveaxis_first_last", lambda: np.moveaxis(cube, 0, -1)),
+    ("moveaxis_last_first", lambda: np.moveaxis(cube, -1, 0)),
+    ("moveaxis_1_2", lambda: np.moveaxis(i64cube, 1, 2)),
+    ("swapaxes_0_2", lambda: np.swapaxes(cube, 0, 2)),
+    ("swapaxes_neg", lambda: np.swapaxes(bcube, -1, -2)),
+    ("expand_dims_0", lambda: np.expand_dims(f64, 0)),
+    ("expand_dims_neg1", lambda: np.expand_dims(i32, -1)),
+    ("expand_dims_several", lambda: np.expand_dims(f64, (0, 2))),
+    ("expand_dims_neg_several", lambda: np.expand_dims(f64, (0, -1))),
+    ("expand_dims_0d", lambda: np.expand_dims(s0, 0)),
+    ("squeeze_all", lambda: np.squeeze(ones1)),
+    ("squeeze_axis", lambda: np.squeeze(ones1, axis=2)),
+    ("squeeze_neg_axes", lambda: np.squeeze(ones1, axis=(0, -2))),
+    ("broadcast_to_row", lambda: np.broadcast_to(row, (3, 4))),
+    ("broadcast_to_col", lambda: np.broadcast_to(col, (2, 3, 4))),
+    ("broadcast_to_0d", lambda: np.broadcast_to(s0, (2, 2))),
+    ("broadcast_to_bool", lambda: np.broadcast_to(row2d > 0, (2, 3, 4))),
+    ("concatenate_0", lambda: np.concatenate([f64, f64b], axis=0)),
+    ("concatenate_1", lambda: np.concatenate([f64, f64b], axis=1)),
+    ("concatenate_neg1", lambda: np.concatenate([f64, f64b, f64], axis=-1)),
+    ("concatenate_neg2", lambda: np.concatenate([f64, m24], axis=-2)),
+    ("concatenate_cube_2", lambda: np.concatenate([cube, cube2], axis=2)),
+    ("concatenate_cube_neg3", lambda: np.concatenate([cube, cube2], axis=-3)),
+    ("concatenate_i32_f32", lambda: np.concatenate([i32, f32])),
+    ("concatenate_i32_i64", lambda: np.concatenate([i32, i64], axis=1)),
+    ("concatenate_bool_i32", lambda: np.concatenate([b, i32])),
+    ("concatenate_empty", lambda: np.concatenate([empty, m23])),
+    ("stack_rows_0", lambda: np.stack([row, row * 2], axis=0)),
+    ("stack_rows_1", lambda: np.stack([row, row * 2], axis=1)),
+    ("stack_0", lambda: np.stack([f64, f64b])),
+    ("stack_1", lambda: np.stack([f64, f64b], axis=1)),
+    ("stack_2", lambda: np.stack([f64, f64b, f64], axis=2)),
+    ("stack_neg1", lambda: np.stack([f64, f64b], axis=-1)),
+    ("stack_neg3", lambda: np.stack([f64, f64b], axis=-3)),
+    ("stack_i32_f64", lambda: np.stack([i32, f64], axis=1)),
+    ("stack_0d", lambda: np.stack([s0, s0])),
+    ("pad_per_axis", lambda: np.pad(f64, ((1, 2), (0, 3)), constant_values=-1.5)),
+    ("pad_int", lambda: np.pad(i32, 2)),
+    ("pad_one_pair", lambda: np.pad(f64, ((1, 2),))),
+    ("pad_cube", lambda: np.pad(cube, ((0, 0), (1, 0), (2, 1)))),
+    ("pad_f32_constant", lambda: np.pad(f32, 1, constant_values=7)),
+    ("pad_bool", lambda: np.pad(b, ((1, 1), (0, 0)), constant_values=True)),
+    ("diff", lambda: np.diff(f64)),
+    ("diff_n2_axis0", lambda: np.diff(f64, n=2, axis=0)),
+    ("diff_n3", lambda: np.diff(f64, n=3)),
+    ("diff_n2_axis_neg1", lambda: np.diff(sq, n=2, axis=-1)),
+    ("diff_cube_axis1", lambda: np.diff(cube, n=2, axis=1)),
+    ("diff_i64", lambda: np.diff(i64seq)),
+    ("diff_i32_axis0", lambda: np.diff(i32, axis=0)),
+    ("diff_bool", lambda: np.diff(b)),
+    ("diff_prepend_scalar", lambda: np.diff(f64, axis=1, prepend=0.5)),
+    ("diff_append_scalar", lambda: np.diff(f64, axis=0, append=-1.0)),
+    ("diff_prepend_append_scalars", lambda: np.diff(f64, n=2, prepend=1.0, append=2.0)),
+    ("diff_prepend_array_axis1", lambda: np.diff(f64, axis=1, prepend=col)),
+    ("diff_append_array_axis0", lambda: np.diff(f64, axis=0, append=m24)),
+    ("diff_prepend_append_arrays", lambda: np.diff(f64, n=3, axis=0, prepend=row2d, append=f64b)),
+    ("diff_cube_prepend", lambda: np.diff(cube, axis=-2, prepend=c214)),
+    ("flip_all", lambda: np.flip(f64)),
+    ("flip_0", lambda: np.flip(f64, 0)),
+    ("flip_neg1", lambda: np.flip(i32, -1)),
+    ("flip_cube_axes", lambda: np.flip(cube, (0, 2))),
+    ("roll_flat", lambda: np.roll(f64, 2)),
+    ("roll_flat_neg", lambda: np.roll(i32, -5)),
+    ("roll_axis0", lambda: np.roll(f64, 1, axis=0)),
+    ("roll_axis1_beyond", lambda: np.roll(f64, -5, axis=1)),
+    ("roll_several", lambda: np.roll(cube, (1, -2), axis=(0, 2))),
+    ("roll_neg_axis", lambda: np.roll(i64cube, 7, axis=-1)),
+    # ---- reductions ----
+    ("sum_f64", lambda: np.sum(f64)),
+    ("sum_f64_axis0", lambda: np.sum(f64, axis=0)),
+    ("sum_f64_axis_neg1", lambda: np.sum(f64, axis=-1)),
+    ("sum_cube_axes", lambda: np.sum(cube, axis=(0, 2))),
+    ("sum_cube_neg_axes_keepdims", lambda: np.sum(cube, axis=(0, -1), keepdims=True)),
+    ("sum_keepdims", lambda: np.sum(f64, keepdims=True)),
+    ("sum_f32", lambda: np.sum(f32, axis=1)),
+    ("sum_i32", lambda: np.sum(i32, axis=0)),
+    ("sum_i64", lambda: np.sum(i64)),
+    ("sum_bool", lambda: np.sum(b, axis=1)),
+    ("sum_empty", lambda: np.sum(empty, axis=0)),
+    ("sum_0d", lambda: np.sum(s0)),
+    ("prod_f64_axis1", lambda: np.prod(f64, axis=1)),
+    ("prod_f32", lambda: np.prod(f32pos)),
+    ("prod_i32", lambda: np.prod(i32nz, axis=0)),
+    ("prod_bool", lambda: np.prod(b, axis=-1, keepdims=True)),
+    ("prod_empty", lambda: np.prod(empty, axis=0)),
+    ("max_f64", lambda: np.max(f64)),
+    ("max_f64_axis0", lambda: np.max(f64, axis=0)),
+    ("max_cube_axes", lambda: np.max(cube, axis=(0, 2))),
+    ("max_i32_keepdims", lambda: np.max(i32, axis=-1, keepdims=True)),
+    ("max_bool", lambda: np.max(bcube, axis=1)),
+    ("max_nan", lambda: np.max(sp64, axis=1)),
+    ("max_nan_f32", lambda: np.max(sp32, axis=0)),
+    ("min_f64_axis_neg1", lambda: np.min(f64, axis=-1)),
+    ("min_i64", lambda: np.min(i64)),
+    ("min_nan", lambda: np.min(sp64, axis=0)),
+    ("min_empty_other_axis", lambda: np.min(empty, axis=1)),
+    ("amax_cube", lambda: np.amax(i64cube, axis=(1, 2), keepdims=True)),
+    ("amin_f32", lambda: np.amin(f32, axis=0)),
+    ("mean_f64", lambda: np.mean(f64)),
+    ("mean_f64_axis1", lambda: np.mean(f64, axis=1)),
+    ("mean_cube_axes", lambda: np.mean(cube, axis=(0, -1))),
+    ("mean_i32", lambda: np.mean(i32, axis=0)),
+    ("mean_bool", lambda: np.mean(b)),
+    ("mean_f32", lambda: np.mean(f32, axis=1, keepdims=True)),
+    ("argmax_f64", lambda: np.argmax(f64)),
+    ("argmax_f64_axis0", lambda: np.argmax(f64, axis=0)),
+    ("argmax_f64_axis_neg1_keepdims", lambda: np.argmax(f64, axis=-1, keepdims=True)),
+    ("argmax_ties", lambda: np.argmax(f64half, axis=1)),
+    ("argmax_nan", lambda: np.argmax(sp64, axis=1)),
+    ("argmax_nan_flat", lambda: np.argmax(sp64r)),
+    ("argmax_bool", lambda: np.argmax(bcube, axis=2)),
+    ("argmax_keepdims_flat", lambda: np.argmax(cube, keepdims=True)),
+    ("argmin_i32", lambda: np.argmin(i32)),
+    ("argmin_cube_axis1", lambda: np.argmin(cube, axis=1)),
+    ("argmin_nan", lambda: np.argmin(sp64, axis=0)),
+    ("argmin_f32_ties", lambda: np.argmin(np.floor(f32), axis=0)),
+    ("all_bool", lambda: np.all(b)),
+    ("all_bool_axis0", lambda: np.all(bcube, axis=0)),
+    ("all_bool_axes_keepdims", lambda: np.all(bcube, axis=(0, -1), keepdims=True)),
+    ("all_f64", lambda: np.all(sp64, axis=1)),
+    ("all_empty", lambda: np.all(empty, axis=0)),
+    ("any_bool_axis_neg1", lambda: np.any(bcube, axis=-1)),
+    ("any_i32", lambda: np.any(i32 * b, axis=0)),
+    ("any_empty", lambda: np.any(empty)),
+    # ---- contractions ----
+    ("einsum_matmul", lambda: np.einsum("ij,jk->ik", f64, mat45)),
+    ("einsum_matmul_implicit", lambda: np.einsum("ij,jk", f64, mat45)),
+    ("einsum_trace", lambda: np.einsum("ii", sq)),
+    ("einsum_diag", lambda: np.einsum("ii->i", sq)),
+    ("einsum_ellipsis_dot", lambda: np.einsum("i...,i...", cube2[0], cube[0])),
+    ("einsum_batch_ellipsis", lambda: np.einsum("...ij,...jk->...ik", cube, batch245)),
+    ("einsum_broadcast_ellipsis", lambda: np.einsum("...ij,...jk->...ik", cube, mat45)),
+    ("einsum_transpose", lambda: np.einsum("ijk->kji", cube)),
+    ("einsum_outer", lambda: np.einsum("i,j->ij", row3, row)),
+    ("einsum_batch", lambda: np.einsum("bij,bjk->bik", cube, batch245)),
+    ("einsum_three", lambda: np.einsum("ij,jk,kl->il", f64, mat45, mat54)),
+    ("einsum_upper_implicit", lambda: np.einsum("bA,Bb", f64, mat53)),
+    ("einsum_upper_lower_implicit", lambda: np.einsum("Ai,iB", f64, mat45)),
+    ("einsum_sum_all", lambda: np.einsum("ij->", f64)),
+    ("einsum_sum_axis", lambda: np.einsum("ijk->j", cube)),
+    ("einsum_i32", lambda: np.einsum("ij,jk->ik", i32, i32mat45)),
+    ("einsum_f32", lambda: np.einsum("ij,jk->ik", f32, f32mat45)),
+    ("einsum_f32_f64", lambda: np.einsum("ij,jk->ik", f32, mat45)),
+    ("matmul_2d", lambda: np.matmul(f64, mat45)),
+    ("matmul_1d_2d", lambda: np.matmul(row, mat45)),
+    ("matmul_2d_1d", lambda: np.matmul(f64, row)),
+    ("matmul_1d_1d", lambda: np.matmul(row, row)),
+    ("matmul_batched", lambda: np.matmul(cube, batch245)),
+    ("matmul_broadcast", lambda: np.matmul(cube, mat45)),
+    ("matmul_broadcast_4d", lambda: np.matmul(b2134, b342)),
+    ("matmul_1d_3d", lambda: np.matmul(row, batch245)),
+    ("matmul_3d_1d", lambda: np.matmul(cube, row)),
+    ("matmul_i32", lambda: np.matmul(i32, i32mat45)),
+    ("matmul_i32_f32", lambda: np.matmul(i32, f32mat45)),
+    ("matmul_f32", lambda: np.matmul(f32, f32mat45)),
+    ("dot_1d", lambda: np.dot(row, row)),
+    ("dot_2d", lambda: np.dot(f64, mat45)),
+    ("dot_2d_1d", lambda: np.dot(f64, row)),
+    ("dot_1d_2d", lambda: np.dot(row, mat45)),
+    ("dot_nd_2d", lambda: np.dot(cube, mat45)),
+    ("dot_nd_nd", lambda: np.dot(cube, b546)),
+    ("dot_0d", lambda: np.dot(s0, f64)),
+    ("dot_i64", lambda: np.dot(i64, i64b.T)),
+    ("tensordot_default", lambda: np.tensordot(cube, b345)),
+    ("tensordot_1", lambda: np.tensordot(f64, mat45, axes=1)),
+    ("tensordot_0", lambda: np.tensordot(row3, row, axes=0)),
+    ("tensordot_pairs", lambda: np.tensordot(cube, b325, axes=([0, 1], [1, 0]))),
+    ("tensordot_neg_pairs", lambda: np.tensordot(cube, mat45, axes=([-1], [0]))),
+    ("vdot_1d", lambda: np.vdot(row, row * 2)),
+    ("vdot_2d", lambda: np.vdot(f64, f64b)),
+    ("vdot_i32", lambda: np.vdot(i32, i32b)),
+    ("outer", lambda: np.outer(row3, row)),
+    ("outer_2d", lambda: np.outer(m23, row)),
+    ("outer_i32_f32", lambda: np.outer(i32[0], f32[1])),
+    # ---- indexing ----
+    ("index_slice", lambda: f64[1:3]),
+    ("index_reverse", lambda: v1d[::-1]),
+    ("index_neg_step", lambda: v1d[-1:0:-3]),
+    ("index_neg_steps_2d", lambda: f64[2::-1, ::-2]),
+    ("index_int", lambda: f64[1]),
+    ("index_int_neg_0d", lambda: f64[-1, 2]),
+    ("index_newaxis", lambda: f64[None]),
+    ("index_slice_newaxis_int", lambda: f64[:, None, 1]),
+    ("index_ellipsis_int", lambda: cube[..., 0]),
+    ("index_int_ellipsis_newaxis", lambda: cube[0, ..., None]),
+    ("index_ellipsis_mid", lambda: cube[1, ..., 1:3]),
+    ("index_out_of_range_slice", lambda: v1d[-20:20]),
+    ("index_empty_slice", lambda: f64[3:1]),
+    ("index_bool", lambda: b[::2, 1:]),
+    ("at_set_row", lambda: at_set(f64, 1, 5.0)),
+    ("at_set_strided", lambda: at_set(v1d, slice(2, -1, 2), 2.0)),
+    ("at_set_reversed", lambda: at_set(v1d, slice(None, None, -1), np.arange(10.0))),
+    ("at_set_broadcast", lambda: at_set(f64, (slice(None, None, 2), -1), row3[:2])),
+    ("at_set_ellipsis", lambda: at_set(cube, (..., 0), -1.0)),
+    ("at_set_int_into_float", lambda: at_set(f32, (_, 1), 3)),
+    ("at_set_i32", lambda: at_set(i32, (0, slice(1, 3)), 100)),
+    ("at_set_bool", lambda: at_set(b, (_, 0), True)),
+    ("at_add", lambda: at_add(f64, (_, slice(1, None, 2)), 4.0)),
+    ("at_add_i64", lambda: at_add(i64, (slice(None, None, -2),), i64b[:2])),
+    ("at_multiply", lambda: at_multiply(f64, (slice(0, 2), slice(None, None, -1)), row)),
+    ("at_multiply_f32_newaxis", lambda: at_multiply(f32, (1, None), 0.5)),
+]
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for f in os.listdir(OUT):
+        if f.endswith(".npy"):
+            os.remove(os.path.join(OUT, f))
+    lines = []
+    for name, a in INPUTS.items():
+        np.save(os.path.join(OUT, f"in_{name}.npy"), a)
+        lines.append(f"in_{name} {a.dtype} {a.shape}")
+    names = set()
+    with np.errstate(all="ignore"):
+        for name, fn, *jx_dtype in CASES:
+            assert name not in names and name not in INPUTS, name
+            names.add(name)
+            out = np.asarray(fn())
+            note = ""
+            if jx_dtype:
+                note = f" (NumPy: {out.dtype})"
+                out = out.astype(jx_dtype[0])
+            assert out.size <= 200 and out.dtype.name in ("bool", "int32", "int64", "float32",
+                                                           "float64"), (name, out.dtype)
+            np.save(os.path.join(OUT, f"{name}.npy"), out)
+            lines.append(f"{name} {out.dtype} {out.shape}{note}")
+    with open(os.path.join(OUT, "MANIFEST.txt"), "w") as f:
+        f.write("# file dtype shape, written by make_golden.py\n" + "\n".join(lines) + "\n")
+    print(f"{len(INPUTS)} inputs, {len(CASES)} cases")
+
+
+if __name__ == "__main__":
+    main()
