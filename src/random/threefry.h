@@ -11,11 +11,11 @@ namespace jx::random_impl {
 // The two uint32 words of a legacy jax PRNGKey, in JAX order (key_data()[0], key_data()[1]).
 struct Key {
   uint32_t hi, lo;
-  friend bool operator==(const Key&, const Key&) = default;
+  friend bool operator==(const Key &, const Key &) = default;
 };
 
 // The Threefry-2x32 (20 rounds) hash of the counter pair (x0, x1), in place.
-void threefry2x32(Key key, uint32_t& x0, uint32_t& x1);
+void threefry2x32(Key key, uint32_t &x0, uint32_t &x1);
 
 // All functions below follow JAX 0.10.2 with its default jax_threefry_partitionable=True:
 // element i of a row-major output of n elements hashes the 64-bit counter i split as
@@ -30,13 +30,13 @@ Key fold_in(Key key, uint32_t data);
 
 // == jax.random.bits(key, shape, uint32 / uint64); bit_width is 32 or 64. With (o0, o1) the hash of
 // counter i, 32-bit bits are o0 ^ o1 and 64-bit bits are (o0 << 32) | o1.
-void random_bits(Key key, const std::vector<int64_t>& shape, int bit_width, void* out);
+void random_bits(Key key, const std::vector<int64_t> &shape, int bit_width, void *out);
 
 // == jax.random.uniform(key, shape, dtype) (minval 0, maxval 1), dtype float32 or float64:
 // bitcast((bits >> (nbits - nmant)) | bits(1.0)) - 1.0, i.e. the top 23 / 52 random bits as the
 // mantissa of a float in [1, 2), minus one. (The "* (max - min) + min" and "max(min, .)" steps of
 // JAX are identities for [0, 1).)
-void uniform01(Key key, const std::vector<int64_t>& shape, jx::DType dtype, void* out);
+void uniform01(Key key, const std::vector<int64_t> &shape, jx::DType dtype, void *out);
 
 // == jax.random.normal(key, shape, dtype), dtype float32 or float64. JAX (random/core.py,
 // _normal_real) composes it as, all in dtype T:
@@ -46,7 +46,7 @@ void uniform01(Key key, const std::vector<int64_t>& shape, jx::DType dtype, void
 //   n  = T(sqrt(2)) * erf_inv(u)                                // sqrt(2) rounded to T
 // i.e. graph ops: subtract (hi - lo), multiply, add, maximum, erf_inv, multiply. f * 2 is exact,
 // so fusing the multiply-add into an FMA gives the same result.
-void normal(Key key, const std::vector<int64_t>& shape, jx::DType dtype, void* out);
+void normal(Key key, const std::vector<int64_t> &shape, jx::DType dtype, void *out);
 
 // Inverse error function, a transcription of what XLA:CPU (jaxlib 0.10.2, x86-64 with FMA)
 // executes for chlo.erf_inv: Giles' polynomials, log1p as Cephes' rational approximation for
@@ -57,4 +57,4 @@ double erf_inv(double x);
 // float: log is Eigen's float plog that XLA:CPU inlines, evaluated in float exactly as XLA does.
 float erf_inv(float x);
 
-}  // namespace jx::random_impl
+} // namespace jx::random_impl

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "ir/node.h"
 
@@ -149,7 +150,7 @@ TEST(Api, SimpsonVariantsAgree) {
 }
 
 TEST(Api, SaveLoadRoundTrip) {
-  std::string path = (std::filesystem::temp_directory_path() / "jx_api_roundtrip.npy").string();
+  std::string path = (std::filesystem::temp_directory_path() / ("jx_api_roundtrip_" + std::to_string(::getpid()) + ".npy")).string();
   for (jx::DType t : {jnp::bool_, jnp::int32, jnp::int64, jnp::float32, jnp::float64}) {
     Array x = (jnp::arange(6) - 2).reshape({2, 3}).astype(t);
     jnp::save(path, x);

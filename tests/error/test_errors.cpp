@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 namespace jnp = jx::numpy;
 using jx::Array;
@@ -185,7 +186,11 @@ TEST(Errors, ItemOfLargerArray) {
 
 class NpyErrors : public ::testing::Test {
 protected:
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / "jx_test_errors";
+  // One directory per test: ctest runs tests in parallel processes.
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("jx_test_errors_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+       "_" + std::to_string(::getpid()));
   void SetUp() override { std::filesystem::create_directories(dir); }
   void TearDown() override { std::filesystem::remove_all(dir); }
   std::string write(const std::string &name, const std::string &bytes) {

@@ -6,6 +6,7 @@ result goes to api/<case>.npy, each input to api/in_<name>.npy, and api/MANIFEST
 file's dtype and shape. The C++ test with the same case name must compute the same thing with jx.
 """
 import os
+import warnings
 
 import numpy as np
 
@@ -93,6 +94,23 @@ lo32 = inp("lo32", np.array([0.0, 1.5], dtype=np.float32))
 hi32 = inp("hi32", np.array([1.0, -2.25], dtype=np.float32))
 v1d = inp("v1d", np.arange(10.0))
 i64seq = inp("i64seq", np.array([1, 4, 9, 16, 25, 36, 49], dtype=np.int64))
+# Integers at the edges of their range: arithmetic wraps around as in NumPy.
+i32ext = inp("i32ext", np.array([2**31 - 1, -2**31, -1, 0, 1, 46341, -46341, 65536], np.int32))
+i32ext2 = inp("i32ext2", np.array([1, -1, -1, 7, 2, 46341, 46341, 65536], np.int32))
+i64big = inp("i64big", np.array([2**62 + 1, -2**62 - 3, 2**53 + 1, -2**53 - 1, 3, -2**63,
+                                 2**63 - 1, 2**60 + 2**36 + 1]))
+i64big2 = inp("i64big2", np.array([2**62 - 1, 2**61 + 7, 2**53, -2**53, 3, 2**40 + 1, 1, -1]))
+# Differ only below float64's precision, so any detour through double shows.
+i64near = inp("i64near", np.array([2**53 + 1, 2**53 + 3, 2**53 + 2, 2**53]))
+i64pm = inp("i64pm", np.array([1, -1, 1, -1]))
+f32long = inp("f32long", normal((200,), np.float32))
+f32longpos = inp("f32longpos", rng.uniform(0.01, 20.0, size=(200,)).astype(np.float32))
+f64long = inp("f64long", normal((10, 20)))
+sq3 = inp("sq3", normal((3, 3, 4)))
+emp04 = inp("emp04", np.zeros((0, 4)))
+emp20 = inp("emp20", np.zeros((2, 0)))
+emp03 = inp("emp03", np.zeros((0, 3)))
+m32 = inp("m32", normal((3, 2)))
 # Arguments of the functions with limited domains.
 f64trig = inp("f64trig", rng.uniform(-3.0, 3.0, size=(3, 4)))
 f32trig = inp("f32trig", rng.uniform(-3.0, 3.0, size=(3, 4)).astype(np.float32))
@@ -117,6 +135,30 @@ def at_multiply(x, idx, v):
     return y
 
 
+def at_subtract(x, idx, v):
+    y = x.copy()
+    y[idx] -= v
+    return y
+
+
+def at_divide(x, idx, v):
+    y = x.copy()
+    y[idx] /= v
+    return y
+
+
+def at_min(x, idx, v):
+    y = x.copy()
+    y[idx] = np.minimum(y[idx], v)
+    return y
+
+
+def at_max(x, idx, v):
+    y = x.copy()
+    y[idx] = np.maximum(y[idx], v)
+    return y
+
+
 _ = slice(None)
 # (case name, NumPy call[, jx dtype where it deliberately differs from NumPy's]).
 CASES = [
@@ -130,6 +172,10 @@ CASES = [
     ("arange_empty", lambda: np.arange(5, 2)),
     ("arange_f32", lambda: np.arange(0, 2, 0.25, dtype=np.float32)),
     ("arange_i32", lambda: np.arange(3, 12, 2, dtype=np.int32)),
+    ("arange_stop_dtype", lambda: np.arange(5, dtype=np.float32)),
+    # With a dtype, NumPy computes in that dtype: start, delta = dtype(start + step) - start.
+    ("arange_int_dtype_float_step", lambda: np.arange(0, 5, 1.5, dtype=np.int32)),
+    ("arange_f32_inexact", lambda: np.arange(0.1, 1, 0.3, dtype=np.float32)),
     ("linspace_scalar", lambda: np.linspace(0.0, 1.0, 11)),
     ("linspace_int_bounds", lambda: np.linspace(0, 10, 7)),
     ("linspace_no_endpoint", lambda: np.linspace(2.0, 3.0, 5, endpoint=False)),
@@ -142,6 +188,7 @@ CASES = [
     ("linspace_2d_axis_neg1", lambda: np.linspace(lo2, hi2, 4, axis=-1)),
     ("linspace_scalar_array", lambda: np.linspace(0.0, hi, 3)),
     ("linspace_f32", lambda: np.linspace(lo32, hi32, 6)),
+    ("linspace_f32_dtype", lambda: np.linspace(0.0, 1.0, 7, dtype=np.float32)),
     ("eye", lambda: np.eye(3)),
     ("eye_k1", lambda: np.eye(3, 4, k=1)),
     ("eye_kneg_i32", lambda: np.eye(4, 3, k=-2, dtype=np.int32)),
@@ -156,12 +203,26 @@ CASES = [
     ("zeros_like_f32", lambda: np.zeros_like(f32)),
     ("ones_like_i64", lambda: np.ones_like(i64)),
     ("full_like_i32", lambda: np.full_like(i32, 3.9)),
+    ("zeros_like_dtype", lambda: np.zeros_like(f64, dtype=np.int32)),
+    ("full_like_dtype", lambda: np.full_like(i32, 2.5, dtype=np.float64)),
     ("asarray_i32_f32", lambda: np.asarray(i32, dtype=np.float32)),
     ("astype_f64_i32", lambda: f64half.astype(np.int32)),
     ("astype_f64_bool", lambda: sp64.astype(bool)),
     ("astype_i32_bool", lambda: i32.astype(bool)),
     ("astype_bool_f32", lambda: b.astype(np.float32)),
     ("astype_f64_f32", lambda: f64.astype(np.float32)),
+    ("arange_float_len_up", lambda: np.arange(1, 1.3, 0.1)),
+    ("arange_float_len_down", lambda: np.arange(0, 0.3, 0.1)),
+    ("arange_neg_float_start", lambda: np.arange(-1.5, 1, 0.5)),
+    ("linspace_step_zero", lambda: np.linspace(np.array([0.0, 1.0]), np.array([1.0, 1.0]), 50)),
+    ("linspace_int_dtype_neg", lambda: np.linspace(-5.5, 5.5, 7, dtype=np.int32)),
+    ("eye_k_beyond", lambda: np.eye(3, k=5)),
+    ("eye_wide_kneg", lambda: np.eye(2, 5, k=-1)),
+    ("full_f32_from_int", lambda: np.full((2, 2), 3, dtype=np.float32)),
+    ("astype_i64_i32_wrap", lambda: i64big.astype(np.int32)),
+    ("astype_i64_f64", lambda: i64big.astype(np.float64)),
+    ("astype_i64_f32", lambda: i64big.astype(np.float32)),
+    ("astype_f64_f32_overflow", lambda: sp64.astype(np.float32)),
     # ---- arithmetic ----
     ("add_f64", lambda: np.add(f64, f64b)),
     ("add_f32", lambda: np.add(f32, f32b)),
@@ -222,6 +283,40 @@ CASES = [
     ("power_special", lambda: np.power(sp64, np.array([2.0, 0.0, -1.0, np.nan]))),
     ("power_one_nan", lambda: np.power(np.array([1.0, np.nan, np.inf, 0.0]),
                                        np.array([np.nan, 0.0, -1.0, -1.0]))),
+    ("power_i64_overflow", lambda: np.power(np.array([3, -3, 2, 7, -1]),
+                                            np.array([40, 41, 63, 23, 1001]))),
+    ("power_i32_large", lambda: np.power(np.array([7, 10, -2, 3], np.int32),
+                                         np.array([11, 10, 31, 19], np.int32))),
+    ("power_i64_float_scalar", lambda: np.power(i64exp, 2.0)),
+    ("power_f32_int_scalar", lambda: np.power(f32, 2)),
+    ("power_f64_neg_int_scalar", lambda: np.power(f64, -2)),
+    # NumPy's floor_divide and remainder go through fmod: 1.0 // 0.1 is 9, not floor(1.0 / 0.1).
+    ("floor_divide_fmod", lambda: np.floor_divide(np.array([1.0, 0.3, -1.0, 7.0, 0.5]),
+                                                  np.array([0.1, 0.1, 0.1, 0.7, 0.1]))),
+    ("remainder_fmod", lambda: np.remainder(np.array([1.0, 0.3, -1.0, 7.0, 0.5]),
+                                            np.array([0.1, 0.1, 0.1, 0.7, 0.1]))),
+    ("floor_divide_fmod_f32", lambda: np.floor_divide(np.array([1.0, 0.3, -1.0, 7.0], np.float32),
+                                                      np.float32(0.1))),
+    # Integer division by zero is 0 in NumPy; INT_MIN // -1 wraps.
+    ("floor_divide_int_zero", lambda: np.floor_divide(np.array([7, -7, 0, -2**63, 5]),
+                                                      np.array([0, 0, 0, -1, -1]))),
+    ("remainder_int_zero", lambda: np.remainder(np.array([7, -7, 0, -2**63, 5]),
+                                                np.array([0, 0, 0, -1, -1]))),
+    ("floor_divide_i32_min", lambda: np.floor_divide(i32ext, i32ext2)),
+    ("remainder_i32_min", lambda: np.remainder(i32ext, i32ext2)),
+    ("add_i32_overflow", lambda: np.add(i32ext, i32ext2)),
+    ("multiply_i32_overflow", lambda: np.multiply(i32ext, i32ext2)),
+    ("subtract_i64_big", lambda: np.subtract(i64big, i64big2)),
+    ("add_i64_big", lambda: np.add(i64big, i64big2)),
+    ("multiply_i64_big", lambda: np.multiply(i64big, i64big2)),
+    ("floor_divide_i64_big", lambda: np.floor_divide(i64big, 3)),
+    ("remainder_i64_big", lambda: np.remainder(i64big, 1000003)),
+    ("maximum_i64_big", lambda: np.maximum(i64big, i64big2)),
+    ("minimum_i64_near", lambda: np.minimum(i64near, 2**53 + 2)),
+    ("add_i32_bool_scalar", lambda: np.add(i32, True)),
+    ("add_f32_0d_i32", lambda: np.add(f32, i0)),
+    ("multiply_f32_0d_f64", lambda: np.multiply(f32, s0)),
+    ("divide_bool", lambda: np.divide(b, np.ones(4, dtype=bool))),
     ("maximum_f64", lambda: np.maximum(f64, f64b)),
     ("maximum_i32", lambda: np.maximum(i32, i32b)),
     ("maximum_bool", lambda: np.maximum(b, bb)),
@@ -247,6 +342,9 @@ CASES = [
     ("sign_f32", lambda: np.sign(sp32)),
     ("sign_i32", lambda: np.sign(i32)),
     ("sign_i64", lambda: np.sign(i64)),
+    ("negative_i32_min", lambda: np.negative(i32ext)),
+    ("abs_i32_min", lambda: np.abs(i32ext)),
+    ("sign_i64_big", lambda: np.sign(i64big)),
     ("exp_f64", lambda: np.exp(f64)),
     ("exp_f32", lambda: np.exp(f32)),
     ("exp_i32", lambda: np.exp(i32)),
@@ -285,6 +383,23 @@ CASES = [
     ("ceil_f64", lambda: np.ceil(f64 * 3)),
     ("ceil_f32", lambda: np.ceil(sp32)),
     ("ceil_i64", lambda: np.ceil(i64)),
+    ("floor_special_f32", lambda: np.floor(sp32)),
+    ("exp_special_f32", lambda: np.exp(sp32)),
+    ("expm1_special", lambda: np.expm1(sp64)),
+    ("log_special_f32", lambda: np.log(sp32)),
+    ("sqrt_special_f32", lambda: np.sqrt(sp32)),
+    ("sin_special", lambda: np.sin(sp64[:, :2])),
+    ("tan_special_f32", lambda: np.tan(sp32[:, :2])),
+    ("tanh_special_f32", lambda: np.tanh(sp32)),
+    ("exp_f32_long", lambda: np.exp(f32long * 10)),
+    ("log_f32_long", lambda: np.log(f32longpos)),
+    ("sin_f32_long", lambda: np.sin(f32longpos)),
+    ("cos_f32_long", lambda: np.cos(f32longpos)),
+    ("tanh_f32_long", lambda: np.tanh(f32long)),
+    ("power_f32_long", lambda: np.power(f32longpos, f32long)),
+    ("exp_f64_long", lambda: np.exp(f64long * 10)),
+    ("sin_f64_long", lambda: np.sin(f64long * 10)),
+    ("log_f64_long", lambda: np.log(np.abs(f64long))),
     ("isnan_f64", lambda: np.isnan(sp64)),
     ("isnan_f32", lambda: np.isnan(sp32)),
     ("isnan_i32", lambda: np.isnan(i32)),
@@ -301,6 +416,9 @@ CASES = [
     ("where_int_cond", lambda: np.where(i32, 1, 2)),
     ("where_broadcast", lambda: np.where(col > 0, 1.5, row)),
     ("where_mixed", lambda: np.where(bb, i32, i64)),
+    ("where_nan_cond", lambda: np.where(sp64, 1, 0)),
+    ("where_int_float_scalars", lambda: np.where(b, 1, 2.5)),
+    ("where_scalar_cond", lambda: np.where(True, f32, 0.0)),
     ("equal_f64", lambda: np.equal(f64half, f64half2)),
     ("equal_i32_i64", lambda: np.equal(i32, i64small)),
     ("equal_nan", lambda: np.equal(sp64, sp64)),
@@ -316,6 +434,9 @@ CASES = [
     ("greater_bool", lambda: np.greater(b, bb)),
     ("greater_equal_i32_scalar", lambda: np.greater_equal(i32, -2)),
     ("greater_equal_nan", lambda: np.greater_equal(sp64, 0.5)),
+    ("equal_i64_near", lambda: np.equal(i64near, 2**53)),
+    ("less_i64_near", lambda: np.less(i64near, i64near[::-1])),
+    ("greater_i64_big_float", lambda: np.greater(i64big, 2.0**53)),
     ("logical_and_bool", lambda: np.logical_and(b, bb)),
     ("logical_and_f64", lambda: np.logical_and(sp64, f64half)),
     ("logical_or_i32", lambda: np.logical_or(i32, i32b)),
@@ -332,15 +453,20 @@ CASES = [
     ("bitwise_not_i32", lambda: np.bitwise_not(i32)),
     ("bitwise_not_bool", lambda: np.bitwise_not(b)),
     ("invert_i64", lambda: np.invert(i64)),
+    ("bitwise_and_i64_big", lambda: np.bitwise_and(i64big, i64big2)),
+    ("bitwise_xor_i64_big", lambda: np.bitwise_xor(i64big, i64big2)),
+    ("invert_i64_big", lambda: np.invert(i64big)),
     ("left_shift_i32", lambda: np.left_shift(i32, i32shift)),
     ("left_shift_i64", lambda: np.left_shift(i64, i64shift)),
     ("left_shift_scalar", lambda: np.left_shift(1, i64shift)),
     ("left_shift_wide", lambda: np.left_shift(np.array([1, -1, 5, 3]), np.array([63, 64, 100, 0]))),
+    ("left_shift_i32_overflow", lambda: np.left_shift(i32ext, 1)),
     ("right_shift_i32", lambda: np.right_shift(i32, i32shift)),
     ("right_shift_i64", lambda: np.right_shift(i64, i64shift % 12)),
+    ("right_shift_i64_big", lambda: np.right_shift(i64big, 3)),
     ("right_shift_wide", lambda: np.right_shift(np.array([-8, 8, -1, 7]),
                                                 np.array([70, 64, 3, 63]))),
-    # ---- bools where jx deliberately differs from NumPy's dtype (third item: jx's dtype) ----
+    # ---- where jx deliberately differs from NumPy's dtype (third item: jx's dtype) ----
     # NumPy 2.4 returns bool for floor/ceil of bools; jx, like JAX, returns the default float.
     ("floor_bool", lambda: np.floor(b), "float64"),
     ("ceil_bool", lambda: np.ceil(bb), "float64"),
@@ -349,6 +475,10 @@ CASES = [
     ("power_bool", lambda: np.power(b, bb), "int64"),
     ("left_shift_bool", lambda: np.left_shift(b, bb), "int64"),
     ("square_bool", lambda: np.square(b), "int64"),
+    # Python scalars passed to NumPy's diff become strong int64/float64 arrays; jx's C++ scalars
+    # stay weakly typed, as in JAX.
+    ("diff_i32_prepend_scalar", lambda: np.diff(i32, prepend=0), "int32"),
+    ("diff_f32_append_scalar", lambda: np.diff(f32, axis=0, append=0.5), "float32"),
     # ---- operators ----
     ("op_add_broadcast", lambda: f64 + row),
     ("op_mod_i32", lambda: i32 % i32nz),
@@ -369,8 +499,27 @@ CASES = [
     ("broadcast_empty", lambda: np.add(empty, row3)),
     ("broadcast_empty_1", lambda: np.add(empty, r13)),
     ("broadcast_compare", lambda: np.greater(col, row)),
+    ("broadcast_shapes", lambda: np.array(np.broadcast_shapes((2, 1, 4), (3, 1), ()))),
+    ("broadcast_shapes_zero", lambda: np.array(np.broadcast_shapes((0, 1), (1, 5)))),
     ("sin_0d", lambda: np.sin(s0)),
     ("exp_empty", lambda: np.exp(empty)),
+    ("flip_empty", lambda: np.flip(empty, 0)),
+    ("roll_empty", lambda: np.roll(empty, 1, axis=0)),
+    ("pad_empty", lambda: np.pad(empty, 1)),
+    ("diff_empty", lambda: np.diff(empty, axis=1)),
+    ("diff_n_too_large", lambda: np.diff(row, n=5)),
+    ("transpose_empty", lambda: np.transpose(empty)),
+    ("concatenate_empty_middle", lambda: np.concatenate([f64, emp04, f64b])),
+    ("stack_empty", lambda: np.stack([empty, empty], axis=1)),
+    ("broadcast_to_zero", lambda: np.broadcast_to(row3, (0, 3))),
+    ("sum_empty_all", lambda: np.sum(empty)),
+    ("mean_empty", lambda: np.mean(empty, axis=0)),
+    ("argmax_empty_other_axis", lambda: np.argmax(empty, axis=1)),
+    ("einsum_empty", lambda: np.einsum("ij,jk->ik", emp03, m32)),
+    ("matmul_empty_inner", lambda: np.matmul(emp20, emp03)),
+    ("at_set_empty_slice", lambda: at_set(f64, slice(3, 1), 9.0)),
+    ("squeeze_0d", lambda: np.squeeze(s0)),
+    ("transpose_0d", lambda: np.transpose(s0)),
     # ---- shape ----
     ("reshape_neg1", lambda: np.reshape(cube, (4, -1))),
     ("reshape_flat", lambda: np.reshape(cube, (-1,))),
@@ -392,6 +541,7 @@ CASES = [
     ("expand_dims_several", lambda: np.expand_dims(f64, (0, 2))),
     ("expand_dims_neg_several", lambda: np.expand_dims(f64, (0, -1))),
     ("expand_dims_0d", lambda: np.expand_dims(s0, 0)),
+    ("expand_dims_neg_axes", lambda: np.expand_dims(f64, (-1, -3))),
     ("squeeze_all", lambda: np.squeeze(ones1)),
     ("squeeze_axis", lambda: np.squeeze(ones1, axis=2)),
     ("squeeze_neg_axes", lambda: np.squeeze(ones1, axis=(0, -2))),
@@ -424,6 +574,8 @@ CASES = [
     ("pad_cube", lambda: np.pad(cube, ((0, 0), (1, 0), (2, 1)))),
     ("pad_f32_constant", lambda: np.pad(f32, 1, constant_values=7)),
     ("pad_bool", lambda: np.pad(b, ((1, 1), (0, 0)), constant_values=True)),
+    ("pad_i32_float_constant", lambda: np.pad(i32, 1, constant_values=-2.7)),
+    ("pad_zero_widths", lambda: np.pad(cube, 0)),
     ("diff", lambda: np.diff(f64)),
     ("diff_n2_axis0", lambda: np.diff(f64, n=2, axis=0)),
     ("diff_n3", lambda: np.diff(f64, n=3)),
@@ -439,6 +591,7 @@ CASES = [
     ("diff_append_array_axis0", lambda: np.diff(f64, axis=0, append=m24)),
     ("diff_prepend_append_arrays", lambda: np.diff(f64, n=3, axis=0, prepend=row2d, append=f64b)),
     ("diff_cube_prepend", lambda: np.diff(cube, axis=-2, prepend=c214)),
+    ("diff_i64_near", lambda: np.diff(i64near)),
     ("flip_all", lambda: np.flip(f64)),
     ("flip_0", lambda: np.flip(f64, 0)),
     ("flip_neg1", lambda: np.flip(i32, -1)),
@@ -462,11 +615,19 @@ CASES = [
     ("sum_bool", lambda: np.sum(b, axis=1)),
     ("sum_empty", lambda: np.sum(empty, axis=0)),
     ("sum_0d", lambda: np.sum(s0)),
+    ("sum_all_axes_listed", lambda: np.sum(cube, axis=(0, 1, 2))),
+    ("sum_f32_long", lambda: np.sum(f32long)),
+    ("sum_f64_long_axis1", lambda: np.sum(f64long, axis=1)),
+    ("sum_i32_ext", lambda: np.sum(i32ext)),
+    ("sum_i64_big", lambda: np.sum(i64big)),
+    ("sum_i64_near", lambda: np.sum(i64near * i64pm)),
     ("prod_f64_axis1", lambda: np.prod(f64, axis=1)),
     ("prod_f32", lambda: np.prod(f32pos)),
     ("prod_i32", lambda: np.prod(i32nz, axis=0)),
     ("prod_bool", lambda: np.prod(b, axis=-1, keepdims=True)),
     ("prod_empty", lambda: np.prod(empty, axis=0)),
+    ("prod_i64_big", lambda: np.prod(i64big2)),
+    ("prod_i32_ext", lambda: np.prod(i32ext[5:])),
     ("max_f64", lambda: np.max(f64)),
     ("max_f64_axis0", lambda: np.max(f64, axis=0)),
     ("max_cube_axes", lambda: np.max(cube, axis=(0, 2))),
@@ -478,6 +639,10 @@ CASES = [
     ("min_i64", lambda: np.min(i64)),
     ("min_nan", lambda: np.min(sp64, axis=0)),
     ("min_empty_other_axis", lambda: np.min(empty, axis=1)),
+    ("max_neg_axes_listed", lambda: np.max(cube, axis=(-1, -2, -3))),
+    ("max_i64_near", lambda: np.max(i64near)),
+    ("min_i32_ext", lambda: np.min(i32ext)),
+    ("min_bool", lambda: np.min(b, axis=0)),
     ("amax_cube", lambda: np.amax(i64cube, axis=(1, 2), keepdims=True)),
     ("amin_f32", lambda: np.amin(f32, axis=0)),
     ("mean_f64", lambda: np.mean(f64)),
@@ -486,6 +651,8 @@ CASES = [
     ("mean_i32", lambda: np.mean(i32, axis=0)),
     ("mean_bool", lambda: np.mean(b)),
     ("mean_f32", lambda: np.mean(f32, axis=1, keepdims=True)),
+    ("mean_f32_long", lambda: np.mean(f32long)),
+    ("mean_i64_near", lambda: np.mean(i64near)),
     ("argmax_f64", lambda: np.argmax(f64)),
     ("argmax_f64_axis0", lambda: np.argmax(f64, axis=0)),
     ("argmax_f64_axis_neg1_keepdims", lambda: np.argmax(f64, axis=-1, keepdims=True)),
@@ -498,6 +665,10 @@ CASES = [
     ("argmin_cube_axis1", lambda: np.argmin(cube, axis=1)),
     ("argmin_nan", lambda: np.argmin(sp64, axis=0)),
     ("argmin_f32_ties", lambda: np.argmin(np.floor(f32), axis=0)),
+    ("argmax_i64_near", lambda: np.argmax(i64near)),
+    ("argmin_i64_near", lambda: np.argmin(i64near)),
+    ("argmin_keepdims_flat", lambda: np.argmin(i32, keepdims=True)),
+    ("argmax_nan_f32", lambda: np.argmax(sp32)),
     ("all_bool", lambda: np.all(b)),
     ("all_bool_axis0", lambda: np.all(bcube, axis=0)),
     ("all_bool_axes_keepdims", lambda: np.all(bcube, axis=(0, -1), keepdims=True)),
@@ -506,6 +677,7 @@ CASES = [
     ("any_bool_axis_neg1", lambda: np.any(bcube, axis=-1)),
     ("any_i32", lambda: np.any(i32 * b, axis=0)),
     ("any_empty", lambda: np.any(empty)),
+    ("any_f32_nan", lambda: np.any(sp32, axis=1)),
     # ---- contractions ----
     ("einsum_matmul", lambda: np.einsum("ij,jk->ik", f64, mat45)),
     ("einsum_matmul_implicit", lambda: np.einsum("ij,jk", f64, mat45)),
@@ -525,6 +697,16 @@ CASES = [
     ("einsum_i32", lambda: np.einsum("ij,jk->ik", i32, i32mat45)),
     ("einsum_f32", lambda: np.einsum("ij,jk->ik", f32, f32mat45)),
     ("einsum_f32_f64", lambda: np.einsum("ij,jk->ik", f32, mat45)),
+    ("einsum_elementwise", lambda: np.einsum("ij,ij->ij", f64, f64b)),
+    ("einsum_transpose_dot", lambda: np.einsum("ij,ji", f64, mat45[:, :3])),
+    ("einsum_diag_sum", lambda: np.einsum("iij->j", sq3)),
+    ("einsum_ellipsis_broadcast", lambda: np.einsum("...i,...i->...", f64, row)),
+    ("einsum_ellipsis_size1", lambda: np.einsum("...ij,...jk->...ik", b2134, b342)),
+    ("einsum_implicit_batch", lambda: np.einsum("bij,bjk", cube, batch245)),
+    ("einsum_i64_near", lambda: np.einsum("i,i", i64near, i64pm)),
+    ("einsum_three_shared", lambda: np.einsum("ij,ij,j->i", f64, f64b, row)),
+    ("einsum_ellipsis_middle", lambda: np.einsum("a...c,c->a...", cube, row)),
+    ("einsum_bool", lambda: np.einsum("ij,kj", b, bb)),
     ("matmul_2d", lambda: np.matmul(f64, mat45)),
     ("matmul_1d_2d", lambda: np.matmul(row, mat45)),
     ("matmul_2d_1d", lambda: np.matmul(f64, row)),
@@ -537,6 +719,8 @@ CASES = [
     ("matmul_i32", lambda: np.matmul(i32, i32mat45)),
     ("matmul_i32_f32", lambda: np.matmul(i32, f32mat45)),
     ("matmul_f32", lambda: np.matmul(f32, f32mat45)),
+    ("matmul_i64_near", lambda: np.matmul(i64near, i64pm)),
+    ("matmul_bool", lambda: np.matmul(b, bb.T)),
     ("dot_1d", lambda: np.dot(row, row)),
     ("dot_2d", lambda: np.dot(f64, mat45)),
     ("dot_2d_1d", lambda: np.dot(f64, row)),
@@ -545,6 +729,7 @@ CASES = [
     ("dot_nd_nd", lambda: np.dot(cube, b546)),
     ("dot_0d", lambda: np.dot(s0, f64)),
     ("dot_i64", lambda: np.dot(i64, i64b.T)),
+    ("dot_i64_near", lambda: np.dot(i64near, i64pm)),
     ("tensordot_default", lambda: np.tensordot(cube, b345)),
     ("tensordot_1", lambda: np.tensordot(f64, mat45, axes=1)),
     ("tensordot_0", lambda: np.tensordot(row3, row, axes=0)),
@@ -553,6 +738,8 @@ CASES = [
     ("vdot_1d", lambda: np.vdot(row, row * 2)),
     ("vdot_2d", lambda: np.vdot(f64, f64b)),
     ("vdot_i32", lambda: np.vdot(i32, i32b)),
+    ("vdot_i64_near", lambda: np.vdot(i64near, i64pm)),
+    ("tensordot_i64_near", lambda: np.tensordot(i64near, i64pm, axes=1)),
     ("outer", lambda: np.outer(row3, row)),
     ("outer_2d", lambda: np.outer(m23, row)),
     ("outer_i32_f32", lambda: np.outer(i32[0], f32[1])),
@@ -571,6 +758,14 @@ CASES = [
     ("index_out_of_range_slice", lambda: v1d[-20:20]),
     ("index_empty_slice", lambda: f64[3:1]),
     ("index_bool", lambda: b[::2, 1:]),
+    ("index_neg_step_clamped", lambda: v1d[20:-20:-1]),
+    ("index_neg_step_from_5", lambda: v1d[5:-20:-2]),
+    ("index_tail", lambda: v1d[-3:]),
+    ("index_ellipsis_newaxis", lambda: f64[..., None]),
+    ("index_last_row_reversed", lambda: f64[-1:, ::-1]),
+    ("index_ellipsis_reverse_int", lambda: cube[..., ::-1, 1]),
+    ("index_newaxis_ellipsis_newaxis", lambda: cube[None, ..., None]),
+    ("index_neg_start_stop", lambda: cube[:, -1:-3:-1]),
     ("at_set_row", lambda: at_set(f64, 1, 5.0)),
     ("at_set_strided", lambda: at_set(v1d, slice(2, -1, 2), 2.0)),
     ("at_set_reversed", lambda: at_set(v1d, slice(None, None, -1), np.arange(10.0))),
@@ -579,10 +774,17 @@ CASES = [
     ("at_set_int_into_float", lambda: at_set(f32, (_, 1), 3)),
     ("at_set_i32", lambda: at_set(i32, (0, slice(1, 3)), 100)),
     ("at_set_bool", lambda: at_set(b, (_, 0), True)),
+    ("at_set_neg_int_ellipsis", lambda: at_set(cube, (-1, ..., -1), 0.0)),
+    ("at_set_0d", lambda: at_set(s0, ..., 2.0)),
     ("at_add", lambda: at_add(f64, (_, slice(1, None, 2)), 4.0)),
     ("at_add_i64", lambda: at_add(i64, (slice(None, None, -2),), i64b[:2])),
     ("at_multiply", lambda: at_multiply(f64, (slice(0, 2), slice(None, None, -1)), row)),
     ("at_multiply_f32_newaxis", lambda: at_multiply(f32, (1, None), 0.5)),
+    ("at_subtract", lambda: at_subtract(f64, (_, 2), row3)),
+    ("at_divide", lambda: at_divide(f64, (slice(1, None), slice(None, None, 3)), 4.0)),
+    ("at_min", lambda: at_min(i32, (_, slice(1, 3)), 0)),
+    ("at_max", lambda: at_max(f64, (0,), row)),
+    ("at_get", lambda: f64[1:, ::2]),
 ]
 
 
@@ -596,7 +798,8 @@ def main():
         np.save(os.path.join(OUT, f"in_{name}.npy"), a)
         lines.append(f"in_{name} {a.dtype} {a.shape}")
     names = set()
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the mean of an empty axis is nan
         for name, fn, *jx_dtype in CASES:
             assert name not in names and name not in INPUTS, name
             names.add(name)
