@@ -46,10 +46,28 @@ InternTable &table() {
 } // namespace
 
 Node::~Node() {
-  InternTable &t = table();
-  std::lock_guard lock(t.mutex);
-  auto [first, last] = t.entries.equal_range(hash);
-  for (auto it = first; it != last;) it = it->second.expired() ? t.entries.erase(it) : std::next(it);
+  {
+    InternTable &t = table();
+    std::lock_guard lock(t.mutex);
+    auto [first, last] = t.entries.equal_range(hash);
+    for (auto it = first; it != last;) it = it->second.expired() ? t.entries.erase(it) : std::next(it);
+  }
+  // Inputs are released iteratively by the outermost destructor on this thread: a long chain of
+  // nodes would otherwise recurse once per node and overflow the stack.
+  thread_local std::vector<NodePtr> *pending = nullptr;
+  if (pending) {
+    for (NodePtr &in : inputs) pending->push_back(std::move(in));
+    return;
+  }
+  std::vector<NodePtr> local;
+  pending = &local;
+  for (NodePtr &in : inputs) local.push_back(std::move(in));
+  while (!local.empty()) {
+    NodePtr n = std::move(local.back());
+    local.pop_back();
+    n.reset();
+  }
+  pending = nullptr;
 }
 
 NodePtr make_node(NodeSpec spec) {

@@ -161,3 +161,9 @@ TEST(Api, SaveLoadRoundTrip) {
   }
   std::filesystem::remove(path);
 }
+
+TEST(Api, DeepChainsEvaluate) {
+  Array x = jnp::zeros({3});
+  for (int i = 0; i < 100000; ++i) x = x + 1;
+  EXPECT_EQ(x.to_vector<double>(), (std::vector<double>{100000, 100000, 100000}));
+}

@@ -63,3 +63,14 @@ TEST(Node, BuildingIsIndependentOfArraySize) {
   EXPECT_EQ(y->size(), int64_t(1) << 40);
   EXPECT_EQ(y->realized(), nullptr);
 }
+
+TEST(Node, LongChainsBuildEvaluateAndFreeWithoutRecursion) {
+  size_t before = live_node_count();
+  {
+    NodePtr one = literal(1.0, DType::float64, false);
+    NodePtr x = literal(0.0, DType::float64, false);
+    for (int i = 0; i < 200000; ++i) x = binary(Op::Add, x, one);
+    EXPECT_EQ(x->inputs[1].get(), one.get());
+  }
+  EXPECT_EQ(live_node_count(), before);
+}
