@@ -72,17 +72,15 @@ Array arange_impl(double start, double stop, double step, bool integral, std::op
   DType dt = dtype ? *dtype : integral ? default_int : default_float;
   int64_t n = std::max<int64_t>(0, int64_t(std::ceil((stop - start) / step)));
   if (n == 0) return wrap(api::broadcast_node(api::scalar_node(0, dt), {0}));
-  if (integral && !is_floating(dt)) {
-    NodePtr i = ir::iota(DType::int64, {n}, 0);
-    NodePtr v = ir::binary(ir::Op::Add, ir::binary(ir::Op::Mul, i, api::broadcast_node(ir::literal_int(int64_t(step), DType::int64, false), {n})),
-                           api::broadcast_node(ir::literal_int(int64_t(start), DType::int64, false), {n}));
-    return wrap(ir::convert(v, dt));
-  }
-  // NumPy computes start + i * step in double, then casts.
-  NodePtr i = ir::iota(DType::float64, {n}, 0);
-  NodePtr v = ir::binary(ir::Op::Add, ir::binary(ir::Op::Mul, i, api::broadcast_node(api::scalar_node(step, DType::float64), {n})),
-                         api::broadcast_node(api::scalar_node(start, DType::float64), {n}));
-  return wrap(ir::convert(v, dt));
+  // NumPy fills in the target dtype: first = T(start), delta = T(start + step) - first, and
+  // element i = first + i * delta.
+  NodePtr first = api::cast_node(ir::literal(start, DType::float64, false), dt, false);
+  NodePtr second = api::cast_node(ir::literal(start + step, DType::float64, false), dt, false);
+  NodePtr delta = ir::binary(ir::Op::Sub, second, first);
+  NodePtr i = ir::iota(dt, {n}, 0);
+  NodePtr v = ir::binary(ir::Op::Add, api::broadcast_node(first, {n}),
+                         ir::binary(ir::Op::Mul, i, api::broadcast_node(delta, {n})));
+  return wrap(v);
 }
 
 Array linspace(const Array &start, const Array &stop, int64_t num, bool endpoint, int64_t axis,

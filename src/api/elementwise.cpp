@@ -120,7 +120,10 @@ Array sin(const Array &x) { return float_unary(Op::Sin, x); }
 Array cos(const Array &x) { return float_unary(Op::Cos, x); }
 Array tan(const Array &x) { return float_unary(Op::Tan, x); }
 Array tanh(const Array &x) { return float_unary(Op::Tanh, x); }
-Array square(const Array &x) { return multiply(x, x); }
+Array square(const Array &x) {
+  Array n = wrap(numeric(node_of(x)));
+  return multiply(n, n);
+}
 
 // Integers are their own floor and ceiling (as jnp and NumPy >= 2.3); bools go to float.
 Array floor(const Array &x) {

@@ -44,17 +44,24 @@ void uniform01(Key key, const std::vector<int64_t> &shape, jx::DType dtype, void
 //   f  = uniform01 bits as above                                // f in [0, 1)
 //   u  = maximum(lo, f * (hi - lo) + lo)                        // hi - lo rounds to exactly 2
 //   n  = T(sqrt(2)) * erf_inv(u)                                // sqrt(2) rounded to T
-// i.e. graph ops: subtract (hi - lo), multiply, add, maximum, erf_inv, multiply. f * 2 is exact,
-// so fusing the multiply-add into an FMA gives the same result.
+// i.e. graph ops: subtract (hi - lo), multiply, add, maximum, erf_inv, multiply (each rounded to
+// T). f * 2 is exact, so fusing the multiply-add into an FMA gives the same result.
 void normal(Key key, const std::vector<int64_t> &shape, jx::DType dtype, void *out);
 
-// Inverse error function, a transcription of what XLA:CPU (jaxlib 0.10.2, x86-64 with FMA)
-// executes for chlo.erf_inv: Giles' polynomials, log1p as Cephes' rational approximation for
-// |x^2| < sqrt(2) - 1 and log(1 - x^2) otherwise, with the FMA contractions of the compiled kernel.
-// erf_inv(+-1) = +-inf; |x| > 1 and nan give nan.
-// double: log is the C library's log (XLA:CPU calls libm's); error within about 1 ulp.
+// Inverse error function: a transcription of what XLA:CPU (jaxlib 0.10.2, x86-64 with FMA)
+// runs for chlo.erf_inv, so that normal() above matches JAX bit for bit:
+//   z = x * -x;  l = log1p(z);  w = -l
+//   log1p(z) = |z| < sqrt(2) - 1 ? Cephes' rational approximation : log(z + 1)
+//   p = Giles' polynomial in t, by Horner with fma:
+//       float:  w < 5: t = w - 2.5;  else t = sqrt(w) - 3
+//       double: w < 6.25: t = w - 3.125;  w < 16: t = sqrt(w) - 3.25;  else t = sqrt(w) - 5
+//   erf_inv = x * (|x| == 1 ? inf : p)
+// with the kernel's FMA contractions; the float log is the Eigen plog that XLA inlines, the
+// double log is libm's (XLA:CPU calls it too). |x| > 1 and nan give nan.
+// The accuracy is XLA's, not a libm function's 1 ulp: erf(erf_inv(x)) is within 16 ulp (double)
+// and 3 ulp (float) of x, but rounding x * x costs forward accuracy near +-1, where erf_inv is
+// ill-conditioned. Unlike XLA:CPU, which flushes denormals to zero, this keeps denormals.
 double erf_inv(double x);
-// float: log is Eigen's float plog that XLA:CPU inlines, evaluated in float exactly as XLA does.
 float erf_inv(float x);
 
 } // namespace jx::random_impl

@@ -41,8 +41,9 @@ template <class T> uint64_t ulp_distance(T a, T b) {
     I i = std::bit_cast<I>(x);
     return i < 0 ? int64_t(std::numeric_limits<I>::min()) - int64_t(i) : int64_t(i);
   };
-  int64_t d = ordered(a) - ordered(b);
-  return d < 0 ? uint64_t(-d) : uint64_t(d);
+  const int64_t oa = ordered(a), ob = ordered(b);
+  // Unsigned subtraction: the gap between huge values of opposite signs overflows int64.
+  return oa > ob ? uint64_t(oa) - uint64_t(ob) : uint64_t(ob) - uint64_t(oa);
 }
 
 inline bool close(double got, double want, jx::DType dtype, Tol tol, double scale) {

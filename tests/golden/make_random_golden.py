@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Writes random_golden.inc: jax.random reference outputs, as exact bit patterns, for jx's tests.
 
 Run from anywhere: python3 tests/golden/make_random_golden.py
@@ -10,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 jax.config.update("jax_enable_x64", True)
-# jx implements the partitionable threefry layout, JAX's default since 0.5.
+# jx implements the partitionable threefry counter layout, the default of this JAX.
 assert jax.config.jax_threefry_partitionable, "expected jax_threefry_partitionable=True"
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "random_golden.inc")
@@ -18,73 +19,73 @@ PER_LINE = {np.uint32: 8, np.uint64: 5}
 
 
 def key_data(keys):
-  """The uint32 words of one key or of a key array, flattened row-major."""
-  return np.asarray(jax.random.key_data(keys), dtype=np.uint32).reshape(-1)
+    """The uint32 words of one key or of a key array, flattened row-major."""
+    return np.asarray(jax.random.key_data(keys), dtype=np.uint32).reshape(-1)
 
 
 def as_bits(x):
-  """The exact bit pattern of an array, as uint32 or uint64 words, flattened row-major."""
-  a = np.ascontiguousarray(np.asarray(x))
-  return a.reshape(-1).view(np.uint32 if a.dtype.itemsize == 4 else np.uint64)
+    """The exact bit pattern of an array, as uint32 or uint64 words, flattened row-major."""
+    a = np.ascontiguousarray(np.asarray(x))
+    return a.reshape(-1).view(np.uint32 if a.dtype.itemsize == 4 else np.uint64)
 
 
 def literal(name, words):
-  ctype = "uint32_t" if words.dtype == np.uint32 else "uint64_t"
-  width = 8 if words.dtype == np.uint32 else 16
-  per_line = PER_LINE[words.dtype.type]
-  lines = []
-  for i in range(0, len(words), per_line):
-    lines.append("    " + " ".join(f"0x{int(w):0{width}x}," for w in words[i:i + per_line]))
-  body = "\n".join(lines)
-  return f"inline constexpr {ctype} {name}[{len(words)}] = {{\n{body}\n}};\n"
+    ctype = "uint32_t" if words.dtype == np.uint32 else "uint64_t"
+    width = 8 if words.dtype == np.uint32 else 16
+    per_line = PER_LINE[words.dtype.type]
+    lines = []
+    for i in range(0, len(words), per_line):
+        lines.append("    " + " ".join(f"0x{int(w):0{width}x}," for w in words[i:i + per_line]))
+    body = "\n".join(lines)
+    return f"inline constexpr {ctype} {name}[{len(words)}] = {{\n{body}\n}};\n"
 
 
 def main():
-  k0 = jax.random.PRNGKey(0)
-  k1 = jax.random.PRNGKey(1)
-  k7 = jax.random.PRNGKey(7)
-  k42 = jax.random.PRNGKey(42)
-  f32, f64 = jnp.float32, jnp.float64
-  _, k5b = jax.random.split(jax.random.PRNGKey(5))
+    k0 = jax.random.PRNGKey(0)
+    k1 = jax.random.PRNGKey(1)
+    k7 = jax.random.PRNGKey(7)
+    k42 = jax.random.PRNGKey(42)
+    f32, f64 = jnp.float32, jnp.float64
+    _, k5b = jax.random.split(jax.random.PRNGKey(5))
 
-  cases = [
-      ("key_0", key_data(k0)),
-      ("key_42", key_data(k42)),
-      ("key_minus1", key_data(jax.random.PRNGKey(-1))),
-      ("key_2pow40_plus3", key_data(jax.random.PRNGKey(2**40 + 3))),
-      ("split_key0_2", key_data(jax.random.split(k0))),
-      ("split_key7_5", key_data(jax.random.split(k7, 5))),
-      ("fold_in_key0_123", key_data(jax.random.fold_in(k0, 123))),
-      ("bits_key0_7_u32", as_bits(jax.random.bits(k0, (7,), jnp.uint32))),
-      ("bits_key0_7_u64", as_bits(jax.random.bits(k0, (7,), jnp.uint64))),
-      ("uniform_key0_4x4_f32", as_bits(jax.random.uniform(k0, (4, 4), f32))),
-      ("uniform_key0_4x4_f64", as_bits(jax.random.uniform(k0, (4, 4), f64))),
-      ("uniform_key42_3x5x2_f32", as_bits(jax.random.uniform(k42, (3, 5, 2), f32))),
-      ("uniform_key42_3x5x2_f64", as_bits(jax.random.uniform(k42, (3, 5, 2), f64))),
-      ("uniform_key7_10x100_f32", as_bits(jax.random.uniform(k7, (10, 100), f32))),
-      ("uniform_key7_10x100_f64", as_bits(jax.random.uniform(k7, (10, 100), f64))),
-      ("normal_key0_4x4_f32", as_bits(jax.random.normal(k0, (4, 4), f32))),
-      ("normal_key0_4x4_f64", as_bits(jax.random.normal(k0, (4, 4), f64))),
-      ("normal_key1_10000_f32", as_bits(jax.random.normal(k1, (10000,), f32))),
-      ("normal_key1_10000_f64", as_bits(jax.random.normal(k1, (10000,), f64))),
-      # Second key of split(PRNGKey(5)), shape (3, 7).
-      ("normal_split5b_3x7_f32", as_bits(jax.random.normal(k5b, (3, 7), f32))),
-      ("normal_split5b_3x7_f64", as_bits(jax.random.normal(k5b, (3, 7), f64))),
-  ]
+    cases = [
+        ("key_0", key_data(k0)),
+        ("key_42", key_data(k42)),
+        ("key_minus1", key_data(jax.random.PRNGKey(-1))),
+        ("key_2pow40_plus3", key_data(jax.random.PRNGKey(2**40 + 3))),
+        ("split_key0_2", key_data(jax.random.split(k0))),
+        ("split_key7_5", key_data(jax.random.split(k7, 5))),
+        ("fold_in_key0_123", key_data(jax.random.fold_in(k0, 123))),
+        ("bits_key0_7_u32", as_bits(jax.random.bits(k0, (7,), jnp.uint32))),
+        ("bits_key0_7_u64", as_bits(jax.random.bits(k0, (7,), jnp.uint64))),
+        ("uniform_key0_4x4_f32", as_bits(jax.random.uniform(k0, (4, 4), f32))),
+        ("uniform_key0_4x4_f64", as_bits(jax.random.uniform(k0, (4, 4), f64))),
+        ("uniform_key42_3x5x2_f32", as_bits(jax.random.uniform(k42, (3, 5, 2), f32))),
+        ("uniform_key42_3x5x2_f64", as_bits(jax.random.uniform(k42, (3, 5, 2), f64))),
+        ("uniform_key7_10x100_f32", as_bits(jax.random.uniform(k7, (10, 100), f32))),
+        ("uniform_key7_10x100_f64", as_bits(jax.random.uniform(k7, (10, 100), f64))),
+        ("normal_key0_4x4_f32", as_bits(jax.random.normal(k0, (4, 4), f32))),
+        ("normal_key0_4x4_f64", as_bits(jax.random.normal(k0, (4, 4), f64))),
+        ("normal_key1_10000_f32", as_bits(jax.random.normal(k1, (10000,), f32))),
+        ("normal_key1_10000_f64", as_bits(jax.random.normal(k1, (10000,), f64))),
+        # Second key of split(PRNGKey(5)), shape (3, 7).
+        ("normal_split5b_3x7_f32", as_bits(jax.random.normal(k5b, (3, 7), f32))),
+        ("normal_split5b_3x7_f64", as_bits(jax.random.normal(k5b, (3, 7), f64))),
+    ]
 
-  parts = [
-      "// jax.random reference outputs (bit patterns) for tests/random/test_threefry.cpp.\n",
-      "// Generated by tests/golden/make_random_golden.py; do not edit.\n",
-      f"// jax {jax.__version__}, jax_enable_x64=True, jax_threefry_partitionable=True.\n",
-      "#pragma once\n\n#include <cstdint>\n\nnamespace golden {\n\n",
-      f'inline constexpr const char* kJaxVersion = "{jax.__version__}";\n\n',
-  ]
-  parts += [literal(name, words) for name, words in cases]
-  parts.append("\n}  // namespace golden\n")
-  with open(OUT, "w") as f:
-    f.write("".join(parts))
-  print(f"wrote {OUT} ({os.path.getsize(OUT)} bytes)")
+    parts = [
+        "// jax.random reference outputs (bit patterns) for tests/random/test_threefry.cpp.\n",
+        "// Generated by tests/golden/make_random_golden.py; do not edit.\n",
+        f"// jax {jax.__version__}, jax_enable_x64=True, jax_threefry_partitionable=True.\n",
+        "#pragma once\n\n#include <cstdint>\n\nnamespace golden {\n\n",
+        f'inline constexpr const char* kJaxVersion = "{jax.__version__}";\n\n',
+    ]
+    parts += [literal(name, words) for name, words in cases]
+    parts.append("\n}  // namespace golden\n")
+    with open(OUT, "w") as f:
+        f.write("".join(parts))
+    print(f"wrote {OUT} ({os.path.getsize(OUT)} bytes)")
 
 
 if __name__ == "__main__":
-  main()
+    main()
