@@ -1,8 +1,10 @@
-// NumPy-style text of an array: str(x), with summarization of large arrays as NumPy does.
+// NumPy's str(x), ported from numpy/_core/arrayprint.py: element formats (FloatingFormat with
+// floatmode 'maxprec', precision 8), summarization past 1000 elements, wrapping at 75 columns.
 #include <jx/array.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <ostream>
 
@@ -12,120 +14,215 @@ namespace jx {
 
 namespace {
 
-constexpr int64_t threshold = 1000, edge_items = 3;
+constexpr int64_t threshold = 1000, edge_items = 3, line_width = 75, precision = 8;
 
-// One float in NumPy's default style: at most 8 fraction digits, trailing zeros trimmed, the
-// point kept ("1.", "0.125", "1.5e-05").
-std::string float_text(double v, bool scientific) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  std::string s = scientific ? fmt::format("{:.8e}", v) : fmt::format("{:.8f}", v);
-  size_t end = scientific ? s.find('e') : s.size();
-  size_t cut = end;
-  while (cut > 0 && s[cut - 1] == '0') --cut;
-  s.erase(cut, end - cut);
-  if (scientific) {
-    // NumPy writes at least two exponent digits: e-05, e+10.
-    size_t e = s.find('e');
-    std::string exponent = s.substr(e + 2);
-    if (exponent.size() < 2) exponent = "0" + exponent;
-    s.resize(e + 2);
-    s += exponent;
+// Shortest digits after the point (at most `precision`) that read back as x, as dragon4 with
+// unique=True does; `scientific` picks the mantissa form.
+std::string shortest(double x, bool is_f32, bool scientific) {
+  std::string s;
+  for (int p = 0; p <= precision; ++p) {
+    s = scientific ? fmt::format("{:.{}e}", x, p) : fmt::format("{:.{}f}", x, p);
+    double back = std::strtod(s.c_str(), nullptr);
+    if (is_f32 ? float(back) == float(x) : back == x) break;
   }
   return s;
 }
 
-struct Formatter {
+struct ElementFormat {
   DType dtype;
-  std::vector<std::string> texts{};
-  size_t int_width = 0, frac_width = 0; // floats: aligned on the point
-  size_t width = 0;                     // every element right-aligned to this
+  const std::vector<double> *floats = nullptr; // floats and bools
+  const std::vector<int64_t> *ints = nullptr;  // integers, exact
+  // floats
+  bool exp_format = false;
+  int digits = 0;  // exp format: mantissa digits after the point
+  int exp_size = 0; // exp format: exponent digits
+  size_t pad_left = 0, pad_right = 0;
+  // ints, bools
+  size_t width = 0;
 
-  std::string element(int64_t i) const {
-    const std::string &t = texts[i];
-    size_t point = t.find('.');
-    if (!is_floating(dtype) || point == std::string::npos) return t; // nan, inf: right-aligned
-    std::string out(int_width > point ? int_width - point : 0, ' ');
-    out += t;
-    size_t frac = t.size() - point;
-    if (frac_width > frac) out.append(frac_width - frac, ' ');
+  std::string operator()(int64_t i) const {
+    if (!is_floating(dtype) && dtype != DType::bool_) {
+      std::string s = fmt::format("{}", (*ints)[i]);
+      return std::string(width > s.size() ? width - s.size() : 0, ' ') + s;
+    }
+    const double v = (*floats)[i];
+    if (dtype == DType::bool_) return v != 0 ? " True" : "False";
+    if (!std::isfinite(v)) {
+      std::string s = std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+      size_t total = pad_left + pad_right + 1;
+      return std::string(total > s.size() ? total - s.size() : 0, ' ') + s;
+    }
+    std::string s;
+    if (exp_format) {
+      s = fmt::format("{:.{}e}", v, digits);
+      size_t e = s.find('e');
+      std::string mantissa = s.substr(0, e), exponent = s.substr(e + 2);
+      if (mantissa.find('.') == std::string::npos) mantissa += '.';
+      while (int(exponent.size()) < exp_size) exponent = "0" + exponent;
+      s = mantissa + s.substr(e, 2) + exponent;
+    } else {
+      s = shortest(v, dtype == DType::float32, false);
+      if (s.find('.') == std::string::npos) s += '.';
+    }
+    size_t point = s.find('.');
+    size_t frac = s.size() - point - 1;
+    std::string out(pad_left > point ? pad_left - point : 0, ' ');
+    out += s;
+    if (!exp_format && pad_right > frac) out.append(pad_right - frac, ' ');
     return out;
   }
 };
 
-void render(const Formatter &f, const Shape &shape, size_t axis, int64_t offset, int64_t stride_prod,
-            bool summarize, std::string &out, int indent) {
-  if (axis == shape.size()) {
-    std::string e = f.element(offset);
-    if (f.width > e.size()) out.append(f.width - e.size(), ' ');
-    out.append(e);
-    return;
+ElementFormat make_format(ElementFormat f, const std::vector<int64_t> &shown_indices) {
+  if (f.dtype == DType::bool_) return f;
+  if (!is_floating(f.dtype)) {
+    for (int64_t i : shown_indices) f.width = std::max(f.width, fmt::format("{}", (*f.ints)[i]).size());
+    return f;
   }
-  const int64_t n = shape[axis];
-  const int64_t inner = stride_prod / std::max<int64_t>(n, 1);
-  out += '[';
-  const bool last_axis = axis + 1 == shape.size();
-  auto separator = [&] {
-    if (last_axis) {
-      out.push_back(' ');
+  std::vector<double> shown;
+  for (int64_t i : shown_indices) shown.push_back((*f.floats)[i]);
+  const DType dtype = f.dtype;
+  const bool is_f32 = dtype == DType::float32;
+  std::vector<double> finite;
+  bool any_inf_negative = false, any_nonfinite = false;
+  for (double v : shown) {
+    if (std::isfinite(v)) finite.push_back(v);
+    else {
+      any_nonfinite = true;
+      any_inf_negative = any_inf_negative || (std::isinf(v) && v < 0);
+    }
+  }
+  double max_val = 0, min_val = INFINITY;
+  for (double v : finite)
+    if (v != 0) {
+      max_val = std::max(max_val, std::fabs(v));
+      min_val = std::min(min_val, std::fabs(v));
+    }
+  if (min_val != INFINITY) {
+    const double exp_cutoff_max = is_f32 ? 1e6 : 1e8; // 10 ** min(8, finfo.precision)
+    f.exp_format = max_val >= exp_cutoff_max || min_val < 0.0001 || max_val / min_val > 1000.;
+  }
+  if (finite.empty()) {
+    f.pad_left = f.pad_right = 0;
+  } else if (f.exp_format) {
+    for (double v : finite) {
+      std::string s = shortest(v, is_f32, true);
+      size_t e = s.find('e'), point = s.find('.');
+      size_t int_len = point == std::string::npos ? e : point;
+      int frac_len = point == std::string::npos ? 0 : int(e - point - 1);
+      f.digits = std::max(f.digits, frac_len);
+      f.exp_size = std::max(f.exp_size, int(s.size() - e - 2));
+      f.pad_left = std::max(f.pad_left, int_len);
+    }
+    f.pad_right = size_t(f.exp_size + 2 + f.digits);
+  } else {
+    for (double v : finite) {
+      std::string s = shortest(v, is_f32, false);
+      size_t point = s.find('.');
+      f.pad_left = std::max(f.pad_left, point == std::string::npos ? s.size() : point);
+      f.pad_right = std::max(f.pad_right, point == std::string::npos ? 0 : s.size() - point - 1);
+    }
+  }
+  if (any_nonfinite) {
+    const int64_t offset = int64_t(f.pad_right) + 1;
+    f.pad_left = size_t(std::max<int64_t>({int64_t(f.pad_left), 3 - offset, 3 + any_inf_negative - offset}));
+  }
+  return f;
+}
+
+// _formatArray: nested brackets, separators, wrapping and "..." summaries.
+struct ArrayPrinter {
+  const Shape &shape;
+  const ElementFormat &format;
+  bool summarize;
+
+  static void extend_line(std::string &s, std::string &line, const std::string &word, int64_t width,
+                          const std::string &prefix) {
+    bool wrap = int64_t(line.size() + word.size()) > width && line.size() > prefix.size();
+    if (wrap) {
+      size_t end = line.find_last_not_of(' ');
+      s += line.substr(0, end == std::string::npos ? 0 : end + 1) + "\n";
+      line = prefix;
+    }
+    line += word;
+  }
+
+  std::string recurse(size_t axis, int64_t offset, int64_t stride, const std::string &indent, int64_t width) const {
+    if (axis == shape.size()) return format(offset);
+    const std::string next_indent = indent + " ";
+    const int64_t next_width = width - 1;
+    const int64_t n = shape[axis], inner = n == 0 ? 0 : stride / n;
+    const bool summary = summarize && 2 * edge_items < n;
+    const int64_t leading = summary ? edge_items : 0, trailing = summary ? edge_items : n;
+    std::string s;
+    if (axis + 1 == shape.size()) {
+      const int64_t elem_width = width - 1;
+      std::string line = indent;
+      for (int64_t i = 0; i < leading; ++i) {
+        extend_line(s, line, recurse(axis + 1, offset + i * inner, inner, next_indent, next_width), elem_width, indent);
+        line += " ";
+      }
+      if (summary) {
+        extend_line(s, line, "...", elem_width, indent);
+        line += " ";
+      }
+      for (int64_t i = trailing; i > 1; --i) {
+        extend_line(s, line, recurse(axis + 1, offset + (n - i) * inner, inner, next_indent, next_width), elem_width,
+                    indent);
+        line += " ";
+      }
+      extend_line(s, line, recurse(axis + 1, offset + (n - 1) * inner, inner, next_indent, next_width), elem_width,
+                  indent);
+      s += line;
+    } else {
+      const std::string line_sep(shape.size() - axis - 1, '\n');
+      for (int64_t i = 0; i < leading; ++i)
+        s += indent + recurse(axis + 1, offset + i * inner, inner, next_indent, next_width) + line_sep;
+      if (summary) s += indent + "..." + line_sep;
+      for (int64_t i = trailing; i > 1; --i)
+        s += indent + recurse(axis + 1, offset + (n - i) * inner, inner, next_indent, next_width) + line_sep;
+      s += indent + recurse(axis + 1, offset + (n - 1) * inner, inner, next_indent, next_width);
+    }
+    std::string out = "[";
+    out.append(s, indent.size(), std::string::npos);
+    out.push_back(']');
+    return out;
+  }
+
+  // The elements that will be shown (NumPy sizes the format on these only).
+  void collect(size_t axis, int64_t offset, int64_t stride, std::vector<int64_t> &out) const {
+    if (axis == shape.size()) {
+      out.push_back(offset);
       return;
     }
-    out.append(shape.size() - axis - 1, '\n');
-    out.append(size_t(indent + 1), ' ');
-  };
-  for (int64_t i = 0; i < n; ++i) {
-    if (summarize && n > 2 * edge_items && i == edge_items) {
-      out.append("...");
-      separator();
-      i = n - edge_items;
+    const int64_t n = shape[axis], inner = n == 0 ? 0 : stride / n;
+    const bool summary = summarize && 2 * edge_items < n;
+    for (int64_t i = 0; i < n; ++i) {
+      if (summary && i == edge_items) i = n - edge_items;
+      collect(axis + 1, offset + i * inner, inner, out);
     }
-    render(f, shape, axis + 1, offset + i * inner, inner, summarize, out, indent + 1);
-    if (i + 1 < n) separator();
   }
-  out += ']';
-}
+};
 
 } // namespace
 
 std::string to_string(const Array &x) {
-  Formatter f{x.dtype()};
-  switch (x.dtype()) {
-  case DType::bool_:
-    for (bool b : x.to_vector<bool>()) f.texts.push_back(b ? "True" : "False");
-    break;
-  case DType::int32:
-  case DType::int64:
-    for (int64_t v : x.to_vector<int64_t>()) f.texts.push_back(fmt::format("{}", v));
-    break;
-  case DType::float32:
-  case DType::float64: {
-    std::vector<double> values = x.to_vector<double>();
-    double lo = INFINITY, hi = 0;
-    for (double v : values)
-      if (std::isfinite(v) && v != 0) {
-        lo = std::min(lo, std::fabs(v));
-        hi = std::max(hi, std::fabs(v));
-      }
-    // NumPy switches to scientific notation for tiny values or a wide range.
-    const bool scientific = lo != INFINITY && (hi >= 1e16 || lo < 1e-4 || hi / lo > 1e3);
-    for (double v : values) {
-      if (x.dtype() == DType::float32) v = std::stod(fmt::format("{}", float(v)));
-      f.texts.push_back(float_text(v, scientific));
-    }
-    for (const std::string &t : f.texts) {
-      size_t point = t.find('.');
-      if (point == std::string::npos) continue;
-      f.int_width = std::max(f.int_width, point);
-      f.frac_width = std::max(f.frac_width, t.size() - point);
-    }
-    break;
+  std::vector<double> floats;
+  std::vector<int64_t> ints;
+  if (is_integer(x.dtype())) ints = x.to_vector<int64_t>();
+  else floats = x.to_vector<double>();
+  ElementFormat base{x.dtype(), &floats, &ints};
+  if (x.ndim() == 0) {
+    if (x.dtype() == DType::bool_) return floats[0] != 0 ? "True" : "False";
+    std::string s = make_format(base, {0})(0);
+    return s.substr(s.find_first_not_of(' '));
   }
-  }
-  if (x.ndim() == 0) return f.texts[0];
-  for (int64_t i = 0; i < x.size(); ++i) f.width = std::max(f.width, f.element(i).size());
-  std::string out;
-  render(f, x.shape(), 0, 0, x.size(), x.size() > threshold, out, 0);
-  return out;
+  if (x.size() == 0) return "[]"; // whatever the shape, as NumPy
+  ArrayPrinter collector{x.shape(), base, x.size() > threshold};
+  std::vector<int64_t> shown;
+  collector.collect(0, 0, x.size(), shown);
+  ArrayPrinter printer{x.shape(), make_format(base, shown), collector.summarize};
+  return printer.recurse(0, 0, x.size(), " ", line_width);
 }
 
 std::ostream &operator<<(std::ostream &os, const Array &x) { return os << to_string(x); }

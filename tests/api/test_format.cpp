@@ -2,6 +2,7 @@
 #include <jx/jx.h>
 
 #include <gtest/gtest.h>
+#include <fstream>
 #include <sstream>
 
 namespace jnp = jx::numpy;
@@ -33,3 +34,20 @@ TEST(Format, Ostream) {
   os << jnp::arange(3);
   EXPECT_EQ(os.str(), "[0 1 2]");
 }
+
+class FormatGolden : public ::testing::TestWithParam<const char *> {};
+
+// str(x) from NumPy itself, for wrapping, summarization, scientific notation and dtypes.
+TEST_P(FormatGolden, MatchesNumPy) {
+  const std::string base = std::string(JX_GOLDEN_DIR) + "/format/" + GetParam();
+  std::ifstream in(base + ".txt");
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(jx::to_string(jnp::load(base + ".npy")), expected.str());
+}
+
+INSTANTIATE_TEST_SUITE_P(NumPy, FormatGolden,
+                         ::testing::Values("scientific", "wrapped_floats", "wrapped_ints", "summarized_2d",
+                                           "float32", "bool_2d", "nonfinite", "cutoff_1e8",
+                                           "negative_scientific", "ints_3d", "int64_large", "empty_2d",
+                                           "scalar"));

@@ -1,0 +1,30 @@
+"""Golden data for printing: str(x) as NumPy prints it, beside x as .npy.
+
+Run from the repository root: python3 tests/golden/make_format_golden.py
+"""
+import os
+
+import numpy as np
+
+out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "format")
+os.makedirs(out, exist_ok=True)
+
+cases = {
+    "scientific": np.array([0.1, 0.1, 5.551115123125783e-17, 4.440892098500626e-16, 0.1]),
+    "wrapped_floats": np.arange(40.0) * 1.5,
+    "wrapped_ints": np.arange(30),
+    "summarized_2d": np.arange(2000.0).reshape(40, 50) / 7,
+    "float32": (np.arange(12, dtype=np.float32) / 3).reshape(3, 4),
+    "bool_2d": np.array([[True, False], [False, True]]),
+    "nonfinite": np.array([np.nan, -np.inf, 1.5, 100.25]),
+    "cutoff_1e8": np.array([1e8, 1.0]),
+    "negative_scientific": np.array([-1e-5, 2.5e10]),
+    "ints_3d": np.arange(24).reshape(2, 3, 4) - 5,
+    "int64_large": np.array([2**62 + 1, -(2**62) - 3]),
+    "empty_2d": np.zeros((2, 0)),
+    "scalar": np.array(3.25),
+}
+for name, value in cases.items():
+    np.save(os.path.join(out, name + ".npy"), value)
+    with open(os.path.join(out, name + ".txt"), "w") as f:
+        f.write(str(value))
