@@ -19,12 +19,16 @@ constexpr int64_t threshold = 1000, edge_items = 3, line_width = 75, precision =
 // Shortest digits after the point (at most `precision`) that read back as x, as dragon4 with
 // unique=True does; `scientific` picks the mantissa form.
 std::string shortest(double x, bool is_f32, bool scientific) {
-  std::string s;
-  for (int p = 0; p <= precision; ++p) {
-    s = scientific ? fmt::format("{:.{}e}", x, p) : fmt::format("{:.{}f}", x, p);
+  for (int p = 0; p < precision; ++p) {
+    std::string s = scientific ? fmt::format("{:.{}e}", x, p) : fmt::format("{:.{}f}", x, p);
     double back = std::strtod(s.c_str(), nullptr);
-    if (is_f32 ? float(back) == float(x) : back == x) break;
+    if (is_f32 ? float(back) == float(x) : back == x) return s;
   }
+  // Rounded to `precision` digits, trailing zeros trimmed (dragon4's trim='.').
+  std::string s = scientific ? fmt::format("{:.{}e}", x, precision) : fmt::format("{:.{}f}", x, precision);
+  size_t end = scientific ? s.find('e') : s.size(), cut = end;
+  while (s[cut - 1] == '0') --cut;
+  s.erase(cut, end - cut);
   return s;
 }
 

@@ -50,4 +50,4 @@ INSTANTIATE_TEST_SUITE_P(NumPy, FormatGolden,
                          ::testing::Values("scientific", "wrapped_floats", "wrapped_ints", "summarized_2d",
                                            "float32", "bool_2d", "nonfinite", "cutoff_1e8",
                                            "negative_scientific", "ints_3d", "int64_large", "empty_2d",
-                                           "scalar"));
+                                           "scalar", "trimmed_digits", "trimmed_scientific"));

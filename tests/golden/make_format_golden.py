@@ -23,6 +23,8 @@ cases = {
     "int64_large": np.array([2**62 + 1, -(2**62) - 3]),
     "empty_2d": np.zeros((2, 0)),
     "scalar": np.array(3.25),
+    "trimmed_digits": np.array([[-0.20584214, -0.78476578, 1.8160866712], [1.2959899012, -0.04869991, -0.6316204]]),
+    "trimmed_scientific": np.array([1.2959899012e-7, 3.0]),
 }
 for name, value in cases.items():
     np.save(os.path.join(out, name + ".npy"), value)
