@@ -13,7 +13,8 @@ static Array simps_graph(int64_t N) {
   auto dx = (b - a) / N;
   auto x = jnp::linspace(a, b, N + 1);
   std::vector<Array> terms;
-  for (int i = 0; i < 200; ++i) terms.push_back(jnp::power(x, i / 10.) * jnp::exp(-x));
+  for (int i = 0; i < 200; ++i)
+    terms.push_back(jnp::power(x, i / 10.) * jnp::exp(-x));
   auto y = jnp::stack(terms, 1);
   auto w = jnp::ones_like(y);
   w = w.at(jx::slice(2, -1, 2)).set(2.);
@@ -22,7 +23,8 @@ static Array simps_graph(int64_t N) {
 }
 
 static void BM_TraceSimpson(benchmark::State &state) {
-  for (auto _ : state) benchmark::DoNotOptimize(simps_graph(state.range(0)));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(simps_graph(state.range(0)));
   state.counters["elements"] = double((state.range(0) + 1) * 200 * 100);
 }
 BENCHMARK(BM_TraceSimpson)->Arg(8)->Arg(512)->Arg(1 << 16)->Unit(benchmark::kMicrosecond);

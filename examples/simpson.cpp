@@ -27,7 +27,8 @@ Array simps(const std::function<Array(const Array &)> &f, const Array &a, const 
 // The question's funcN: a stack of 200 expressions.
 Array funcN(const Array &x) {
   std::vector<Array> terms;
-  for (int i = 0; i < 200; ++i) terms.push_back(jnp::power(x, i / 10.) * jnp::exp(-x));
+  for (int i = 0; i < 200; ++i)
+    terms.push_back(jnp::power(x, i / 10.) * jnp::exp(-x));
   return jnp::stack(terms, 1);
 }
 
@@ -41,8 +42,10 @@ Array funcN_broadcast(const Array &x0) {
 int main(int argc, char **argv) {
   std::string variant = "stack", reference = JX_EXAMPLES_DATA "/simpson_numpy.npy";
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--variant") && i + 1 < argc) variant = argv[++i];
-    else if (!std::strcmp(argv[i], "--reference") && i + 1 < argc) reference = argv[++i];
+    if (!std::strcmp(argv[i], "--variant") && i + 1 < argc)
+      variant = argv[++i];
+    else if (!std::strcmp(argv[i], "--reference") && i + 1 < argc)
+      reference = argv[++i];
   }
   auto f = variant == "broadcast" ? funcN_broadcast : funcN;
 
@@ -51,10 +54,12 @@ int main(int argc, char **argv) {
 
   auto start = std::chrono::steady_clock::now();
   auto S = simps(f, a, b, 512).block_until_ready();
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
-  fmt::print("simpson ({} variant): result shape ({}, {}), dtype {}, {:.1f} ms (reference evaluator)\n",
-             variant, S.shape()[0], S.shape()[1], jx::dtype_name(S.dtype()), ms);
+  fmt::print(
+      "simpson ({} variant): result shape ({}, {}), dtype {}, {:.1f} ms (reference evaluator)\n",
+      variant, S.shape()[0], S.shape()[1], jx::dtype_name(S.dtype()), ms);
   fmt::print("S[:3, :3] =\n{}\n", S(jx::slice(0, 3), jx::slice(0, 3)));
   auto expected = jnp::load(reference);
   auto rel = jnp::max(jnp::abs(S - expected) / jnp::abs(expected)).item<double>();

@@ -59,8 +59,7 @@ class Array {
 public:
   // A C++ scalar is weakly typed, as a Python scalar in JAX: 2.0 * f32 stays float32.
   template <class T>
-    requires std::is_arithmetic_v<T>
-  Array(T value) : Array(from_scalar(value)) {}
+  requires std::is_arithmetic_v<T> Array(T value) : Array(from_scalar(value)) {}
   explicit Array(std::shared_ptr<const ir::Node> node);
 
   const Shape &shape() const;
@@ -99,9 +98,12 @@ private:
   static Array from_scalar_double(double v);
   static Array from_scalar_int(int64_t v, bool is_bool);
   template <class T> static Array from_scalar(T v) {
-    if constexpr (std::is_same_v<T, bool>) return from_scalar_int(v, true);
-    else if constexpr (std::is_integral_v<T>) return from_scalar_int(static_cast<int64_t>(v), false);
-    else return from_scalar_double(static_cast<double>(v));
+    if constexpr (std::is_same_v<T, bool>)
+      return from_scalar_int(v, true);
+    else if constexpr (std::is_integral_v<T>)
+      return from_scalar_int(static_cast<int64_t>(v), false);
+    else
+      return from_scalar_double(static_cast<double>(v));
   }
   void copy_to(DType dtype, void *out) const;
 
@@ -135,7 +137,8 @@ template <class T> std::vector<T> Array::to_vector() const {
   if constexpr (std::is_same_v<T, bool>) {
     std::unique_ptr<bool[]> tmp(new bool[out.size()]);
     copy_to(DType::bool_, tmp.get());
-    for (size_t i = 0; i < out.size(); ++i) out[i] = tmp[i];
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] = tmp[i];
   } else if constexpr (std::is_same_v<T, int>) {
     std::vector<int32_t> tmp(out.size());
     copy_to(DType::int32, tmp.data());

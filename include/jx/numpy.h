@@ -40,8 +40,10 @@ private:
 
 // ---- creation ----
 // jnp.array(data).reshape(shape): copies data; shape defaults to (data.size(),).
-template <class T> Array array(const std::vector<T> &data, std::optional<Shape> shape = std::nullopt);
-template <class T> Array array(std::initializer_list<T> data, std::optional<Shape> shape = std::nullopt) {
+template <class T>
+Array array(const std::vector<T> &data, std::optional<Shape> shape = std::nullopt);
+template <class T>
+Array array(std::initializer_list<T> data, std::optional<Shape> shape = std::nullopt) {
   return array(std::vector<T>(data), std::move(shape));
 }
 // jnp.array(scalar, dtype): a strongly typed 0-d array.
@@ -57,15 +59,15 @@ Array ones_like(const Array &x, std::optional<DType> dtype = std::nullopt);
 Array full_like(const Array &x, const Array &fill_value, std::optional<DType> dtype = std::nullopt);
 // jnp.arange(stop), jnp.arange(start, stop, step): int64 when all bounds are integers, else
 // float64 (unless dtype is given).
-Array arange_impl(double start, double stop, double step, bool integral, std::optional<DType> dtype);
+Array arange_impl(double start, double stop, double step, bool integral,
+                  std::optional<DType> dtype);
 template <class A>
-  requires std::is_arithmetic_v<A>
-Array arange(A stop, std::optional<DType> dtype = std::nullopt) {
+requires std::is_arithmetic_v<A> Array arange(A stop, std::optional<DType> dtype = std::nullopt) {
   return arange_impl(0, double(stop), 1, std::is_integral_v<A>, dtype);
 }
 template <class A, class B, class C = int>
-  requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B> && std::is_arithmetic_v<C>
-Array arange(A start, B stop, C step = 1, std::optional<DType> dtype = std::nullopt) {
+requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B> && std::is_arithmetic_v<C>
+    Array arange(A start, B stop, C step = 1, std::optional<DType> dtype = std::nullopt) {
   constexpr bool integral = std::is_integral_v<A> && std::is_integral_v<B> && std::is_integral_v<C>;
   return arange_impl(double(start), double(stop), double(step), integral, dtype);
 }
@@ -169,7 +171,8 @@ Array argmin(const Array &x, std::optional<int64_t> axis = std::nullopt, bool ke
 
 // ---- contractions ----
 Array einsum(std::string_view subscripts, const std::vector<Array> &operands);
-template <class... A> Array einsum(std::string_view subscripts, const Array &first, const A &...rest) {
+template <class... A>
+Array einsum(std::string_view subscripts, const Array &first, const A &...rest) {
   return einsum(subscripts, std::vector<Array>{first, rest...});
 }
 Array matmul(const Array &a, const Array &b);

@@ -12,7 +12,8 @@ using Shape = std::vector<int64_t>;
 // Number of elements; 1 for a 0-d shape.
 inline int64_t shape_size(const Shape &shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    n *= d;
   return n;
 }
 

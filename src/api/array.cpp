@@ -46,7 +46,8 @@ void Array::copy_to(DType to, void *out) const {
     dispatch_dtype(to, [&](auto to_tag) {
       using T = decltype(to_tag);
       T *o = static_cast<T *>(out);
-      for (int64_t i = 0; i < n; ++i) o[i] = interp::convert_scalar<T, F>(in[i]);
+      for (int64_t i = 0; i < n; ++i)
+        o[i] = interp::convert_scalar<T, F>(in[i]);
     });
   });
 }

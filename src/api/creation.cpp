@@ -9,8 +9,8 @@
 
 namespace jx::numpy {
 
-using api::NodePtr;
 using api::node_of;
+using api::NodePtr;
 using api::wrap;
 
 namespace {
@@ -26,12 +26,13 @@ template <class T> Array array(const std::vector<T> &data, std::optional<Shape> 
   Shape s = shape ? *shape : Shape{int64_t(data.size())};
   check_shape(s);
   if (shape_size(s) != int64_t(data.size()))
-    throw ShapeError(fmt::format("cannot reshape array of size {} into shape {}", data.size(),
-                                 shape_str(s)));
+    throw ShapeError(
+        fmt::format("cannot reshape array of size {} into shape {}", data.size(), shape_str(s)));
   constexpr DType dt = dtype_of_v<T>;
   runtime::BufferPtr buffer = runtime::make_buffer(data.size() * sizeof(T));
   if constexpr (std::is_same_v<T, bool>) {
-    for (size_t i = 0; i < data.size(); ++i) buffer->as<bool>()[i] = data[i];
+    for (size_t i = 0; i < data.size(); ++i)
+      buffer->as<bool>()[i] = data[i];
   } else {
     std::memcpy(buffer->data(), data.data(), data.size() * sizeof(T));
   }
@@ -59,13 +60,18 @@ Array full(const Shape &shape, const Array &fill_value, std::optional<DType> dty
 
 Array zeros(const Shape &shape, DType dtype) { return full(shape, 0, dtype); }
 Array ones(const Shape &shape, DType dtype) { return full(shape, 1, dtype); }
-Array zeros_like(const Array &x, std::optional<DType> dtype) { return full(x.shape(), 0, dtype ? *dtype : x.dtype()); }
-Array ones_like(const Array &x, std::optional<DType> dtype) { return full(x.shape(), 1, dtype ? *dtype : x.dtype()); }
+Array zeros_like(const Array &x, std::optional<DType> dtype) {
+  return full(x.shape(), 0, dtype ? *dtype : x.dtype());
+}
+Array ones_like(const Array &x, std::optional<DType> dtype) {
+  return full(x.shape(), 1, dtype ? *dtype : x.dtype());
+}
 Array full_like(const Array &x, const Array &fill_value, std::optional<DType> dtype) {
   return full(x.shape(), fill_value, dtype ? *dtype : x.dtype());
 }
 
-Array arange_impl(double start, double stop, double step, bool integral, std::optional<DType> dtype) {
+Array arange_impl(double start, double stop, double step, bool integral,
+                  std::optional<DType> dtype) {
   if (step == 0) throw ValueError("arange: step cannot be zero");
   if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step))
     throw ValueError("arange: cannot compute length");
@@ -98,7 +104,8 @@ Array linspace(const Array &start, const Array &stop, int64_t num, bool endpoint
   shape.insert(shape.begin(), num);
   auto spread = [&](const NodePtr &n) {
     std::vector<int64_t> dims;
-    for (int64_t i = 1; i < out_rank; ++i) dims.push_back(i);
+    for (int64_t i = 1; i < out_rank; ++i)
+      dims.push_back(i);
     return ir::broadcast(n, shape, dims);
   };
   const int64_t div = endpoint ? num - 1 : num;
@@ -131,7 +138,11 @@ Array eye(int64_t n, std::optional<int64_t> m, int64_t k, DType dtype) {
   if (n < 0 || cols < 0) throw ValueError("negative dimensions are not allowed");
   Shape shape{n, cols};
   NodePtr row = ir::iota(DType::int64, shape, 0), col = ir::iota(DType::int64, shape, 1);
-  NodePtr diag = ir::binary(ir::Op::Eq, ir::binary(ir::Op::Add, row, api::broadcast_node(ir::literal_int(k, DType::int64, false), shape)), col);
+  NodePtr diag =
+      ir::binary(ir::Op::Eq,
+                 ir::binary(ir::Op::Add, row,
+                            api::broadcast_node(ir::literal_int(k, DType::int64, false), shape)),
+                 col);
   return wrap(ir::convert(diag, dtype));
 }
 

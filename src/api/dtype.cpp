@@ -28,11 +28,11 @@ DType dtype(std::string_view name) {
     DType dtype;
   };
   static constexpr Alias aliases[] = {
-      {"bool", DType::bool_},     {"bool_", DType::bool_},      {"?", DType::bool_},
-      {"b1", DType::bool_},       {"int32", DType::int32},      {"i4", DType::int32},
-      {"int64", DType::int64},    {"i8", DType::int64},         {"int", DType::int64},
-      {"float32", DType::float32}, {"f4", DType::float32},      {"single", DType::float32},
-      {"float64", DType::float64}, {"f8", DType::float64},      {"double", DType::float64},
+      {"bool", DType::bool_},      {"bool_", DType::bool_}, {"?", DType::bool_},
+      {"b1", DType::bool_},        {"int32", DType::int32}, {"i4", DType::int32},
+      {"int64", DType::int64},     {"i8", DType::int64},    {"int", DType::int64},
+      {"float32", DType::float32}, {"f4", DType::float32},  {"single", DType::float32},
+      {"float64", DType::float64}, {"f8", DType::float64},  {"double", DType::float64},
       {"float", DType::float64},
   };
   for (const Alias &a : aliases)

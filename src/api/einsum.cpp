@@ -11,8 +11,8 @@
 
 namespace jx::numpy {
 
-using api::NodePtr;
 using api::node_of;
+using api::NodePtr;
 using api::wrap;
 
 namespace {
@@ -34,9 +34,11 @@ Term parse_term(std::string_view s) {
     char c = s[i];
     if (c == '.') {
       if (s.substr(i, 3) != "...")
-        throw ValueError("einstein sum subscripts string contains a '.' that is not part of an ellipsis ('...')");
+        throw ValueError("einstein sum subscripts string contains a '.' that is not part of an "
+                         "ellipsis ('...')");
       if (t.has_ellipsis)
-        throw ValueError("einstein sum subscripts string contains multiple ellipses ('...') in one operand");
+        throw ValueError(
+            "einstein sum subscripts string contains multiple ellipses ('...') in one operand");
       t.has_ellipsis = true;
       t.labels.push_back(-1);
       i += 2;
@@ -44,7 +46,8 @@ Term parse_term(std::string_view s) {
       t.labels.push_back(c);
     } else if (c != ' ') {
       throw ValueError(fmt::format(
-          "invalid subscript '{}' in einstein sum subscripts string, subscripts must be letters", c));
+          "invalid subscript '{}' in einstein sum subscripts string, subscripts must be letters",
+          c));
     }
   }
   return t;
@@ -54,12 +57,13 @@ Term parse_term(std::string_view s) {
 std::vector<Label> expand_term(const Term &t, int64_t ndim, size_t operand) {
   const int64_t letters = int64_t(t.labels.size()) - (t.has_ellipsis ? 1 : 0);
   if (letters > ndim)
-    throw ValueError(
-        fmt::format("einstein sum subscripts string contains too many subscripts for operand {}", operand));
+    throw ValueError(fmt::format(
+        "einstein sum subscripts string contains too many subscripts for operand {}", operand));
   if (!t.has_ellipsis && letters != ndim)
-    throw ValueError(fmt::format("operand {} has more dimensions than subscripts given in einstein sum, but no "
-                                 "'...' ellipsis provided to broadcast the extra dimensions.",
-                                 operand));
+    throw ValueError(
+        fmt::format("operand {} has more dimensions than subscripts given in einstein sum, but no "
+                    "'...' ellipsis provided to broadcast the extra dimensions.",
+                    operand));
   std::vector<Label> out;
   for (Label l : t.labels) {
     if (l != -1) {
@@ -67,7 +71,8 @@ std::vector<Label> expand_term(const Term &t, int64_t ndim, size_t operand) {
       continue;
     }
     const int64_t n = ndim - letters;
-    for (int64_t k = n - 1; k >= 0; --k) out.push_back(ellipsis_label(int(k)));
+    for (int64_t k = n - 1; k >= 0; --k)
+      out.push_back(ellipsis_label(int(k)));
   }
   return out;
 }
@@ -99,8 +104,10 @@ void sum_unneeded(Operand &op, const std::set<Label> &keep) {
   std::vector<int64_t> axes;
   std::vector<Label> kept;
   for (size_t i = 0; i < op.labels.size(); ++i) {
-    if (keep.count(op.labels[i])) kept.push_back(op.labels[i]);
-    else axes.push_back(int64_t(i));
+    if (keep.count(op.labels[i]))
+      kept.push_back(op.labels[i]);
+    else
+      axes.push_back(int64_t(i));
   }
   op.node = ir::reduce(ir::Op::ReduceSum, op.node, axes);
   op.labels = kept;
@@ -148,24 +155,29 @@ Array einsum(std::string_view subscripts, const std::vector<Array> &operands) {
   std::vector<Term> terms;
   for (size_t start = 0;;) {
     size_t comma = lhs.find(',', start);
-    terms.push_back(parse_term(lhs.substr(start, comma == std::string_view::npos ? lhs.npos : comma - start)));
+    terms.push_back(
+        parse_term(lhs.substr(start, comma == std::string_view::npos ? lhs.npos : comma - start)));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
   if (terms.size() > operands.size())
-    throw ValueError("fewer operands provided to einstein sum function than specified in the subscripts string");
+    throw ValueError(
+        "fewer operands provided to einstein sum function than specified in the subscripts string");
   if (terms.size() < operands.size())
-    throw ValueError("more operands provided to einstein sum function than specified in the subscripts string");
+    throw ValueError(
+        "more operands provided to einstein sum function than specified in the subscripts string");
 
   std::vector<NodePtr> nodes;
-  for (const Array &x : operands) nodes.push_back(node_of(x));
+  for (const Array &x : operands)
+    nodes.push_back(node_of(x));
   api::ResultType type = api::result_type(nodes);
 
   // Label sizes: letters must agree; ellipsis dims broadcast.
   std::map<Label, int64_t> sizes;
   std::vector<Operand> ops;
   for (size_t k = 0; k < operands.size(); ++k) {
-    Operand op{api::cast_node(nodes[k], type.dtype, type.weak), expand_term(terms[k], operands[k].ndim(), k)};
+    Operand op{api::cast_node(nodes[k], type.dtype, type.weak),
+               expand_term(terms[k], operands[k].ndim(), k)};
     for (size_t i = 0; i < op.labels.size(); ++i) {
       Label l = op.labels[i];
       int64_t d = op.node->shape[i];
@@ -175,14 +187,16 @@ Array einsum(std::string_view subscripts, const std::vector<Array> &operands) {
         it->second = std::max(it->second, d);
         continue;
       }
-      throw ShapeError(fmt::format("size of label '{}' for operand {} ({}) does not match previous terms ({}).",
-                                   label_name(l), k, d, it->second));
+      throw ShapeError(
+          fmt::format("size of label '{}' for operand {} ({}) does not match previous terms ({}).",
+                      label_name(l), k, d, it->second));
     }
     ops.push_back(std::move(op));
   }
   for (Operand &op : ops) {
     Shape target;
-    for (Label l : op.labels) target.push_back(sizes[l]);
+    for (Label l : op.labels)
+      target.push_back(sizes[l]);
     op.node = ir::broadcast(op.node, target, api::iota_vector(int64_t(target.size())));
   }
 
@@ -191,29 +205,35 @@ Array einsum(std::string_view subscripts, const std::vector<Array> &operands) {
   if (explicit_output) {
     Term t = parse_term(rhs);
     int64_t ell = 0;
-    for (auto &[l, d] : sizes) ell += l >= 256;
+    for (auto &[l, d] : sizes)
+      ell += l >= 256;
     for (Label l : t.labels) {
       if (l == -1) {
-        for (int64_t k = ell - 1; k >= 0; --k) out_labels.push_back(ellipsis_label(int(k)));
+        for (int64_t k = ell - 1; k >= 0; --k)
+          out_labels.push_back(ellipsis_label(int(k)));
         continue;
       }
       if (!sizes.count(l))
-        throw ValueError(fmt::format(
-            "einstein sum subscripts string included output subscript '{}' which never appeared in an input",
-            char(l)));
+        throw ValueError(fmt::format("einstein sum subscripts string included output subscript "
+                                     "'{}' which never appeared in an input",
+                                     char(l)));
       if (std::count(out_labels.begin(), out_labels.end(), l))
-        throw ValueError(fmt::format("einstein sum subscripts string includes output subscript '{}' multiple times", char(l)));
+        throw ValueError(fmt::format(
+            "einstein sum subscripts string includes output subscript '{}' multiple times",
+            char(l)));
       out_labels.push_back(l);
     }
     if (!t.has_ellipsis)
       for (auto &[l, d] : sizes)
         if (l >= 256 && d != 1)
-          throw ValueError("output has more dimensions than subscripts given in einstein sum, but no '...' "
-                           "ellipsis provided to broadcast the extra dimensions.");
+          throw ValueError(
+              "output has more dimensions than subscripts given in einstein sum, but no '...' "
+              "ellipsis provided to broadcast the extra dimensions.");
   } else {
     std::map<Label, int> counts;
     for (const Operand &op : ops)
-      for (Label l : std::set<Label>(op.labels.begin(), op.labels.end())) ++counts[l];
+      for (Label l : std::set<Label>(op.labels.begin(), op.labels.end()))
+        ++counts[l];
     for (const Term &t : terms)
       for (Label l : t.labels) {
         int repeats = int(std::count(t.labels.begin(), t.labels.end(), l));
@@ -225,12 +245,14 @@ Array einsum(std::string_view subscripts, const std::vector<Array> &operands) {
       if (l < 256 && c == 1) out_labels.push_back(l);
   }
 
-  for (Operand &op : ops) take_diagonals(op);
+  for (Operand &op : ops)
+    take_diagonals(op);
 
   // Labels still needed after operand k: the output and operands after k.
   auto needed_after = [&](size_t k) {
     std::set<Label> s(out_labels.begin(), out_labels.end());
-    for (size_t j = k + 1; j < ops.size(); ++j) s.insert(ops[j].labels.begin(), ops[j].labels.end());
+    for (size_t j = k + 1; j < ops.size(); ++j)
+      s.insert(ops[j].labels.begin(), ops[j].labels.end());
     return s;
   };
   Operand acc = ops[0];
@@ -247,22 +269,25 @@ Array einsum(std::string_view subscripts, const std::vector<Array> &operands) {
     sum_unneeded(acc, keep);
   }
   std::vector<int64_t> perm;
-  for (Label l : out_labels) perm.push_back(std::find(acc.labels.begin(), acc.labels.end(), l) - acc.labels.begin());
+  for (Label l : out_labels)
+    perm.push_back(std::find(acc.labels.begin(), acc.labels.end(), l) - acc.labels.begin());
   return wrap(ir::transpose(acc.node, perm));
 }
 
 Array matmul(const Array &a, const Array &b) {
   if (a.ndim() == 0 || b.ndim() == 0)
-    throw ValueError(fmt::format("matmul: Input operand {} does not have enough dimensions (has 0, gufunc core with "
-                                 "signature (n?,k),(k,m?)->(n?,m?) requires 1)",
-                                 a.ndim() == 0 ? 0 : 1));
+    throw ValueError(fmt::format(
+        "matmul: Input operand {} does not have enough dimensions (has 0, gufunc core with "
+        "signature (n?,k),(k,m?)->(n?,m?) requires 1)",
+        a.ndim() == 0 ? 0 : 1));
   Array l = a.ndim() == 1 ? reshape(a, {1, a.shape()[0]}) : a;
   Array r = b.ndim() == 1 ? reshape(b, {b.shape()[0], 1}) : b;
   const int64_t k = l.shape().back(), kr = r.shape()[r.ndim() - 2];
   if (k != kr)
-    throw ShapeError(fmt::format("matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
-                                 "signature (n?,k),(k,m?)->(n?,m?) (size {} is different from {})",
-                                 kr, k));
+    throw ShapeError(
+        fmt::format("matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
+                    "signature (n?,k),(k,m?)->(n?,m?) (size {} is different from {})",
+                    kr, k));
   Shape lb(l.shape().begin(), l.shape().end() - 2), rb(r.shape().begin(), r.shape().end() - 2);
   Shape batch = api::broadcast_shapes({lb, rb});
   const int64_t nb = int64_t(batch.size());
@@ -272,8 +297,10 @@ Array matmul(const Array &a, const Array &b) {
     s.push_back(x.shape().back());
     return broadcast_to(x, s);
   };
-  std::vector<NodePtr> p = api::promote_and_broadcast({node_of(full(l))}, api::result_type({node_of(a), node_of(b)}));
-  std::vector<NodePtr> q = api::promote_and_broadcast({node_of(full(r))}, api::result_type({node_of(a), node_of(b)}));
+  std::vector<NodePtr> p =
+      api::promote_and_broadcast({node_of(full(l))}, api::result_type({node_of(a), node_of(b)}));
+  std::vector<NodePtr> q =
+      api::promote_and_broadcast({node_of(full(r))}, api::result_type({node_of(a), node_of(b)}));
   std::vector<int64_t> bdims = api::iota_vector(nb);
   Array out = wrap(ir::dot_general(p[0], q[0], bdims, bdims, {nb + 1}, {nb}));
   Shape s = batch;
@@ -287,15 +314,17 @@ Array dot(const Array &a, const Array &b) {
   if (a.ndim() <= 2 && b.ndim() <= 2) {
     const int64_t ka = a.shape().back(), kb = b.shape()[b.ndim() == 1 ? 0 : b.ndim() - 2];
     if (ka != kb)
-      throw ShapeError(fmt::format("shapes {} and {} not aligned: {} (dim {}) != {} (dim {})", shape_str(a.shape()),
-                                   shape_str(b.shape()), ka, a.ndim() - 1, kb, b.ndim() == 1 ? 0 : b.ndim() - 2));
+      throw ShapeError(fmt::format("shapes {} and {} not aligned: {} (dim {}) != {} (dim {})",
+                                   shape_str(a.shape()), shape_str(b.shape()), ka, a.ndim() - 1, kb,
+                                   b.ndim() == 1 ? 0 : b.ndim() - 2));
     return matmul(a, b);
   }
   const int64_t bk = b.ndim() == 1 ? 0 : b.ndim() - 2;
   return tensordot(a, b, {{a.ndim() - 1}, {bk}});
 }
 
-Array tensordot(const Array &a, const Array &b, const std::pair<std::vector<int64_t>, std::vector<int64_t>> &axes) {
+Array tensordot(const Array &a, const Array &b,
+                const std::pair<std::vector<int64_t>, std::vector<int64_t>> &axes) {
   if (axes.first.size() != axes.second.size()) throw ValueError("shape-mismatch for sum");
   std::vector<int64_t> la, rb;
   for (size_t i = 0; i < axes.first.size(); ++i) {
@@ -310,8 +339,8 @@ Array tensordot(const Array &a, const Array &b, const std::pair<std::vector<int6
 
 Array tensordot(const Array &a, const Array &b, int64_t axes) {
   if (axes < 0 || axes > a.ndim() || axes > b.ndim())
-    throw ValueError(fmt::format("tensordot: axes={} out of range for shapes {} and {}", axes, shape_str(a.shape()),
-                                 shape_str(b.shape())));
+    throw ValueError(fmt::format("tensordot: axes={} out of range for shapes {} and {}", axes,
+                                 shape_str(a.shape()), shape_str(b.shape())));
   std::vector<int64_t> la, rb;
   for (int64_t i = 0; i < axes; ++i) {
     la.push_back(a.ndim() - axes + i);

@@ -7,8 +7,8 @@
 
 namespace jx::numpy {
 
-using api::NodePtr;
 using api::node_of;
+using api::NodePtr;
 using api::wrap;
 using ir::Op;
 
@@ -26,7 +26,8 @@ Array binary_promoted(Op op, const Array &a, const Array &b,
 
 [[noreturn]] void ufunc_type_error(std::string_view ufunc, const std::vector<DType> &types) {
   std::string list;
-  for (DType t : types) list += fmt::format("{}dtype('{}')", list.empty() ? "" : ", ", dtype_name(t));
+  for (DType t : types)
+    list += fmt::format("{}dtype('{}')", list.empty() ? "" : ", ", dtype_name(t));
   throw DTypeError(fmt::format("ufunc '{}' not supported for the input types ({}), and the inputs "
                                "could not be safely coerced to any supported types according to "
                                "the casting rule 'safe'",
@@ -35,7 +36,8 @@ Array binary_promoted(Op op, const Array &a, const Array &b,
 
 // Integer/bool-only binary ufuncs.
 Array bitwise(Op op, std::string_view ufunc, const Array &a, const Array &b) {
-  if (is_floating(a.dtype()) || is_floating(b.dtype())) ufunc_type_error(ufunc, {a.dtype(), b.dtype()});
+  if (is_floating(a.dtype()) || is_floating(b.dtype()))
+    ufunc_type_error(ufunc, {a.dtype(), b.dtype()});
   return binary_promoted(op, a, b);
 }
 
@@ -144,7 +146,9 @@ Array where(const Array &condition, const Array &x, const Array &y) {
   api::ResultType type = api::result_type(xs);
   NodePtr pred = ir::convert(node_of(condition), DType::bool_, false);
   Shape shape = api::broadcast_shapes({pred->shape, xs[0]->shape, xs[1]->shape});
-  auto fit = [&](const NodePtr &n) { return api::broadcast_node(api::cast_node(n, type.dtype, type.weak), shape); };
+  auto fit = [&](const NodePtr &n) {
+    return api::broadcast_node(api::cast_node(n, type.dtype, type.weak), shape);
+  };
   return wrap(ir::select(api::broadcast_node(pred, shape), fit(xs[0]), fit(xs[1])));
 }
 
@@ -164,7 +168,9 @@ Array logical_or(const Array &a, const Array &b) {
 Array logical_xor(const Array &a, const Array &b) {
   return binary_promoted(Op::Xor, a.astype(DType::bool_), b.astype(DType::bool_));
 }
-Array logical_not(const Array &x) { return wrap(ir::unary(Op::Not, node_of(x.astype(DType::bool_)))); }
+Array logical_not(const Array &x) {
+  return wrap(ir::unary(Op::Not, node_of(x.astype(DType::bool_))));
+}
 
 Array bitwise_and(const Array &a, const Array &b) { return bitwise(Op::And, "bitwise_and", a, b); }
 Array bitwise_or(const Array &a, const Array &b) { return bitwise(Op::Or, "bitwise_or", a, b); }
@@ -173,7 +179,8 @@ Array left_shift(const Array &a, const Array &b) {
   return bitwise(Op::ShiftLeft, "left_shift", wrap(numeric(node_of(a))), wrap(numeric(node_of(b))));
 }
 Array right_shift(const Array &a, const Array &b) {
-  return bitwise(Op::ShiftRight, "right_shift", wrap(numeric(node_of(a))), wrap(numeric(node_of(b))));
+  return bitwise(Op::ShiftRight, "right_shift", wrap(numeric(node_of(a))),
+                 wrap(numeric(node_of(b))));
 }
 
 Array bitwise_not(const Array &x) {

@@ -25,9 +25,11 @@ std::string shortest(double x, bool is_f32, bool scientific) {
     if (is_f32 ? float(back) == float(x) : back == x) return s;
   }
   // Rounded to `precision` digits, trailing zeros trimmed (dragon4's trim='.').
-  std::string s = scientific ? fmt::format("{:.{}e}", x, precision) : fmt::format("{:.{}f}", x, precision);
+  std::string s =
+      scientific ? fmt::format("{:.{}e}", x, precision) : fmt::format("{:.{}f}", x, precision);
   size_t end = scientific ? s.find('e') : s.size(), cut = end;
-  while (s[cut - 1] == '0') --cut;
+  while (s[cut - 1] == '0')
+    --cut;
   s.erase(cut, end - cut);
   return s;
 }
@@ -38,7 +40,7 @@ struct ElementFormat {
   const std::vector<int64_t> *ints = nullptr;  // integers, exact
   // floats
   bool exp_format = false;
-  int digits = 0;  // exp format: mantissa digits after the point
+  int digits = 0;   // exp format: mantissa digits after the point
   int exp_size = 0; // exp format: exponent digits
   size_t pad_left = 0, pad_right = 0;
   // ints, bools
@@ -62,7 +64,8 @@ struct ElementFormat {
       size_t e = s.find('e');
       std::string mantissa = s.substr(0, e), exponent = s.substr(e + 2);
       if (mantissa.find('.') == std::string::npos) mantissa += '.';
-      while (int(exponent.size()) < exp_size) exponent = "0" + exponent;
+      while (int(exponent.size()) < exp_size)
+        exponent = "0" + exponent;
       s = mantissa + s.substr(e, 2) + exponent;
     } else {
       s = shortest(v, dtype == DType::float32, false);
@@ -80,17 +83,20 @@ struct ElementFormat {
 ElementFormat make_format(ElementFormat f, const std::vector<int64_t> &shown_indices) {
   if (f.dtype == DType::bool_) return f;
   if (!is_floating(f.dtype)) {
-    for (int64_t i : shown_indices) f.width = std::max(f.width, fmt::format("{}", (*f.ints)[i]).size());
+    for (int64_t i : shown_indices)
+      f.width = std::max(f.width, fmt::format("{}", (*f.ints)[i]).size());
     return f;
   }
   std::vector<double> shown;
-  for (int64_t i : shown_indices) shown.push_back((*f.floats)[i]);
+  for (int64_t i : shown_indices)
+    shown.push_back((*f.floats)[i]);
   const DType dtype = f.dtype;
   const bool is_f32 = dtype == DType::float32;
   std::vector<double> finite;
   bool any_inf_negative = false, any_nonfinite = false;
   for (double v : shown) {
-    if (std::isfinite(v)) finite.push_back(v);
+    if (std::isfinite(v))
+      finite.push_back(v);
     else {
       any_nonfinite = true;
       any_inf_negative = any_inf_negative || (std::isinf(v) && v < 0);
@@ -129,7 +135,8 @@ ElementFormat make_format(ElementFormat f, const std::vector<int64_t> &shown_ind
   }
   if (any_nonfinite) {
     const int64_t offset = int64_t(f.pad_right) + 1;
-    f.pad_left = size_t(std::max<int64_t>({int64_t(f.pad_left), 3 - offset, 3 + any_inf_negative - offset}));
+    f.pad_left =
+        size_t(std::max<int64_t>({int64_t(f.pad_left), 3 - offset, 3 + any_inf_negative - offset}));
   }
   return f;
 }
@@ -151,7 +158,8 @@ struct ArrayPrinter {
     line += word;
   }
 
-  std::string recurse(size_t axis, int64_t offset, int64_t stride, const std::string &indent, int64_t width) const {
+  std::string recurse(size_t axis, int64_t offset, int64_t stride, const std::string &indent,
+                      int64_t width) const {
     if (axis == shape.size()) return format(offset);
     const std::string next_indent = indent + " ";
     const int64_t next_width = width - 1;
@@ -163,7 +171,8 @@ struct ArrayPrinter {
       const int64_t elem_width = width - 1;
       std::string line = indent;
       for (int64_t i = 0; i < leading; ++i) {
-        extend_line(s, line, recurse(axis + 1, offset + i * inner, inner, next_indent, next_width), elem_width, indent);
+        extend_line(s, line, recurse(axis + 1, offset + i * inner, inner, next_indent, next_width),
+                    elem_width, indent);
         line += " ";
       }
       if (summary) {
@@ -171,20 +180,24 @@ struct ArrayPrinter {
         line += " ";
       }
       for (int64_t i = trailing; i > 1; --i) {
-        extend_line(s, line, recurse(axis + 1, offset + (n - i) * inner, inner, next_indent, next_width), elem_width,
-                    indent);
+        extend_line(s, line,
+                    recurse(axis + 1, offset + (n - i) * inner, inner, next_indent, next_width),
+                    elem_width, indent);
         line += " ";
       }
-      extend_line(s, line, recurse(axis + 1, offset + (n - 1) * inner, inner, next_indent, next_width), elem_width,
-                  indent);
+      extend_line(s, line,
+                  recurse(axis + 1, offset + (n - 1) * inner, inner, next_indent, next_width),
+                  elem_width, indent);
       s += line;
     } else {
       const std::string line_sep(shape.size() - axis - 1, '\n');
       for (int64_t i = 0; i < leading; ++i)
-        s += indent + recurse(axis + 1, offset + i * inner, inner, next_indent, next_width) + line_sep;
+        s += indent + recurse(axis + 1, offset + i * inner, inner, next_indent, next_width) +
+             line_sep;
       if (summary) s += indent + "..." + line_sep;
       for (int64_t i = trailing; i > 1; --i)
-        s += indent + recurse(axis + 1, offset + (n - i) * inner, inner, next_indent, next_width) + line_sep;
+        s += indent + recurse(axis + 1, offset + (n - i) * inner, inner, next_indent, next_width) +
+             line_sep;
       s += indent + recurse(axis + 1, offset + (n - 1) * inner, inner, next_indent, next_width);
     }
     std::string out = "[";
@@ -213,8 +226,10 @@ struct ArrayPrinter {
 std::string to_string(const Array &x) {
   std::vector<double> floats;
   std::vector<int64_t> ints;
-  if (is_integer(x.dtype())) ints = x.to_vector<int64_t>();
-  else floats = x.to_vector<double>();
+  if (is_integer(x.dtype()))
+    ints = x.to_vector<int64_t>();
+  else
+    floats = x.to_vector<double>();
   ElementFormat base{x.dtype(), &floats, &ints};
   if (x.ndim() == 0) {
     if (x.dtype() == DType::bool_) return floats[0] != 0 ? "True" : "False";

@@ -39,23 +39,27 @@ ResolvedIndex resolve(const Shape &shape, const std::vector<IndexItem> &items) {
   const int64_t ndim = int64_t(shape.size());
   int64_t consumed = 0, ellipses = 0;
   for (const IndexItem &it : items) {
-    if (std::holds_alternative<int64_t>(it.value()) || std::holds_alternative<Slice>(it.value())) ++consumed;
+    if (std::holds_alternative<int64_t>(it.value()) || std::holds_alternative<Slice>(it.value()))
+      ++consumed;
     if (std::holds_alternative<Ellipsis>(it.value())) ++ellipses;
   }
   if (ellipses > 1) throw IndexError("an index can only have a single ellipsis ('...')");
   if (consumed > ndim)
-    throw IndexError(fmt::format("too many indices for array: array is {}-dimensional, but {} were indexed",
-                                 ndim, consumed));
+    throw IndexError(
+        fmt::format("too many indices for array: array is {}-dimensional, but {} were indexed",
+                    ndim, consumed));
   std::vector<IndexItem> expanded;
   for (const IndexItem &it : items) {
     if (std::holds_alternative<Ellipsis>(it.value())) {
-      for (int64_t i = 0; i < ndim - consumed; ++i) expanded.emplace_back(Slice{});
+      for (int64_t i = 0; i < ndim - consumed; ++i)
+        expanded.emplace_back(Slice{});
     } else {
       expanded.push_back(it);
     }
   }
   if (!ellipses)
-    for (int64_t i = 0; i < ndim - consumed; ++i) expanded.emplace_back(Slice{});
+    for (int64_t i = 0; i < ndim - consumed; ++i)
+      expanded.emplace_back(Slice{});
 
   ResolvedIndex r;
   int64_t axis = 0;
@@ -68,7 +72,8 @@ ResolvedIndex resolve(const Shape &shape, const std::vector<IndexItem> &items) {
     const int64_t n = shape[axis];
     if (const int64_t *i = std::get_if<int64_t>(&v)) {
       if (*i < -n || *i >= n)
-        throw IndexError(fmt::format("index {} is out of bounds for axis {} with size {}", *i, axis, n));
+        throw IndexError(
+            fmt::format("index {} is out of bounds for axis {} with size {}", *i, axis, n));
       int64_t at = *i < 0 ? *i + n : *i;
       r.starts.push_back(at);
       r.limits.push_back(at + 1);
@@ -105,7 +110,8 @@ Array At::set(const Array &values) const {
   NodePtr v = api::cast_node(values.node(), base_.dtype(), base_.weak_type());
   bool fits = v->shape.size() <= r.result_shape.size();
   for (size_t i = 0; fits && i < v->shape.size(); ++i) {
-    int64_t d = v->shape[v->shape.size() - 1 - i], t = r.result_shape[r.result_shape.size() - 1 - i];
+    int64_t d = v->shape[v->shape.size() - 1 - i],
+            t = r.result_shape[r.result_shape.size() - 1 - i];
     fits = d == t || d == 1;
   }
   if (!fits)
@@ -125,7 +131,11 @@ Array At::add(const Array &values) const { return set(get() + cast_like(values, 
 Array At::subtract(const Array &values) const { return set(get() - cast_like(values, base_)); }
 Array At::multiply(const Array &values) const { return set(get() * cast_like(values, base_)); }
 Array At::divide(const Array &values) const { return set(get() / cast_like(values, base_)); }
-Array At::min(const Array &values) const { return set(numpy::minimum(get(), cast_like(values, base_))); }
-Array At::max(const Array &values) const { return set(numpy::maximum(get(), cast_like(values, base_))); }
+Array At::min(const Array &values) const {
+  return set(numpy::minimum(get(), cast_like(values, base_)));
+}
+Array At::max(const Array &values) const {
+  return set(numpy::maximum(get(), cast_like(values, base_)));
+}
 
 } // namespace jx

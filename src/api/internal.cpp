@@ -17,18 +17,17 @@ runtime::BufferPtr realize(const NodePtr &n) {
 
 int64_t normalize_axis(int64_t axis, int64_t ndim) {
   if (axis < -ndim || axis >= ndim)
-    throw AxisError(
-        fmt::format("axis {} is out of bounds for array of dimension {}", axis, ndim));
+    throw AxisError(fmt::format("axis {} is out of bounds for array of dimension {}", axis, ndim));
   return axis < 0 ? axis + ndim : axis;
 }
 
 std::vector<int64_t> normalize_axes(const numpy::Axes &axes, int64_t ndim) {
   if (axes.is_none()) return iota_vector(ndim);
   std::vector<int64_t> out;
-  for (int64_t a : axes.axes()) out.push_back(normalize_axis(a, ndim));
+  for (int64_t a : axes.axes())
+    out.push_back(normalize_axis(a, ndim));
   std::sort(out.begin(), out.end());
-  if (std::adjacent_find(out.begin(), out.end()) != out.end())
-    throw ValueError("repeated axis");
+  if (std::adjacent_find(out.begin(), out.end()) != out.end()) throw ValueError("repeated axis");
   return out;
 }
 
@@ -60,7 +59,8 @@ ResultType result_type(const std::vector<NodePtr> &xs) {
 
 Shape broadcast_shapes(const std::vector<Shape> &shapes) {
   size_t rank = 0;
-  for (const Shape &s : shapes) rank = std::max(rank, s.size());
+  for (const Shape &s : shapes)
+    rank = std::max(rank, s.size());
   Shape out(rank, 1);
   for (const Shape &s : shapes) {
     for (size_t i = 0; i < s.size(); ++i) {
@@ -69,7 +69,8 @@ Shape broadcast_shapes(const std::vector<Shape> &shapes) {
       if (d == o || d == 1) continue;
       if (o != 1) {
         std::string list;
-        for (const Shape &t : shapes) list += shape_str_compact(t) + " ";
+        for (const Shape &t : shapes)
+          list += shape_str_compact(t) + " ";
         list.pop_back();
         throw ShapeError("operands could not be broadcast together with shapes " + list);
       }
@@ -83,7 +84,8 @@ NodePtr broadcast_node(const NodePtr &x, const Shape &shape) {
   if (x->shape == shape) return x;
   const size_t offset = shape.size() - x->shape.size();
   std::vector<int64_t> dims(x->shape.size());
-  for (size_t i = 0; i < dims.size(); ++i) dims[i] = int64_t(offset + i);
+  for (size_t i = 0; i < dims.size(); ++i)
+    dims[i] = int64_t(offset + i);
   return ir::broadcast(x, shape, dims);
 }
 
@@ -96,20 +98,25 @@ NodePtr cast_node(const NodePtr &x, DType dtype, bool weak) {
 
 std::vector<NodePtr> promote_and_broadcast(const std::vector<NodePtr> &xs, ResultType type) {
   std::vector<Shape> shapes;
-  for (const NodePtr &x : xs) shapes.push_back(x->shape);
+  for (const NodePtr &x : xs)
+    shapes.push_back(x->shape);
   Shape shape = broadcast_shapes(shapes);
   std::vector<NodePtr> out;
-  for (const NodePtr &x : xs) out.push_back(broadcast_node(cast_node(x, type.dtype, type.weak), shape));
+  for (const NodePtr &x : xs)
+    out.push_back(broadcast_node(cast_node(x, type.dtype, type.weak), shape));
   return out;
 }
 
 NodePtr scalar_node(double value, DType dtype) { return ir::literal(value, dtype, false); }
 
-NodePtr scalar_like(double value, const NodePtr &x) { return ir::literal(value, x->dtype, x->weak); }
+NodePtr scalar_like(double value, const NodePtr &x) {
+  return ir::literal(value, x->dtype, x->weak);
+}
 
 std::vector<int64_t> iota_vector(int64_t n) {
   std::vector<int64_t> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = i;
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = i;
   return v;
 }
 

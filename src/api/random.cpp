@@ -22,7 +22,8 @@ Key from_impl(const random_impl::Key &k) { return {k.hi, k.lo}; }
 
 void check_float(DType dtype, std::string_view fn) {
   if (!is_floating(dtype))
-    throw DTypeError(fmt::format("dtype argument to `{}` must be a float dtype, got {}", fn, dtype_name(dtype)));
+    throw DTypeError(
+        fmt::format("dtype argument to `{}` must be a float dtype, got {}", fn, dtype_name(dtype)));
 }
 
 void check_shape(const Shape &shape) {
@@ -42,13 +43,17 @@ Key PRNGKey(int64_t seed) { return from_impl(random_impl::prng_key(seed)); }
 std::vector<Key> split(const Key &key, int64_t num) {
   if (num < 0) throw ValueError("split: num must be non-negative");
   std::vector<Key> out;
-  for (const random_impl::Key &k : random_impl::split(impl(key), num)) out.push_back(from_impl(k));
+  for (const random_impl::Key &k : random_impl::split(impl(key), num))
+    out.push_back(from_impl(k));
   return out;
 }
 
-Key fold_in(const Key &key, uint32_t data) { return from_impl(random_impl::fold_in(impl(key), data)); }
+Key fold_in(const Key &key, uint32_t data) {
+  return from_impl(random_impl::fold_in(impl(key), data));
+}
 
-Array uniform(const Key &key, const Shape &shape, DType dtype, const Array &minval, const Array &maxval) {
+Array uniform(const Key &key, const Shape &shape, DType dtype, const Array &minval,
+              const Array &maxval) {
   check_float(dtype, "uniform");
   check_shape(shape);
   Array lo = jnp::broadcast_to(minval.astype(dtype), shape);
@@ -60,7 +65,8 @@ Array uniform(const Key &key, const Shape &shape, DType dtype, const Array &minv
 Array normal(const Key &key, const Shape &shape, DType dtype) {
   check_float(dtype, "normal");
   check_shape(shape);
-  const double lo = dtype == DType::float32 ? double(std::nextafter(-1.0f, 0.0f)) : std::nextafter(-1.0, 0.0);
+  const double lo =
+      dtype == DType::float32 ? double(std::nextafter(-1.0f, 0.0f)) : std::nextafter(-1.0, 0.0);
   Array u = uniform(key, shape, dtype, jnp::array(lo, dtype), jnp::array(1.0, dtype));
   Array e = wrap(ir::unary(ir::Op::ErfInv, api::node_of(u)));
   return jnp::array(std::sqrt(2.0), dtype) * e;

@@ -9,8 +9,8 @@
 
 namespace jx::numpy {
 
-using api::NodePtr;
 using api::node_of;
+using api::NodePtr;
 using api::wrap;
 
 Array reshape(const Array &x, const Shape &shape) {
@@ -21,14 +21,16 @@ Array reshape(const Array &x, const Shape &shape) {
       if (unknown >= 0) throw ValueError("can only specify one unknown dimension");
       unknown = int64_t(i);
     } else if (out[i] < 0) {
-      throw ValueError(fmt::format("negative dimensions not allowed, got shape {}", shape_str(shape)));
+      throw ValueError(
+          fmt::format("negative dimensions not allowed, got shape {}", shape_str(shape)));
     } else {
       known *= out[i];
     }
   }
   if (unknown >= 0 && known != 0 && x.size() % known == 0) out[unknown] = x.size() / known;
   if ((unknown >= 0 && out[unknown] == -1) || shape_size(out) != x.size())
-    throw ShapeError(fmt::format("cannot reshape array of size {} into shape {}", x.size(), shape_str(shape)));
+    throw ShapeError(
+        fmt::format("cannot reshape array of size {} into shape {}", x.size(), shape_str(shape)));
   return wrap(ir::reshape(node_of(x), out));
 }
 
@@ -38,13 +40,16 @@ Array transpose(const Array &x, std::optional<std::vector<int64_t>> axes) {
   const int64_t r = x.ndim();
   std::vector<int64_t> perm;
   if (!axes) {
-    for (int64_t i = r - 1; i >= 0; --i) perm.push_back(i);
+    for (int64_t i = r - 1; i >= 0; --i)
+      perm.push_back(i);
   } else {
     if (int64_t(axes->size()) != r) throw ValueError("axes don't match array");
-    for (int64_t a : *axes) perm.push_back(api::normalize_axis(a, r));
+    for (int64_t a : *axes)
+      perm.push_back(api::normalize_axis(a, r));
     std::vector<int64_t> sorted = perm;
     std::sort(sorted.begin(), sorted.end());
-    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) throw ValueError("repeated axis in transpose");
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      throw ValueError("repeated axis in transpose");
   }
   return wrap(ir::transpose(node_of(x), perm));
 }
@@ -100,7 +105,8 @@ Array broadcast_to(const Array &x, const Shape &shape) {
     int64_t d = x.shape()[i], t = shape[shape.size() - x.shape().size() + i];
     ok = d == t || d == 1;
   }
-  for (int64_t d : shape) ok = ok && d >= 0;
+  for (int64_t d : shape)
+    ok = ok && d >= 0;
   if (!ok)
     throw ShapeError(fmt::format("Incompatible shapes for broadcasting: {} and requested shape {}",
                                  shape_str(x.shape()), shape_str(shape)));
@@ -122,14 +128,17 @@ Array concatenate(const std::vector<Array> &xs, int64_t axis) {
       if (d != axis && xs[i].shape()[d] != xs[0].shape()[d])
         throw ShapeError(fmt::format(
             "all the input array dimensions except for the concatenation axis must match exactly, "
-            "but along dimension {}, the array at index 0 has size {} and the array at index {} has "
+            "but along dimension {}, the array at index 0 has size {} and the array at index {} "
+            "has "
             "size {}",
             d, xs[0].shape()[d], i, xs[i].shape()[d]));
   }
   std::vector<NodePtr> nodes;
-  for (const Array &x : xs) nodes.push_back(node_of(x));
+  for (const Array &x : xs)
+    nodes.push_back(node_of(x));
   api::ResultType type = api::result_type(nodes);
-  for (NodePtr &n : nodes) n = api::cast_node(n, type.dtype, type.weak);
+  for (NodePtr &n : nodes)
+    n = api::cast_node(n, type.dtype, type.weak);
   // Empty pieces contribute nothing.
   std::vector<NodePtr> parts;
   for (NodePtr &n : nodes)
@@ -144,7 +153,8 @@ Array stack(const std::vector<Array> &xs, int64_t axis) {
     if (x.shape() != xs[0].shape()) throw ShapeError("all input arrays must have the same shape");
   axis = api::normalize_axis(axis, xs[0].ndim() + 1);
   std::vector<Array> expanded;
-  for (const Array &x : xs) expanded.push_back(expand_dims(x, axis));
+  for (const Array &x : xs)
+    expanded.push_back(expand_dims(x, axis));
   return concatenate(expanded, axis);
 }
 
@@ -193,7 +203,8 @@ Array diff(const Array &a, int64_t n, int64_t axis, const std::optional<Array> &
     std::vector<IndexItem> hi_idx(axis, Slice{}), lo_idx(axis, Slice{});
     hi_idx.push_back(slice(1, none));
     lo_idx.push_back(slice(none, -1));
-    x = boolean ? not_equal(x.index(hi_idx), x.index(lo_idx)) : subtract(x.index(hi_idx), x.index(lo_idx));
+    x = boolean ? not_equal(x.index(hi_idx), x.index(lo_idx))
+                : subtract(x.index(hi_idx), x.index(lo_idx));
   }
   return x;
 }

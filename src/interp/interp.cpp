@@ -47,7 +47,8 @@ void for_each_index(const Shape &shape, const std::vector<int64_t> &strides, int
   const int64_t inner = shape[r - 1], inner_stride = strides[r - 1];
   int64_t offset = base;
   for (int64_t linear = 0; linear < n; linear += inner) {
-    for (int64_t i = 0; i < inner; ++i) f(offset + i * inner_stride, linear + i);
+    for (int64_t i = 0; i < inner; ++i)
+      f(offset + i * inner_stride, linear + i);
     for (size_t k = r - 1; k-- > 0;) {
       offset += strides[k];
       if (++idx[k] < shape[k]) break;
@@ -129,17 +130,20 @@ struct Evaluator {
       dispatch_dtype(x->dtype, [&](auto from_tag) {
         using F = decltype(from_tag);
         const F *in = value(x)->template as<F>();
-        for (int64_t i = 0; i < size; ++i) o[i] = convert_scalar<T, F>(in[i]);
+        for (int64_t i = 0; i < size; ++i)
+          o[i] = convert_scalar<T, F>(in[i]);
       });
     } else if (n.op == Op::IsNan || n.op == Op::IsFinite) {
       dispatch_dtype(x->dtype, [&](auto from_tag) {
         using F = decltype(from_tag);
         const F *in = value(x)->template as<F>();
-        for (int64_t i = 0; i < size; ++i) o[i] = predicate_scalar<F>(n.op, in[i]);
+        for (int64_t i = 0; i < size; ++i)
+          o[i] = predicate_scalar<F>(n.op, in[i]);
       });
     } else {
       const T *in = value(x)->as<T>();
-      for (int64_t i = 0; i < size; ++i) o[i] = unary_scalar<T>(n.op, in[i]);
+      for (int64_t i = 0; i < size; ++i)
+        o[i] = unary_scalar<T>(n.op, in[i]);
     }
     return out;
   }
@@ -151,12 +155,15 @@ struct Evaluator {
     if (op_info(n.op).dtype_rule == ir::DTypeRule::Bool) {
       dispatch_dtype(n.inputs[0]->dtype, [&](auto in_tag) {
         using F = decltype(in_tag);
-        const F *a = value(n.inputs[0])->template as<F>(), *b = value(n.inputs[1])->template as<F>();
-        for (int64_t i = 0; i < size; ++i) o[i] = compare_scalar<F>(n.op, a[i], b[i]);
+        const F *a = value(n.inputs[0])->template as<F>(),
+                *b = value(n.inputs[1])->template as<F>();
+        for (int64_t i = 0; i < size; ++i)
+          o[i] = compare_scalar<F>(n.op, a[i], b[i]);
       });
     } else {
       const T *a = value(n.inputs[0])->as<T>(), *b = value(n.inputs[1])->as<T>();
-      for (int64_t i = 0; i < size; ++i) o[i] = binary_scalar<T>(n.op, a[i], b[i]);
+      for (int64_t i = 0; i < size; ++i)
+        o[i] = binary_scalar<T>(n.op, a[i], b[i]);
     }
     return out;
   }
@@ -166,7 +173,8 @@ struct Evaluator {
     T *o = out->as<T>();
     const bool *p = value(n.inputs[0])->as<bool>();
     const T *a = value(n.inputs[1])->as<T>(), *b = value(n.inputs[2])->as<T>();
-    for (int64_t i = 0, size = n.size(); i < size; ++i) o[i] = p[i] ? a[i] : b[i];
+    for (int64_t i = 0, size = n.size(); i < size; ++i)
+      o[i] = p[i] ? a[i] : b[i];
     return out;
   }
 
@@ -181,13 +189,15 @@ struct Evaluator {
     case Op::Reshape: std::copy_n(in, n.size(), o); break;
     case Op::Broadcast: {
       std::vector<int64_t> strides(n.ndim(), 0);
-      for (int64_t i = 0; i < r; ++i) strides[n.attrs[i]] = x->shape[i] == 1 ? 0 : in_strides[i];
+      for (int64_t i = 0; i < r; ++i)
+        strides[n.attrs[i]] = x->shape[i] == 1 ? 0 : in_strides[i];
       gather(in, o, n.shape, strides, 0);
       break;
     }
     case Op::Transpose: {
       std::vector<int64_t> strides(r);
-      for (int64_t i = 0; i < r; ++i) strides[i] = in_strides[n.attrs[i]];
+      for (int64_t i = 0; i < r; ++i)
+        strides[i] = in_strides[n.attrs[i]];
       gather(in, o, n.shape, strides, 0);
       break;
     }
@@ -206,7 +216,8 @@ struct Evaluator {
       std::fill_n(o, n.size(), value(n.inputs[1])->as<T>()[0]);
       const std::vector<int64_t> out_strides = row_major_strides(n.shape);
       int64_t base = 0;
-      for (int64_t i = 0; i < r; ++i) base += n.attrs[i] * out_strides[i];
+      for (int64_t i = 0; i < r; ++i)
+        base += n.attrs[i] * out_strides[i];
       scatter(in, o, x->shape, out_strides, base);
       break;
     }
@@ -277,9 +288,7 @@ struct Evaluator {
     // float32 accumulates in double: the oracle should be the most accurate answer.
     using Acc = std::conditional_t<std::is_same_v<T, float>, double, T>;
     for_each_index(s.kept_shape, s.kept_strides, 0, [&](int64_t base, int64_t i) {
-      Acc acc = n.op == Op::ReduceSum   ? Acc(0)
-                : n.op == Op::ReduceProd ? Acc(1)
-                                         : Acc(in[base]);
+      Acc acc = n.op == Op::ReduceSum ? Acc(0) : n.op == Op::ReduceProd ? Acc(1) : Acc(in[base]);
       for_each_index(s.reduced_shape, s.reduced_strides, base, [&](int64_t src, int64_t) {
         Acc v = in[src];
         switch (n.op) {
@@ -334,8 +343,7 @@ struct Evaluator {
       rstr.push_back(rs[d.rhs_batch[i]]);
     }
     auto add_free = [&](const ir::NodePtr &x, const std::vector<int64_t> &strides,
-                        const std::vector<int64_t> &b, const std::vector<int64_t> &c,
-                        bool is_lhs) {
+                        const std::vector<int64_t> &b, const std::vector<int64_t> &c, bool is_lhs) {
       for (int64_t a = 0; a < x->ndim(); ++a) {
         if (std::count(b.begin(), b.end(), a) || std::count(c.begin(), c.end(), a)) continue;
         out_shape.push_back(x->shape[a]);
@@ -365,9 +373,9 @@ struct Evaluator {
     for_each_index(out_shape, lstr, 0, [&](int64_t lbase, int64_t i) {
       Acc acc = 0;
       for (size_t k = 0; k < lk.size(); ++k)
-        acc = binary_scalar<Acc>(Op::Add, acc,
-                                 binary_scalar<Acc>(Op::Mul, Acc(a[lbase + lk[k]]),
-                                                    Acc(b[rbase[i] + rk[k]])));
+        acc = binary_scalar<Acc>(
+            Op::Add, acc,
+            binary_scalar<Acc>(Op::Mul, Acc(a[lbase + lk[k]]), Acc(b[rbase[i] + rk[k]])));
       o[i] = static_cast<T>(acc);
     });
     return out;
@@ -382,8 +390,10 @@ std::vector<BufferPtr> evaluate(const std::vector<ir::NodePtr> &roots) {
   std::unordered_map<const Node *, int64_t> uses;
   for (const Node *n : order)
     if (!n->realized())
-      for (const ir::NodePtr &in : n->inputs) ++uses[in.get()];
-  for (const ir::NodePtr &r : roots) ++uses[r.get()];
+      for (const ir::NodePtr &in : n->inputs)
+        ++uses[in.get()];
+  for (const ir::NodePtr &r : roots)
+    ++uses[r.get()];
 
   Evaluator ev;
   for (const Node *n : order) {
@@ -396,7 +406,8 @@ std::vector<BufferPtr> evaluate(const std::vector<ir::NodePtr> &roots) {
       if (--uses[in.get()] == 0) ev.values.erase(in.get());
   }
   std::vector<BufferPtr> out;
-  for (const ir::NodePtr &r : roots) out.push_back(ev.values.at(r.get()));
+  for (const ir::NodePtr &r : roots)
+    out.push_back(ev.values.at(r.get()));
   return out;
 }
 

@@ -183,8 +183,7 @@ template <class T> T binary_scalar(ir::Op op, T a, T b) {
     case Op::Or: return a | b;
     case Op::Xor: return a ^ b;
     case Op::ShiftLeft:
-      return (b < 0 || b >= bits) ? T(0)
-                                  : T(static_cast<std::make_unsigned_t<T>>(a) << b);
+      return (b < 0 || b >= bits) ? T(0) : T(static_cast<std::make_unsigned_t<T>>(a) << b);
     case Op::ShiftRight: return (b < 0 || b >= bits) ? T(a < 0 ? -1 : 0) : T(a >> b);
     default: break;
     }

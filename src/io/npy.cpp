@@ -108,7 +108,8 @@ private:
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
 
   void skip_ws() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])))
+      ++pos_;
   }
 
   void expect(char c) {
@@ -279,7 +280,8 @@ bool parse_descr(const std::string &descr, DType &dtype, bool &swap) {
 // Python's repr of a shape tuple: "()", "(3,)", "(3, 4)".
 std::string shape_repr(const std::vector<int64_t> &shape) {
   std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
@@ -359,7 +361,8 @@ NpyArray read_npy(const std::string &path) {
   got = std::fread(pre + 8, 1, len_bytes, f.get());
   if (got < len_bytes) truncated(path, "header", 8 + len_bytes, 8 + got);
   uint64_t header_len = 0;
-  for (size_t i = len_bytes; i-- > 0;) header_len = header_len << 8 | pre[8 + i];
+  for (size_t i = len_bytes; i-- > 0;)
+    header_len = header_len << 8 | pre[8 + i];
 
   const uint64_t data_offset = 8 + len_bytes + header_len;
   if (file_size < data_offset) truncated(path, "header", data_offset, file_size);
@@ -387,10 +390,12 @@ NpyArray read_npy(const std::string &path) {
   if (got < nbytes) truncated(path, "array data", nbytes, got);
 
   if (swap)
-    for (uint64_t i = 0; i < nbytes; i += width) std::reverse(bytes + i, bytes + i + width);
+    for (uint64_t i = 0; i < nbytes; i += width)
+      std::reverse(bytes + i, bytes + i + width);
   // Any nonzero byte is true in NumPy; C++ bool must hold exactly 0 or 1.
   if (out.dtype == DType::bool_)
-    for (uint64_t i = 0; i < nbytes; ++i) bytes[i] = std::byte(bytes[i] != std::byte{0});
+    for (uint64_t i = 0; i < nbytes; ++i)
+      bytes[i] = std::byte(bytes[i] != std::byte{0});
   // Fortran and C order coincide for fewer than two dims and for empty arrays.
   if (h.fortran_order && out.shape.size() > 1 && nbytes > 0) {
     out.data = runtime::make_buffer(nbytes);
@@ -433,7 +438,8 @@ void write_npy(const std::string &path, DType dtype, const std::vector<int64_t> 
   std::string pre(kMagic);
   pre += char(major);
   pre += '\0';
-  for (size_t i = 0; i < preamble - 8; ++i) pre += char(header_len >> (8 * i) & 0xff);
+  for (size_t i = 0; i < preamble - 8; ++i)
+    pre += char(header_len >> (8 * i) & 0xff);
 
   File f(std::fopen(path.c_str(), "wb"));
   if (!f) os_error(errno, path);

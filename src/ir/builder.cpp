@@ -28,7 +28,8 @@ int64_t rank(const NodePtr &n) { return static_cast<int64_t>(n->shape.size()); }
 } // namespace
 
 int64_t slice_length(int64_t start, int64_t limit, int64_t step) {
-  int64_t n = step > 0 ? (limit - start + step - 1) / step : (start - limit + (-step) - 1) / (-step);
+  int64_t n =
+      step > 0 ? (limit - start + step - 1) / step : (start - limit + (-step) - 1) / (-step);
   return std::max<int64_t>(n, 0);
 }
 
@@ -54,7 +55,8 @@ Shape infer_shape(const NodeSpec &s) {
   case OpKind::Unary:
   case OpKind::Binary:
   case OpKind::Ternary:
-    for (const NodePtr &x : s.inputs) check(x->shape == in(0), op, "operand shapes differ");
+    for (const NodePtr &x : s.inputs)
+      check(x->shape == in(0), op, "operand shapes differ");
     return in(0);
   case OpKind::Contraction: {
     DotDims d = dot_dims(s);
@@ -177,7 +179,8 @@ Shape infer_shape(const NodeSpec &s) {
 void verify(const NodeSpec &s) {
   const OpInfo &info = op_info(s.op);
   check(info.arity < 0 ? !s.inputs.empty() : int(s.inputs.size()) == info.arity, s.op, "arity");
-  for (const NodePtr &x : s.inputs) check(x != nullptr, s.op, "null input");
+  for (const NodePtr &x : s.inputs)
+    check(x != nullptr, s.op, "null input");
   check(infer_shape(s) == s.shape, s.op, "shape disagrees with its inputs");
   auto in_dtype = [&](size_t i) { return s.inputs[i]->dtype; };
   switch (info.dtype_rule) {
@@ -219,8 +222,8 @@ NodePtr literal_int(int64_t value, DType dtype, bool weak) {
 }
 
 NodePtr constant(runtime::BufferPtr data, DType dtype, Shape shape) {
-  return finish({.op = Op::Constant, .dtype = dtype, .shape = std::move(shape),
-                 .data = std::move(data)});
+  return finish(
+      {.op = Op::Constant, .dtype = dtype, .shape = std::move(shape), .data = std::move(data)});
 }
 
 NodePtr iota(DType dtype, Shape shape, int64_t axis) {
@@ -230,7 +233,9 @@ NodePtr iota(DType dtype, Shape shape, int64_t axis) {
 
 NodePtr random_uniform(uint32_t key_hi, uint32_t key_lo, DType dtype, Shape shape) {
   check(is_floating(dtype), Op::RandomUniform, "float dtype");
-  return finish({.op = Op::RandomUniform, .dtype = dtype, .shape = std::move(shape),
+  return finish({.op = Op::RandomUniform,
+                 .dtype = dtype,
+                 .shape = std::move(shape),
                  .attrs = {int64_t(key_hi), int64_t(key_lo)}});
 }
 
@@ -268,7 +273,9 @@ NodePtr binary(Op op, NodePtr a, NodePtr b) {
 NodePtr select(NodePtr pred, NodePtr on_true, NodePtr on_false) {
   DType dtype = on_true->dtype;
   bool weak = on_true->weak && on_false->weak;
-  return finish({.op = Op::Select, .dtype = dtype, .weak = weak,
+  return finish({.op = Op::Select,
+                 .dtype = dtype,
+                 .weak = weak,
                  .inputs = {std::move(pred), std::move(on_true), std::move(on_false)}});
 }
 
@@ -276,8 +283,12 @@ NodePtr broadcast(NodePtr x, Shape shape, std::vector<int64_t> dims) {
   if (x->shape == shape) return x;
   DType dtype = x->dtype;
   bool weak = x->weak;
-  return finish({.op = Op::Broadcast, .dtype = dtype, .weak = weak, .shape = std::move(shape),
-                 .inputs = {std::move(x)}, .attrs = std::move(dims)});
+  return finish({.op = Op::Broadcast,
+                 .dtype = dtype,
+                 .weak = weak,
+                 .shape = std::move(shape),
+                 .inputs = {std::move(x)},
+                 .attrs = std::move(dims)});
 }
 
 NodePtr reshape(NodePtr x, Shape shape) {
@@ -286,17 +297,24 @@ NodePtr reshape(NodePtr x, Shape shape) {
   if (x->shape == shape) return x;
   DType dtype = x->dtype;
   bool weak = x->weak;
-  return finish({.op = Op::Reshape, .dtype = dtype, .weak = weak, .shape = std::move(shape),
+  return finish({.op = Op::Reshape,
+                 .dtype = dtype,
+                 .weak = weak,
+                 .shape = std::move(shape),
                  .inputs = {std::move(x)}});
 }
 
 NodePtr transpose(NodePtr x, std::vector<int64_t> perm) {
   bool identity = true;
-  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == int64_t(i);
+  for (size_t i = 0; i < perm.size(); ++i)
+    identity = identity && perm[i] == int64_t(i);
   if (identity && perm.size() == x->shape.size()) return x;
   DType dtype = x->dtype;
   bool weak = x->weak;
-  return finish({.op = Op::Transpose, .dtype = dtype, .weak = weak, .inputs = {std::move(x)},
+  return finish({.op = Op::Transpose,
+                 .dtype = dtype,
+                 .weak = weak,
+                 .inputs = {std::move(x)},
                  .attrs = std::move(perm)});
 }
 
@@ -317,7 +335,10 @@ NodePtr slice(NodePtr x, std::vector<int64_t> starts, std::vector<int64_t> limit
   if (identity && starts.size() == x->shape.size()) return x;
   DType dtype = x->dtype;
   bool weak = x->weak;
-  return finish({.op = Op::Slice, .dtype = dtype, .weak = weak, .inputs = {std::move(x)},
+  return finish({.op = Op::Slice,
+                 .dtype = dtype,
+                 .weak = weak,
+                 .inputs = {std::move(x)},
                  .attrs = concat_attrs(std::move(starts), limits, steps)});
 }
 
@@ -325,8 +346,11 @@ NodePtr pad(NodePtr x, NodePtr value, std::vector<int64_t> lo, std::vector<int64
   DType dtype = x->dtype;
   bool weak = x->weak;
   lo.insert(lo.end(), hi.begin(), hi.end());
-  return finish({.op = Op::Pad, .dtype = dtype, .weak = weak,
-                 .inputs = {std::move(x), std::move(value)}, .attrs = std::move(lo)});
+  return finish({.op = Op::Pad,
+                 .dtype = dtype,
+                 .weak = weak,
+                 .inputs = {std::move(x), std::move(value)},
+                 .attrs = std::move(lo)});
 }
 
 NodePtr concatenate(std::vector<NodePtr> xs, int64_t axis) {
@@ -334,7 +358,10 @@ NodePtr concatenate(std::vector<NodePtr> xs, int64_t axis) {
   if (xs.size() == 1) return xs[0];
   DType dtype = xs[0]->dtype;
   bool weak = std::all_of(xs.begin(), xs.end(), [](const NodePtr &n) { return n->weak; });
-  return finish({.op = Op::Concatenate, .dtype = dtype, .weak = weak, .inputs = std::move(xs),
+  return finish({.op = Op::Concatenate,
+                 .dtype = dtype,
+                 .weak = weak,
+                 .inputs = std::move(xs),
                  .attrs = {axis}});
 }
 
@@ -342,7 +369,9 @@ NodePtr slice_update(NodePtr x, NodePtr update, std::vector<int64_t> starts,
                      std::vector<int64_t> limits, std::vector<int64_t> steps) {
   DType dtype = x->dtype;
   bool weak = x->weak;
-  return finish({.op = Op::SliceUpdate, .dtype = dtype, .weak = weak,
+  return finish({.op = Op::SliceUpdate,
+                 .dtype = dtype,
+                 .weak = weak,
                  .inputs = {std::move(x), std::move(update)},
                  .attrs = concat_attrs(std::move(starts), limits, steps)});
 }
@@ -350,7 +379,10 @@ NodePtr slice_update(NodePtr x, NodePtr update, std::vector<int64_t> starts,
 NodePtr diagonal(NodePtr x, int64_t axis1, int64_t axis2) {
   DType dtype = x->dtype;
   bool weak = x->weak;
-  return finish({.op = Op::Diagonal, .dtype = dtype, .weak = weak, .inputs = {std::move(x)},
+  return finish({.op = Op::Diagonal,
+                 .dtype = dtype,
+                 .weak = weak,
+                 .inputs = {std::move(x)},
                  .attrs = {axis1, axis2}});
 }
 
@@ -378,8 +410,11 @@ NodePtr dot_general(NodePtr lhs, NodePtr rhs, std::vector<int64_t> lhs_batch,
     attrs.insert(attrs.end(), v->begin(), v->end());
   DType dtype = lhs->dtype;
   bool weak = lhs->weak && rhs->weak;
-  return finish({.op = Op::DotGeneral, .dtype = dtype, .weak = weak,
-                 .inputs = {std::move(lhs), std::move(rhs)}, .attrs = std::move(attrs)});
+  return finish({.op = Op::DotGeneral,
+                 .dtype = dtype,
+                 .weak = weak,
+                 .inputs = {std::move(lhs), std::move(rhs)},
+                 .attrs = std::move(attrs)});
 }
 
 } // namespace jx::ir

@@ -10,16 +10,21 @@
 namespace jx::ir {
 namespace {
 
-size_t mix(size_t seed, size_t v) { return seed ^ (v + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2)); }
+size_t mix(size_t seed, size_t v) {
+  return seed ^ (v + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
 
 size_t hash_spec(const NodeSpec &s) {
   size_t h = std::hash<int>()(static_cast<int>(s.op));
   h = mix(h, static_cast<size_t>(s.dtype));
   h = mix(h, s.weak);
-  for (int64_t d : s.shape) h = mix(h, std::hash<int64_t>()(d));
+  for (int64_t d : s.shape)
+    h = mix(h, std::hash<int64_t>()(d));
   h = mix(h, s.shape.size());
-  for (const NodePtr &in : s.inputs) h = mix(h, std::hash<const void *>()(in.get()));
-  for (int64_t a : s.attrs) h = mix(h, std::hash<int64_t>()(a));
+  for (const NodePtr &in : s.inputs)
+    h = mix(h, std::hash<const void *>()(in.get()));
+  for (int64_t a : s.attrs)
+    h = mix(h, std::hash<int64_t>()(a));
   h = mix(h, std::bit_cast<uint64_t>(s.fvalue));
   h = mix(h, static_cast<size_t>(s.ivalue));
   h = mix(h, std::hash<const void *>()(s.data.get()));
@@ -50,18 +55,21 @@ Node::~Node() {
     InternTable &t = table();
     std::lock_guard lock(t.mutex);
     auto [first, last] = t.entries.equal_range(hash);
-    for (auto it = first; it != last;) it = it->second.expired() ? t.entries.erase(it) : std::next(it);
+    for (auto it = first; it != last;)
+      it = it->second.expired() ? t.entries.erase(it) : std::next(it);
   }
   // Inputs are released iteratively by the outermost destructor on this thread: a long chain of
   // nodes would otherwise recurse once per node and overflow the stack.
   thread_local std::vector<NodePtr> *pending = nullptr;
   if (pending) {
-    for (NodePtr &in : inputs) pending->push_back(std::move(in));
+    for (NodePtr &in : inputs)
+      pending->push_back(std::move(in));
     return;
   }
   std::vector<NodePtr> local;
   pending = &local;
-  for (NodePtr &in : inputs) local.push_back(std::move(in));
+  for (NodePtr &in : inputs)
+    local.push_back(std::move(in));
   while (!local.empty()) {
     NodePtr n = std::move(local.back());
     local.pop_back();
@@ -93,7 +101,8 @@ size_t live_node_count() {
   InternTable &t = table();
   std::lock_guard lock(t.mutex);
   size_t n = 0;
-  for (auto &[h, w] : t.entries) n += !w.expired();
+  for (auto &[h, w] : t.entries)
+    n += !w.expired();
   return n;
 }
 

@@ -45,7 +45,8 @@ namespace {
 std::string attr_str(const Node &n) {
   const int64_t r = n.inputs.empty() ? 0 : n.inputs[0]->ndim();
   auto range = [&](int64_t from, int64_t count) {
-    return fmt::format("[{}]", fmt::join(n.attrs.begin() + from, n.attrs.begin() + from + count, ","));
+    return fmt::format("[{}]",
+                       fmt::join(n.attrs.begin() + from, n.attrs.begin() + from + count, ","));
   };
   switch (n.op) {
   case Op::Literal:
@@ -86,7 +87,8 @@ std::string print_graph(const std::vector<NodePtr> &roots) {
     if (n->realized()) {
       args = "<realized>";
     } else {
-      for (const NodePtr &in : n->inputs) args += fmt::format("{}%{}", args.empty() ? "" : ", ", ids.at(in.get()));
+      for (const NodePtr &in : n->inputs)
+        args += fmt::format("{}%{}", args.empty() ? "" : ", ", ids.at(in.get()));
     }
     std::string attrs = attr_str(*n);
     if (!attrs.empty()) args += (args.empty() ? "" : ", ") + attrs;

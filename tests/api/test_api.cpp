@@ -41,17 +41,20 @@ TEST(Api, LinspaceWithArrayEndpoints) {
   EXPECT_EQ(x(-1).to_vector<double>(), b.to_vector<double>()); // endpoint is exactly stop
   EXPECT_EQ(jnp::linspace(a, b, 7, true, 1).shape(), (Shape{100, 7}));
   // As NumPy: i * step, so 3 * 0.2 = 0.6000000000000001.
-  EXPECT_EQ(jnp::linspace(0, 1, 5, false).to_vector<double>(), (std::vector<double>{0, 0.2, 0.4, 3 * 0.2, 0.8}));
+  EXPECT_EQ(jnp::linspace(0, 1, 5, false).to_vector<double>(),
+            (std::vector<double>{0, 0.2, 0.4, 3 * 0.2, 0.8}));
   EXPECT_EQ(jnp::linspace(0, 1, 1).to_vector<double>(), (std::vector<double>{0}));
   EXPECT_EQ(jnp::linspace(0, 1, 0).shape(), (Shape{0}));
-  EXPECT_EQ(jnp::linspace(0, 10, 3, true, 0, jnp::int32).to_vector<int>(), (std::vector<int>{0, 5, 10}));
+  EXPECT_EQ(jnp::linspace(0, 10, 3, true, 0, jnp::int32).to_vector<int>(),
+            (std::vector<int>{0, 5, 10}));
 }
 
 TEST(Api, CreationShapes) {
   EXPECT_EQ(jnp::eye(3, 4, -1).to_vector<double>(),
             (std::vector<double>{0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0}));
   EXPECT_EQ(jnp::full({2, 2}, 7.5, jnp::float32).dtype(), jnp::float32);
-  EXPECT_EQ(jnp::full_like(jnp::zeros({3}, jnp::int32), 4).to_vector<int>(), (std::vector<int>{4, 4, 4}));
+  EXPECT_EQ(jnp::full_like(jnp::zeros({3}, jnp::int32), 4).to_vector<int>(),
+            (std::vector<int>{4, 4, 4}));
   EXPECT_EQ(jnp::arange(5, 0, -2).to_vector<int64_t>(), (std::vector<int64_t>{5, 3, 1}));
   EXPECT_EQ(jnp::arange(0.5, 2).to_vector<double>(), (std::vector<double>{0.5, 1.5}));
   EXPECT_EQ(jnp::arange(0).shape(), (Shape{0}));
@@ -76,12 +79,15 @@ TEST(Api, ReductionShapes) {
 TEST(Api, DiffMatchesDefinition) {
   Array x = jnp::array({1.0, 4.0, 9.0, 16.0, 25.0, 36.0}, Shape{2, 3});
   EXPECT_EQ(jnp::diff(x).to_vector<double>(), (std::vector<double>{3, 5, 9, 11}));
-  EXPECT_EQ(jnp::diff(x, 1, 0, jnp::zeros({1, 3})).to_vector<double>(), (std::vector<double>{1, 4, 9, 15, 21, 27}));
+  EXPECT_EQ(jnp::diff(x, 1, 0, jnp::zeros({1, 3})).to_vector<double>(),
+            (std::vector<double>{1, 4, 9, 15, 21, 27}));
   EXPECT_EQ(jnp::diff(x, 2, -1).to_vector<double>(), (std::vector<double>{2, 2}));
-  EXPECT_EQ(jnp::diff(x, 1, 1, 0.0, 100.0).to_vector<double>(), (std::vector<double>{1, 3, 5, 91, 16, 9, 11, 64}));
+  EXPECT_EQ(jnp::diff(x, 1, 1, 0.0, 100.0).to_vector<double>(),
+            (std::vector<double>{1, 3, 5, 91, 16, 9, 11, 64}));
   EXPECT_EQ(jnp::diff(x, 0).node().get(), x.node().get());
   EXPECT_EQ(jnp::diff(x, 5).shape(), (Shape{2, 0}));
-  EXPECT_EQ(jnp::diff(jnp::array({true, false, false})).to_vector<bool>(), (std::vector<bool>{true, false}));
+  EXPECT_EQ(jnp::diff(jnp::array({true, false, false})).to_vector<bool>(),
+            (std::vector<bool>{true, false}));
 }
 
 TEST(Api, StackConcatenatePadRollFlip) {
@@ -89,12 +95,14 @@ TEST(Api, StackConcatenatePadRollFlip) {
   EXPECT_EQ(jnp::stack({a, b}, -1).shape(), (Shape{3, 2}));
   EXPECT_EQ(jnp::stack({a, b}, -1).to_vector<int64_t>(), (std::vector<int64_t>{0, 3, 1, 4, 2, 5}));
   EXPECT_EQ(jnp::concatenate({a, jnp::zeros({0}, jnp::int64), b}).size(), 6);
-  EXPECT_EQ(jnp::pad(a, {{1, 2}}, 9).to_vector<int64_t>(), (std::vector<int64_t>{9, 0, 1, 2, 9, 9}));
+  EXPECT_EQ(jnp::pad(a, {{1, 2}}, 9).to_vector<int64_t>(),
+            (std::vector<int64_t>{9, 0, 1, 2, 9, 9}));
   EXPECT_EQ(jnp::roll(a, 1).to_vector<int64_t>(), (std::vector<int64_t>{2, 0, 1}));
   EXPECT_EQ(jnp::roll(a, -4).to_vector<int64_t>(), (std::vector<int64_t>{1, 2, 0}));
   Array g = jnp::arange(6).reshape({2, 3});
   EXPECT_EQ(jnp::roll(g, 1).to_vector<int64_t>(), (std::vector<int64_t>{5, 0, 1, 2, 3, 4}));
-  EXPECT_EQ(jnp::roll(g, {1, 1}, {0, 1}).to_vector<int64_t>(), (std::vector<int64_t>{5, 3, 4, 2, 0, 1}));
+  EXPECT_EQ(jnp::roll(g, {1, 1}, {0, 1}).to_vector<int64_t>(),
+            (std::vector<int64_t>{5, 3, 4, 2, 0, 1}));
   EXPECT_EQ(jnp::flip(g).to_vector<int64_t>(), (std::vector<int64_t>{5, 4, 3, 2, 1, 0}));
   EXPECT_EQ(jnp::flip(g, 1).to_vector<int64_t>(), (std::vector<int64_t>{2, 1, 0, 5, 4, 3}));
   EXPECT_EQ(jnp::squeeze(jnp::zeros({1, 3, 1})).shape(), (Shape{3}));
@@ -115,7 +123,8 @@ TEST(Api, EinsumForms) {
   EXPECT_EQ(jnp::einsum("ij->", a).item<double>(), 15);
   EXPECT_EQ(jnp::einsum("i,j->ij", jnp::arange(2.0), jnp::arange(3.0)).shape(), (Shape{2, 3}));
   Array c = jnp::ones({4, 5});
-  EXPECT_EQ(jnp::einsum("ij,jk,kl->il", a, b, c).to_vector<double>(), jnp::matmul(ab, c).to_vector<double>());
+  EXPECT_EQ(jnp::einsum("ij,jk,kl->il", a, b, c).to_vector<double>(),
+            jnp::matmul(ab, c).to_vector<double>());
   // The seed's contraction over the first axis, batching over '...'.
   Array w = jnp::ones({5, 2, 3}), y = jnp::arange(30.0).reshape({5, 2, 3});
   EXPECT_EQ(jnp::einsum("i...,i...", w, y).to_vector<double>(), jnp::sum(y, 0).to_vector<double>());
@@ -126,11 +135,13 @@ TEST(Api, EinsumForms) {
 TEST(Api, MatmulDotTensordotShapes) {
   EXPECT_EQ(jnp::matmul(jnp::ones({3}), jnp::ones({3})).shape(), (Shape{}));
   EXPECT_EQ(jnp::matmul(jnp::ones({3}), jnp::ones({3, 4})).shape(), (Shape{4}));
-  EXPECT_EQ(jnp::matmul(jnp::ones({5, 1, 2, 3}), jnp::ones({4, 3, 6})).shape(), (Shape{5, 4, 2, 6}));
+  EXPECT_EQ(jnp::matmul(jnp::ones({5, 1, 2, 3}), jnp::ones({4, 3, 6})).shape(),
+            (Shape{5, 4, 2, 6}));
   EXPECT_EQ(jnp::dot(jnp::ones({2, 3, 4}), jnp::ones({5, 4, 6})).shape(), (Shape{2, 3, 5, 6}));
   EXPECT_EQ(jnp::dot(jnp::ones({2, 3, 4}), jnp::ones({4})).shape(), (Shape{2, 3}));
   EXPECT_EQ(jnp::tensordot(jnp::ones({2, 3, 4}), jnp::ones({3, 4, 5})).shape(), (Shape{2, 5}));
-  EXPECT_EQ(jnp::tensordot(jnp::ones({2, 3, 4}), jnp::ones({3, 4, 5}), 0).shape(), (Shape{2, 3, 4, 3, 4, 5}));
+  EXPECT_EQ(jnp::tensordot(jnp::ones({2, 3, 4}), jnp::ones({3, 4, 5}), 0).shape(),
+            (Shape{2, 3, 4, 3, 4, 5}));
   EXPECT_EQ(jnp::vdot(jnp::arange(3.0), jnp::arange(3.0)).item<double>(), 5);
   EXPECT_EQ(jnp::outer(jnp::arange(2.0), jnp::arange(3.0)).shape(), (Shape{2, 3}));
   EXPECT_EQ(jnp::dot(2.0, jnp::arange(3.0)).to_vector<double>(), (std::vector<double>{0, 2, 4}));
@@ -141,7 +152,8 @@ TEST(Api, SimpsonVariantsAgree) {
   Array a = jnp::arange(0, 1, 0.25), b = a + 0.05;
   Array x = jnp::linspace(a, b, 9);
   std::vector<Array> terms;
-  for (int i = 0; i < 20; ++i) terms.push_back(jnp::power(x, i / 10.) * jnp::exp(-x));
+  for (int i = 0; i < 20; ++i)
+    terms.push_back(jnp::power(x, i / 10.) * jnp::exp(-x));
   Array stacked = jnp::stack(terms, 1);
   Array xb = x(slice(), jx::newaxis, slice());
   Array broadcast = jnp::power(xb, jnp::arange(20)(slice(), jx::newaxis) / 10) * jnp::exp(-xb);
@@ -150,7 +162,9 @@ TEST(Api, SimpsonVariantsAgree) {
 }
 
 TEST(Api, SaveLoadRoundTrip) {
-  std::string path = (std::filesystem::temp_directory_path() / ("jx_api_roundtrip_" + std::to_string(::getpid()) + ".npy")).string();
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("jx_api_roundtrip_" + std::to_string(::getpid()) + ".npy"))
+                         .string();
   for (jx::DType t : {jnp::bool_, jnp::int32, jnp::int64, jnp::float32, jnp::float64}) {
     Array x = (jnp::arange(6) - 2).reshape({2, 3}).astype(t);
     jnp::save(path, x);
@@ -164,6 +178,7 @@ TEST(Api, SaveLoadRoundTrip) {
 
 TEST(Api, DeepChainsEvaluate) {
   Array x = jnp::zeros({3});
-  for (int i = 0; i < 100000; ++i) x = x + 1;
+  for (int i = 0; i < 100000; ++i)
+    x = x + 1;
   EXPECT_EQ(x.to_vector<double>(), (std::vector<double>{100000, 100000, 100000}));
 }

@@ -1,15 +1,16 @@
 // NumPy-style printing through fmt and ostream.
 #include <jx/jx.h>
 
-#include <gtest/gtest.h>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 
 namespace jnp = jx::numpy;
 using jx::Array;
 
 TEST(Format, Floats) {
-  EXPECT_EQ(fmt::format("{}", jnp::array({1.0, 2.0, 3.0, 4.0}, jx::Shape{2, 2})), "[[1. 2.]\n [3. 4.]]");
+  EXPECT_EQ(fmt::format("{}", jnp::array({1.0, 2.0, 3.0, 4.0}, jx::Shape{2, 2})),
+            "[[1. 2.]\n [3. 4.]]");
   EXPECT_EQ(fmt::format("{}", jnp::array({0.5, -1.25, 10.0})), "[ 0.5  -1.25 10.  ]");
   EXPECT_EQ(fmt::format("{}", jnp::array<double>({NAN, INFINITY, 1.0})), "[nan inf  1.]");
   EXPECT_EQ(fmt::format("{}", jnp::array({1e-5, 1.0})), "[1.e-05 1.e+00]");
@@ -21,7 +22,8 @@ TEST(Format, IntsBoolsAndScalars) {
   EXPECT_EQ(fmt::format("{}", jnp::array({true, false})), "[ True False]");
   EXPECT_EQ(fmt::format("{}", Array(2.5)), "2.5");
   EXPECT_EQ(fmt::format("{}", jnp::zeros({0})), "[]");
-  EXPECT_EQ(fmt::format("{}", jnp::zeros({2, 2, 2}, jnp::int32)), "[[[0 0]\n  [0 0]]\n\n [[0 0]\n  [0 0]]]");
+  EXPECT_EQ(fmt::format("{}", jnp::zeros({2, 2, 2}, jnp::int32)),
+            "[[[0 0]\n  [0 0]]\n\n [[0 0]\n  [0 0]]]");
 }
 
 TEST(Format, LargeArraysAreSummarized) {
@@ -47,7 +49,8 @@ TEST_P(FormatGolden, MatchesNumPy) {
 }
 
 INSTANTIATE_TEST_SUITE_P(NumPy, FormatGolden,
-                         ::testing::Values("scientific", "wrapped_floats", "wrapped_ints", "summarized_2d",
-                                           "float32", "bool_2d", "nonfinite", "cutoff_1e8",
-                                           "negative_scientific", "ints_3d", "int64_large", "empty_2d",
-                                           "scalar", "trimmed_digits", "trimmed_scientific"));
+                         ::testing::Values("scientific", "wrapped_floats", "wrapped_ints",
+                                           "summarized_2d", "float32", "bool_2d", "nonfinite",
+                                           "cutoff_1e8", "negative_scientific", "ints_3d",
+                                           "int64_large", "empty_2d", "scalar", "trimmed_digits",
+                                           "trimmed_scientific"));

@@ -145,8 +145,8 @@ GOLDEN(power_one_nan,
        jnp::power(jnp::array({1.0, nan, inf, 0.0}), jnp::array({nan, 0.0, -1.0, -1.0})))
 GOLDEN(power_i64_overflow, jnp::power(jnp::array<int64_t>({3, -3, 2, 7, -1}),
                                       jnp::array<int64_t>({40, 41, 63, 23, 1001})))
-GOLDEN(power_i32_large, jnp::power(jnp::array<int32_t>({7, 10, -2, 3}),
-                                   jnp::array<int32_t>({11, 10, 31, 19})))
+GOLDEN(power_i32_large,
+       jnp::power(jnp::array<int32_t>({7, 10, -2, 3}), jnp::array<int32_t>({11, 10, 31, 19})))
 GOLDEN_TRANSCENDENTAL(power_i64_float_scalar, jnp::power(in("i64exp"), 2.0))
 GOLDEN_TRANSCENDENTAL(power_f32_int_scalar, jnp::power(in("f32"), 2))
 GOLDEN_TRANSCENDENTAL(power_f64_neg_int_scalar, jnp::power(in("f64"), -2))
@@ -154,8 +154,8 @@ GOLDEN(floor_divide_fmod, jnp::floor_divide(jnp::array({1.0, 0.3, -1.0, 7.0, 0.5
                                             jnp::array({0.1, 0.1, 0.1, 0.7, 0.1})))
 GOLDEN(remainder_fmod, jnp::remainder(jnp::array({1.0, 0.3, -1.0, 7.0, 0.5}),
                                       jnp::array({0.1, 0.1, 0.1, 0.7, 0.1})))
-GOLDEN(floor_divide_fmod_f32, jnp::floor_divide(jnp::array({1.0f, 0.3f, -1.0f, 7.0f}),
-                                                jnp::array(0.1, jnp::float32)))
+GOLDEN(floor_divide_fmod_f32,
+       jnp::floor_divide(jnp::array({1.0f, 0.3f, -1.0f, 7.0f}), jnp::array(0.1, jnp::float32)))
 GOLDEN(floor_divide_int_zero, jnp::floor_divide(jnp::array<int64_t>({7, -7, 0, INT64_MIN, 5}),
                                                 jnp::array<int64_t>({0, 0, 0, -1, -1})))
 GOLDEN(remainder_int_zero, jnp::remainder(jnp::array<int64_t>({7, -7, 0, INT64_MIN, 5}),
@@ -554,8 +554,7 @@ GOLDEN_REDUCTION(einsum_broadcast_ellipsis,
 GOLDEN_REDUCTION(einsum_transpose, jnp::einsum("ijk->kji", in("cube")))
 GOLDEN_REDUCTION(einsum_outer, jnp::einsum("i,j->ij", in("row3"), in("row")))
 GOLDEN_REDUCTION(einsum_batch, jnp::einsum("bij,bjk->bik", in("cube"), in("batch245")))
-GOLDEN_REDUCTION(einsum_three,
-                 jnp::einsum("ij,jk,kl->il", in("f64"), in("mat45"), in("mat54")))
+GOLDEN_REDUCTION(einsum_three, jnp::einsum("ij,jk,kl->il", in("f64"), in("mat45"), in("mat54")))
 GOLDEN_REDUCTION(einsum_upper_implicit, jnp::einsum("bA,Bb", in("f64"), in("mat53")))
 GOLDEN_REDUCTION(einsum_upper_lower_implicit, jnp::einsum("Ai,iB", in("f64"), in("mat45")))
 GOLDEN_REDUCTION(einsum_sum_all, jnp::einsum("ij->", in("f64")))
@@ -568,12 +567,10 @@ GOLDEN_REDUCTION(einsum_transpose_dot,
                  jnp::einsum("ij,ji", in("f64"), in("mat45")(slice(), slice(0, 3))))
 GOLDEN_REDUCTION(einsum_diag_sum, jnp::einsum("iij->j", in("sq3")))
 GOLDEN_REDUCTION(einsum_ellipsis_broadcast, jnp::einsum("...i,...i->...", in("f64"), in("row")))
-GOLDEN_REDUCTION(einsum_ellipsis_size1,
-                 jnp::einsum("...ij,...jk->...ik", in("b2134"), in("b342")))
+GOLDEN_REDUCTION(einsum_ellipsis_size1, jnp::einsum("...ij,...jk->...ik", in("b2134"), in("b342")))
 GOLDEN_REDUCTION(einsum_implicit_batch, jnp::einsum("bij,bjk", in("cube"), in("batch245")))
 GOLDEN(einsum_i64_near, jnp::einsum("i,i", in("i64near"), in("i64pm")))
-GOLDEN_REDUCTION(einsum_three_shared,
-                 jnp::einsum("ij,ij,j->i", in("f64"), in("f64b"), in("row")))
+GOLDEN_REDUCTION(einsum_three_shared, jnp::einsum("ij,ij,j->i", in("f64"), in("f64b"), in("row")))
 GOLDEN_REDUCTION(einsum_ellipsis_middle, jnp::einsum("a...c,c->a...", in("cube"), in("row")))
 GOLDEN(einsum_bool, jnp::einsum("ij,kj", in("b"), in("bb")))
 GOLDEN_REDUCTION(matmul_2d, jnp::matmul(in("f64"), in("mat45")))

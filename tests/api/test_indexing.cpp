@@ -60,8 +60,10 @@ TEST(Indexing, AtArithmetic) {
   Array x = jnp::arange(5.0);
   EXPECT_EQ(x.at(slice(1, 3)).add(10).to_vector<double>(), (std::vector<double>{0, 11, 12, 3, 4}));
   EXPECT_EQ(x.at(-1).multiply(3).to_vector<double>(), (std::vector<double>{0, 1, 2, 3, 12}));
-  EXPECT_EQ(x.at(slice(none, none, 2)).subtract(1).to_vector<double>(), (std::vector<double>{-1, 1, 1, 3, 3}));
-  EXPECT_EQ(x.at(0).divide(2).at(1).divide(2).to_vector<double>(), (std::vector<double>{0, 0.5, 2, 3, 4}));
+  EXPECT_EQ(x.at(slice(none, none, 2)).subtract(1).to_vector<double>(),
+            (std::vector<double>{-1, 1, 1, 3, 3}));
+  EXPECT_EQ(x.at(0).divide(2).at(1).divide(2).to_vector<double>(),
+            (std::vector<double>{0, 0.5, 2, 3, 4}));
   EXPECT_EQ(x.at(slice()).min(2).to_vector<double>(), (std::vector<double>{0, 1, 2, 2, 2}));
   EXPECT_EQ(x.at(slice()).max(2).to_vector<double>(), (std::vector<double>{2, 2, 2, 3, 4}));
   EXPECT_EQ(x.at(slice(1, 3)).get().to_vector<double>(), (std::vector<double>{1, 2}));

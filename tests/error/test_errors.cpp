@@ -37,8 +37,9 @@ TEST(Errors, BroadcastMismatch) {
                                "operands could not be broadcast together with shapes (3,4) (5,)");
   expect_error<jx::ShapeError>([] { jnp::where(jnp::zeros({2}, jnp::bool_), m(3, 4), 1.0); },
                                "shapes (2,) (3,4) ()");
-  expect_error<jx::ShapeError>([] { jnp::broadcast_to(jnp::zeros({3}), {4}); },
-                               "Incompatible shapes for broadcasting: (3,) and requested shape (4,)");
+  expect_error<jx::ShapeError>(
+      [] { jnp::broadcast_to(jnp::zeros({3}), {4}); },
+      "Incompatible shapes for broadcasting: (3,) and requested shape (4,)");
 }
 
 TEST(Errors, AxisOutOfRange) {
@@ -58,8 +59,9 @@ TEST(Errors, EinsumOutputLetterAbsent) {
 }
 
 TEST(Errors, EinsumInconsistentSizes) {
-  expect_error<jx::ShapeError>([] { jnp::einsum("ij,jk->ik", m(2, 3), m(4, 5)); },
-                               "size of label 'j' for operand 1 (4) does not match previous terms (3)");
+  expect_error<jx::ShapeError>(
+      [] { jnp::einsum("ij,jk->ik", m(2, 3), m(4, 5)); },
+      "size of label 'j' for operand 1 (4) does not match previous terms (3)");
 }
 
 TEST(Errors, EinsumWrongOperandCount) {
@@ -71,17 +73,27 @@ TEST(Errors, EinsumBadEllipsis) {
   expect_error<jx::ValueError>([] { jnp::einsum("i..,i", m(2, 3), jnp::zeros({2})); },
                                "'.' that is not part of an ellipsis");
   expect_error<jx::ValueError>([] { jnp::einsum("...i...", m(2, 3)); }, "multiple ellipses");
-  expect_error<jx::ValueError>([] { jnp::einsum("ijk", m(2, 3)); }, "too many subscripts for operand 0");
+  expect_error<jx::ValueError>([] { jnp::einsum("ijk", m(2, 3)); },
+                               "too many subscripts for operand 0");
   expect_error<jx::ValueError>([] { jnp::einsum("i", m(2, 3)); }, "no '...' ellipsis");
   expect_error<jx::ValueError>([] { jnp::einsum("i1", m(2, 3)); }, "invalid subscript '1'");
-  expect_error<jx::ValueError>([] { jnp::einsum("ij->ii", m(2, 3)); }, "output subscript 'i' multiple times");
+  expect_error<jx::ValueError>([] { jnp::einsum("ij->ii", m(2, 3)); },
+                               "output subscript 'i' multiple times");
 }
 
 TEST(Errors, ReshapeSizeMismatch) {
-  expect_error<jx::ShapeError>([] { jnp::reshape(m(3, 4), {5, -1}); },
-                               "cannot reshape array of size 12 into shape (5, -1)");
-  expect_error<jx::ShapeError>([] { jnp::reshape(m(3, 4), {5}); }, "cannot reshape array of size 12 into shape (5,)");
-  expect_error<jx::ValueError>([] { jnp::reshape(m(3, 4), {-1, -1}); }, "can only specify one unknown dimension");
+  expect_error<jx::ShapeError>(
+      [] {
+        jnp::reshape(m(3, 4), {5, -1});
+      },
+      "cannot reshape array of size 12 into shape (5, -1)");
+  expect_error<jx::ShapeError>([] { jnp::reshape(m(3, 4), {5}); },
+                               "cannot reshape array of size 12 into shape (5,)");
+  expect_error<jx::ValueError>(
+      [] {
+        jnp::reshape(m(3, 4), {-1, -1});
+      },
+      "can only specify one unknown dimension");
 }
 
 TEST(Errors, SliceStepZero) {
@@ -91,10 +103,13 @@ TEST(Errors, SliceStepZero) {
 }
 
 TEST(Errors, IndexOutOfRange) {
-  expect_error<jx::IndexError>([] { m(3, 4)(3); }, "index 3 is out of bounds for axis 0 with size 3");
-  expect_error<jx::IndexError>([] { m(3, 4)(0, -5); }, "index -5 is out of bounds for axis 1 with size 4");
-  expect_error<jx::IndexError>([] { m(3, 4)(0, 0, 0); },
-                               "too many indices for array: array is 2-dimensional, but 3 were indexed");
+  expect_error<jx::IndexError>([] { m(3, 4)(3); },
+                               "index 3 is out of bounds for axis 0 with size 3");
+  expect_error<jx::IndexError>([] { m(3, 4)(0, -5); },
+                               "index -5 is out of bounds for axis 1 with size 4");
+  expect_error<jx::IndexError>(
+      [] { m(3, 4)(0, 0, 0); },
+      "too many indices for array: array is 2-dimensional, but 3 were indexed");
   expect_error<jx::IndexError>([] { m(3, 4)(jx::ellipsis, 0, jx::ellipsis); }, "a single ellipsis");
   expect_error<jx::IndexError>([] { m(3, 4).at(7).set(1.0); }, "index 7 is out of bounds");
 }
@@ -105,38 +120,67 @@ TEST(Errors, AtSetShapeMismatch) {
 }
 
 TEST(Errors, ConcatenateMismatch) {
-  expect_error<jx::ShapeError>([] { jnp::concatenate({m(2, 3), m(2, 4)}, 0); },
-                               "along dimension 1, the array at index 0 has size 3 and the array at index 1 has size 4");
-  expect_error<jx::ShapeError>([] { jnp::concatenate({m(2, 3), jnp::zeros({3})}); },
-                               "the array at index 0 has 2 dimension(s) and the array at index 1 has 1 dimension(s)");
-  expect_error<jx::ValueError>([] { jnp::concatenate({}); }, "need at least one array to concatenate");
-  expect_error<jx::ValueError>([] { jnp::concatenate({Array(1.0), Array(2.0)}); },
-                               "zero-dimensional arrays cannot be concatenated");
+  expect_error<jx::ShapeError>(
+      [] {
+        jnp::concatenate({m(2, 3), m(2, 4)}, 0);
+      },
+      "along dimension 1, the array at index 0 has size 3 and the array at index 1 has size 4");
+  expect_error<jx::ShapeError>(
+      [] {
+        jnp::concatenate({m(2, 3), jnp::zeros({3})});
+      },
+      "the array at index 0 has 2 dimension(s) and the array at index 1 has 1 dimension(s)");
+  expect_error<jx::ValueError>([] { jnp::concatenate({}); },
+                               "need at least one array to concatenate");
+  expect_error<jx::ValueError>(
+      [] {
+        jnp::concatenate({Array(1.0), Array(2.0)});
+      },
+      "zero-dimensional arrays cannot be concatenated");
 }
 
 TEST(Errors, StackMismatch) {
-  expect_error<jx::ShapeError>([] { jnp::stack({m(2, 3), m(3, 2)}); }, "all input arrays must have the same shape");
+  expect_error<jx::ShapeError>(
+      [] {
+        jnp::stack({m(2, 3), m(3, 2)});
+      },
+      "all input arrays must have the same shape");
   expect_error<jx::ValueError>([] { jnp::stack({}); }, "need at least one array to stack");
-  expect_error<jx::AxisError>([] { jnp::stack({m(2, 3), m(2, 3)}, 3); }, "axis 3 is out of bounds for array of dimension 3");
+  expect_error<jx::AxisError>(
+      [] {
+        jnp::stack({m(2, 3), m(2, 3)}, 3);
+      },
+      "axis 3 is out of bounds for array of dimension 3");
 }
 
 TEST(Errors, DiffNegativeOrder) {
-  expect_error<jx::ValueError>([] { jnp::diff(m(2, 3), -1); }, "order must be non-negative but got -1");
-  expect_error<jx::ValueError>([] { jnp::diff(Array(1.0)); }, "diff requires input that is at least one dimensional");
-  expect_error<jx::ShapeError>([] { jnp::diff(m(2, 3), 1, 0, jnp::zeros({1, 4})); }, "along dimension 1");
+  expect_error<jx::ValueError>([] { jnp::diff(m(2, 3), -1); },
+                               "order must be non-negative but got -1");
+  expect_error<jx::ValueError>([] { jnp::diff(Array(1.0)); },
+                               "diff requires input that is at least one dimensional");
+  expect_error<jx::ShapeError>(
+      [] {
+        jnp::diff(m(2, 3), 1, 0, jnp::zeros({1, 4}));
+      },
+      "along dimension 1");
 }
 
 TEST(Errors, IntegerOnlyOpOnFloats) {
-  expect_error<jx::DTypeError>([] { jnp::bitwise_and(m(2, 2), jnp::ones({2, 2}, jnp::int32)); },
-                               "ufunc 'bitwise_and' not supported for the input types");
-  expect_error<jx::DTypeError>([] { jnp::left_shift(m(2, 2), 1); }, "ufunc 'left_shift' not supported");
+  expect_error<jx::DTypeError>(
+      [] {
+        jnp::bitwise_and(m(2, 2), jnp::ones({2, 2}, jnp::int32));
+      },
+      "ufunc 'bitwise_and' not supported for the input types");
+  expect_error<jx::DTypeError>([] { jnp::left_shift(m(2, 2), 1); },
+                               "ufunc 'left_shift' not supported");
   expect_error<jx::DTypeError>([] { jnp::invert(m(2, 2)); }, "ufunc 'invert' not supported");
   expect_error<jx::DTypeError>([] { jnp::arange(4) | 1.5; }, "ufunc 'bitwise_or' not supported");
 }
 
 TEST(Errors, BooleanArithmetic) {
   expect_error<jx::DTypeError>([] { -jnp::zeros({2}, jnp::bool_); }, "boolean negative");
-  expect_error<jx::DTypeError>([] { jnp::zeros({2}, jnp::bool_) - jnp::ones({2}, jnp::bool_); }, "boolean subtract");
+  expect_error<jx::DTypeError>([] { jnp::zeros({2}, jnp::bool_) - jnp::ones({2}, jnp::bool_); },
+                               "boolean subtract");
 }
 
 TEST(Errors, IntegerNegativePower) {
@@ -150,30 +194,45 @@ TEST(Errors, WeakIntOverflowsInt32) {
 }
 
 TEST(Errors, EmptyReductions) {
-  expect_error<jx::ValueError>([] { jnp::max(jnp::zeros({0})); },
-                               "zero-size array to reduction operation maximum which has no identity");
-  expect_error<jx::ValueError>([] { jnp::min(jnp::zeros({2, 0}), 1); }, "reduction operation minimum");
-  expect_error<jx::ValueError>([] { jnp::argmax(jnp::zeros({0})); }, "attempt to get argmax of an empty sequence");
+  expect_error<jx::ValueError>(
+      [] { jnp::max(jnp::zeros({0})); },
+      "zero-size array to reduction operation maximum which has no identity");
+  expect_error<jx::ValueError>(
+      [] {
+        jnp::min(jnp::zeros({2, 0}), 1);
+      },
+      "reduction operation minimum");
+  expect_error<jx::ValueError>([] { jnp::argmax(jnp::zeros({0})); },
+                               "attempt to get argmax of an empty sequence");
 }
 
 TEST(Errors, ContractionShapes) {
-  expect_error<jx::ShapeError>([] { jnp::matmul(m(2, 3), m(4, 5)); }, "mismatch in its core dimension 0");
-  expect_error<jx::ValueError>([] { jnp::matmul(Array(1.0), m(2, 2)); }, "does not have enough dimensions");
-  expect_error<jx::ShapeError>([] { jnp::dot(m(2, 3), jnp::zeros({4})); }, "shapes (2, 3) and (4,) not aligned");
-  expect_error<jx::ShapeError>([] { jnp::tensordot(m(2, 3), m(4, 5), 1); }, "shape-mismatch for sum");
+  expect_error<jx::ShapeError>([] { jnp::matmul(m(2, 3), m(4, 5)); },
+                               "mismatch in its core dimension 0");
+  expect_error<jx::ValueError>([] { jnp::matmul(Array(1.0), m(2, 2)); },
+                               "does not have enough dimensions");
+  expect_error<jx::ShapeError>([] { jnp::dot(m(2, 3), jnp::zeros({4})); },
+                               "shapes (2, 3) and (4,) not aligned");
+  expect_error<jx::ShapeError>([] { jnp::tensordot(m(2, 3), m(4, 5), 1); },
+                               "shape-mismatch for sum");
 }
 
 TEST(Errors, ShapeFunctions) {
-  expect_error<jx::ValueError>([] { jnp::squeeze(m(2, 3), 0); }, "cannot select an axis to squeeze out");
-  expect_error<jx::ValueError>([] { jnp::transpose(m(2, 3), std::vector<int64_t>{0}); }, "axes don't match array");
-  expect_error<jx::ValueError>([] { jnp::pad(m(2, 3), -1); }, "index can't contain negative values");
+  expect_error<jx::ValueError>([] { jnp::squeeze(m(2, 3), 0); },
+                               "cannot select an axis to squeeze out");
+  expect_error<jx::ValueError>([] { jnp::transpose(m(2, 3), std::vector<int64_t>{0}); },
+                               "axes don't match array");
+  expect_error<jx::ValueError>([] { jnp::pad(m(2, 3), -1); },
+                               "index can't contain negative values");
   expect_error<jx::ValueError>([] { jnp::zeros({-1}); }, "negative dimensions are not allowed");
   expect_error<jx::ValueError>([] { jnp::arange(0, 10, 0); }, "step cannot be zero");
-  expect_error<jx::ValueError>([] { jnp::linspace(0.0, 1.0, -2); }, "Number of samples, -2, must be non-negative.");
+  expect_error<jx::ValueError>([] { jnp::linspace(0.0, 1.0, -2); },
+                               "Number of samples, -2, must be non-negative.");
 }
 
 TEST(Errors, DTypes) {
-  expect_error<jx::DTypeError>([] { jx::dtype("complex128"); }, "data type 'complex128' not understood");
+  expect_error<jx::DTypeError>([] { jx::dtype("complex128"); },
+                               "data type 'complex128' not understood");
   expect_error<jx::DTypeError>([] { jx::random::uniform(jx::random::PRNGKey(0), {2}, jnp::int32); },
                                "dtype argument to `uniform` must be a float dtype, got int32");
   expect_error<jx::DTypeError>([] { jx::random::normal(jx::random::PRNGKey(0), {2}, jnp::bool_); },
@@ -181,7 +240,8 @@ TEST(Errors, DTypes) {
 }
 
 TEST(Errors, ItemOfLargerArray) {
-  expect_error<jx::ValueError>([] { jnp::zeros({2}).item<double>(); }, "can only convert an array of size 1");
+  expect_error<jx::ValueError>([] { jnp::zeros({2}).item<double>(); },
+                               "can only convert an array of size 1");
 }
 
 class NpyErrors : public ::testing::Test {
@@ -189,8 +249,9 @@ protected:
   // One directory per test: ctest runs tests in parallel processes.
   std::filesystem::path dir =
       std::filesystem::temp_directory_path() /
-      ("jx_test_errors_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-       "_" + std::to_string(::getpid()));
+      ("jx_test_errors_" +
+       std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+       std::to_string(::getpid()));
   void SetUp() override { std::filesystem::create_directories(dir); }
   void TearDown() override { std::filesystem::remove_all(dir); }
   std::string write(const std::string &name, const std::string &bytes) {
@@ -208,7 +269,8 @@ protected:
 };
 
 TEST_F(NpyErrors, Missing) {
-  expect_error<jx::IOError>([&] { jnp::load((dir / "nope.npy").string()); }, "No such file or directory");
+  expect_error<jx::IOError>([&] { jnp::load((dir / "nope.npy").string()); },
+                            "No such file or directory");
 }
 
 TEST_F(NpyErrors, TruncatedData) {

@@ -17,7 +17,8 @@ namespace {
 template <class T> NodePtr vec(std::vector<T> v, Shape shape = {}) {
   if (shape.empty()) shape = {int64_t(v.size())};
   auto buf = runtime::make_buffer(v.size() * sizeof(T));
-  for (size_t i = 0; i < v.size(); ++i) buf->template as<T>()[i] = v[i];
+  for (size_t i = 0; i < v.size(); ++i)
+    buf->template as<T>()[i] = v[i];
   return constant(buf, dtype_of_v<T>, shape);
 }
 
@@ -36,7 +37,8 @@ TEST(Interp, Leaves) {
   EXPECT_EQ(eval<int64_t>(iota(DType::int64, {2, 3}, 1)), (I{0, 1, 2, 0, 1, 2}));
   EXPECT_EQ(eval<int64_t>(iota(DType::int64, {2, 3}, 0)), (I{0, 0, 0, 1, 1, 1}));
   auto u = eval<double>(random_uniform(0, 0, DType::float64, {1000}));
-  for (double v : u) EXPECT_TRUE(v >= 0 && v < 1);
+  for (double v : u)
+    EXPECT_TRUE(v >= 0 && v < 1);
 }
 
 TEST(Interp, Elementwise) {
@@ -45,7 +47,8 @@ TEST(Interp, Elementwise) {
   EXPECT_EQ(eval<double>(unary(Op::Neg, x)), (D{-1, 2, -0.5}));
   EXPECT_EQ(eval<double>(unary(Op::Abs, x)), (D{1, 2, 0.5}));
   EXPECT_EQ(eval<double>(unary(Op::Exp, x))[0], std::exp(1.0));
-  EXPECT_EQ(eval<bool>(binary(Op::Lt, x, unary(Op::Abs, x))), (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(eval<bool>(binary(Op::Lt, x, unary(Op::Abs, x))),
+            (std::vector<bool>{false, true, false}));
   NodePtr p = vec<bool>({true, false, true});
   EXPECT_EQ(eval<double>(select(p, x, unary(Op::Neg, x))), (D{1, 2, 0.5}));
   EXPECT_EQ(eval<int32_t>(convert(vec<double>({2.7, -2.7, 1e30}), DType::int32)),
@@ -56,11 +59,13 @@ TEST(Interp, Movement) {
   NodePtr x = vec<int64_t>({0, 1, 2, 3, 4, 5}, {2, 3});
   EXPECT_EQ(eval<int64_t>(transpose(x, {1, 0})), (I{0, 3, 1, 4, 2, 5}));
   EXPECT_EQ(eval<int64_t>(broadcast(vec<int64_t>({7, 8}), {3, 2}, {1})), (I{7, 8, 7, 8, 7, 8}));
-  EXPECT_EQ(eval<int64_t>(broadcast(vec<int64_t>({7, 8}, {2, 1}), {2, 3}, {0, 1})), (I{7, 7, 7, 8, 8, 8}));
+  EXPECT_EQ(eval<int64_t>(broadcast(vec<int64_t>({7, 8}, {2, 1}), {2, 3}, {0, 1})),
+            (I{7, 7, 7, 8, 8, 8}));
   EXPECT_EQ(eval<int64_t>(slice(x, {1, 2}, {-1, -1}, {-1, -2})), (I{5, 3, 2, 0}));
   EXPECT_EQ(eval<int64_t>(pad(x, literal_int(9, DType::int64, false), {1, 0}, {0, 1})),
             (I{9, 9, 9, 9, 0, 1, 2, 9, 3, 4, 5, 9}));
-  EXPECT_EQ(eval<int64_t>(concatenate({x, slice(x, {0, 0}, {2, 1}, {1, 1})}, 1)), (I{0, 1, 2, 0, 3, 4, 5, 3}));
+  EXPECT_EQ(eval<int64_t>(concatenate({x, slice(x, {0, 0}, {2, 1}, {1, 1})}, 1)),
+            (I{0, 1, 2, 0, 3, 4, 5, 3}));
   EXPECT_EQ(eval<int64_t>(slice_update(x, vec<int64_t>({-1, -2}, {1, 2}), {1, 0}, {2, 3}, {1, 2})),
             (I{0, 1, 2, -1, 4, -2}));
   EXPECT_EQ(eval<int64_t>(diagonal(vec<int64_t>({0, 1, 2, 3}, {2, 2}), 0, 1)), (I{0, 3}));
@@ -89,7 +94,8 @@ TEST(Interp, DotGeneral) {
   // Batched: row-wise inner products.
   EXPECT_EQ(eval<double>(dot_general(a, a, {0}, {0}, {1}, {1})), (D{14, 77}));
   // No contraction: outer product.
-  EXPECT_EQ(eval<double>(dot_general(vec<double>({1, 2}), vec<double>({3, 4}), {}, {}, {}, {})), (D{3, 4, 6, 8}));
+  EXPECT_EQ(eval<double>(dot_general(vec<double>({1, 2}), vec<double>({3, 4}), {}, {}, {}, {})),
+            (D{3, 4, 6, 8}));
 }
 
 TEST(Interp, RealizedNodesAreReused) {

@@ -30,7 +30,8 @@ std::string golden(const std::string &name) { return std::string(JX_GOLDEN_DIR) 
 
 int64_t numel(const std::vector<int64_t> &shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    n *= d;
   return n;
 }
 
@@ -52,12 +53,14 @@ std::string read_bytes(const std::string &path) {
 std::string npy_bytes(const std::string &dict, const std::string &data = "", int major = 1) {
   size_t preamble = major == 1 ? 10 : 12;
   std::string header = dict;
-  while ((preamble + header.size() + 1) % 64) header += ' ';
+  while ((preamble + header.size() + 1) % 64)
+    header += ' ';
   header += '\n';
   std::string out = "\x93NUMPY";
   out += char(major);
   out += '\0';
-  for (size_t i = 0; i < preamble - 8; ++i) out += char(header.size() >> (8 * i) & 0xff);
+  for (size_t i = 0; i < preamble - 8; ++i)
+    out += char(header.size() >> (8 * i) & 0xff);
   return out + header + data;
 }
 
@@ -162,7 +165,8 @@ TEST_F(NpyTest, WritesVersion2WhenHeaderIsLarge) {
   ASSERT_GE(bytes.size(), 12u);
   EXPECT_EQ(bytes[6], '\x02');
   size_t header_len = 0;
-  for (int i = 3; i >= 0; --i) header_len = header_len << 8 | uint8_t(bytes[8 + i]);
+  for (int i = 3; i >= 0; --i)
+    header_len = header_len << 8 | uint8_t(bytes[8 + i]);
   EXPECT_GT(header_len, 65535u);
   EXPECT_EQ((12 + header_len) % 64, 0u);
   NpyArray a = read_npy(path("v2.npy"));
@@ -240,7 +244,8 @@ TEST(NpyGolden, FortranOrderIsTransposedToC) {
   EXPECT_EQ(a.dtype, DType::int32);
   EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3, 4}));
   std::vector<int32_t> expected(24);
-  for (int32_t i = 0; i < 24; ++i) expected[size_t(i)] = i;
+  for (int32_t i = 0; i < 24; ++i)
+    expected[size_t(i)] = i;
   EXPECT_EQ(values<int32_t>(a), expected);
 }
 
@@ -391,7 +396,8 @@ TEST_F(NpyTest, HostileInputNeverCrashes) {
     } catch (const jx::DTypeError &) {
     }
   };
-  for (size_t n = 0; n <= full.size(); ++n) try_read(full.substr(0, n));
+  for (size_t n = 0; n <= full.size(); ++n)
+    try_read(full.substr(0, n));
   for (size_t i = 0; i < 128; ++i) {
     for (char c : {'\0', '\xff', '(', '-', '9', '\'', '{', '}', ','}) {
       std::string bytes = full;

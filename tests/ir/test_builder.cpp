@@ -19,7 +19,8 @@ TEST(Builder, OpTableIsConsistent) {
   EXPECT_EQ(op_kind(Op::DotGeneral), OpKind::Contraction);
   EXPECT_TRUE(is_elementwise(Op::Exp));
   EXPECT_FALSE(is_elementwise(Op::Slice));
-  for (int i = 0; i < op_count; ++i) EXPECT_FALSE(op_table[i].name.empty());
+  for (int i = 0; i < op_count; ++i)
+    EXPECT_FALSE(op_table[i].name.empty());
 }
 
 TEST(Builder, ElementwiseDtypes) {
@@ -36,11 +37,13 @@ TEST(Builder, MovementShapes) {
   EXPECT_EQ(transpose(x, {2, 0, 1})->shape, (Shape{4, 2, 3}));
   EXPECT_EQ(broadcast(f64({3, 1}), {5, 3, 4}, {1, 2})->shape, (Shape{5, 3, 4}));
   EXPECT_EQ(slice(x, {0, 2, 1}, {2, -1, 4}, {1, -1, 2})->shape, (Shape{2, 3, 2}));
-  EXPECT_EQ(pad(x, literal(0.0, DType::float64, false), {1, 0, 2}, {0, 3, 0})->shape, (Shape{3, 6, 6}));
+  EXPECT_EQ(pad(x, literal(0.0, DType::float64, false), {1, 0, 2}, {0, 3, 0})->shape,
+            (Shape{3, 6, 6}));
   EXPECT_EQ(concatenate({x, x, f64({2, 1, 4})}, 1)->shape, (Shape{2, 7, 4}));
   EXPECT_EQ(diagonal(f64({3, 5, 3}), 0, 2)->shape, (Shape{5, 3}));
   EXPECT_EQ(reduce(Op::ReduceSum, x, {0, 2})->shape, (Shape{3}));
-  EXPECT_EQ(dot_general(f64({7, 2, 3}), f64({7, 3, 5}), {0}, {0}, {2}, {1})->shape, (Shape{7, 2, 5}));
+  EXPECT_EQ(dot_general(f64({7, 2, 3}), f64({7, 3, 5}), {0}, {0}, {2}, {1})->shape,
+            (Shape{7, 2, 5}));
 }
 
 TEST(Builder, SliceLength) {
@@ -67,16 +70,16 @@ TEST(Builder, TrivialFolds) {
 TEST(Builder, VerifierRejectsMalformedNodes) {
   NodePtr x = f64({2, 3});
   NodePtr y = iota(DType::float32, {2, 3}, 0);
-  EXPECT_THROW(binary(Op::Add, x, y), Error);                // dtypes differ
-  EXPECT_THROW(binary(Op::Add, x, f64({3, 2})), Error);      // shapes differ
-  EXPECT_THROW(transpose(x, {0, 0}), Error);                 // not a permutation
-  EXPECT_THROW(reshape(x, {5}), Error);                      // size changes
-  EXPECT_THROW(broadcast(x, {3, 3}, {0, 1}), Error);         // 2 -> 3
-  EXPECT_THROW(slice(x, {0, 0}, {3, 3}, {1, 1}), Error);     // out of bounds
-  EXPECT_THROW(slice(x, {0, 0}, {2, 3}, {0, 1}), Error);     // zero step
-  EXPECT_THROW(concatenate({x, f64({3, 3})}, 1), Error);     // non-axis size differs
+  EXPECT_THROW(binary(Op::Add, x, y), Error);            // dtypes differ
+  EXPECT_THROW(binary(Op::Add, x, f64({3, 2})), Error);  // shapes differ
+  EXPECT_THROW(transpose(x, {0, 0}), Error);             // not a permutation
+  EXPECT_THROW(reshape(x, {5}), Error);                  // size changes
+  EXPECT_THROW(broadcast(x, {3, 3}, {0, 1}), Error);     // 2 -> 3
+  EXPECT_THROW(slice(x, {0, 0}, {3, 3}, {1, 1}), Error); // out of bounds
+  EXPECT_THROW(slice(x, {0, 0}, {2, 3}, {0, 1}), Error); // zero step
+  EXPECT_THROW(concatenate({x, f64({3, 3})}, 1), Error); // non-axis size differs
   EXPECT_THROW(dot_general(x, x, {}, {}, {1}, {1 + 5}), Error);
-  EXPECT_THROW(select(x, x, x), Error);                      // predicate not bool
+  EXPECT_THROW(select(x, x, x), Error); // predicate not bool
   EXPECT_THROW(iota(DType::float64, {2}, 1), Error);
   try {
     reshape(x, {5});
@@ -88,6 +91,7 @@ TEST(Builder, VerifierRejectsMalformedNodes) {
 TEST(Builder, WeakTypePropagation) {
   NodePtr w = literal(2.0, DType::float64, true);
   EXPECT_TRUE(unary(Op::Exp, w)->weak);
-  EXPECT_FALSE(binary(Op::Add, w, convert(literal(1.0, DType::float64, false), DType::float64))->weak);
+  EXPECT_FALSE(
+      binary(Op::Add, w, convert(literal(1.0, DType::float64, false), DType::float64))->weak);
   EXPECT_TRUE(binary(Op::Add, w, w)->weak);
 }

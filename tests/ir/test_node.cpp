@@ -52,8 +52,10 @@ TEST(Node, ConcurrentConstructionIsDeduplicated) {
         if (i == 499) results[t] = y;
       }
     });
-  for (auto &th : threads) th.join();
-  for (int t = 1; t < 4; ++t) EXPECT_EQ(results[t].get(), results[0].get());
+  for (auto &th : threads)
+    th.join();
+  for (int t = 1; t < 4; ++t)
+    EXPECT_EQ(results[t].get(), results[0].get());
 }
 
 TEST(Node, BuildingIsIndependentOfArraySize) {
@@ -69,7 +71,8 @@ TEST(Node, LongChainsBuildEvaluateAndFreeWithoutRecursion) {
   {
     NodePtr one = literal(1.0, DType::float64, false);
     NodePtr x = literal(0.0, DType::float64, false);
-    for (int i = 0; i < 200000; ++i) x = binary(Op::Add, x, one);
+    for (int i = 0; i < 200000; ++i)
+      x = binary(Op::Add, x, one);
     EXPECT_EQ(x->inputs[1].get(), one.get());
   }
   EXPECT_EQ(live_node_count(), before);

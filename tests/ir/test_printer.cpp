@@ -35,7 +35,8 @@ Array simpson_small() {
   auto dx = (b - a) / N;
   auto x = jnp::linspace(a, b, N + 1);
   std::vector<Array> terms;
-  for (int i = 0; i < 3; ++i) terms.push_back(jnp::power(x, i / 10.) * jnp::exp(-x));
+  for (int i = 0; i < 3; ++i)
+    terms.push_back(jnp::power(x, i / 10.) * jnp::exp(-x));
   auto y = jnp::stack(terms, 1);
   auto w = jnp::ones_like(y);
   w = w.at(jx::slice(2, -1, 2)).set(2.);
@@ -45,7 +46,9 @@ Array simpson_small() {
 
 } // namespace
 
-TEST(Printer, SimpsonGraphGolden) { expect_golden(jx::ir::print_graph(simpson_small().node()), "simpson_graph.txt"); }
+TEST(Printer, SimpsonGraphGolden) {
+  expect_golden(jx::ir::print_graph(simpson_small().node()), "simpson_graph.txt");
+}
 
 TEST(Printer, SharedSubexpressionsPrintOnce) {
   auto x = jnp::arange(4.0);
