@@ -2,6 +2,8 @@
 // float64 normal sample, with a zero row prepended, as the JAX original. Prints result and time.
 #include <jx/jx.h>
 
+#include "seeds.h"
+
 #include <chrono>
 #include <cstring>
 #include <fmt/core.h>
@@ -9,13 +11,6 @@
 
 namespace jnp = jx::numpy;
 using jx::Array;
-
-Array calc_fd_kernel(const Array &x) {
-  // First-order finite difference along the first axis; prepend handles the boundary.
-  jx::Shape edge = x.shape();
-  edge[0] = 1;
-  return jnp::diff(x, 1, 0, jnp::zeros(edge));
-}
 
 int main(int argc, char **argv) {
   int64_t n = 1 << 12;
@@ -27,7 +22,7 @@ int main(int argc, char **argv) {
   auto t0 = std::chrono::steady_clock::now();
   auto x = jx::random::normal(jx::random::PRNGKey(0), shape, jx::float64).block_until_ready();
   auto t1 = std::chrono::steady_clock::now();
-  auto result = calc_fd_kernel(x).block_until_ready();
+  auto result = seeds::calc_fd_kernel(x).block_until_ready();
   auto t2 = std::chrono::steady_clock::now();
   auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
 

@@ -2,42 +2,16 @@
 // the NumPy/JAX original. Prints the result summary, time, and the error against NumPy's result.
 #include <jx/jx.h>
 
+#include "seeds.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fmt/core.h>
-#include <functional>
 #include <string>
 
 namespace jnp = jx::numpy;
 using jx::Array;
-
-Array simps(const std::function<Array(const Array &)> &f, const Array &a, const Array &b, int N) {
-  // N should be even
-  auto dx = (b - a) / N;
-  auto x = jnp::linspace(a, b, N + 1);
-  auto y = f(x);
-  auto w = jnp::ones_like(y);
-  w = w.at(jx::slice(2, -1, 2)).set(2.);
-  w = w.at(jx::slice(1, jx::none, 2)).set(4.);
-  auto S = dx / 3 * jnp::einsum("i...,i...", w, y);
-  return S;
-}
-
-// The question's funcN: a stack of 200 expressions.
-Array funcN(const Array &x) {
-  std::vector<Array> terms;
-  for (int i = 0; i < 200; ++i)
-    terms.push_back(jnp::power(x, i / 10.) * jnp::exp(-x));
-  return jnp::stack(terms, 1);
-}
-
-// The answer's variant: the same values by broadcasting.
-Array funcN_broadcast(const Array &x0) {
-  auto x = x0(jx::slice(), jx::newaxis, jx::slice());
-  auto i = jnp::arange(200)(jx::slice(), jx::newaxis);
-  return jnp::power(x, i / 10) * jnp::exp(-x);
-}
 
 int main(int argc, char **argv) {
   std::string variant = "stack", reference = JX_EXAMPLES_DATA "/simpson_numpy.npy";
@@ -47,13 +21,15 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--reference") && i + 1 < argc)
       reference = argv[++i];
   }
-  auto f = variant == "broadcast" ? funcN_broadcast : funcN;
+  auto f = [&](const Array &x) {
+    return variant == "broadcast" ? seeds::funcN_broadcast(x) : seeds::funcN(x);
+  };
 
   auto a = jnp::arange(0, 10, 0.1);
   auto b = a + 0.05;
 
   auto start = std::chrono::steady_clock::now();
-  auto S = simps(f, a, b, 512).block_until_ready();
+  auto S = seeds::simps(f, a, b, 512).block_until_ready();
   double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 

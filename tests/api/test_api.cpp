@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "ir/node.h"
+#include "seeds.h"
 
 namespace jnp = jx::numpy;
 using jx::Array;
@@ -151,14 +152,13 @@ TEST(Api, SimpsonVariantsAgree) {
   // The seed's two funcN variants give the same values (small N to keep the test fast).
   Array a = jnp::arange(0, 1, 0.25), b = a + 0.05;
   Array x = jnp::linspace(a, b, 9);
-  std::vector<Array> terms;
-  for (int i = 0; i < 20; ++i)
-    terms.push_back(jnp::power(x, i / 10.) * jnp::exp(-x));
-  Array stacked = jnp::stack(terms, 1);
-  Array xb = x(slice(), jx::newaxis, slice());
-  Array broadcast = jnp::power(xb, jnp::arange(20)(slice(), jx::newaxis) / 10) * jnp::exp(-xb);
+  Array stacked = seeds::funcN(x, 20), broadcast = seeds::funcN_broadcast(x, 20);
   EXPECT_EQ(stacked.shape(), broadcast.shape());
   EXPECT_EQ(jnp::max(jnp::abs(stacked - broadcast)).item<double>(), 0);
+  auto f = [](const Array &y) { return seeds::funcN(y, 20); };
+  auto g = [](const Array &y) { return seeds::funcN_broadcast(y, 20); };
+  EXPECT_EQ(seeds::simps(f, a, b, 8).to_vector<double>(),
+            seeds::simps(g, a, b, 8).to_vector<double>());
 }
 
 TEST(Api, SaveLoadRoundTrip) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "ir/printer.h"
+#include "seeds.h"
 
 namespace jnp = jx::numpy;
 using jx::Array;
@@ -31,17 +32,7 @@ void expect_golden(const std::string &text, const std::string &name) {
 Array simpson_small() {
   auto a = jnp::arange(0, 1, 0.5);
   auto b = a + 0.05;
-  const int N = 4;
-  auto dx = (b - a) / N;
-  auto x = jnp::linspace(a, b, N + 1);
-  std::vector<Array> terms;
-  for (int i = 0; i < 3; ++i)
-    terms.push_back(jnp::power(x, i / 10.) * jnp::exp(-x));
-  auto y = jnp::stack(terms, 1);
-  auto w = jnp::ones_like(y);
-  w = w.at(jx::slice(2, -1, 2)).set(2.);
-  w = w.at(jx::slice(1, jx::none, 2)).set(4.);
-  return dx / 3 * jnp::einsum("i...,i...", w, y);
+  return seeds::simps([](const Array &x) { return seeds::funcN(x, 3); }, a, b, 4);
 }
 
 } // namespace
