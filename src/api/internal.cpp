@@ -10,9 +10,17 @@ namespace jx::api {
 
 runtime::BufferPtr realize(const NodePtr &n) {
   if (runtime::BufferPtr done = n->realized()) return done;
-  runtime::BufferPtr value = interp::evaluate({n})[0];
+  runtime::BufferPtr value = evaluate_with(Backend::Interpreter, n);
   n->set_realized(value);
   return value;
+}
+
+runtime::BufferPtr evaluate_with(Backend backend, const NodePtr &n) {
+  switch (backend) {
+  case Backend::Interpreter: return interp::evaluate({n})[0];
+  case Backend::Compiler: break;
+  }
+  throw Error("internal: the compiler backend is not built yet");
 }
 
 int64_t normalize_axis(int64_t axis, int64_t ndim) {

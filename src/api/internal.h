@@ -19,6 +19,11 @@ inline Array wrap(NodePtr n) { return Array(std::move(n)); }
 // The single evaluation entry point: the value of a node, computed once and cached on it.
 runtime::BufferPtr realize(const NodePtr &n);
 
+// How a graph is evaluated: the reference evaluator (the oracle) or compiled kernels.
+enum class Backend { Interpreter, Compiler };
+// The value of n computed by one backend, without caching it on the node (for differential tests).
+runtime::BufferPtr evaluate_with(Backend backend, const NodePtr &n);
+
 // axis in [-ndim, ndim) -> [0, ndim); AxisError otherwise.
 int64_t normalize_axis(int64_t axis, int64_t ndim);
 // None -> every axis; sorted; ValueError on a repeated axis.
