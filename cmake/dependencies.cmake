@@ -17,6 +17,7 @@ find_package(OpenMP REQUIRED)
 # "19" alone does not match Debian's 19.1 config; the JIT issue links the shared LLVM target.
 find_package(LLVM 19.1 REQUIRED CONFIG)
 message(STATUS "LLVM ${LLVM_PACKAGE_VERSION} at ${LLVM_DIR}")
+separate_arguments(LLVM_DEFINITIONS_LIST NATIVE_COMMAND ${LLVM_DEFINITIONS})
 if(JX_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -33,9 +33,9 @@ int main(int argc, char **argv) {
   double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
-  fmt::print(
-      "simpson ({} variant): result shape ({}, {}), dtype {}, {:.1f} ms (reference evaluator)\n",
-      variant, S.shape()[0], S.shape()[1], jx::dtype_name(S.dtype()), ms);
+  fmt::print("simpson ({} variant): result shape ({}, {}), dtype {}, {:.1f} ms (first call: trace, "
+             "compile, run)\n",
+             variant, S.shape()[0], S.shape()[1], jx::dtype_name(S.dtype()), ms);
   fmt::print("S[:3, :3] =\n{}\n", S(jx::slice(0, 3), jx::slice(0, 3)));
   auto expected = jnp::load(reference);
   auto rel = jnp::max(jnp::abs(S - expected) / jnp::abs(expected)).item<double>();

@@ -2,15 +2,29 @@
 #include "api/internal.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fmt/format.h>
+#include <string_view>
 
 #include "interp/interp.h"
+#include "jit/executor.h"
 
 namespace jx::api {
 
+namespace {
+// JX_BACKEND=interpreter evaluates everything with the reference evaluator.
+Backend default_backend() {
+  static const Backend backend = [] {
+    const char *env = std::getenv("JX_BACKEND");
+    return env && std::string_view(env) == "interpreter" ? Backend::Interpreter : Backend::Compiler;
+  }();
+  return backend;
+}
+} // namespace
+
 runtime::BufferPtr realize(const NodePtr &n) {
   if (runtime::BufferPtr done = n->realized()) return done;
-  runtime::BufferPtr value = evaluate_with(Backend::Interpreter, n);
+  runtime::BufferPtr value = evaluate_with(default_backend(), n);
   n->set_realized(value);
   return value;
 }
@@ -18,9 +32,9 @@ runtime::BufferPtr realize(const NodePtr &n) {
 runtime::BufferPtr evaluate_with(Backend backend, const NodePtr &n) {
   switch (backend) {
   case Backend::Interpreter: return interp::evaluate({n})[0];
-  case Backend::Compiler: break;
+  case Backend::Compiler: return jit::execute({n})[0];
   }
-  throw Error("internal: the compiler backend is not built yet");
+  throw Error("internal: unknown backend");
 }
 
 int64_t normalize_axis(int64_t axis, int64_t ndim) {

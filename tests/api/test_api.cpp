@@ -149,16 +149,18 @@ TEST(Api, MatmulDotTensordotShapes) {
 }
 
 TEST(Api, SimpsonVariantsAgree) {
-  // The seed's two funcN variants give the same values (small N to keep the test fast).
+  // The seed's two funcN variants agree (small N to keep the test fast). Not bit for bit: one
+  // kernel may vectorize pow through libmvec (within 4 ulp of libm) where the other stays scalar.
   Array a = jnp::arange(0, 1, 0.25), b = a + 0.05;
   Array x = jnp::linspace(a, b, 9);
   Array stacked = seeds::funcN(x, 20), broadcast = seeds::funcN_broadcast(x, 20);
   EXPECT_EQ(stacked.shape(), broadcast.shape());
-  EXPECT_EQ(jnp::max(jnp::abs(stacked - broadcast)).item<double>(), 0);
+  // Values are in [0, 1]: an absolute bound of a few ulp of 1.
+  EXPECT_LE(jnp::max(jnp::abs(stacked - broadcast)).item<double>(), 1e-15);
   auto f = [](const Array &y) { return seeds::funcN(y, 20); };
   auto g = [](const Array &y) { return seeds::funcN_broadcast(y, 20); };
-  EXPECT_EQ(seeds::simps(f, a, b, 8).to_vector<double>(),
-            seeds::simps(g, a, b, 8).to_vector<double>());
+  Array sf = seeds::simps(f, a, b, 8), sg = seeds::simps(g, a, b, 8);
+  EXPECT_LE(jnp::max(jnp::abs(sf - sg) / jnp::abs(sg)).item<double>(), 1e-15);
 }
 
 TEST(Api, SaveLoadRoundTrip) {

@@ -1,0 +1,204 @@
+// The thread pool: batches of tasks claimed dynamically by the workers and the calling thread.
+#include "runtime/thread_pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+
+namespace jx::runtime {
+
+namespace {
+
+// Set while a thread runs tasks of any pool: submissions from such a thread run inline.
+thread_local bool t_in_task = false;
+
+struct InTaskScope {
+  bool saved = t_in_task;
+  InTaskScope() { t_in_task = true; }
+  ~InTaskScope() { t_in_task = saved; }
+};
+
+#ifndef JX_SPIN_US
+#define JX_SPIN_US 50
+#endif
+// Waking a blocked thread costs tens of microseconds, as much as a small kernel; kernels often
+// come back to back, so waiters spin this long before blocking.
+constexpr auto spin_budget = std::chrono::microseconds(JX_SPIN_US);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Spins until done() holds (true) or the spin budget is spent (false).
+template <class Pred> bool spin_until(Pred done) {
+  auto deadline = std::chrono::steady_clock::now() + spin_budget;
+  for (int i = 1;; ++i) {
+    if (done()) return true;
+    if (i % 64 == 0 && std::chrono::steady_clock::now() > deadline) return false;
+    cpu_relax();
+  }
+}
+
+} // namespace
+
+// Lives on the submitting thread's stack. Tasks are claimed through `next`; `users` counts the
+// workers that may still touch the batch, so the caller returns only once it drops to zero.
+struct ThreadPool::Batch {
+  Batch(FunctionRef<void(int64_t)> task, int64_t num_tasks) : task(task), num_tasks(num_tasks) {}
+
+  FunctionRef<void(int64_t)> task;
+  int64_t num_tasks;
+  std::atomic<int64_t> next{0};
+  std::atomic<int> users{0}; // changed under ThreadPool::mutex_, read by the spinning caller
+  std::atomic<bool> failed{false};
+  std::exception_ptr error; // written once, by whoever sets `failed`
+
+  bool exhausted() const { return next.load(std::memory_order_relaxed) >= num_tasks; }
+
+  void run() {
+    for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < num_tasks;) {
+      try {
+        task(i);
+      } catch (...) {
+        if (!failed.exchange(true, std::memory_order_relaxed)) error = std::current_exception();
+      }
+    }
+  }
+};
+
+ThreadPool::ThreadPool(int num_threads) {
+  int n = std::max(num_threads, 1);
+  batches_.reserve(8);
+  workers_.reserve(n - 1);
+  for (int i = 0; i < n - 1; ++i)
+    workers_.emplace_back([this] { worker_loop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+    generation_.fetch_add(1, std::memory_order_relaxed);
+  }
+  work_cv_.notify_all();
+  for (auto &w : workers_)
+    w.join();
+}
+
+ThreadPool::Batch *ThreadPool::take_batch_locked() {
+  // Batches whose tasks are all claimed need no more helpers; their callers wait for `users`.
+  std::erase_if(batches_, [](Batch *b) { return b->exhausted(); });
+  return batches_.empty() ? nullptr : batches_.front();
+}
+
+void ThreadPool::worker_loop() {
+  t_in_task = true;
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (Batch *batch = take_batch_locked()) {
+      batch->users.fetch_add(1, std::memory_order_relaxed);
+      lock.unlock();
+      batch->run();
+      lock.lock();
+      // After this decrement the caller may free the batch: touch only pool state from here on.
+      if (batch->users.fetch_sub(1, std::memory_order_release) == 1 && sleeping_callers_ > 0)
+        done_cv_.notify_all();
+      continue;
+    }
+    if (stop_) return;
+    uint64_t seen = generation_.load(std::memory_order_relaxed);
+    lock.unlock();
+    bool submitted =
+        spin_until([&] { return generation_.load(std::memory_order_relaxed) != seen; });
+    lock.lock();
+    if (!submitted) {
+      ++sleeping_workers_;
+      work_cv_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
+      --sleeping_workers_;
+    }
+  }
+}
+
+void ThreadPool::run_batch(int64_t num_tasks, FunctionRef<void(int64_t)> task) {
+  if (num_tasks <= 0) return;
+  if (num_tasks == 1) return task(0);
+  if (workers_.empty() || t_in_task) {
+    Batch inline_batch(task, num_tasks);
+    inline_batch.run();
+    if (inline_batch.error) std::rethrow_exception(inline_batch.error);
+    return;
+  }
+
+  Batch batch(task, num_tasks);
+  int to_wake;
+  {
+    std::lock_guard lock(mutex_);
+    batches_.push_back(&batch);
+    generation_.fetch_add(1, std::memory_order_relaxed);
+    // The caller runs tasks too, so num_tasks - 1 helpers at most are useful.
+    to_wake = static_cast<int>(std::min<int64_t>(num_tasks - 1, sleeping_workers_));
+  }
+  if (to_wake == static_cast<int>(workers_.size()))
+    work_cv_.notify_all();
+  else
+    for (int i = 0; i < to_wake; ++i)
+      work_cv_.notify_one();
+
+  {
+    InTaskScope scope;
+    batch.run();
+  }
+
+  {
+    std::lock_guard lock(mutex_);
+    std::erase(batches_, &batch);
+  }
+  if (!spin_until([&] { return batch.users.load(std::memory_order_acquire) == 0; })) {
+    std::unique_lock lock(mutex_);
+    ++sleeping_callers_;
+    done_cv_.wait(lock, [&] { return batch.users.load(std::memory_order_relaxed) == 0; });
+    --sleeping_callers_;
+  }
+  if (batch.error) std::rethrow_exception(batch.error);
+}
+
+void ThreadPool::parallel_for(int64_t begin, int64_t end, int64_t grain,
+                              FunctionRef<void(int64_t, int64_t)> body) {
+  if (end <= begin) return;
+  int64_t range = end - begin;
+  int64_t chunks = std::min<int64_t>(range / std::max<int64_t>(grain, 1), 4 * int64_t(size()));
+  if (chunks <= 1 || workers_.empty() || t_in_task) return body(begin, end);
+
+  // The first `extra` chunks get one more iteration; every chunk keeps at least `grain`.
+  int64_t base = range / chunks, extra = range % chunks;
+  run_batch(chunks, [&](int64_t i) {
+    int64_t lo = begin + i * base + std::min(i, extra);
+    body(lo, lo + base + (i < extra ? 1 : 0));
+  });
+}
+
+int default_thread_count() {
+  if (const char *env = std::getenv("JX_NUM_THREADS")) {
+    int n = 0;
+    const char *end = env + std::strlen(env);
+    auto [ptr, ec] = std::from_chars(env, end, n);
+    if (ec == std::errc() && ptr == end && n > 0) return n;
+  }
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+ThreadPool &default_pool() {
+  // A function-local static: built on first use, its destructor joins the workers at exit.
+  static ThreadPool pool(default_thread_count());
+  return pool;
+}
+
+} // namespace jx::runtime

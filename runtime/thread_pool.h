@@ -1,0 +1,66 @@
+// The thread pool that compiled kernels (and later the devices of a CPU mesh) run on.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "runtime/function_ref.h"
+
+namespace jx::runtime {
+
+// A fixed set of worker threads plus the calling thread. Work is submitted as a batch of
+// independent tasks; the caller takes part in running them and returns once all are done.
+//
+// - A call from a thread that is already running a task of any pool (a worker, or a caller while
+//   it runs tasks) runs inline on that thread, so nesting never deadlocks or oversubscribes.
+// - If tasks throw, every task still runs and the first exception is rethrown on the caller.
+// - Several threads may submit concurrently; their batches share the workers.
+// - Tasks of one batch must not wait for each other: they may all run on one thread.
+class ThreadPool {
+public:
+  // num_threads is the total parallelism: num_threads - 1 workers plus the caller (at least 1).
+  explicit ThreadPool(int num_threads);
+  ThreadPool(const ThreadPool &) = delete;
+  ThreadPool &operator=(const ThreadPool &) = delete;
+  // Joins the workers; no batch may be in flight.
+  ~ThreadPool();
+
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // Runs task(i) for every i in [0, num_tasks), each as its own unit of work, and waits for all.
+  void run_batch(int64_t num_tasks, FunctionRef<void(int64_t)> task);
+
+  // Splits [begin, end) into chunks of at least `grain` iterations (at most 4 * size() chunks)
+  // and runs body(chunk_begin, chunk_end) on each. A range that fits in one chunk, or a pool of
+  // one thread, runs as a single inline call without synchronization.
+  void parallel_for(int64_t begin, int64_t end, int64_t grain,
+                    FunctionRef<void(int64_t, int64_t)> body);
+
+private:
+  struct Batch;
+
+  void worker_loop();
+  Batch *take_batch_locked();
+
+  std::mutex mutex_;
+  std::condition_variable work_cv_;     // idle workers block here after spinning
+  std::condition_variable done_cv_;     // callers block here for their batch's workers to leave
+  std::vector<Batch *> batches_;        // batches that may have unclaimed tasks, oldest first
+  std::atomic<uint64_t> generation_{0}; // bumped per submission: what spinning workers watch
+  int sleeping_workers_ = 0;            // these three are guarded by mutex_
+  int sleeping_callers_ = 0;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+// JX_NUM_THREADS if it is a positive integer, else std::thread::hardware_concurrency() (>= 1).
+int default_thread_count();
+
+// The process-wide pool of default_thread_count() threads, created on first use.
+ThreadPool &default_pool();
+
+} // namespace jx::runtime

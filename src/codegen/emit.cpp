@@ -1,0 +1,736 @@
+// Fused kernel -> LLVM IR. The kernel is a loop nest over the root's index space; every node
+// inlined into it is emitted as a function of an index vector: movement ops rewrite the index,
+// elementwise ops combine values at the same index, parameters are loads. Reductions and
+// contractions at the root add inner loops with an accumulator. LLVM's O3 pipeline then hoists
+// loop invariants (LICM), removes duplicate work (GVN) and vectorizes the innermost loop.
+#include "codegen/emit.h"
+
+#include <jx/error.h>
+
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "interp/scalar_ops.h"
+#include "ir/builder.h"
+#include "random/threefry.h"
+
+namespace jx::codegen {
+
+namespace {
+
+using ir::Node;
+using ir::Op;
+using ir::OpKind;
+using llvm::Value;
+using Index = std::vector<Value *>;
+
+extern "C" double jx_erf_inv_f64(double x) { return random_impl::erf_inv(x); }
+extern "C" float jx_erf_inv_f32(float x) { return random_impl::erf_inv(x); }
+extern "C" int64_t jx_ipow_i64(int64_t b, int64_t e) { return interp::int_pow<int64_t>(b, e); }
+extern "C" int32_t jx_ipow_i32(int32_t b, int32_t e) { return interp::int_pow<int32_t>(b, e); }
+
+std::vector<int64_t> row_major_strides(const Shape &shape) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t s = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+  return strides;
+}
+
+class Emitter {
+public:
+  Emitter(llvm::LLVMContext &ctx, llvm::Module &mod, const KernelPlan &plan)
+      : ctx_(ctx), mod_(mod), b_(ctx), plan_(plan), i64_(llvm::Type::getInt64Ty(ctx)) {
+    for (size_t i = 0; i < plan.inputs.size(); ++i)
+      param_[plan.inputs[i]] = i + 1;
+  }
+
+  void emit(const std::string &name) {
+    auto *ptr = llvm::PointerType::get(ctx_, 0);
+    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {i64_, i64_, ptr}, false);
+    fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, mod_);
+    fn_->addFnAttr(llvm::Attribute::NoUnwind);
+    auto *entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+    b_.SetInsertPoint(entry);
+    llvm::Value *begin = fn_->getArg(0), *end = fn_->getArg(1), *buffers = fn_->getArg(2);
+    // Every buffer pointer is loaded once, up front, so it dominates all uses.
+    for (size_t slot = 0; slot <= plan_.inputs.size(); ++slot)
+      pointers_.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, buffers, slot)));
+    memo_.emplace_back();
+
+    const Node &root = *plan_.root;
+    const Shape &out = root.shape;
+    const auto strides = row_major_strides(out);
+    auto store = [&](const Index &idx, Value *v) {
+      store_element(pointers_[0], root.dtype, linear(idx, strides), v);
+    };
+    if (out.empty()) {
+      store({}, root_value(root, {}));
+    } else {
+      loop(begin, end, [&](Value *i0) {
+        nest(out, 1, {i0}, [&](const Index &idx) { store(idx, root_value(root, idx)); });
+      });
+    }
+    b_.CreateRetVoid();
+  }
+
+private:
+  // ---- loops ----
+
+  template <class F> void loop(Value *begin, Value *end, F &&body) {
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    auto *header = llvm::BasicBlock::Create(ctx_, "loop", fn_);
+    auto *body_block = llvm::BasicBlock::Create(ctx_, "body", fn_);
+    auto *exit = llvm::BasicBlock::Create(ctx_, "exit", fn_);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode *i = b_.CreatePHI(i64_, 2);
+    i->addIncoming(begin, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(i, end), body_block, exit);
+    b_.SetInsertPoint(body_block);
+    memo_.emplace_back();
+    body(static_cast<Value *>(i));
+    memo_.pop_back();
+    i->addIncoming(b_.CreateAdd(i, c64(1), "", true, true), b_.GetInsertBlock());
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
+  }
+
+  // Loops over axes [axis, shape.size()) of shape, extending idx.
+  template <class F> void nest(const Shape &shape, size_t axis, Index idx, F &&body) {
+    if (axis == shape.size()) {
+      body(idx);
+      return;
+    }
+    loop(c64(0), c64(shape[axis]), [&](Value *i) {
+      Index inner = idx;
+      inner.push_back(i);
+      nest(shape, axis + 1, inner, body);
+    });
+  }
+
+  // ---- types and memory ----
+
+  llvm::Type *reg_type(DType t) {
+    switch (t) {
+    case DType::bool_: return llvm::Type::getInt1Ty(ctx_);
+    case DType::int32: return llvm::Type::getInt32Ty(ctx_);
+    case DType::int64: return i64_;
+    case DType::float32: return llvm::Type::getFloatTy(ctx_);
+    case DType::float64: return llvm::Type::getDoubleTy(ctx_);
+    }
+    return i64_;
+  }
+  llvm::Type *mem_type(DType t) {
+    return t == DType::bool_ ? llvm::Type::getInt8Ty(ctx_) : reg_type(t);
+  }
+
+  Value *c64(int64_t v) { return llvm::ConstantInt::get(i64_, v, true); }
+
+  Value *linear(const Index &idx, const std::vector<int64_t> &strides) {
+    Value *at = c64(0);
+    for (size_t i = 0; i < idx.size(); ++i)
+      at = b_.CreateAdd(at, b_.CreateMul(idx[i], c64(strides[i]), "", true, true), "", true, true);
+    return at;
+  }
+
+  Value *load_element(Value *base, DType t, Value *at) {
+    Value *v = b_.CreateLoad(mem_type(t), b_.CreateInBoundsGEP(mem_type(t), base, at));
+    return t == DType::bool_ ? b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0)) : v;
+  }
+  void store_element(Value *base, DType t, Value *at, Value *v) {
+    if (t == DType::bool_) v = b_.CreateZExt(v, mem_type(t));
+    b_.CreateStore(v, b_.CreateInBoundsGEP(mem_type(t), base, at));
+  }
+
+  // ---- the root: elementwise, reduction or contraction ----
+
+  Value *root_value(const Node &root, const Index &idx) {
+    switch (op_kind(root.op)) {
+    case OpKind::Reduce: return reduce(root, idx);
+    case OpKind::Contraction: return dot(root, idx);
+    default: return value(root, idx);
+    }
+  }
+
+  // Accumulators in stack slots: SROA/mem2reg turn them into registers.
+  llvm::AllocaInst *slot(llvm::Type *type, Value *init) {
+    llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    llvm::AllocaInst *a = entry.CreateAlloca(type);
+    b_.CreateStore(init, a);
+    return a;
+  }
+
+  DType accumulator_dtype(DType t) { return t == DType::float32 ? DType::float64 : t; }
+
+  Value *reduce(const Node &n, const Index &kept) {
+    const Node &x = *n.inputs[0];
+    Shape reduced_shape;
+    for (int64_t a : n.attrs)
+      reduced_shape.push_back(x.shape[a]);
+    auto full_index = [&](const Index &red) {
+      Index idx(x.shape.size());
+      size_t k = 0, r = 0;
+      for (int64_t a = 0; a < x.ndim(); ++a) {
+        bool is_reduced = r < n.attrs.size() && n.attrs[r] == a;
+        idx[a] = is_reduced ? red[r++] : kept[k++];
+      }
+      return idx;
+    };
+    if (n.op == Op::ArgMax || n.op == Op::ArgMin)
+      return arg_reduce(n, x, reduced_shape, full_index);
+    const DType acc_t = accumulator_dtype(n.dtype);
+    const Op combine = n.op == Op::ReduceSum    ? Op::Add
+                       : n.op == Op::ReduceProd ? Op::Mul
+                       : n.op == Op::ReduceMax  ? Op::Max
+                                                : Op::Min;
+    Value *init = combine == Op::Add   ? constant(acc_t, 0, 0)
+                  : combine == Op::Mul ? constant(acc_t, 1, 1)
+                                       : extreme(acc_t, combine == Op::Max ? -1 : 1);
+    llvm::AllocaInst *acc = slot(reg_type(acc_t), init);
+    nest(reduced_shape, 0, {}, [&](const Index &red) {
+      Value *v = convert(value(x, full_index(red)), x.dtype, acc_t);
+      b_.CreateStore(binary(combine, acc_t, b_.CreateLoad(reg_type(acc_t), acc), v), acc);
+    });
+    return convert(b_.CreateLoad(reg_type(acc_t), acc), acc_t, n.dtype);
+  }
+
+  template <class F>
+  Value *arg_reduce(const Node &n, const Node &x, const Shape &reduced_shape, F &&full_index) {
+    const bool is_max = n.op == Op::ArgMax;
+    llvm::AllocaInst *best = slot(i64_, c64(0));
+    llvm::AllocaInst *best_value = slot(reg_type(x.dtype), extreme(x.dtype, is_max ? -1 : 1));
+    llvm::AllocaInst *done = slot(b_.getInt1Ty(), b_.getFalse());
+    nest(reduced_shape, 0, {}, [&](const Index &red) {
+      Value *v = value(x, full_index(red));
+      Value *k = red[0];
+      Value *bv = b_.CreateLoad(reg_type(x.dtype), best_value);
+      Value *better = compare(is_max ? Op::Gt : Op::Lt, x.dtype, v, bv);
+      Value *nan = is_floating(x.dtype) ? b_.CreateFCmpUNO(v, v) : b_.getFalse();
+      Value *was_done = b_.CreateLoad(b_.getInt1Ty(), done);
+      // The first NaN wins, as NumPy.
+      Value *take = b_.CreateAnd(b_.CreateNot(was_done), b_.CreateOr(nan, better));
+      b_.CreateStore(b_.CreateSelect(take, k, b_.CreateLoad(i64_, best)), best);
+      b_.CreateStore(b_.CreateSelect(take, v, bv), best_value);
+      b_.CreateStore(b_.CreateOr(was_done, b_.CreateAnd(take, nan)), done);
+    });
+    return b_.CreateLoad(i64_, best);
+  }
+
+  Value *dot(const Node &n, const Index &out) {
+    const Node &l = *n.inputs[0], &r = *n.inputs[1];
+    ir::DotDims d = ir::dot_dims(n);
+    Index li(l.shape.size()), ri(r.shape.size());
+    size_t o = 0;
+    for (size_t i = 0; i < d.lhs_batch.size(); ++i, ++o) {
+      li[d.lhs_batch[i]] = out[o];
+      ri[d.rhs_batch[i]] = out[o];
+    }
+    auto is_free = [](int64_t a, const std::vector<int64_t> &b, const std::vector<int64_t> &c) {
+      return std::find(b.begin(), b.end(), a) == b.end() &&
+             std::find(c.begin(), c.end(), a) == c.end();
+    };
+    for (int64_t a = 0; a < l.ndim(); ++a)
+      if (is_free(a, d.lhs_batch, d.lhs_contract)) li[a] = out[o++];
+    for (int64_t a = 0; a < r.ndim(); ++a)
+      if (is_free(a, d.rhs_batch, d.rhs_contract)) ri[a] = out[o++];
+    Shape k_shape;
+    for (int64_t a : d.lhs_contract)
+      k_shape.push_back(l.shape[a]);
+    const DType acc_t = accumulator_dtype(n.dtype);
+    llvm::AllocaInst *acc = slot(reg_type(acc_t), constant(acc_t, 0, 0));
+    nest(k_shape, 0, {}, [&](const Index &k) {
+      Index lk = li, rk = ri;
+      for (size_t i = 0; i < k.size(); ++i) {
+        lk[d.lhs_contract[i]] = k[i];
+        rk[d.rhs_contract[i]] = k[i];
+      }
+      Value *p = binary(Op::Mul, acc_t, convert(value(l, lk), l.dtype, acc_t),
+                        convert(value(r, rk), r.dtype, acc_t));
+      b_.CreateStore(binary(Op::Add, acc_t, b_.CreateLoad(reg_type(acc_t), acc), p), acc);
+    });
+    return convert(b_.CreateLoad(reg_type(acc_t), acc), acc_t, n.dtype);
+  }
+
+  // ---- values of inlined nodes ----
+
+  Value *value(const Node &n, const Index &idx) {
+    if (auto it = param_.find(&n); it != param_.end())
+      return load_element(pointers_[it->second], n.dtype, linear(idx, row_major_strides(n.shape)));
+    auto key = std::make_pair(&n, idx);
+    for (auto scope = memo_.rbegin(); scope != memo_.rend(); ++scope)
+      if (auto it = scope->find(key); it != scope->end()) return it->second;
+    Value *v = compute(n, idx);
+    memo_.back()[key] = v;
+    return v;
+  }
+
+  Value *compute(const Node &n, const Index &idx) {
+    auto in = [&](size_t i) -> const Node & { return *n.inputs[i]; };
+    switch (op_kind(n.op)) {
+    case OpKind::Leaf: return leaf(n, idx);
+    case OpKind::Unary:
+      if (n.op == Op::Convert) return convert(value(in(0), idx), in(0).dtype, n.dtype);
+      return unary(n.op, in(0).dtype, value(in(0), idx));
+    case OpKind::Binary:
+      if (op_info(n.op).dtype_rule == ir::DTypeRule::Bool)
+        return compare(n.op, in(0).dtype, value(in(0), idx), value(in(1), idx));
+      return binary(n.op, n.dtype, value(in(0), idx), value(in(1), idx));
+    case OpKind::Ternary:
+      return b_.CreateSelect(value(in(0), idx), value(in(1), idx), value(in(2), idx));
+    case OpKind::Movement: return movement(n, idx);
+    case OpKind::Reduce:
+    case OpKind::Contraction: break;
+    }
+    throw Error(fmt::format("internal: {} must be materialized before it is read", op_name(n.op)));
+  }
+
+  Value *leaf(const Node &n, const Index &idx) {
+    switch (n.op) {
+    case Op::Literal: return constant(n.dtype, n.fvalue, n.ivalue);
+    case Op::Iota: return convert(idx[n.attrs[0]], DType::int64, n.dtype);
+    default: throw Error(fmt::format("internal: {} must be a kernel parameter", op_name(n.op)));
+    }
+  }
+
+  Value *movement(const Node &n, const Index &idx) {
+    const Node &x = *n.inputs[0];
+    const int64_t r = x.ndim();
+    switch (n.op) {
+    case Op::Broadcast: {
+      Index xi(r);
+      for (int64_t i = 0; i < r; ++i)
+        xi[i] = x.shape[i] == 1 ? c64(0) : idx[n.attrs[i]];
+      return value(x, xi);
+    }
+    case Op::Transpose: {
+      Index xi(r);
+      for (int64_t i = 0; i < r; ++i)
+        xi[n.attrs[i]] = idx[i];
+      return value(x, xi);
+    }
+    case Op::Slice: {
+      Index xi(r);
+      for (int64_t i = 0; i < r; ++i)
+        xi[i] = b_.CreateAdd(c64(n.attrs[i]), b_.CreateMul(idx[i], c64(n.attrs[2 * r + i])));
+      return value(x, xi);
+    }
+    case Op::Reshape: return value(x, reshape_index(n, x, idx));
+    case Op::Diagonal: {
+      Index xi(r);
+      size_t k = 0;
+      for (int64_t i = 0; i < r; ++i)
+        xi[i] = (i == n.attrs[0] || i == n.attrs[1]) ? idx.back() : idx[k++];
+      return value(x, xi);
+    }
+    case Op::Pad: return pad(n, x, idx);
+    case Op::SliceUpdate: return slice_update(n, x, idx);
+    case Op::Concatenate: return concatenate(n, idx);
+    default: break;
+    }
+    throw Error(fmt::format("internal: {} is not a movement op", op_name(n.op)));
+  }
+
+  Index reshape_index(const Node &n, const Node &x, const Index &idx) {
+    // Only size-1 axes differ (expand_dims, squeeze): map the others one to one.
+    auto non_unit = [](const Shape &s) {
+      std::vector<int64_t> axes;
+      for (size_t i = 0; i < s.size(); ++i)
+        if (s[i] != 1) axes.push_back(int64_t(i));
+      return axes;
+    };
+    std::vector<int64_t> out_axes = non_unit(n.shape), in_axes = non_unit(x.shape);
+    Index xi(x.shape.size(), c64(0));
+    bool simple = out_axes.size() == in_axes.size();
+    for (size_t i = 0; simple && i < out_axes.size(); ++i)
+      simple = n.shape[out_axes[i]] == x.shape[in_axes[i]];
+    if (simple) {
+      for (size_t i = 0; i < out_axes.size(); ++i)
+        xi[in_axes[i]] = idx[out_axes[i]];
+      return xi;
+    }
+    Value *flat = linear(idx, row_major_strides(n.shape));
+    const auto in_strides = row_major_strides(x.shape);
+    for (size_t i = 0; i < x.shape.size(); ++i)
+      xi[i] = b_.CreateURem(b_.CreateUDiv(flat, c64(in_strides[i])), c64(x.shape[i]));
+    return xi;
+  }
+
+  Value *clamp(Value *v, int64_t lo, int64_t hi) {
+    v = b_.CreateSelect(b_.CreateICmpSLT(v, c64(lo)), c64(lo), v);
+    return b_.CreateSelect(b_.CreateICmpSGT(v, c64(hi)), c64(hi), v);
+  }
+
+  Value *pad(const Node &n, const Node &x, const Index &idx) {
+    const int64_t r = x.ndim();
+    Value *fill = value(*n.inputs[1], {});
+    if (x.size() == 0) return fill;
+    Value *inside = b_.getTrue();
+    Index xi(r);
+    for (int64_t i = 0; i < r; ++i) {
+      Value *p = b_.CreateSub(idx[i], c64(n.attrs[i]));
+      inside = b_.CreateAnd(
+          inside, b_.CreateAnd(b_.CreateICmpSGE(p, c64(0)), b_.CreateICmpSLT(p, c64(x.shape[i]))));
+      xi[i] = clamp(p, 0, x.shape[i] - 1);
+    }
+    return b_.CreateSelect(inside, value(x, xi), fill);
+  }
+
+  Value *slice_update(const Node &n, const Node &x, const Index &idx) {
+    const Node &update = *n.inputs[1];
+    const int64_t r = x.ndim();
+    Value *old = value(x, idx);
+    if (update.size() == 0) return old;
+    Value *inside = b_.getTrue();
+    Index ui(r);
+    for (int64_t i = 0; i < r; ++i) {
+      const int64_t start = n.attrs[i], step = n.attrs[2 * r + i], len = update.shape[i];
+      const int64_t stride = step > 0 ? step : -step;
+      Value *d = step > 0 ? b_.CreateSub(idx[i], c64(start)) : b_.CreateSub(c64(start), idx[i]);
+      Value *in_range =
+          b_.CreateAnd(b_.CreateICmpSGE(d, c64(0)), b_.CreateICmpSLT(d, c64(len * stride)));
+      Value *on_lattice = b_.CreateICmpEQ(b_.CreateSRem(d, c64(stride)), c64(0));
+      inside = b_.CreateAnd(inside, b_.CreateAnd(in_range, on_lattice));
+      ui[i] = clamp(b_.CreateSDiv(d, c64(stride)), 0, len - 1);
+    }
+    return b_.CreateSelect(inside, value(update, ui), old);
+  }
+
+  // Branches to the one operand that owns the index (binary search over the offsets), so only
+  // that operand is computed.
+  Value *concatenate(const Node &n, const Index &idx) {
+    const int64_t axis = n.attrs[0];
+    std::vector<std::pair<const Node *, int64_t>> parts; // operand, offset
+    int64_t at = 0;
+    for (const ir::NodePtr &p : n.inputs) {
+      if (p->shape[axis] > 0) parts.push_back({p.get(), at});
+      at += p->shape[axis];
+    }
+    auto *merge = llvm::BasicBlock::Create(ctx_, "concat.merge", fn_);
+    std::vector<std::pair<Value *, llvm::BasicBlock *>> incoming;
+    emit_parts(parts, 0, parts.size(), axis, idx, merge, incoming);
+    b_.SetInsertPoint(merge);
+    llvm::PHINode *phi = b_.CreatePHI(reg_type(n.dtype), unsigned(incoming.size()));
+    for (auto &[v, block] : incoming)
+      phi->addIncoming(v, block);
+    return phi;
+  }
+
+  void emit_parts(const std::vector<std::pair<const Node *, int64_t>> &parts, size_t lo, size_t hi,
+                  int64_t axis, const Index &idx, llvm::BasicBlock *merge,
+                  std::vector<std::pair<Value *, llvm::BasicBlock *>> &incoming) {
+    if (hi - lo == 1) {
+      auto [part, offset] = parts[lo];
+      Index pi = idx;
+      pi[axis] = b_.CreateSub(idx[axis], c64(offset));
+      memo_.emplace_back();
+      Value *v = value(*part, pi);
+      memo_.pop_back();
+      incoming.push_back({v, b_.GetInsertBlock()});
+      b_.CreateBr(merge);
+      return;
+    }
+    const size_t mid = (lo + hi) / 2;
+    auto *left = llvm::BasicBlock::Create(ctx_, "concat.lo", fn_);
+    auto *right = llvm::BasicBlock::Create(ctx_, "concat.hi", fn_);
+    b_.CreateCondBr(b_.CreateICmpSLT(idx[axis], c64(parts[mid].second)), left, right);
+    b_.SetInsertPoint(left);
+    emit_parts(parts, lo, mid, axis, idx, merge, incoming);
+    b_.SetInsertPoint(right);
+    emit_parts(parts, mid, hi, axis, idx, merge, incoming);
+  }
+
+  // ---- scalar semantics (mirror src/interp/scalar_ops.h) ----
+
+  Value *constant(DType t, double f, int64_t i) {
+    if (is_floating(t)) return llvm::ConstantFP::get(reg_type(t), f);
+    return llvm::ConstantInt::get(reg_type(t), uint64_t(i), true);
+  }
+
+  // The lowest (sign -1) or highest (sign 1) value of t: reduction identities.
+  Value *extreme(DType t, int sign) {
+    switch (t) {
+    case DType::bool_: return b_.getInt1(sign > 0);
+    case DType::int32: return constant(t, 0, sign > 0 ? INT32_MAX : INT32_MIN);
+    case DType::int64: return constant(t, 0, sign > 0 ? INT64_MAX : INT64_MIN);
+    case DType::float32:
+    case DType::float64: return constant(t, sign * std::numeric_limits<double>::infinity(), 0);
+    }
+    return nullptr;
+  }
+
+  Value *intrinsic(llvm::Intrinsic::ID id, Value *x, Value *y = nullptr) {
+    if (y) return b_.CreateBinaryIntrinsic(id, x, y);
+    return b_.CreateUnaryIntrinsic(id, x);
+  }
+
+  // A pure libm (or jx runtime) function: no memory, no errno, so LICM and the vectorizer
+  // may move and widen it.
+  Value *call(const std::string &name, llvm::Type *type, std::vector<Value *> args) {
+    std::vector<llvm::Type *> params(args.size(), type);
+    llvm::FunctionCallee f =
+        mod_.getOrInsertFunction(name, llvm::FunctionType::get(type, params, false));
+    if (auto *decl = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+      decl->setDoesNotAccessMemory();
+      decl->setDoesNotThrow();
+      decl->setWillReturn();
+    }
+    llvm::CallInst *c = b_.CreateCall(f, args);
+    c->setDoesNotAccessMemory();
+    return c;
+  }
+
+  Value *libm(const char *name, DType t, Value *x) {
+    return call(t == DType::float32 ? std::string(name) + "f" : name, x->getType(), {x});
+  }
+
+  Value *unary(Op op, DType t, Value *x) {
+    if (t == DType::bool_) {
+      if (op == Op::Not) return b_.CreateNot(x);
+      if (op == Op::Abs || op == Op::Floor || op == Op::Ceil || op == Op::Sign) return x;
+    } else if (is_floating(t)) {
+      llvm::Type *ty = x->getType();
+      switch (op) {
+      case Op::Neg: return b_.CreateFNeg(x);
+      case Op::Abs: return intrinsic(llvm::Intrinsic::fabs, x);
+      case Op::Sign: {
+        Value *zero = llvm::ConstantFP::get(ty, 0.0);
+        Value *s = b_.CreateSelect(b_.CreateFCmpOEQ(x, zero), zero, x); // NaN stays NaN
+        s = b_.CreateSelect(b_.CreateFCmpOLT(x, zero), llvm::ConstantFP::get(ty, -1.0), s);
+        return b_.CreateSelect(b_.CreateFCmpOGT(x, zero), llvm::ConstantFP::get(ty, 1.0), s);
+      }
+      case Op::Exp: return intrinsic(llvm::Intrinsic::exp, x);
+      case Op::Log: return intrinsic(llvm::Intrinsic::log, x);
+      case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, x);
+      case Op::Sin: return intrinsic(llvm::Intrinsic::sin, x);
+      case Op::Cos: return intrinsic(llvm::Intrinsic::cos, x);
+      case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
+      case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);
+      case Op::Expm1: return libm("expm1", t, x);
+      case Op::Log1p: return libm("log1p", t, x);
+      case Op::Tan: return libm("tan", t, x);
+      case Op::Tanh: return libm("tanh", t, x);
+      case Op::ErfInv:
+        return call(t == DType::float32 ? "jx_erf_inv_f32" : "jx_erf_inv_f64", ty, {x});
+      case Op::IsNan: return b_.CreateFCmpUNO(x, x);
+      case Op::IsFinite:
+        return b_.CreateFCmpOLT(intrinsic(llvm::Intrinsic::fabs, x),
+                                llvm::ConstantFP::getInfinity(ty));
+      default: break;
+      }
+    } else {
+      switch (op) {
+      case Op::Neg: return b_.CreateNeg(x);
+      case Op::Abs: return b_.CreateSelect(b_.CreateICmpSLT(x, zero_of(x)), b_.CreateNeg(x), x);
+      case Op::Sign:
+        return b_.CreateSub(b_.CreateZExt(b_.CreateICmpSGT(x, zero_of(x)), x->getType()),
+                            b_.CreateZExt(b_.CreateICmpSLT(x, zero_of(x)), x->getType()));
+      case Op::Floor:
+      case Op::Ceil: return x;
+      case Op::Not: return b_.CreateNot(x);
+      default: break;
+      }
+    }
+    if (op == Op::IsNan) return b_.getFalse();
+    if (op == Op::IsFinite) return b_.getTrue();
+    throw Error(fmt::format("internal: {} is not defined on {}", op_name(op), dtype_name(t)));
+  }
+
+  Value *zero_of(Value *x) { return llvm::Constant::getNullValue(x->getType()); }
+
+  Value *compare(Op op, DType t, Value *a, Value *c) {
+    if (is_floating(t)) {
+      switch (op) {
+      case Op::Eq: return b_.CreateFCmpOEQ(a, c);
+      case Op::Ne: return b_.CreateFCmpUNE(a, c);
+      case Op::Lt: return b_.CreateFCmpOLT(a, c);
+      case Op::Le: return b_.CreateFCmpOLE(a, c);
+      case Op::Gt: return b_.CreateFCmpOGT(a, c);
+      case Op::Ge: return b_.CreateFCmpOGE(a, c);
+      default: break;
+      }
+    } else {
+      // bools compare as unsigned: False < True.
+      const bool u = t == DType::bool_;
+      switch (op) {
+      case Op::Eq: return b_.CreateICmpEQ(a, c);
+      case Op::Ne: return b_.CreateICmpNE(a, c);
+      case Op::Lt: return u ? b_.CreateICmpULT(a, c) : b_.CreateICmpSLT(a, c);
+      case Op::Le: return u ? b_.CreateICmpULE(a, c) : b_.CreateICmpSLE(a, c);
+      case Op::Gt: return u ? b_.CreateICmpUGT(a, c) : b_.CreateICmpSGT(a, c);
+      case Op::Ge: return u ? b_.CreateICmpUGE(a, c) : b_.CreateICmpSGE(a, c);
+      default: break;
+      }
+    }
+    throw Error(fmt::format("internal: {} is not a comparison", op_name(op)));
+  }
+
+  Value *binary(Op op, DType t, Value *a, Value *c) {
+    if (t == DType::bool_) {
+      switch (op) {
+      case Op::And:
+      case Op::Mul:
+      case Op::Min: return b_.CreateAnd(a, c);
+      case Op::Or:
+      case Op::Add:
+      case Op::Max: return b_.CreateOr(a, c);
+      case Op::Xor: return b_.CreateXor(a, c);
+      default: break;
+      }
+    } else if (is_floating(t)) {
+      switch (op) {
+      case Op::Add: return b_.CreateFAdd(a, c);
+      case Op::Sub: return b_.CreateFSub(a, c);
+      case Op::Mul: return b_.CreateFMul(a, c);
+      case Op::Div: return b_.CreateFDiv(a, c);
+      case Op::Pow: return intrinsic(llvm::Intrinsic::pow, a, c);
+      case Op::Max:
+        return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOGE(a, c), b_.CreateFCmpUNO(a, a)), a, c);
+      case Op::Min:
+        return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOLE(a, c), b_.CreateFCmpUNO(a, a)), a, c);
+      case Op::Rem:
+      case Op::FloorDiv: return float_divmod(op, a, c);
+      default: break;
+      }
+    } else {
+      llvm::Type *ty = a->getType();
+      const int bits = int(ty->getIntegerBitWidth());
+      Value *zero = zero_of(a), *minus_one = llvm::ConstantInt::get(ty, -1, true);
+      switch (op) {
+      case Op::Add: return b_.CreateAdd(a, c);
+      case Op::Sub: return b_.CreateSub(a, c);
+      case Op::Mul: return b_.CreateMul(a, c);
+      case Op::Max: return b_.CreateSelect(b_.CreateICmpSGT(a, c), a, c);
+      case Op::Min: return b_.CreateSelect(b_.CreateICmpSLT(a, c), a, c);
+      case Op::And: return b_.CreateAnd(a, c);
+      case Op::Or: return b_.CreateOr(a, c);
+      case Op::Xor: return b_.CreateXor(a, c);
+      case Op::Pow: return call(bits == 32 ? "jx_ipow_i32" : "jx_ipow_i64", ty, {a, c});
+      case Op::ShiftLeft:
+      case Op::ShiftRight: {
+        Value *out_of_range = b_.CreateOr(b_.CreateICmpSLT(c, zero),
+                                          b_.CreateICmpSGE(c, llvm::ConstantInt::get(ty, bits)));
+        Value *safe = b_.CreateSelect(out_of_range, zero, c);
+        if (op == Op::ShiftLeft) return b_.CreateSelect(out_of_range, zero, b_.CreateShl(a, safe));
+        Value *fill = b_.CreateSelect(b_.CreateICmpSLT(a, zero), minus_one, zero);
+        return b_.CreateSelect(out_of_range, fill, b_.CreateAShr(a, safe));
+      }
+      case Op::Rem:
+      case Op::FloorDiv: {
+        // Division by 0 or -1 never reaches the hardware (0 traps, MIN / -1 overflows).
+        Value *by_zero = b_.CreateICmpEQ(c, zero), *by_minus_one = b_.CreateICmpEQ(c, minus_one);
+        Value *safe =
+            b_.CreateSelect(b_.CreateOr(by_zero, by_minus_one), llvm::ConstantInt::get(ty, 1), c);
+        Value *q = b_.CreateSDiv(a, safe), *r = b_.CreateSRem(a, safe);
+        Value *r_nonzero = b_.CreateICmpNE(r, zero);
+        if (op == Op::FloorDiv) {
+          Value *signs_differ =
+              b_.CreateICmpNE(b_.CreateICmpSLT(a, zero), b_.CreateICmpSLT(c, zero));
+          Value *floor_q =
+              b_.CreateSub(q, b_.CreateZExt(b_.CreateAnd(r_nonzero, signs_differ), ty));
+          return b_.CreateSelect(by_zero, zero,
+                                 b_.CreateSelect(by_minus_one, b_.CreateNeg(a), floor_q));
+        }
+        Value *signs_differ = b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(c, zero));
+        Value *mod = b_.CreateSelect(b_.CreateAnd(r_nonzero, signs_differ), b_.CreateAdd(r, c), r);
+        return b_.CreateSelect(b_.CreateOr(by_zero, by_minus_one), zero, mod);
+      }
+      default: break;
+      }
+    }
+    throw Error(fmt::format("internal: {} is not defined on {}", op_name(op), dtype_name(t)));
+  }
+
+  // numpy.floor_divide / numpy.remainder on floats (npy_divmod).
+  Value *float_divmod(Op op, Value *a, Value *c) {
+    llvm::Type *ty = a->getType();
+    Value *zero = llvm::ConstantFP::get(ty, 0.0), *one = llvm::ConstantFP::get(ty, 1.0);
+    Value *mod = b_.CreateFRem(a, c);
+    Value *div = b_.CreateFDiv(b_.CreateFSub(a, mod), c);
+    Value *adjust =
+        b_.CreateAnd(b_.CreateFCmpUNE(mod, zero),
+                     b_.CreateICmpNE(b_.CreateFCmpOLT(c, zero), b_.CreateFCmpOLT(mod, zero)));
+    Value *mod_adj = b_.CreateSelect(adjust, b_.CreateFAdd(mod, c), mod);
+    Value *div_adj = b_.CreateSelect(adjust, b_.CreateFSub(div, one), div);
+    Value *signed_zero_c = intrinsic(llvm::Intrinsic::copysign, zero, c);
+    Value *mod_final = b_.CreateSelect(b_.CreateFCmpUNE(mod, zero), mod_adj, signed_zero_c);
+    if (op == Op::Rem) return mod_final;
+    Value *fl = intrinsic(llvm::Intrinsic::floor, div_adj);
+    Value *round_up = b_.CreateFCmpOGT(b_.CreateFSub(div_adj, fl), llvm::ConstantFP::get(ty, 0.5));
+    Value *floordiv = b_.CreateSelect(round_up, b_.CreateFAdd(fl, one), fl);
+    Value *quotient = b_.CreateFDiv(a, c);
+    floordiv = b_.CreateSelect(b_.CreateFCmpUNE(div_adj, zero), floordiv,
+                               intrinsic(llvm::Intrinsic::copysign, zero, quotient));
+    return b_.CreateSelect(b_.CreateFCmpOEQ(c, zero), quotient, floordiv);
+  }
+
+  Value *convert(Value *x, DType from, DType to) {
+    if (from == to) return x;
+    llvm::Type *ty = reg_type(to);
+    if (to == DType::bool_)
+      return is_floating(from) ? b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0))
+                               : b_.CreateICmpNE(x, zero_of(x));
+    if (from == DType::bool_)
+      return is_floating(to) ? b_.CreateUIToFP(x, ty) : b_.CreateZExt(x, ty);
+    if (is_floating(from) && is_floating(to)) return b_.CreateFPCast(x, ty);
+    if (is_floating(to)) return b_.CreateSIToFP(x, ty);
+    if (!is_floating(from)) return b_.CreateSExtOrTrunc(x, ty);
+    // Float -> int: NaN and out-of-range values give the minimum (x86 and NumPy), never poison.
+    const double limit = std::ldexp(1.0, int(ty->getIntegerBitWidth()) - 1);
+    Value *lo = llvm::ConstantFP::get(x->getType(), -limit),
+          *hi = llvm::ConstantFP::get(x->getType(), limit);
+    Value *fits = b_.CreateAnd(b_.CreateFCmpOGE(x, lo), b_.CreateFCmpOLT(x, hi));
+    Value *safe = b_.CreateSelect(fits, x, llvm::ConstantFP::get(x->getType(), 0.0));
+    Value *minimum =
+        llvm::ConstantInt::get(ty, llvm::APInt::getSignedMinValue(ty->getIntegerBitWidth()));
+    return b_.CreateSelect(fits, b_.CreateFPToSI(safe, ty), minimum);
+  }
+
+  llvm::LLVMContext &ctx_;
+  llvm::Module &mod_;
+  llvm::IRBuilder<> b_;
+  const KernelPlan &plan_;
+  llvm::Type *i64_;
+  llvm::Function *fn_ = nullptr;
+  std::unordered_map<const Node *, size_t> param_;
+  std::vector<Value *> pointers_;
+  // Values already emitted at an index, per scope (a loop body or a branch region).
+  std::vector<std::map<std::pair<const Node *, Index>, Value *>> memo_;
+};
+
+} // namespace
+
+std::unique_ptr<llvm::Module> emit_kernel(llvm::LLVMContext &context, const KernelPlan &plan,
+                                          const std::string &name) {
+  auto module = std::make_unique<llvm::Module>(name, context);
+  Emitter(context, *module, plan).emit(name);
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (llvm::verifyModule(*module, &os))
+    throw Error("internal: invalid LLVM IR for kernel " + name + ": " + os.str());
+  return module;
+}
+
+const std::vector<RuntimeSymbol> &runtime_symbols() {
+  static const std::vector<RuntimeSymbol> symbols = {
+      {"jx_erf_inv_f64", reinterpret_cast<void *>(&jx_erf_inv_f64)},
+      {"jx_erf_inv_f32", reinterpret_cast<void *>(&jx_erf_inv_f32)},
+      {"jx_ipow_i64", reinterpret_cast<void *>(&jx_ipow_i64)},
+      {"jx_ipow_i32", reinterpret_cast<void *>(&jx_ipow_i32)},
+  };
+  return symbols;
+}
+
+} // namespace jx::codegen

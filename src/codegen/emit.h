@@ -1,0 +1,27 @@
+// Fused kernel -> LLVM IR. One of the few files that see LLVM types (with src/jit).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "codegen/kernel.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace jx::codegen {
+
+// Emits `plan` as an externally visible function `name` of type KernelFn into a new module.
+std::unique_ptr<llvm::Module> emit_kernel(llvm::LLVMContext &context, const KernelPlan &plan,
+                                          const std::string &name);
+
+// Runtime helpers kernels call (scalar, rarely hot): name -> address, for the JIT's symbol table.
+struct RuntimeSymbol {
+  const char *name;
+  void *address;
+};
+const std::vector<RuntimeSymbol> &runtime_symbols();
+
+} // namespace jx::codegen

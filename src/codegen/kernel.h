@@ -1,0 +1,29 @@
+// A fused kernel as the code generator sees it: one root expression over the graph, the
+// materialized nodes it reads (its parameters), and the loop structure. No LLVM types here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/node.h"
+
+namespace jx::codegen {
+
+// Kernel calling convention: buffers[0] is the output, buffers[1 + k] is input k; the kernel
+// computes output rows [begin, end) of its outermost loop (all of it for a 0-d output).
+using KernelFn = void (*)(int64_t begin, int64_t end, void *const *buffers);
+
+struct KernelPlan {
+  ir::NodePtr root;
+  // Nodes read from memory (constants, realized values, outputs of earlier kernels), in
+  // parameter order. Everything else reachable from root is computed inline.
+  std::vector<const ir::Node *> inputs;
+
+  // Rows of the outermost loop, the unit the runtime splits across threads.
+  int64_t outer_extent() const;
+  // A text key equal for two plans exactly when they compile to the same code (node identities
+  // and constant data do not enter it).
+  std::string structural_key() const;
+};
+
+} // namespace jx::codegen

@@ -1,0 +1,29 @@
+// The kernel compiler: LLVM O3 for the host CPU, ORC LLJIT, and an in-memory cache keyed by the
+// kernel's structure. No LLVM types in this header.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "codegen/kernel.h"
+
+namespace jx::jit {
+
+struct CompiledKernel {
+  codegen::KernelFn fn;
+  std::string name;
+  std::string optimized_ir; // kept for Compiled::as_text and tests
+  double compile_ms;
+};
+
+// The compiled form of plan: from the cache when a structurally equal kernel was compiled
+// before, else compiled now. Thread-safe.
+std::shared_ptr<const CompiledKernel> compile(const codegen::KernelPlan &plan);
+
+// Number of kernels compiled (not served from the cache) so far, for tests.
+size_t compiled_kernel_count();
+
+// Host assembly for plan's kernel (for tests and inspection; not cached).
+std::string assembly(const codegen::KernelPlan &plan);
+
+} // namespace jx::jit

@@ -1,0 +1,103 @@
+// Fusion into kernels: materialization decisions, then one KernelPlan per materialized node.
+#include "passes/fusion.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/printer.h"
+
+namespace jx::passes {
+namespace {
+
+using ir::Node;
+using ir::Op;
+using ir::OpKind;
+
+// Cheap enough to recompute in every consumer: literals, iotas, buffers, and index
+// rewrites or casts of those.
+constexpr int max_inline_depth = 64;
+
+bool trivial(const Node &n, std::unordered_map<const Node *, bool> &memo) {
+  if (auto it = memo.find(&n); it != memo.end()) return it->second;
+  bool result = false;
+  if (n.realized() || n.op == Op::Literal || n.op == Op::Iota || n.op == Op::Constant) {
+    result = true;
+  } else if (n.op == Op::Broadcast || n.op == Op::Reshape || n.op == Op::Transpose ||
+             n.op == Op::Slice || n.op == Op::Convert) {
+    result = trivial(*n.inputs[0], memo);
+  }
+  memo[&n] = result;
+  return result;
+}
+
+} // namespace
+
+std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots) {
+  const std::vector<const Node *> order = ir::topological_order(roots);
+  std::unordered_map<const Node *, ir::NodePtr> owner;
+  std::unordered_map<const Node *, int> users;
+  for (const ir::NodePtr &r : roots)
+    owner[r.get()] = r;
+  for (const Node *n : order) {
+    if (n->realized()) continue;
+    for (const ir::NodePtr &in : n->inputs) {
+      owner[in.get()] = in;
+      ++users[in.get()];
+    }
+  }
+  std::unordered_set<const Node *> root_set;
+  for (const ir::NodePtr &r : roots)
+    root_set.insert(r.get());
+
+  std::unordered_map<const Node *, bool> cheap;
+  std::unordered_set<const Node *> materialized;
+  // Inline depth of each node within its kernel; long chains are cut so kernels (and the
+  // emitter's recursion) stay bounded.
+  std::unordered_map<const Node *, int> depth;
+  for (const Node *n : order) {
+    const OpKind kind = op_kind(n->op);
+    int d = 0;
+    if (!n->realized())
+      for (const ir::NodePtr &in : n->inputs)
+        if (!materialized.count(in.get())) d = std::max(d, depth[in.get()] + 1);
+    bool m = root_set.count(n) || n->realized() || n->op == Op::Constant ||
+             n->op == Op::RandomUniform || kind == OpKind::Reduce || kind == OpKind::Contraction ||
+             (users[n] > 1 && !trivial(*n, cheap)) || d >= max_inline_depth;
+    if (m) materialized.insert(n);
+    depth[n] = m ? 0 : d;
+  }
+
+  std::vector<Step> steps;
+  for (const Node *n : order) {
+    if (!materialized.count(n)) continue;
+    ir::NodePtr node = owner.at(n);
+    if (n->realized() || n->op == Op::Constant) {
+      steps.push_back({Step::Kind::Buffer, node, {}});
+      continue;
+    }
+    if (n->op == Op::RandomUniform) {
+      steps.push_back({Step::Kind::Random, node, {}});
+      continue;
+    }
+    // The kernel's inputs: materialized nodes reachable without crossing another one.
+    codegen::KernelPlan plan{node, {}};
+    std::unordered_set<const Node *> seen{n};
+    std::vector<const Node *> stack{n};
+    while (!stack.empty()) {
+      const Node *cur = stack.back();
+      stack.pop_back();
+      for (const ir::NodePtr &in : cur->inputs) {
+        if (!seen.insert(in.get()).second) continue;
+        if (materialized.count(in.get()))
+          plan.inputs.push_back(in.get());
+        else
+          stack.push_back(in.get());
+      }
+    }
+    steps.push_back({Step::Kind::Kernel, node, std::move(plan)});
+  }
+  return steps;
+}
+
+} // namespace jx::passes

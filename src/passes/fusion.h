@@ -1,0 +1,27 @@
+// Fusion: decides which nodes are materialized in memory and which are computed inline inside
+// the kernel of their consumer. Produces the program's steps in execution order.
+#pragma once
+
+#include <vector>
+
+#include "codegen/kernel.h"
+
+namespace jx::passes {
+
+struct Step {
+  enum class Kind {
+    Buffer, // the value already exists: a constant or a realized node
+    Random, // filled by the runtime's threefry (a library call, not a generated kernel)
+    Kernel, // computed by a generated kernel
+  };
+  Kind kind;
+  ir::NodePtr node;
+  codegen::KernelPlan plan; // Kind::Kernel only
+};
+
+// A node is materialized when it is a root, already has data, is a reduction or contraction
+// read by a later kernel (inlining would repeat the whole reduction per element), or has
+// several consumers and is not trivially cheap to recompute.
+std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots);
+
+} // namespace jx::passes
