@@ -1,34 +1,54 @@
 // Seed 000 (unsharded for now): first-order finite difference along axis 0 of a 4096x4096
-// float64 normal sample, with a zero row prepended, as the JAX original. Prints result and time.
+// float64 normal sample with a zero row prepended, compiled through
+// jit(...).lower(ShapeDtypeStruct).compile() as in the JAX original. Prints result and times.
 #include <jx/jx.h>
 
-#include "seeds.h"
-
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fmt/core.h>
 #include <string>
+
+#include "seeds.h"
 
 namespace jnp = jx::numpy;
 using jx::Array;
 
 int main(int argc, char **argv) {
   int64_t n = 1 << 12;
+  int reps = 5;
   std::string reference = JX_EXAMPLES_DATA "/diff_seed_jax_corner.npy";
-  for (int i = 1; i < argc; ++i)
-    if (!std::strcmp(argv[i], "--n") && i + 1 < argc) n = std::stoll(argv[++i]);
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--n") && i + 1 < argc)
+      n = std::stoll(argv[++i]);
+    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = std::max(1, std::atoi(argv[++i]));
+  }
   jx::Shape shape{n, n};
+  using clock = std::chrono::steady_clock;
+  auto ms = [](clock::time_point t0, clock::time_point t1) {
+    return std::chrono::duration<double, std::milli>(t1 - t0).count();
+  };
 
-  auto t0 = std::chrono::steady_clock::now();
+  auto t0 = clock::now();
   auto x = jx::random::normal(jx::random::PRNGKey(0), shape, jx::float64).block_until_ready();
-  auto t1 = std::chrono::steady_clock::now();
-  auto result = seeds::calc_fd_kernel(x).block_until_ready();
-  auto t2 = std::chrono::steady_clock::now();
-  auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  auto t1 = clock::now();
+  auto calc_fd =
+      jx::jit(seeds::calc_fd_kernel).lower(jx::ShapeDtypeStruct{shape, jx::float64}).compile();
+  auto t2 = clock::now();
+  Array result = calc_fd(x);
+  std::vector<double> times;
+  for (int r = 0; r < reps; ++r) {
+    auto start = clock::now();
+    result = calc_fd(x).block_until_ready();
+    times.push_back(ms(start, clock::now()));
+  }
+  std::sort(times.begin(), times.end());
 
-  fmt::print("diff seed: x {}x{} float64 normal in {:.1f} ms; diff(x, 1, axis=0, prepend=zeros) in "
-             "{:.1f} ms (first call: trace, compile, run)\n",
-             n, n, ms(t0, t1), ms(t1, t2));
+  fmt::print("diff seed: x {}x{} float64 normal in {:.1f} ms; calc_fd compiled in {:.1f} ms, run "
+             "median {:.2f} ms "
+             "(min {:.2f}, {} reps)\n",
+             n, n, ms(t0, t1), ms(t1, t2), times[times.size() / 2], times[0], reps);
   fmt::print("result shape ({}, {}), result[:3, :4] =\n{}\n", result.shape()[0], result.shape()[1],
              result(jx::slice(0, 3), jx::slice(0, 4)));
   // Row 0 is x[0] itself; every other row is x[i] - x[i-1].

@@ -39,29 +39,26 @@ inline void cpu_relax() {
 
 // Spins until done() holds (true) or the spin budget is spent (false).
 template <class Pred> bool spin_until(Pred done) {
+  if (done()) return true;
   auto deadline = std::chrono::steady_clock::now() + spin_budget;
   for (int i = 1;; ++i) {
+    cpu_relax();
     if (done()) return true;
     if (i % 64 == 0 && std::chrono::steady_clock::now() > deadline) return false;
-    cpu_relax();
   }
 }
 
 } // namespace
 
-// Lives on the submitting thread's stack. Tasks are claimed through `next`; `users` counts the
-// workers that may still touch the batch, so the caller returns only once it drops to zero.
+// Lives on the submitting thread's stack; tasks are claimed through `next`.
 struct ThreadPool::Batch {
   Batch(FunctionRef<void(int64_t)> task, int64_t num_tasks) : task(task), num_tasks(num_tasks) {}
 
   FunctionRef<void(int64_t)> task;
   int64_t num_tasks;
   std::atomic<int64_t> next{0};
-  std::atomic<int> users{0}; // changed under ThreadPool::mutex_, read by the spinning caller
   std::atomic<bool> failed{false};
   std::exception_ptr error; // written once, by whoever sets `failed`
-
-  bool exhausted() const { return next.load(std::memory_order_relaxed) >= num_tasks; }
 
   void run() {
     for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < num_tasks;) {
@@ -76,7 +73,6 @@ struct ThreadPool::Batch {
 
 ThreadPool::ThreadPool(int num_threads) {
   int n = std::max(num_threads, 1);
-  batches_.reserve(8);
   workers_.reserve(n - 1);
   for (int i = 0; i < n - 1; ++i)
     workers_.emplace_back([this] { worker_loop(); });
@@ -84,88 +80,75 @@ ThreadPool::ThreadPool(int num_threads) {
 
 ThreadPool::~ThreadPool() {
   {
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(sleep_mutex_);
     stop_ = true;
-    generation_.fetch_add(1, std::memory_order_relaxed);
+    generation_.fetch_add(1);
   }
   work_cv_.notify_all();
   for (auto &w : workers_)
     w.join();
 }
 
-ThreadPool::Batch *ThreadPool::take_batch_locked() {
-  // Batches whose tasks are all claimed need no more helpers; their callers wait for `users`.
-  std::erase_if(batches_, [](Batch *b) { return b->exhausted(); });
-  return batches_.empty() ? nullptr : batches_.front();
-}
-
+// The seq_cst pairs below are Dekker-style handshakes: of two threads that each store then load
+// the other's flag, at least one sees the other's store.
 void ThreadPool::worker_loop() {
   t_in_task = true;
-  std::unique_lock lock(mutex_);
+  uint64_t seen = 0;
   for (;;) {
-    if (Batch *batch = take_batch_locked()) {
-      batch->users.fetch_add(1, std::memory_order_relaxed);
-      lock.unlock();
-      batch->run();
-      lock.lock();
-      // After this decrement the caller may free the batch: touch only pool state from here on.
-      if (batch->users.fetch_sub(1, std::memory_order_release) == 1 && sleeping_callers_ > 0)
-        done_cv_.notify_all();
-      continue;
+    if (!spin_until([&] { return generation_.load(std::memory_order_relaxed) != seen; })) {
+      std::unique_lock lock(sleep_mutex_);
+      sleeping_workers_.fetch_add(1);
+      work_cv_.wait(lock, [&] { return generation_.load() != seen; });
+      sleeping_workers_.fetch_sub(1);
     }
-    if (stop_) return;
-    uint64_t seen = generation_.load(std::memory_order_relaxed);
-    lock.unlock();
-    bool submitted =
-        spin_until([&] { return generation_.load(std::memory_order_relaxed) != seen; });
-    lock.lock();
-    if (!submitted) {
-      ++sleeping_workers_;
-      work_cv_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
-      --sleeping_workers_;
+    if (stop_.load()) return;
+    seen = generation_.load();
+
+    // A caller that clears current_ and then sees active_workers_ == 0 knows no worker holds
+    // its batch; one that sees it non-zero waits.
+    active_workers_.fetch_add(1);
+    if (Batch *batch = current_.load()) batch->run();
+    if (active_workers_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
+      std::lock_guard lock(sleep_mutex_);
+      done_cv_.notify_all();
     }
   }
+}
+
+void ThreadPool::wait_for_workers() {
+  if (spin_until([&] { return active_workers_.load(std::memory_order_acquire) == 0; })) return;
+  std::unique_lock lock(sleep_mutex_);
+  caller_sleeping_.store(true);
+  done_cv_.wait(lock, [&] { return active_workers_.load() == 0; });
+  caller_sleeping_.store(false);
 }
 
 void ThreadPool::run_batch(int64_t num_tasks, FunctionRef<void(int64_t)> task) {
   if (num_tasks <= 0) return;
   if (num_tasks == 1) return task(0);
-  if (workers_.empty() || t_in_task) {
-    Batch inline_batch(task, num_tasks);
-    inline_batch.run();
-    if (inline_batch.error) std::rethrow_exception(inline_batch.error);
-    return;
-  }
-
   Batch batch(task, num_tasks);
-  int to_wake;
-  {
-    std::lock_guard lock(mutex_);
-    batches_.push_back(&batch);
-    generation_.fetch_add(1, std::memory_order_relaxed);
-    // The caller runs tasks too, so num_tasks - 1 helpers at most are useful.
-    to_wake = static_cast<int>(std::min<int64_t>(num_tasks - 1, sleeping_workers_));
-  }
-  if (to_wake == static_cast<int>(workers_.size()))
-    work_cv_.notify_all();
-  else
-    for (int i = 0; i < to_wake; ++i)
-      work_cv_.notify_one();
-
-  {
-    InTaskScope scope;
+  if (workers_.empty() || t_in_task) {
     batch.run();
-  }
-
-  {
-    std::lock_guard lock(mutex_);
-    std::erase(batches_, &batch);
-  }
-  if (!spin_until([&] { return batch.users.load(std::memory_order_acquire) == 0; })) {
-    std::unique_lock lock(mutex_);
-    ++sleeping_callers_;
-    done_cv_.wait(lock, [&] { return batch.users.load(std::memory_order_relaxed) == 0; });
-    --sleeping_callers_;
+  } else {
+    std::lock_guard turn(submit_mutex_);
+    current_.store(&batch);
+    generation_.fetch_add(1);
+    if (sleeping_workers_.load() > 0) {
+      // Taking the lock orders this notify after a sleeper's check of generation_.
+      { std::lock_guard lock(sleep_mutex_); }
+      // The caller runs tasks too, so num_tasks - 1 helpers at most are useful.
+      if (num_tasks - 1 >= static_cast<int64_t>(workers_.size()))
+        work_cv_.notify_all();
+      else
+        for (int64_t i = 0; i < num_tasks - 1; ++i)
+          work_cv_.notify_one();
+    }
+    {
+      InTaskScope scope;
+      batch.run();
+    }
+    current_.store(nullptr);
+    wait_for_workers();
   }
   if (batch.error) std::rethrow_exception(batch.error);
 }

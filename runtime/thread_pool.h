@@ -18,7 +18,7 @@ namespace jx::runtime {
 // - A call from a thread that is already running a task of any pool (a worker, or a caller while
 //   it runs tasks) runs inline on that thread, so nesting never deadlocks or oversubscribes.
 // - If tasks throw, every task still runs and the first exception is rethrown on the caller.
-// - Several threads may submit concurrently; their batches share the workers.
+// - Several threads may submit concurrently; their batches run one after another.
 // - Tasks of one batch must not wait for each other: they may all run on one thread.
 class ThreadPool {
 public:
@@ -44,16 +44,20 @@ private:
   struct Batch;
 
   void worker_loop();
-  Batch *take_batch_locked();
+  void wait_for_workers();
 
-  std::mutex mutex_;
-  std::condition_variable work_cv_;     // idle workers block here after spinning
-  std::condition_variable done_cv_;     // callers block here for their batch's workers to leave
-  std::vector<Batch *> batches_;        // batches that may have unclaimed tasks, oldest first
-  std::atomic<uint64_t> generation_{0}; // bumped per submission: what spinning workers watch
-  int sleeping_workers_ = 0;            // these three are guarded by mutex_
-  int sleeping_callers_ = 0;
-  bool stop_ = false;
+  // One batch runs at a time. Workers find and claim work without locks; the mutexes only make
+  // callers take turns and guard blocking.
+  std::mutex submit_mutex_;                  // concurrent callers take turns
+  std::atomic<Batch *> current_{nullptr};    // the batch workers may join
+  std::atomic<uint64_t> generation_{0};      // bumped per submission: what idle workers watch
+  std::atomic<int> active_workers_{0};       // workers that may be touching current_'s batch
+  std::atomic<int> sleeping_workers_{0};     // so submitters skip notify when nobody sleeps
+  std::atomic<bool> caller_sleeping_{false}; // so workers skip notify when the caller spins
+  std::atomic<bool> stop_{false};
+  std::mutex sleep_mutex_;
+  std::condition_variable work_cv_; // idle workers block here after spinning
+  std::condition_variable done_cv_; // the caller blocks here for workers to leave its batch
   std::vector<std::thread> workers_;
 };
 

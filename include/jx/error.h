@@ -35,8 +35,22 @@ public:
   using Error::Error;
 };
 
+// Python's TypeError: a value of the wrong type or signature (e.g. calling a compiled function
+// with arguments of other shapes or dtypes than it was compiled for).
+class TypeError : public Error {
+public:
+  using Error::Error;
+};
+
 // NumPy TypeError about dtypes: an op not defined for the operands' dtypes.
-class DTypeError : public Error {
+class DTypeError : public TypeError {
+public:
+  using TypeError::TypeError;
+};
+
+// jax.errors.ConcretizationTypeError: data was read from a value that is only traced (inside jit,
+// an argument is known by shape and dtype, not by value).
+class ConcretizationTypeError : public Error {
 public:
   using Error::Error;
 };

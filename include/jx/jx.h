@@ -4,6 +4,7 @@
 #include <jx/array.h>
 #include <jx/dtype.h>
 #include <jx/error.h>
+#include <jx/jit.h>
 #include <jx/numpy.h>
 #include <jx/random.h>
 #include <jx/shape.h>

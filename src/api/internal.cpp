@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "interp/interp.h"
-#include "jit/executor.h"
+#include "jit/executable.h"
 
 namespace jx::api {
 
@@ -32,7 +32,7 @@ runtime::BufferPtr realize(const NodePtr &n) {
 runtime::BufferPtr evaluate_with(Backend backend, const NodePtr &n) {
   switch (backend) {
   case Backend::Interpreter: return interp::evaluate({n})[0];
-  case Backend::Compiler: return jit::execute({n})[0];
+  case Backend::Compiler: return backend::execute({n})[0];
   }
   throw Error("internal: unknown backend");
 }

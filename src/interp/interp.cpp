@@ -5,6 +5,7 @@
 #include <jx/error.h>
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <cstring>
 #include <unordered_map>
 
@@ -113,6 +114,7 @@ struct Evaluator {
       for_each_index(n.shape, strides, 0, [&](int64_t v, int64_t i) { o[i] = static_cast<T>(v); });
       break;
     }
+    case Op::Parameter: throw_concretization_error(n);
     case Op::RandomUniform:
       random_impl::uniform01({uint32_t(n.attrs[0]), uint32_t(n.attrs[1])}, n.shape, n.dtype, o);
       break;
@@ -384,7 +386,15 @@ struct Evaluator {
 
 } // namespace
 
-std::vector<BufferPtr> evaluate(const std::vector<ir::NodePtr> &roots) {
+void throw_concretization_error(const ir::Node &parameter) {
+  throw ConcretizationTypeError(fmt::format(
+      "Abstract tracer value encountered where concrete value is expected: argument {} of a jit "
+      "function ({}) has no data while it is traced. Compute with it instead of reading it; "
+      "branch on shapes and dtypes, or pass the value as a static argument.",
+      parameter.attrs[0], ir::type_str(parameter)));
+}
+
+std::vector<BufferPtr> evaluate(const std::vector<ir::NodePtr> &roots, const Bindings &bindings) {
   std::vector<const Node *> order = ir::topological_order(roots);
   // Remaining uses of each node, so intermediates are freed after their last consumer.
   std::unordered_map<const Node *, int64_t> uses;
@@ -397,6 +407,10 @@ std::vector<BufferPtr> evaluate(const std::vector<ir::NodePtr> &roots) {
 
   Evaluator ev;
   for (const Node *n : order) {
+    if (auto bound = bindings.find(n); bound != bindings.end()) {
+      ev.values[n] = bound->second;
+      continue;
+    }
     if (BufferPtr done = n->realized()) {
       ev.values[n] = std::move(done);
       continue;

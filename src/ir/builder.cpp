@@ -239,6 +239,10 @@ NodePtr random_uniform(uint32_t key_hi, uint32_t key_lo, DType dtype, Shape shap
                  .attrs = {int64_t(key_hi), int64_t(key_lo)}});
 }
 
+NodePtr parameter(int64_t position, DType dtype, Shape shape) {
+  return finish({.op = Op::Parameter, .dtype = dtype, .shape = std::move(shape), .attrs = {position}});
+}
+
 NodePtr unary(Op op, NodePtr x) {
   check(op_kind(op) == OpKind::Unary && op != Op::Convert, op, "not a unary op");
   DType dtype = op_info(op).dtype_rule == DTypeRule::Bool ? DType::bool_ : x->dtype;

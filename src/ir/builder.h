@@ -14,6 +14,8 @@ NodePtr literal_int(int64_t value, DType dtype, bool weak);
 NodePtr constant(runtime::BufferPtr data, DType dtype, Shape shape);
 NodePtr iota(DType dtype, Shape shape, int64_t axis);
 NodePtr random_uniform(uint32_t key_hi, uint32_t key_lo, DType dtype, Shape shape);
+// Argument `position` of a function being traced by jit: a value known only by shape and dtype.
+NodePtr parameter(int64_t position, DType dtype, Shape shape);
 
 // Elementwise: operands have one shape (and one dtype, except select's predicate).
 NodePtr unary(Op op, NodePtr x);

@@ -53,6 +53,7 @@ std::string attr_str(const Node &n) {
     return is_floating(n.dtype) ? fmt::format("{}", n.fvalue) : fmt::format("{}", n.ivalue);
   case Op::Constant: return fmt::format("<{} bytes>", n.data->bytes());
   case Op::Iota: return fmt::format("axis={}", n.attrs[0]);
+  case Op::Parameter: return fmt::format("{}", n.attrs[0]);
   case Op::RandomUniform: return fmt::format("key=[{},{}]", n.attrs[0], n.attrs[1]);
   case Op::Broadcast: return fmt::format("dims={}", range(0, r));
   case Op::Transpose: return fmt::format("perm={}", range(0, r));

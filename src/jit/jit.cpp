@@ -23,7 +23,7 @@
 
 #include "codegen/emit.h"
 
-namespace jx::jit {
+namespace jx::backend {
 namespace {
 
 template <class T> T check(llvm::Expected<T> value, const char *what) {
@@ -148,4 +148,4 @@ std::shared_ptr<const CompiledKernel> compile(const codegen::KernelPlan &plan) {
 size_t compiled_kernel_count() { return instance().compiled_count(); }
 std::string assembly(const codegen::KernelPlan &plan) { return instance().assembly(plan); }
 
-} // namespace jx::jit
+} // namespace jx::backend

@@ -7,7 +7,7 @@
 
 #include "codegen/kernel.h"
 
-namespace jx::jit {
+namespace jx::backend {
 
 struct CompiledKernel {
   codegen::KernelFn fn;
@@ -26,4 +26,4 @@ size_t compiled_kernel_count();
 // Host assembly for plan's kernel (for tests and inspection; not cached).
 std::string assembly(const codegen::KernelPlan &plan);
 
-} // namespace jx::jit
+} // namespace jx::backend

@@ -62,7 +62,7 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots) {
       for (const ir::NodePtr &in : n->inputs)
         if (!materialized.count(in.get())) d = std::max(d, depth[in.get()] + 1);
     bool m = root_set.count(n) || n->realized() || n->op == Op::Constant ||
-             n->op == Op::RandomUniform || kind == OpKind::Reduce || kind == OpKind::Contraction ||
+             n->op == Op::RandomUniform || n->op == Op::Parameter || kind == OpKind::Reduce || kind == OpKind::Contraction ||
              (users[n] > 1 && !trivial(*n, cheap)) || d >= max_inline_depth;
     if (m) materialized.insert(n);
     depth[n] = m ? 0 : d;
@@ -74,6 +74,10 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots) {
     ir::NodePtr node = owner.at(n);
     if (n->realized() || n->op == Op::Constant) {
       steps.push_back({Step::Kind::Buffer, node, {}});
+      continue;
+    }
+    if (n->op == Op::Parameter) {
+      steps.push_back({Step::Kind::Parameter, node, {}});
       continue;
     }
     if (n->op == Op::RandomUniform) {

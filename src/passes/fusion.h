@@ -10,7 +10,8 @@ namespace jx::passes {
 
 struct Step {
   enum class Kind {
-    Buffer, // the value already exists: a constant or a realized node
+    Buffer,    // the value already exists: a constant or a realized node
+    Parameter, // a jit argument, bound when the program runs
     Random, // filled by the runtime's threefry (a library call, not a generated kernel)
     Kernel, // computed by a generated kernel
   };

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <gtest/gtest.h>
 #include <mutex>
@@ -191,6 +192,22 @@ TEST(ThreadPool, WorkersTakePart) {
   EXPECT_EQ(threads.size(), 2u);
 }
 
+TEST(ThreadPool, SleepingWorkersWakeAndSleepingCallersAreWoken) {
+  // Pauses longer than any spin make workers block between batches, and slow tasks make the
+  // caller block waiting for them; results must still be complete when run_batch returns.
+  ThreadPool pool(3);
+  for (int r = 0; r < 10; ++r) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::vector<int> done(6, 0);
+    std::atomic<int> started{0};
+    pool.run_batch(6, [&](int64_t i) {
+      if (started.fetch_add(1) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      done[i] = 1;
+    });
+    EXPECT_EQ(std::count(done.begin(), done.end(), 1), 6);
+  }
+}
+
 TEST(ThreadPool, NestedCallsRunInline) {
   ThreadPool pool(3);
   constexpr int64_t outer = 64, inner = 50;
@@ -252,7 +269,7 @@ TEST(ThreadPool, ExceptionIsRethrownAfterAllChunksAndPoolIsReusable) {
   EXPECT_EQ(ran, 4);
 }
 
-TEST(ThreadPool, ConcurrentCallersShareThePool) {
+TEST(ThreadPool, ConcurrentCallersAreSafe) {
   ThreadPool pool(3);
   constexpr int callers = 4, rounds = 200;
   constexpr int64_t n = 2000;

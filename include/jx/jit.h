@@ -1,0 +1,199 @@
+// jx::jit: trace a C++ function once per signature, compile it to fused kernels, call it
+// (jax.jit, with jax's lower(...).compile() staging).
+#pragma once
+
+#include <jx/array.h>
+
+#include <fmt/format.h>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace jx {
+
+// jax.ShapeDtypeStruct: an argument known by shape and dtype only.
+struct ShapeDtypeStruct {
+  Shape shape;
+  DType dtype = float64;
+};
+
+namespace detail {
+
+// A traced function: its parameters and outputs as a graph, and (once compiled) its kernels.
+class Program;
+using TraceFn = std::function<std::vector<Array>(const std::vector<Array> &)>;
+
+std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const TraceFn &f);
+void compile(Program &program);
+std::vector<Array> call(const Program &program, const std::vector<Array> &args);
+std::string lowered_text(const Program &program);
+std::string compiled_text(const Program &program);
+std::string signature(const std::vector<ShapeDtypeStruct> &specs);
+
+// Outputs: an Array, a std::vector<Array> or a std::tuple of Arrays, flattened in order.
+template <class T> struct Outputs;
+template <> struct Outputs<Array> {
+  static std::vector<Array> flatten(const Array &a) { return {a}; }
+  static Array unflatten(const std::vector<Array> &v) { return v.at(0); }
+};
+template <> struct Outputs<std::vector<Array>> {
+  static std::vector<Array> flatten(const std::vector<Array> &v) { return v; }
+  static std::vector<Array> unflatten(const std::vector<Array> &v) { return v; }
+};
+template <class... T> struct Outputs<std::tuple<T...>> {
+  static std::vector<Array> flatten(const std::tuple<T...> &t) {
+    return std::apply([](const auto &...a) { return std::vector<Array>{a...}; }, t);
+  }
+  static std::tuple<T...> unflatten(const std::vector<Array> &v) {
+    return [&]<size_t... I>(std::index_sequence<I...>) { return std::tuple<T...>{v.at(I)...}; }
+    (std::index_sequence_for<T...>{});
+  }
+};
+
+template <class A> constexpr bool is_array_v = std::is_same_v<std::decay_t<A>, Array>;
+template <class A> constexpr bool is_spec_v = std::is_same_v<std::decay_t<A>, ShapeDtypeStruct>;
+
+} // namespace detail
+
+// A compiled function (jax.stages.Compiled): call it with arrays of the compiled signature.
+template <class Out> class Compiled {
+public:
+  explicit Compiled(std::shared_ptr<const detail::Program> program)
+      : program_(std::move(program)) {}
+
+  // Raises jx::TypeError when the arguments' count, shapes or dtypes differ from the signature.
+  template <class... A> Out operator()(const A &...args) const {
+    return detail::Outputs<Out>::unflatten(detail::call(*program_, {Array(args)...}));
+  }
+  Out call(const std::vector<Array> &args) const {
+    return detail::Outputs<Out>::unflatten(detail::call(*program_, args));
+  }
+  // The kernel plan and each kernel's optimized LLVM IR.
+  std::string as_text() const { return detail::compiled_text(*program_); }
+
+private:
+  std::shared_ptr<const detail::Program> program_;
+};
+
+// A traced, not yet compiled function (jax.stages.Lowered).
+template <class Out> class Lowered {
+public:
+  explicit Lowered(std::shared_ptr<detail::Program> program) : program_(std::move(program)) {}
+  // The graph after tracing (and, as they land, after the passes).
+  std::string as_text() const { return detail::lowered_text(*program_); }
+  Compiled<Out> compile() const {
+    detail::compile(*program_);
+    return Compiled<Out>(program_);
+  }
+
+private:
+  std::shared_ptr<detail::Program> program_;
+};
+
+// jax.jit(f): F takes Arrays (and static non-array arguments, which are part of the cache key and
+// must be printable with fmt) and returns an Array, std::vector<Array> or std::tuple of Arrays.
+template <class F> class Jitted {
+public:
+  explicit Jitted(F f) : state_(std::make_shared<State>(std::move(f))) {}
+
+  // Traces on the first call with a new signature; later calls reuse the compiled kernels.
+  template <class... A> auto operator()(const A &...args) const {
+    using Out = std::decay_t<std::invoke_result_t<const F &, const A &...>>;
+    std::vector<ShapeDtypeStruct> specs;
+    std::vector<Array> arrays;
+    (collect(args, specs, arrays), ...);
+    std::string key = detail::signature(specs) + static_key(args...);
+    std::shared_ptr<detail::Program> program;
+    {
+      std::lock_guard lock(state_->mutex);
+      if (auto it = state_->cache.find(key); it != state_->cache.end()) program = it->second;
+    }
+    if (!program) {
+      program = lower_impl<Out>(specs, args...);
+      detail::compile(*program);
+      std::lock_guard lock(state_->mutex);
+      state_->cache.emplace(key, program);
+    }
+    return detail::Outputs<Out>::unflatten(detail::call(*program, arrays));
+  }
+
+  // jax.jit(f).lower(ShapeDtypeStruct(...), ...): Array arguments are given by their specs.
+  template <class... S> auto lower(const S &...specs_or_static) const {
+    using Out = std::decay_t<std::invoke_result_t<const F &, const as_arg_t<S> &...>>;
+    std::vector<ShapeDtypeStruct> specs;
+    (collect_spec(specs_or_static, specs), ...);
+    return Lowered<Out>(lower_impl<Out>(specs, specs_or_static...));
+  }
+
+  // Number of distinct signatures traced so far.
+  size_t cache_size() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->cache.size();
+  }
+
+private:
+  template <class S> using as_arg_t = std::conditional_t<detail::is_spec_v<S>, Array, S>;
+
+  struct State {
+    explicit State(F f) : f(std::move(f)) {}
+    F f;
+    mutable std::mutex mutex;
+    std::map<std::string, std::shared_ptr<detail::Program>> cache;
+  };
+
+  template <class A>
+  static void collect(const A &a, std::vector<ShapeDtypeStruct> &specs,
+                      std::vector<Array> &arrays) {
+    if constexpr (detail::is_array_v<A>) {
+      specs.push_back({a.shape(), a.dtype()});
+      arrays.push_back(a);
+    }
+  }
+  template <class S> static void collect_spec(const S &s, std::vector<ShapeDtypeStruct> &specs) {
+    if constexpr (detail::is_spec_v<S>) specs.push_back(s);
+  }
+  template <class... A> static std::string static_key(const A &...args) {
+    std::string key;
+    (
+        [&] {
+          if constexpr (!detail::is_array_v<A> && !detail::is_spec_v<A>)
+            key += fmt::format(";{}", args);
+        }(),
+        ...);
+    return key;
+  }
+
+  // Traces f with parameters in place of array arguments (Arrays or ShapeDtypeStructs).
+  template <class Out, class... A>
+  std::shared_ptr<detail::Program> lower_impl(const std::vector<ShapeDtypeStruct> &specs,
+                                              const A &...args) const {
+    auto body = [&](const std::vector<Array> &params) {
+      size_t next = 0;
+      auto pick = [&](const auto &a) -> decltype(auto) {
+        using T = std::decay_t<decltype(a)>;
+        if constexpr (detail::is_array_v<T> || detail::is_spec_v<T>)
+          return Array(params[next++]);
+        else
+          return (a);
+      };
+      // Braced init keeps the left-to-right order of pick().
+      auto call = [&](auto &&...picked) {
+        return state_->f(std::forward<decltype(picked)>(picked)...);
+      };
+      return detail::Outputs<Out>::flatten(
+          std::apply(call, std::tuple<decltype(pick(args))...>{pick(args)...}));
+    };
+    return detail::trace(specs, body);
+  }
+
+  std::shared_ptr<State> state_;
+};
+
+template <class F> Jitted<F> jit(F f) { return Jitted<F>(std::move(f)); }
+
+} // namespace jx

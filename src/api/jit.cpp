@@ -1,0 +1,83 @@
+// jx::jit's non-template half: tracing with Parameter nodes, compiling to an Executable,
+// calling it with a signature check.
+#include <jx/jit.h>
+
+#include <fmt/ranges.h>
+
+#include "api/internal.h"
+#include "ir/printer.h"
+#include "jit/executable.h"
+
+namespace jx::detail {
+
+class Program {
+public:
+  std::vector<ShapeDtypeStruct> specs;
+  std::vector<ir::NodePtr> params, outputs;
+  std::once_flag compiled;
+  std::unique_ptr<backend::Executable> executable;
+};
+
+namespace {
+std::string spec_text(const ShapeDtypeStruct &s) {
+  return fmt::format("{}[{}]", dtype_name(s.dtype), fmt::join(s.shape, ","));
+}
+} // namespace
+
+std::string signature(const std::vector<ShapeDtypeStruct> &specs) {
+  std::vector<std::string> parts;
+  for (const ShapeDtypeStruct &s : specs)
+    parts.push_back(spec_text(s));
+  return fmt::format("({})", fmt::join(parts, ", "));
+}
+
+std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const TraceFn &f) {
+  auto program = std::make_shared<Program>();
+  program->specs = specs;
+  std::vector<Array> args;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    program->params.push_back(ir::parameter(int64_t(i), specs[i].dtype, specs[i].shape));
+    args.push_back(api::wrap(program->params.back()));
+  }
+  for (const Array &out : f(args))
+    program->outputs.push_back(out.node());
+  return program;
+}
+
+void compile(Program &program) {
+  std::call_once(program.compiled, [&] {
+    program.executable = std::make_unique<backend::Executable>(program.params, program.outputs);
+  });
+}
+
+std::vector<Array> call(const Program &program, const std::vector<Array> &args) {
+  bool matches = args.size() == program.specs.size();
+  for (size_t i = 0; matches && i < args.size(); ++i)
+    matches =
+        args[i].shape() == program.specs[i].shape && args[i].dtype() == program.specs[i].dtype;
+  if (!matches) {
+    std::vector<ShapeDtypeStruct> given;
+    for (const Array &a : args)
+      given.push_back({a.shape(), a.dtype()});
+    throw TypeError(
+        fmt::format("Argument types differ from the types for which this computation was "
+                    "compiled: expected {}, got {}",
+                    signature(program.specs), signature(given)));
+  }
+  std::vector<runtime::BufferPtr> buffers;
+  for (const Array &a : args)
+    buffers.push_back(api::realize(a.node()));
+  std::vector<runtime::BufferPtr> results = program.executable->run(buffers);
+  std::vector<Array> out;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const ir::Node &o = *program.outputs[i];
+    out.push_back(api::wrap(ir::constant(results[i], o.dtype, o.shape)));
+  }
+  return out;
+}
+
+std::string lowered_text(const Program &program) { return ir::print_graph(program.outputs); }
+
+std::string compiled_text(const Program &program) { return program.executable->as_text(); }
+
+} // namespace jx::detail

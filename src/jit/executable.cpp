@@ -1,0 +1,126 @@
+// Executable: fusion steps resolved to compiled kernels and buffer slots once; run() then only
+// allocates outputs and launches kernels on the thread pool.
+#include "jit/executable.h"
+
+#include <jx/error.h>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unordered_map>
+
+#include "interp/interp.h"
+#include "ir/printer.h"
+#include "passes/fusion.h"
+#include "random/threefry.h"
+#include "runtime/thread_pool.h"
+
+namespace jx::backend {
+
+namespace {
+// Elements per parallel chunk below which splitting costs more than it gains.
+constexpr int64_t min_chunk_elements = 1 << 14;
+} // namespace
+
+Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs)
+    : params_(std::move(params)), outputs_(std::move(outputs)) {
+  std::vector<passes::Step> plan = passes::plan_steps(outputs_);
+  std::unordered_map<const ir::Node *, int> slot;
+  std::unordered_map<const ir::Node *, int> param_position;
+  for (size_t i = 0; i < params_.size(); ++i)
+    param_position[params_[i].get()] = int(i);
+  for (passes::Step &p : plan) {
+    Step s{.kind = Step::Kind::Buffer, .node = p.node, .out = slot_count_++};
+    slot[p.node.get()] = s.out;
+    switch (p.kind) {
+    case passes::Step::Kind::Buffer: break;
+    case passes::Step::Kind::Parameter:
+      if (!param_position.count(p.node.get())) interp::throw_concretization_error(*p.node);
+      s.kind = Step::Kind::Parameter;
+      break;
+    case passes::Step::Kind::Random: s.kind = Step::Kind::Random; break;
+    case passes::Step::Kind::Kernel:
+      s.kind = Step::Kind::Kernel;
+      for (const ir::Node *in : p.plan.inputs)
+        s.inputs.push_back(slot.at(in));
+      s.outer = p.plan.outer_extent();
+      if (p.node->size() > 0) s.kernel = compile(p.plan);
+      s.grain = std::max<int64_t>(
+          1, min_chunk_elements /
+                 std::max<int64_t>(1, p.node->size() / std::max<int64_t>(1, s.outer)));
+      break;
+    }
+    steps_.push_back(std::move(s));
+  }
+  for (const ir::NodePtr &o : outputs_)
+    output_slots_.push_back(slot.at(o.get()));
+  // Free each intermediate after its last reader.
+  std::vector<int> last_reader(slot_count_, -1);
+  for (size_t i = 0; i < steps_.size(); ++i)
+    for (int in : steps_[i].inputs)
+      last_reader[in] = int(i);
+  for (int out : output_slots_)
+    last_reader[out] = -1;
+  for (int s = 0; s < slot_count_; ++s)
+    if (last_reader[s] >= 0) steps_[last_reader[s]].frees.push_back(s);
+}
+
+std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::BufferPtr> &args) const {
+  std::vector<runtime::BufferPtr> slots(slot_count_);
+  for (const Step &s : steps_) {
+    const ir::Node &n = *s.node;
+    switch (s.kind) {
+    case Step::Kind::Buffer: slots[s.out] = n.realized() ? n.realized() : n.data; break;
+    case Step::Kind::Parameter: slots[s.out] = args.at(n.attrs[0]); break;
+    case Step::Kind::Random:
+      slots[s.out] = runtime::make_buffer(n.size() * itemsize(n.dtype));
+      random_impl::uniform01({uint32_t(n.attrs[0]), uint32_t(n.attrs[1])}, n.shape, n.dtype,
+                             slots[s.out]->data());
+      break;
+    case Step::Kind::Kernel: {
+      slots[s.out] = runtime::make_buffer(n.size() * itemsize(n.dtype));
+      if (!s.kernel) break;
+      std::vector<void *> buffers{slots[s.out]->data()};
+      for (int in : s.inputs)
+        buffers.push_back(slots[in]->data());
+      codegen::KernelFn fn = s.kernel->fn;
+      runtime::default_pool().parallel_for(
+          0, s.outer, s.grain, [&](int64_t begin, int64_t end) { fn(begin, end, buffers.data()); });
+      break;
+    }
+    }
+    for (int f : s.frees)
+      slots[f].reset();
+  }
+  std::vector<runtime::BufferPtr> out;
+  for (int o : output_slots_)
+    out.push_back(slots[o]);
+  return out;
+}
+
+size_t Executable::kernel_count() const {
+  return size_t(std::count_if(steps_.begin(), steps_.end(),
+                              [](const Step &s) { return s.kind == Step::Kind::Kernel; }));
+}
+
+std::string Executable::as_text() const {
+  static constexpr const char *kinds[] = {"buffer", "parameter", "random", "kernel"};
+  std::string text;
+  for (const Step &s : steps_) {
+    text += fmt::format("%{} = {} {} : {}", s.out, kinds[int(s.kind)], ir::op_name(s.node->op),
+                        ir::type_str(*s.node));
+    if (s.kind == Step::Kind::Kernel)
+      text += fmt::format(" reads {} rows={}", fmt::join(s.inputs, ","), s.outer);
+    text += "\n";
+  }
+  for (const Step &s : steps_)
+    if (s.kernel)
+      text += fmt::format("\n; %{} = {}\n{}", s.out, s.kernel->name, s.kernel->optimized_ir);
+  return text;
+}
+
+std::vector<runtime::BufferPtr> execute(const std::vector<ir::NodePtr> &roots) {
+  return Executable({}, roots).run({});
+}
+
+} // namespace jx::backend

@@ -1,0 +1,45 @@
+// A graph compiled once into kernels over numbered buffer slots, then run many times: the
+// engine behind jx::jit's Compiled and behind eager evaluation.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/node.h"
+#include "jit/jit.h"
+
+namespace jx::backend {
+
+class Executable {
+public:
+  // params: Parameter nodes in argument order (bound at run time); outputs: the values returned.
+  Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs);
+
+  std::vector<runtime::BufferPtr> run(const std::vector<runtime::BufferPtr> &args) const;
+
+  // The kernel plan: one line per step, then each kernel's optimized LLVM IR.
+  std::string as_text() const;
+  size_t kernel_count() const;
+
+private:
+  struct Step {
+    enum class Kind { Buffer, Parameter, Random, Kernel } kind;
+    ir::NodePtr node;
+    std::shared_ptr<const CompiledKernel> kernel{};
+    std::vector<int> inputs{}; // slots
+    int out;                   // slot
+    int64_t outer = 0;         // rows of the kernel's outer loop
+    int64_t grain = 1;         // rows per parallel chunk
+    std::vector<int> frees{};  // slots whose last reader is this step
+  };
+  std::vector<ir::NodePtr> params_, outputs_;
+  std::vector<Step> steps_;
+  std::vector<int> output_slots_;
+  int slot_count_ = 0;
+};
+
+// Eager evaluation: the values of roots through compiled kernels.
+std::vector<runtime::BufferPtr> execute(const std::vector<ir::NodePtr> &roots);
+
+} // namespace jx::backend

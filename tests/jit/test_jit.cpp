@@ -1,0 +1,146 @@
+// jx::jit: tracing per signature, lower/compile staging, signature checks, concretization errors.
+#include <jx/jx.h>
+
+#include <atomic>
+#include <cmath>
+#include <gtest/gtest.h>
+#include <thread>
+
+namespace jnp = jx::numpy;
+using jx::Array;
+using jx::ShapeDtypeStruct;
+
+namespace {
+std::vector<double> values(const Array &x) { return x.to_vector<double>(); }
+
+// Compiled math (libmvec, constant folding) may differ from another kernel by a few ulp.
+void expect_close(const Array &a, const Array &b) {
+  std::vector<double> x = values(a), y = values(b);
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_NEAR(x[i], y[i], 4e-16 * std::abs(y[i])) << i;
+}
+} // namespace
+
+TEST(Jit, MatchesEagerAndTracesOncePerSignature) {
+  int traces = 0;
+  auto f = jx::jit([&](const Array &x, const Array &y) {
+    ++traces;
+    return jnp::sin(x) * y + 1;
+  });
+  Array x = jnp::arange(6.0).reshape({2, 3}), y = jnp::full({3}, 2.0);
+  expect_close(f(x, y), jnp::sin(x) * y + 1);
+  f(x * 2, y);
+  EXPECT_EQ(traces, 1);
+  f(jnp::arange(3.0), y); // new shape: retrace
+  EXPECT_EQ(traces, 2);
+  f(x.astype(jnp::float32), y); // new dtype: retrace
+  EXPECT_EQ(traces, 3);
+  EXPECT_EQ(f.cache_size(), 3u);
+}
+
+TEST(Jit, StaticArgumentsArePartOfTheKey) {
+  int traces = 0;
+  auto f = jx::jit([&](const Array &x, int n) {
+    ++traces;
+    return jnp::diff(x, n);
+  });
+  Array x = jnp::arange(10.0) * jnp::arange(10.0);
+  EXPECT_EQ(values(f(x, 1)), values(jnp::diff(x, 1)));
+  EXPECT_EQ(values(f(x, 2)), values(jnp::diff(x, 2)));
+  f(x, 2);
+  EXPECT_EQ(traces, 2);
+}
+
+TEST(Jit, LowerCompileStages) {
+  auto lowered = jx::jit([](const Array &x) {
+                   return jnp::exp(-x) * 2;
+                 }).lower(ShapeDtypeStruct{{4, 5}, jnp::float64});
+  EXPECT_NE(lowered.as_text().find("parameter(0) : f64[4,5]"), std::string::npos)
+      << lowered.as_text();
+  auto compiled = lowered.compile();
+  Array x = jnp::ones({4, 5});
+  expect_close(compiled(x), jnp::exp(-x) * 2);
+  std::string text = compiled.as_text();
+  EXPECT_NE(text.find("kernel"), std::string::npos);
+  EXPECT_NE(text.find("define void @jx_kernel"), std::string::npos) << text;
+}
+
+TEST(Jit, WrongSignatureIsATypeError) {
+  auto compiled = jx::jit([](const Array &x) { return x + 1; })
+                      .lower(ShapeDtypeStruct{{4}, jnp::float64})
+                      .compile();
+  try {
+    compiled(jnp::zeros({5}));
+    FAIL() << "no error";
+  } catch (const jx::TypeError &e) {
+    EXPECT_NE(std::string(e.what()).find("expected (float64[4]), got (float64[5])"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(compiled(jnp::zeros({4}, jnp::float32)), jx::TypeError);
+  EXPECT_THROW(compiled.call({jnp::zeros({4}), jnp::zeros({4})}), jx::TypeError);
+}
+
+TEST(Jit, ReadingATracedValueIsAConcretizationError) {
+  auto f = jx::jit([](const Array &x) {
+    if (jnp::sum(x).item<double>() > 0) return x;
+    return -x;
+  });
+  EXPECT_THROW(f(jnp::ones({3})), jx::ConcretizationTypeError);
+  try {
+    f(jnp::ones({3}));
+  } catch (const jx::ConcretizationTypeError &e) {
+    EXPECT_NE(std::string(e.what()).find("Abstract tracer value"), std::string::npos);
+  }
+}
+
+TEST(Jit, TracingErrorsLeaveNoCacheEntry) {
+  auto f = jx::jit([](const Array &x) { return jnp::reshape(x, {7}); });
+  EXPECT_THROW(f(jnp::ones({3})), jx::ShapeError);
+  EXPECT_EQ(f.cache_size(), 0u);
+  EXPECT_EQ(f(jnp::ones({7})).shape(), (jx::Shape{7}));
+  EXPECT_EQ(f.cache_size(), 1u);
+}
+
+TEST(Jit, TupleAndVectorOutputs) {
+  auto f = jx::jit([](const Array &x) { return std::make_tuple(x + 1, jnp::sum(x)); });
+  auto [a, s] = f(jnp::arange(4.0));
+  EXPECT_EQ(values(a), (std::vector<double>{1, 2, 3, 4}));
+  EXPECT_EQ(s.item<double>(), 6);
+  auto g = jx::jit([](const Array &x) { return std::vector<Array>{x, x * x}; });
+  std::vector<Array> out = g(jnp::arange(3.0));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(values(out[1]), (std::vector<double>{0, 1, 4}));
+}
+
+TEST(Jit, ClosuresCaptureConstants) {
+  Array c = jnp::array({10.0, 20.0, 30.0});
+  auto f = jx::jit([&](const Array &x) { return x + c; });
+  EXPECT_EQ(values(f(jnp::ones({3}))), (std::vector<double>{11, 21, 31}));
+}
+
+TEST(Jit, IdentityAndConstantOutputs) {
+  auto f = jx::jit([](const Array &x) { return std::make_tuple(x, jnp::zeros({2}) + 5); });
+  auto [x, five] = f(jnp::arange(3.0));
+  EXPECT_EQ(values(x), (std::vector<double>{0, 1, 2}));
+  EXPECT_EQ(values(five), (std::vector<double>{5, 5}));
+}
+
+TEST(Jit, CompiledIsCallableFromManyThreads) {
+  auto compiled = jx::jit([](const Array &x) { return jnp::sum(jnp::exp(x) * 2, 1); })
+                      .lower(ShapeDtypeStruct{{64, 300}, jnp::float64})
+                      .compile();
+  Array x = jnp::arange(64 * 300.0).reshape({64, 300}) / 1e4;
+  const std::vector<double> expected = values(jnp::sum(jnp::exp(x) * 2, 1));
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20; ++i)
+        if (values(compiled(x)) != expected) ++mismatches;
+    });
+  for (auto &t : threads)
+    t.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
