@@ -1,11 +1,11 @@
-// A contiguous, 64-byte aligned block of memory: the storage behind every realized array.
+// A contiguous, 64-byte aligned block of memory: the storage behind every realized array, taken
+// from and returned to the caching allocator.
 #pragma once
 
 #include <cstddef>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
-#include <new>
+
+#include "runtime/allocator.h"
 
 namespace jx::runtime {
 
@@ -13,14 +13,10 @@ class Buffer {
 public:
   static constexpr size_t alignment = 64;
 
-  explicit Buffer(size_t bytes) : bytes_(bytes) {
-    size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-    data_ = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
-    if (!data_) throw std::bad_alloc();
-  }
+  explicit Buffer(size_t bytes) : bytes_(bytes) { data_ = allocate(bytes, &capacity_); }
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
-  ~Buffer() { std::free(data_); }
+  ~Buffer() { deallocate(data_, capacity_); }
 
   void *data() { return data_; }
   const void *data() const { return data_; }
@@ -31,7 +27,7 @@ public:
 
 private:
   void *data_;
-  size_t bytes_;
+  size_t bytes_, capacity_ = 0;
 };
 
 using BufferPtr = std::shared_ptr<Buffer>;

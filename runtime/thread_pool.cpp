@@ -22,12 +22,11 @@ struct InTaskScope {
   ~InTaskScope() { t_in_task = saved; }
 };
 
-#ifndef JX_SPIN_US
-#define JX_SPIN_US 50
-#endif
-// Waking a blocked thread costs tens of microseconds, as much as a small kernel; kernels often
-// come back to back, so waiters spin this long before blocking.
-constexpr auto spin_budget = std::chrono::microseconds(JX_SPIN_US);
+// Waking a blocked thread costs tens of microseconds, as much as a small kernel, and kernels
+// often come back to back, so waiters spin a little before blocking. Measured on 2 shared vCPUs
+// (bench/thread_pool_bench.cpp): 10us gave most of the speedup of longer spins and cost the
+// least when the other vCPU was busy.
+constexpr auto spin_budget = std::chrono::microseconds(10);
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)

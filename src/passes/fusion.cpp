@@ -14,18 +14,19 @@ using ir::Node;
 using ir::Op;
 using ir::OpKind;
 
-// Cheap enough to recompute in every consumer: literals, iotas, buffers, and index
-// rewrites or casts of those.
+// Cheap enough to recompute in every consumer: literals, iotas, buffers, and movement ops
+// (index arithmetic, selects) or casts over those.
 constexpr int max_inline_depth = 64;
 
 bool trivial(const Node &n, std::unordered_map<const Node *, bool> &memo) {
   if (auto it = memo.find(&n); it != memo.end()) return it->second;
   bool result = false;
-  if (n.realized() || n.op == Op::Literal || n.op == Op::Iota || n.op == Op::Constant) {
+  if (n.realized() || n.op == Op::Literal || n.op == Op::Iota || n.op == Op::Constant ||
+      n.op == Op::Parameter) {
     result = true;
-  } else if (n.op == Op::Broadcast || n.op == Op::Reshape || n.op == Op::Transpose ||
-             n.op == Op::Slice || n.op == Op::Convert) {
-    result = trivial(*n.inputs[0], memo);
+  } else if (op_kind(n.op) == OpKind::Movement || n.op == Op::Convert) {
+    result = std::all_of(n.inputs.begin(), n.inputs.end(),
+                         [&](const ir::NodePtr &in) { return trivial(*in, memo); });
   }
   memo[&n] = result;
   return result;

@@ -59,11 +59,6 @@ std::string py_tuple(const std::vector<int64_t> &v) {
   return fmt::format("({})", fmt::join(v, ", "));
 }
 
-std::string py_axes(const jnp::Axes &a) {
-  if (a.is_none()) return "None";
-  return py_tuple(a.axes());
-}
-
 std::string py_opt(std::optional<int64_t> v) { return v ? fmt::format("{}", *v) : ""; }
 
 std::string py_slice(const Slice &s) {
@@ -105,6 +100,9 @@ struct Line {
   std::string text;
   std::vector<int> deps;
 };
+
+// Thrown when a call would need a leaf beyond the size limits; the call is dropped.
+struct TooLarge {};
 
 class Generator {
 public:
@@ -419,6 +417,7 @@ private:
 
   // A new leaf of shape s and dtype t.
   Value fresh(const Shape &s, DType t) {
+    if (!fits(s)) throw TooLarge();
     if (has(kGenerated) && chance(0.3))
       if (std::optional<Value> v = generated(s, t)) return *v;
     return constant(s, t);
@@ -485,8 +484,15 @@ private:
     int64_t r = uni(0, total - 1);
     for (const Choice &c : choices) {
       if (!has(c.family)) continue;
-      if (r < c.weight) return (this->*c.op)(x).has_value();
-      r -= c.weight;
+      if (r >= c.weight) {
+        r -= c.weight;
+        continue;
+      }
+      try {
+        return (this->*c.op)(x).has_value();
+      } catch (const TooLarge &) {
+        return false;
+      }
     }
     return false;
   }
@@ -775,6 +781,7 @@ private:
   std::optional<Value> flip_or_roll(const Value &x) {
     const int64_t r = x.a.ndim();
     const int64_t form = r == 0 ? 0 : uni(0, 2);
+    const bool flip = chance(0.5);
     jnp::Axes axes;
     std::string axes_text = "None";
     if (form == 1) {
@@ -782,11 +789,12 @@ private:
       axes = a;
       axes_text = fmt::format("{}", a);
     } else if (form == 2) {
-      std::vector<int64_t> v = random_axes(r, uni(0, r));
+      // roll(x, shift, axis=()) reads past the empty axis list (a jx bug), so roll gets >= 1 axis.
+      std::vector<int64_t> v = random_axes(r, uni(flip ? 0 : 1, r));
       axes = v;
       axes_text = py_tuple(v);
     }
-    if (chance(0.5))
+    if (flip)
       return emit(jnp::flip(x.a, axes), fmt::format("jnp.flip({}, axis={})", x.ref, axes_text),
                   {x.id}, x.approx);
     // One shift for all axes, or one per axis.

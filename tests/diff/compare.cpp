@@ -1,0 +1,340 @@
+// Result comparison for differential tests, and the error-bound graph behind tolerance_for
+// (the policy is described in compare.h).
+#include "diff/compare.h"
+
+#include <cmath>
+#include <cstring>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <limits>
+#include <unordered_map>
+
+#include "api/internal.h"
+#include "ir/builder.h"
+#include "ir/printer.h"
+
+namespace jx::diff {
+namespace {
+
+using ir::Node;
+using ir::NodePtr;
+using ir::Op;
+using ir::OpKind;
+using runtime::BufferPtr;
+
+constexpr DType f64 = DType::float64;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double epsilon(DType t) { return t == DType::float32 ? 0x1p-23 : 0x1p-52; }
+
+// Error of a libm-dependent op's own implementation, in eps * |result|.
+double libm_error(Op op) {
+  switch (op) {
+  case Op::Exp:
+  case Op::Expm1:
+  case Op::Log:
+  case Op::Log1p:
+  case Op::Sin:
+  case Op::Cos:
+  case Op::Tan:
+  case Op::Tanh:
+  case Op::Pow: return 4;
+  case Op::ErfInv: return 16;
+  default: return 0;
+  }
+}
+
+// Builds, for each node, a float64 node of the same shape bounding how far a correct
+// implementation's value may be from the interpreter's; null where it must be exact.
+class BoundBuilder {
+public:
+  NodePtr bound(const NodePtr &n) {
+    auto it = memo_.find(n.get());
+    if (it != memo_.end()) return it->second;
+    NodePtr b = compute(n);
+    memo_.emplace(n.get(), b);
+    return b;
+  }
+
+private:
+  std::unordered_map<const Node *, NodePtr> memo_;
+
+  static NodePtr lit(double v, const Shape &s) {
+    return ir::broadcast(ir::literal(v, f64, false), s, {});
+  }
+  static NodePtr un(Op op, NodePtr x) { return ir::unary(op, std::move(x)); }
+  static NodePtr bin(Op op, NodePtr a, NodePtr b) {
+    return ir::binary(op, std::move(a), std::move(b));
+  }
+  static NodePtr add(NodePtr a, NodePtr b) { return bin(Op::Add, std::move(a), std::move(b)); }
+  static NodePtr mul(NodePtr a, NodePtr b) { return bin(Op::Mul, std::move(a), std::move(b)); }
+  static NodePtr div(NodePtr a, NodePtr b) { return bin(Op::Div, std::move(a), std::move(b)); }
+  static NodePtr scale(double k, NodePtr x) { return mul(lit(k, x->shape), std::move(x)); }
+  static NodePtr f64_of(const NodePtr &x) { return ir::convert(x, f64); }
+  static NodePtr abs_of(const NodePtr &x) { return un(Op::Abs, f64_of(x)); }
+  // |x| with NaN as 0 and infinity as the largest double, so that 0 * |x| stays 0.
+  static NodePtr mag(const NodePtr &x) {
+    NodePtr a = abs_of(x);
+    return ir::select(un(Op::IsNan, a), lit(0, x->shape),
+                      bin(Op::Min, a, lit(std::numeric_limits<double>::max(), x->shape)));
+  }
+  // Where bound b is not zero (NaN included): a bool node.
+  static NodePtr inexact(const NodePtr &b) { return bin(Op::Ne, b, lit(0, b->shape)); }
+  // f where `ok`, else infinity.
+  static NodePtr or_inf(NodePtr ok, NodePtr f) {
+    NodePtr inf = lit(kInf, f->shape);
+    return ir::select(std::move(ok), std::move(f), std::move(inf));
+  }
+  // n's op applied to other float64 operands (movement ops, dot_general).
+  static NodePtr same_op(const Node &n, std::vector<NodePtr> inputs) {
+    ir::NodeSpec s = n;
+    s.dtype = f64;
+    s.weak = false;
+    s.inputs = std::move(inputs);
+    ir::verify(s);
+    return ir::make_node(std::move(s));
+  }
+  static int64_t reduced_count(const Node &n) {
+    int64_t count = 1;
+    for (int64_t a : n.attrs)
+      count *= n.inputs[0]->shape[a];
+    return count;
+  }
+
+  NodePtr compute(const NodePtr &np) {
+    const Node &n = *np;
+    // A realized node is a leaf to every backend.
+    if (n.realized() || op_kind(n.op) == OpKind::Leaf) return nullptr;
+    std::vector<NodePtr> e;
+    bool any = false;
+    for (const NodePtr &in : n.inputs) {
+      e.push_back(bound(in));
+      any = any || e.back();
+    }
+    auto err = [&](size_t i) { return e[i] ? e[i] : lit(0, n.inputs[i]->shape); };
+    const bool fl = is_floating(n.dtype);
+    const double eps = fl ? epsilon(n.dtype) : 0;
+    switch (op_kind(n.op)) {
+    case OpKind::Leaf: return nullptr;
+    case OpKind::Unary:
+    case OpKind::Binary:
+    case OpKind::Ternary: {
+      const double libm = fl ? libm_error(n.op) : 0;
+      NodePtr own = libm > 0 ? scale(libm * eps, mag(np)) : nullptr;
+      if (!any) return own;
+      NodePtr f = propagate(np, err);
+      if (fl && n.op != Op::Select) f = add(f, scale(2 * eps, mag(np)));
+      // Elements with exact inputs stay exact (the formulas can give NaN at 0 or infinity).
+      NodePtr has = nullptr;
+      for (const NodePtr &b : e)
+        if (b) has = has ? bin(Op::Or, has, inexact(b)) : inexact(b);
+      NodePtr out = ir::select(has, f, lit(0, n.shape));
+      return own ? add(out, own) : out;
+    }
+    case OpKind::Movement: {
+      if (!any) return nullptr;
+      std::vector<NodePtr> inputs;
+      for (size_t i = 0; i < e.size(); ++i)
+        inputs.push_back(err(i));
+      return same_op(n, std::move(inputs));
+    }
+    case OpKind::Reduce: return reduction(np, e[0]);
+    case OpKind::Contraction: {
+      const ir::DotDims d = ir::dot_dims(n);
+      int64_t k = 1;
+      for (int64_t a : d.lhs_contract)
+        k *= n.inputs[0]->shape[a];
+      const bool reorders = fl && k >= 2;
+      if (!any && !reorders) return nullptr;
+      const NodePtr &a = n.inputs[0], &b = n.inputs[1];
+      // Integer and bool errors are 0 or infinite: the sum over the contracted terms spreads them.
+      NodePtr ma = fl ? mag(a) : lit(1, a->shape), mb = fl ? mag(b) : lit(1, b->shape);
+      NodePtr out = reorders ? scale(double(k + 1) * eps, same_op(n, {ma, mb})) : nullptr;
+      auto plus = [&](NodePtr t) { out = out ? add(out, t) : t; };
+      if (e[1]) plus(same_op(n, {ma, e[1]}));
+      if (e[0]) plus(same_op(n, {e[0], mb}));
+      if (e[0] && e[1]) plus(same_op(n, {e[0], e[1]}));
+      return out;
+    }
+    }
+    return nullptr;
+  }
+
+  // The bound of an elementwise node given its operands' bounds err(i) (zero where exact).
+  template <class Err> NodePtr propagate(const NodePtr &np, Err &err) {
+    const Node &n = *np;
+    const Shape &s = n.shape;
+    auto x = [&](size_t i) { return n.inputs[i]; };
+    switch (n.op) {
+    case Op::Neg:
+    case Op::Abs: return err(0);
+    case Op::Convert:
+      return is_floating(x(0)->dtype) && !is_floating(n.dtype) ? lit(kInf, s) : err(0);
+    case Op::Sqrt: {
+      // sqrt(x + d) - sqrt(x) = d / (sqrt(x + d) + sqrt(x)), while x keeps its sign.
+      NodePtr ax = abs_of(x(0)), e0 = err(0);
+      return or_inf(bin(Op::Lt, e0, ax),
+                    div(e0, add(un(Op::Sqrt, add(ax, e0)), un(Op::Sqrt, ax))));
+    }
+    case Op::Exp: return mul(mag(np), un(Op::Expm1, err(0)));
+    case Op::Expm1: return mul(add(mag(np), lit(1, s)), un(Op::Expm1, err(0)));
+    case Op::Log:
+    case Op::Log1p: {
+      // |log(y + d) - log(y)| <= -log1p(-d / |y|) for d < |y|, with y = x or 1 + x.
+      NodePtr y = n.op == Op::Log ? abs_of(x(0)) : un(Op::Abs, add(lit(1, s), f64_of(x(0))));
+      NodePtr e0 = err(0);
+      return or_inf(bin(Op::Lt, e0, y), un(Op::Neg, un(Op::Log1p, un(Op::Neg, div(e0, y)))));
+    }
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Tanh: return bin(Op::Min, err(0), lit(2, s));
+    case Op::Tan: {
+      // |tan(x + d) - tan(x)| = |sin d| / |cos(x + d) cos(x)| <= d / (c (c - d)), c = |cos x|.
+      NodePtr c = un(Op::Abs, un(Op::Cos, f64_of(x(0)))), e0 = err(0);
+      return or_inf(bin(Op::Lt, e0, c), div(e0, mul(c, bin(Op::Sub, c, e0))));
+    }
+    case Op::Add:
+    case Op::Sub: return add(err(0), err(1));
+    case Op::Mul: {
+      NodePtr e0 = err(0), e1 = err(1);
+      return add(add(mul(mag(x(0)), e1), mul(mag(x(1)), e0)), mul(e0, e1));
+    }
+    case Op::Div: {
+      // |a'/b' - a/b| <= (da + |a/b| db) / (|b| - db) for db < |b|.
+      NodePtr ab = abs_of(x(1)), e0 = err(0), e1 = err(1);
+      return or_inf(bin(Op::Lt, e1, ab),
+                    div(add(e0, mul(mag(np), e1)), bin(Op::Sub, ab, e1)));
+    }
+    case Op::Pow: {
+      // For an exact exponent, |a|^b is monotonic in |a|: the ends of |a| -+ da bound it.
+      NodePtr aa = abs_of(x(0)), e0 = err(0), b = f64_of(x(1)), r = abs_of(np);
+      auto gap = [&](NodePtr base) {
+        return un(Op::Abs, bin(Op::Sub, bin(Op::Pow, base, b), r));
+      };
+      NodePtr f = bin(Op::Max, gap(add(aa, e0)), gap(bin(Op::Sub, aa, e0)));
+      return ir::select(inexact(err(1)), lit(kInf, s), or_inf(bin(Op::Lt, e0, aa), f));
+    }
+    case Op::Max:
+    case Op::Min: return bin(Op::Max, err(0), err(1));
+    case Op::Select:
+      return ir::select(inexact(err(0)), lit(kInf, s), ir::select(x(0), err(1), err(2)));
+    default: return lit(kInf, s); // discontinuous: floor, sign, comparisons, bit ops, ...
+    }
+  }
+
+  NodePtr reduction(const NodePtr &np, const NodePtr &e) {
+    const Node &n = *np;
+    const NodePtr &x = n.inputs[0];
+    const int64_t count = reduced_count(n);
+    const bool reorders = is_floating(n.dtype) && count >= 2 &&
+                          (n.op == Op::ReduceSum || n.op == Op::ReduceProd);
+    if (!e && !reorders) return nullptr;
+    auto reduce = [&](Op op, NodePtr v) { return ir::reduce(op, std::move(v), n.attrs); };
+    const double k = reorders ? double(count) * epsilon(n.dtype) : 0;
+    switch (n.op) {
+    case Op::ReduceSum: {
+      NodePtr out = reorders ? scale(k, reduce(Op::ReduceSum, mag(x))) : nullptr;
+      if (e) out = out ? add(out, reduce(Op::ReduceSum, e)) : reduce(Op::ReduceSum, e);
+      return out;
+    }
+    case Op::ReduceProd: {
+      if (!is_floating(n.dtype)) return reduce(Op::ReduceSum, e);
+      NodePtr exact = reduce(Op::ReduceProd, mag(x));
+      NodePtr wide = e ? reduce(Op::ReduceProd, add(mag(x), e)) : exact;
+      NodePtr out = e ? bin(Op::Sub, wide, exact) : nullptr;
+      if (reorders) out = out ? add(out, scale(k, wide)) : scale(k, wide);
+      return out;
+    }
+    case Op::ReduceMax:
+    case Op::ReduceMin: return reduce(Op::ReduceMax, e);
+    default: { // argmax, argmin: an inexact candidate may change the winner
+      NodePtr worst = reduce(Op::ReduceMax, e);
+      return ir::select(inexact(worst), lit(kInf, n.shape), lit(0, n.shape));
+    }
+    }
+  }
+};
+
+// Units in the last place between two finite floats of one type.
+template <class F> uint64_t ulp_distance(F a, F b) {
+  using I = std::conditional_t<sizeof(F) == 8, int64_t, int32_t>;
+  I ia, ib;
+  std::memcpy(&ia, &a, sizeof a);
+  std::memcpy(&ib, &b, sizeof b);
+  // Map the bit patterns to integers that increase with the value (+0 and -0 both to 0).
+  auto ordered = [](I i) { return int64_t(i < 0 ? std::numeric_limits<I>::min() - i : i); };
+  const int64_t oa = ordered(ia), ob = ordered(ib);
+  return oa > ob ? uint64_t(oa) - uint64_t(ob) : uint64_t(ob) - uint64_t(oa);
+}
+
+std::string multi_index(const Shape &shape, int64_t flat) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t i = shape.size(); i-- > 0;) {
+    idx[i] = flat % shape[i];
+    flat /= shape[i];
+  }
+  return fmt::format("[{}]", fmt::join(idx, ", "));
+}
+
+} // namespace
+
+Tolerance tolerance_for(const jx::Array &root, int64_t ulps) {
+  Tolerance t{ulps, nullptr};
+  if (NodePtr b = BoundBuilder().bound(root.node()))
+    t.bound = api::evaluate_with(api::Backend::Interpreter, b);
+  return t;
+}
+
+CompareResult compare_buffers(const jx::Array &like, BufferPtr expected, BufferPtr actual,
+                              const Tolerance &tolerance) {
+  CompareResult r;
+  const int64_t n = like.size();
+  const size_t bytes = size_t(n) * itemsize(like.dtype());
+  for (const auto &[name, buffer] : {std::pair{"expected", expected}, {"actual", actual}}) {
+    if (buffer && buffer->bytes() >= bytes) continue;
+    r.ok = false;
+    r.message = fmt::format("the {} buffer holds {} bytes, not {}", name,
+                            buffer ? buffer->bytes() : 0, bytes);
+    return r;
+  }
+  const double *bound = tolerance.bound ? tolerance.bound->as<double>() : nullptr;
+  auto fail = [&](int64_t i, const std::string &values) {
+    r.ok = false;
+    r.index = i;
+    r.message = fmt::format("element {} (flat {}) of {}: {}", multi_index(like.shape(), i), i,
+                            ir::type_str(*like.node()), values);
+    if (bound) r.message += fmt::format("; allowed error 2 * {}", bound[i]);
+  };
+  auto check = [&](auto tag) {
+    using T = decltype(tag);
+    const T *e = expected->as<T>(), *a = actual->as<T>();
+    for (int64_t i = 0; i < n; ++i) {
+      const bool unchecked = bound && !std::isfinite(bound[i]);
+      r.unchecked += unchecked;
+      if (r.ok && !unchecked && !(e[i] == a[i])) {
+        if constexpr (std::is_floating_point_v<T>) {
+          if (std::isnan(e[i]) && std::isnan(a[i])) continue;
+          const bool finite = std::isfinite(e[i]) && std::isfinite(a[i]);
+          const uint64_t ulps = finite ? ulp_distance(e[i], a[i]) : 0;
+          if (finite && ulps <= uint64_t(tolerance.ulps)) continue;
+          if (bound && std::fabs(double(a[i]) - double(e[i])) <= 2 * bound[i]) continue;
+          fail(i, fmt::format("expected {}, got {}{}", e[i], a[i],
+                              finite ? fmt::format(" ({} ulp apart)", ulps) : ""));
+        } else {
+          fail(i, fmt::format("expected {}, got {}", e[i], a[i]));
+        }
+      }
+    }
+  };
+  switch (like.dtype()) {
+  // Bools are compared as stored bytes: anything but 0 and 1 is itself a bug.
+  case DType::bool_: check(uint8_t()); break;
+  case DType::int32: check(int32_t()); break;
+  case DType::int64: check(int64_t()); break;
+  case DType::float32: check(float()); break;
+  case DType::float64: check(double()); break;
+  }
+  return r;
+}
+
+} // namespace jx::diff

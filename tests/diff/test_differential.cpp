@@ -1,0 +1,405 @@
+// Differential tests: the compiler backend against the interpreter (the oracle) on random jnp
+// programs, and checks of the harness itself (determinism, op coverage, families, comparison
+// rules, and a tolerance that absorbs legitimately different rounding).
+#include <jx/jx.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <map>
+#include <random>
+#include <set>
+#include <unordered_map>
+
+#include "api/internal.h"
+#include "diff/compare.h"
+#include "diff/random_graph.h"
+#include "ir/builder.h"
+#include "ir/printer.h"
+
+namespace {
+
+namespace jnp = jx::numpy;
+using jx::Array;
+using jx::DType;
+using jx::Shape;
+using jx::api::Backend;
+using jx::api::evaluate_with;
+using jx::diff::compare_buffers;
+using jx::diff::CompareResult;
+using jx::diff::GeneratedGraph;
+using jx::diff::GraphOptions;
+using jx::diff::random_graph;
+using jx::diff::Tolerance;
+using jx::diff::tolerance_for;
+using jx::ir::Node;
+using jx::ir::NodePtr;
+using jx::ir::Op;
+using jx::ir::OpKind;
+using jx::runtime::BufferPtr;
+
+uint64_t env_or(const char *name, uint64_t fallback) {
+  const char *v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 0) : fallback;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+BufferPtr interpret(const Array &x) { return evaluate_with(Backend::Interpreter, x.node()); }
+
+// Collects failures; the first few are printed in full with what reproduces them.
+class Failures {
+public:
+  void add(uint64_t seed, const std::string &what, const std::string &description) {
+    if (count_++ < 10)
+      text_ += fmt::format("\n--- seed {} (rerun alone: JX_DIFF_SEED={} JX_DIFF_GRAPHS=1)\n{}\n{}\n",
+                           seed, seed, what, description);
+  }
+  void report(uint64_t graphs) const {
+    if (count_) ADD_FAILURE() << count_ << " of " << graphs << " graphs failed" << text_;
+  }
+
+private:
+  int64_t count_ = 0;
+  std::string text_;
+};
+
+TEST(Differential, RandomGraphs) {
+  const uint64_t graphs = env_or("JX_DIFF_GRAPHS", 2000), base = env_or("JX_DIFF_SEED", 1);
+  Failures failures;
+  int64_t bounded = 0, unchecked = 0, elements = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (uint64_t seed = base; seed < base + graphs; ++seed) {
+    std::string description;
+    try {
+      GeneratedGraph g = random_graph(seed);
+      description = g.description;
+      BufferPtr expected = interpret(g.root), actual;
+      try {
+        actual = evaluate_with(Backend::Compiler, g.root.node());
+      } catch (const jx::Error &e) {
+        if (std::string_view(e.what()).find("not built yet") != std::string_view::npos)
+          GTEST_SKIP() << e.what();
+        throw;
+      }
+      const Tolerance tolerance = tolerance_for(g.root);
+      CompareResult r = compare_buffers(g.root, expected, actual, tolerance);
+      bounded += tolerance.bound != nullptr;
+      unchecked += r.unchecked;
+      elements += g.root.size();
+      if (!r.ok) failures.add(seed, r.message, description);
+    } catch (const std::exception &e) {
+      failures.add(seed, fmt::format("threw: {}", e.what()), description);
+    }
+  }
+  fmt::print("{} graphs from seed {} in {:.2f} s; {} compared within an error bound; {} of {} "
+             "elements could not be checked\n",
+             graphs, base, seconds_since(t0), bounded, unchecked, elements);
+  failures.report(graphs);
+}
+
+TEST(Differential, GeneratorIsDeterministic) {
+  std::set<std::string> distinct;
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    GeneratedGraph a = random_graph(seed), b = random_graph(seed);
+    ASSERT_EQ(a.description, b.description) << "seed " << seed;
+    // The data too, not just the program text.
+    CompareResult r = compare_buffers(a.root, interpret(a.root), interpret(b.root), {});
+    EXPECT_TRUE(r.ok) << "seed " << seed << ": " << r.message;
+    distinct.insert(a.description);
+  }
+  EXPECT_GE(distinct.size(), 98u);
+}
+
+TEST(Differential, InterpreterAgreesWithItself) {
+  Failures failures;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    GeneratedGraph g = random_graph(seed);
+    CompareResult r = compare_buffers(g.root, interpret(g.root), interpret(g.root), {});
+    if (!r.ok) failures.add(seed, r.message, g.description);
+  }
+  failures.report(200);
+}
+
+// Every op of the graph IR appears within 2000 graphs; generating and interpreting them is fast.
+TEST(Differential, GeneratorCoversEveryOp) {
+  std::map<Op, int64_t> counts;
+  Failures failures;
+  int64_t nodes = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (uint64_t seed = 0; seed < 2000; ++seed) {
+    GeneratedGraph g = random_graph(seed);
+    try {
+      interpret(g.root);
+    } catch (const std::exception &e) {
+      failures.add(seed, fmt::format("the interpreter threw: {}", e.what()), g.description);
+    }
+    for (const Node *n : jx::ir::topological_order({g.root.node()})) {
+      ++counts[n->op];
+      ++nodes;
+    }
+  }
+  const double seconds = seconds_since(t0);
+  std::string table;
+  for (int i = 0; i < jx::ir::op_count; ++i) {
+    const Op op = Op(i);
+    table += fmt::format("{}={} ", jx::ir::op_name(op), counts[op]);
+    EXPECT_GT(counts[op], 0) << "no graph uses " << jx::ir::op_name(op);
+  }
+  fmt::print("2000 graphs ({} nodes) generated and interpreted in {:.2f} s\nnodes per op: {}\n",
+             nodes, seconds, table);
+  failures.report(2000);
+}
+
+// Each family alone (with Elementwise, which combines its results) yields only its kinds of ops.
+TEST(Differential, FamiliesRestrictTheGraph) {
+  using namespace jx::diff;
+  auto kinds_of = [](uint32_t families) {
+    std::set<OpKind> kinds;
+    std::set<Op> ops;
+    for (uint64_t seed = 0; seed < 300; ++seed) {
+      GeneratedGraph g = random_graph(seed, {.families = families});
+      for (const Node *n : jx::ir::topological_order({g.root.node()})) {
+        kinds.insert(jx::ir::op_kind(n->op));
+        ops.insert(n->op);
+      }
+    }
+    return std::pair{kinds, ops};
+  };
+  auto [kinds, ops] = kinds_of(kElementwise);
+  EXPECT_EQ(kinds, (std::set<OpKind>{OpKind::Leaf, OpKind::Unary, OpKind::Binary,
+                                     OpKind::Ternary}));
+  EXPECT_FALSE(ops.count(Op::Iota) || ops.count(Op::RandomUniform));
+  std::tie(kinds, ops) = kinds_of(kElementwise | kBroadcasting);
+  EXPECT_FALSE(kinds.count(OpKind::Reduce) || kinds.count(OpKind::Contraction));
+  for (Op op : ops)
+    EXPECT_TRUE(jx::ir::op_kind(op) != OpKind::Movement || op == Op::Broadcast)
+        << jx::ir::op_name(op);
+  std::tie(kinds, ops) = kinds_of(kElementwise | kBroadcasting | kMovement | kReduction);
+  EXPECT_FALSE(kinds.count(OpKind::Contraction));
+  EXPECT_TRUE(kinds.count(OpKind::Reduce) && kinds.count(OpKind::Movement));
+}
+
+TEST(Differential, CompareBuffersRules) {
+  auto buffer = [](const Array &x) { return interpret(x); };
+  const double nan = std::nan(""), inf = INFINITY;
+  Array e = jnp::array(std::vector<double>{nan, 0.0, inf, 1.0, -2.0, 3.0}, Shape{2, 3});
+  auto compare = [&](std::vector<double> got, Tolerance t = {}) {
+    return compare_buffers(e, buffer(e), buffer(jnp::array(got, Shape{2, 3})), t);
+  };
+  EXPECT_TRUE(compare({nan, -0.0, inf, 1.0, -2.0, 3.0}).ok);
+  CompareResult r = compare({nan, 0.0, -inf, 1.0, -2.0, 3.0});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.index, 2);
+  EXPECT_NE(r.message.find("[0, 2]"), std::string::npos) << r.message;
+  const double next = std::nextafter(3.0, 4.0);
+  r = compare({nan, 0.0, inf, 1.0, -2.0, next});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("(1 ulp apart)"), std::string::npos) << r.message;
+  EXPECT_TRUE(compare({nan, 0.0, inf, 1.0, -2.0, next}, Tolerance{1, nullptr}).ok);
+  EXPECT_FALSE(compare({nan, 0.0, 1e308, 1.0, -2.0, 3.0}, Tolerance{1000, nullptr}).ok);
+  // A bound: elementwise absolute error, infinite where unchecked.
+  Tolerance t{0, buffer(jnp::array(std::vector<double>{0, 0, 0, 0.5, inf, 0}, Shape{2, 3}))};
+  r = compare({nan, 0.0, inf, 1.9, 100.0, 3.0}, t);
+  EXPECT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(r.unchecked, 1);
+  EXPECT_FALSE(compare({nan, 0.0, inf, 2.1, 100.0, 3.0}, t).ok);
+  EXPECT_FALSE(compare({0.0, 0.0, inf, 1.0, -2.0, 3.0}, t).ok);
+  // Integers are exact; buffers that are too small are reported.
+  Array i = jnp::array(std::vector<int32_t>{1, 2, 3});
+  r = compare_buffers(i, buffer(i), buffer(jnp::array(std::vector<int32_t>{1, 2, 4})), {});
+  EXPECT_EQ(r.index, 2);
+  r = compare_buffers(i, buffer(i), buffer(jnp::array(std::vector<int32_t>{1, 2})), {});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("holds 8 bytes, not 12"), std::string::npos) << r.message;
+}
+
+// A second, legitimately different evaluation of a graph, made of graph ops the interpreter runs:
+// float sums, products and contractions pairwise in the node's own precision (the interpreter
+// accumulates in order, float32 in double), and libm results a few ulp off.
+class Alternate {
+public:
+  explicit Alternate(uint64_t seed) : rng_(seed) {}
+
+  NodePtr rewrite(const NodePtr &n) {
+    auto it = memo_.find(n.get());
+    if (it != memo_.end()) return it->second;
+    NodePtr out = compute(n);
+    memo_.emplace(n.get(), out);
+    return out;
+  }
+
+private:
+  std::mt19937_64 rng_;
+  std::unordered_map<const Node *, NodePtr> memo_;
+
+  NodePtr compute(const NodePtr &n) {
+    if (n->realized() || jx::ir::op_kind(n->op) == OpKind::Leaf) return n;
+    std::vector<NodePtr> inputs;
+    for (const NodePtr &in : n->inputs)
+      inputs.push_back(rewrite(in));
+    const bool fl = jx::is_floating(n->dtype);
+    switch (n->op) {
+    case Op::ReduceSum:
+    case Op::ReduceProd:
+      if (fl) return pairwise(n->op, inputs[0], n->attrs);
+      break;
+    case Op::DotGeneral:
+      if (fl) return contract(*n, inputs[0], inputs[1]);
+      break;
+    case Op::Exp:
+    case Op::Expm1:
+    case Op::Log:
+    case Op::Log1p:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Tan:
+    case Op::Tanh:
+    case Op::Pow:
+    case Op::ErfInv:
+      if (fl) return perturb(same_op(*n, inputs));
+      break;
+    default: break;
+    }
+    return same_op(*n, inputs);
+  }
+
+  static NodePtr same_op(const Node &n, std::vector<NodePtr> inputs) {
+    jx::ir::NodeSpec s = n;
+    s.inputs = std::move(inputs);
+    return jx::ir::make_node(std::move(s));
+  }
+
+  // x times 1 + k * eps, k in -3..3 per element.
+  NodePtr perturb(const NodePtr &x) {
+    const int64_t size = x->size();
+    BufferPtr factors = jx::runtime::make_buffer(size * jx::itemsize(x->dtype));
+    for (int64_t i = 0; i < size; ++i) {
+      const double k = double(int64_t(rng_() % 7) - 3);
+      if (x->dtype == DType::float32)
+        factors->as<float>()[i] = 1.0f + float(k) * 0x1p-23f;
+      else
+        factors->as<double>()[i] = 1.0 + k * 0x1p-52;
+    }
+    return jx::ir::binary(Op::Mul, x, jx::ir::constant(factors, x->dtype, x->shape));
+  }
+
+  // Reduces x over axes by halving: pairs of neighbours combined until one is left.
+  static NodePtr pairwise(Op op, NodePtr x, const std::vector<int64_t> &axes) {
+    const DType t = x->dtype;
+    const double identity = op == Op::ReduceSum ? 0 : 1;
+    Shape kept;
+    std::vector<int64_t> perm;
+    int64_t n = 1;
+    for (int64_t a = 0; a < x->ndim(); ++a)
+      if (!std::count(axes.begin(), axes.end(), a)) {
+        perm.push_back(a);
+        kept.push_back(x->shape[a]);
+      }
+    for (int64_t a : axes) {
+      perm.push_back(a);
+      n *= x->shape[a];
+    }
+    if (n == 0) return jx::ir::broadcast(jx::ir::literal(identity, t, false), kept, {});
+    Shape s = kept;
+    s.push_back(n);
+    x = jx::ir::reshape(jx::ir::transpose(x, perm), s);
+    const int64_t last = int64_t(kept.size());
+    const Op combine = op == Op::ReduceSum ? Op::Add : Op::Mul;
+    while (n > 1) {
+      if (n % 2) {
+        std::vector<int64_t> lo(last + 1, 0), hi(last + 1, 0);
+        hi[last] = 1;
+        x = jx::ir::pad(x, jx::ir::literal(identity, t, false), lo, hi);
+        ++n;
+      }
+      std::vector<int64_t> starts(last + 1, 0), steps(last + 1, 1);
+      Shape limits = x->shape;
+      steps[last] = 2;
+      NodePtr even = jx::ir::slice(x, starts, limits, steps);
+      starts[last] = 1;
+      x = jx::ir::binary(combine, even, jx::ir::slice(x, starts, limits, steps));
+      n /= 2;
+    }
+    return jx::ir::reshape(x, kept);
+  }
+
+  // dot_general as a broadcast product summed pairwise over the contracted axes.
+  static NodePtr contract(const Node &n, const NodePtr &lhs, const NodePtr &rhs) {
+    const jx::ir::DotDims d = jx::ir::dot_dims(n);
+    auto free_axes = [](const NodePtr &x, const std::vector<int64_t> &b,
+                        const std::vector<int64_t> &c) {
+      std::vector<int64_t> f;
+      for (int64_t a = 0; a < x->ndim(); ++a)
+        if (!std::count(b.begin(), b.end(), a) && !std::count(c.begin(), c.end(), a))
+          f.push_back(a);
+      return f;
+    };
+    const std::vector<int64_t> lf = free_axes(lhs, d.lhs_batch, d.lhs_contract),
+                               rf = free_axes(rhs, d.rhs_batch, d.rhs_contract);
+    const int64_t nb = int64_t(d.lhs_batch.size()), nl = int64_t(lf.size()),
+                  nr = int64_t(rf.size()), nc = int64_t(d.lhs_contract.size());
+    // Full index space: batch, lhs free, rhs free, contracted.
+    Shape full;
+    for (int64_t a : d.lhs_batch)
+      full.push_back(lhs->shape[a]);
+    for (int64_t a : lf)
+      full.push_back(lhs->shape[a]);
+    for (int64_t a : rf)
+      full.push_back(rhs->shape[a]);
+    for (int64_t a : d.lhs_contract)
+      full.push_back(lhs->shape[a]);
+    auto spread = [&](const NodePtr &x, std::vector<int64_t> perm, int64_t free_at,
+                      int64_t nfree) {
+      std::vector<int64_t> dims;
+      for (int64_t i = 0; i < nb; ++i)
+        dims.push_back(i);
+      for (int64_t i = 0; i < nfree; ++i)
+        dims.push_back(free_at + i);
+      for (int64_t i = 0; i < nc; ++i)
+        dims.push_back(nb + nl + nr + i);
+      return jx::ir::broadcast(jx::ir::transpose(x, std::move(perm)), full, dims);
+    };
+    auto concat = [](std::vector<int64_t> a, const std::vector<int64_t> &b,
+                     const std::vector<int64_t> &c) {
+      a.insert(a.end(), b.begin(), b.end());
+      a.insert(a.end(), c.begin(), c.end());
+      return a;
+    };
+    NodePtr l = spread(lhs, concat(d.lhs_batch, lf, d.lhs_contract), nb, nl);
+    NodePtr r = spread(rhs, concat(d.rhs_batch, rf, d.rhs_contract), nb + nl, nr);
+    std::vector<int64_t> summed;
+    for (int64_t i = 0; i < nc; ++i)
+      summed.push_back(nb + nl + nr + i);
+    return pairwise(Op::ReduceSum, jx::ir::binary(Op::Mul, l, r), summed);
+  }
+};
+
+// The tolerance admits a legitimately different implementation: on every graph, the alternate
+// evaluation matches the interpreter's within tolerance_for's bounds.
+TEST(Differential, ToleranceAbsorbsRoundingDifferences) {
+  const uint64_t graphs = 1000;
+  Failures failures;
+  int64_t differing = 0, unchecked = 0, elements = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (uint64_t seed = 0; seed < graphs; ++seed) {
+    GeneratedGraph g = random_graph(seed);
+    const NodePtr alternate = Alternate(seed).rewrite(g.root.node());
+    BufferPtr expected = interpret(g.root), actual = evaluate_with(Backend::Interpreter, alternate);
+    differing += !compare_buffers(g.root, expected, actual, {}).ok;
+    CompareResult r = compare_buffers(g.root, expected, actual, tolerance_for(g.root));
+    unchecked += r.unchecked;
+    elements += g.root.size();
+    if (!r.ok) failures.add(seed, r.message, g.description);
+  }
+  fmt::print("{} graphs in {:.2f} s: {} differ bitwise from the interpreter; {} of {} elements "
+             "could not be checked\n",
+             graphs, seconds_since(t0), differing, unchecked, elements);
+  EXPECT_GT(differing, int64_t(graphs / 20)) << "the alternate evaluation should differ often";
+  failures.report(graphs);
+}
+
+} // namespace
