@@ -69,7 +69,7 @@ private:
   static NodePtr add(NodePtr a, NodePtr b) { return bin(Op::Add, std::move(a), std::move(b)); }
   static NodePtr mul(NodePtr a, NodePtr b) { return bin(Op::Mul, std::move(a), std::move(b)); }
   static NodePtr div(NodePtr a, NodePtr b) { return bin(Op::Div, std::move(a), std::move(b)); }
-  static NodePtr scale(double k, NodePtr x) { return mul(lit(k, x->shape), std::move(x)); }
+  static NodePtr scale(double k, const NodePtr &x) { return mul(lit(k, x->shape), x); }
   static NodePtr f64_of(const NodePtr &x) { return ir::convert(x, f64); }
   static NodePtr abs_of(const NodePtr &x) { return un(Op::Abs, f64_of(x)); }
   // |x| with NaN as 0 and infinity as the largest double, so that 0 * |x| stays 0.

@@ -147,7 +147,8 @@ TEST(Differential, GeneratorCoversEveryOp) {
   for (int i = 0; i < jx::ir::op_count; ++i) {
     const Op op = Op(i);
     table += fmt::format("{}={} ", jx::ir::op_name(op), counts[op]);
-    EXPECT_GT(counts[op], 0) << "no graph uses " << jx::ir::op_name(op);
+    // Parameters stand for jit arguments while tracing; jnp calls never build them.
+    if (op != Op::Parameter) EXPECT_GT(counts[op], 0) << "no graph uses " << jx::ir::op_name(op);
   }
   fmt::print("2000 graphs ({} nodes) generated and interpreted in {:.2f} s\nnodes per op: {}\n",
              nodes, seconds, table);
