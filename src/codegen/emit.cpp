@@ -7,7 +7,9 @@
 
 #include <jx/error.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <fmt/format.h>
 #include <limits>
 #include <map>
@@ -78,6 +80,8 @@ public:
     };
     if (out.empty()) {
       store({}, root_value(root, {}));
+    } else if (accumulates_rows(root)) {
+      emit_row_reduction(root, begin, end);
     } else {
       loop(begin, end, [&](Value *i0) {
         nest(out, 1, {i0}, [&](const Index &idx) { store(idx, root_value(root, idx)); });
@@ -173,49 +177,134 @@ private:
     return a;
   }
 
-  DType accumulator_dtype(DType t) { return t == DType::float32 ? DType::float64 : t; }
 
-  Value *reduce(const Node &n, const Index &kept) {
+  // A reduction at the root: out[o] = combine over r in `shape` of term(o, r).
+  struct Reduction {
+    Shape shape;
+    Op combine;
+    std::function<Value *(const Index &out, const Index &red)> term;
+  };
+
+  Reduction describe_reduction(const Node &n) {
+    if (n.op == Op::DotGeneral) {
+      const Node &l = *n.inputs[0], &r = *n.inputs[1];
+      ir::DotDims d = ir::dot_dims(n);
+      Shape k_shape;
+      for (int64_t a : d.lhs_contract) k_shape.push_back(l.shape[a]);
+      auto term = [this, &n, &l, &r, d](const Index &out, const Index &k) {
+        Index li(l.shape.size()), ri(r.shape.size());
+        size_t o = 0;
+        for (size_t i = 0; i < d.lhs_batch.size(); ++i, ++o) {
+          li[d.lhs_batch[i]] = out[o];
+          ri[d.rhs_batch[i]] = out[o];
+        }
+        auto is_free = [](int64_t a, const std::vector<int64_t> &b, const std::vector<int64_t> &c) {
+          return std::find(b.begin(), b.end(), a) == b.end() && std::find(c.begin(), c.end(), a) == c.end();
+        };
+        for (int64_t a = 0; a < l.ndim(); ++a)
+          if (is_free(a, d.lhs_batch, d.lhs_contract)) li[a] = out[o++];
+        for (int64_t a = 0; a < r.ndim(); ++a)
+          if (is_free(a, d.rhs_batch, d.rhs_contract)) ri[a] = out[o++];
+        for (size_t i = 0; i < k.size(); ++i) {
+          li[d.lhs_contract[i]] = k[i];
+          ri[d.rhs_contract[i]] = k[i];
+        }
+        return binary(Op::Mul, n.dtype, value(l, li), value(r, ri));
+      };
+      return {k_shape, Op::Add, term};
+    }
     const Node &x = *n.inputs[0];
-    Shape reduced_shape;
-    for (int64_t a : n.attrs)
-      reduced_shape.push_back(x.shape[a]);
-    auto full_index = [&](const Index &red) {
+    Shape red_shape;
+    for (int64_t a : n.attrs) red_shape.push_back(x.shape[a]);
+    auto term = [this, &n, &x](const Index &kept, const Index &red) {
       Index idx(x.shape.size());
       size_t k = 0, r = 0;
       for (int64_t a = 0; a < x.ndim(); ++a) {
         bool is_reduced = r < n.attrs.size() && n.attrs[r] == a;
         idx[a] = is_reduced ? red[r++] : kept[k++];
       }
-      return idx;
+      return value(x, idx);
     };
-    if (n.op == Op::ArgMax || n.op == Op::ArgMin)
-      return arg_reduce(n, x, reduced_shape, full_index);
-    const DType acc_t = accumulator_dtype(n.dtype);
     const Op combine = n.op == Op::ReduceSum    ? Op::Add
                        : n.op == Op::ReduceProd ? Op::Mul
                        : n.op == Op::ReduceMax  ? Op::Max
                                                 : Op::Min;
-    Value *init = combine == Op::Add   ? constant(acc_t, 0, 0)
-                  : combine == Op::Mul ? constant(acc_t, 1, 1)
-                                       : extreme(acc_t, combine == Op::Max ? -1 : 1);
-    llvm::AllocaInst *acc = slot(reg_type(acc_t), init);
-    nest(reduced_shape, 0, {}, [&](const Index &red) {
-      Value *v = convert(value(x, full_index(red)), x.dtype, acc_t);
-      b_.CreateStore(binary(combine, acc_t, b_.CreateLoad(reg_type(acc_t), acc), v), acc);
-    });
-    return convert(b_.CreateLoad(reg_type(acc_t), acc), acc_t, n.dtype);
+    return {red_shape, combine, term};
   }
 
-  template <class F>
-  Value *arg_reduce(const Node &n, const Node &x, const Shape &reduced_shape, F &&full_index) {
+  Value *identity(Op combine, DType t) {
+    switch (combine) {
+    case Op::Add: return constant(t, 0, 0);
+    case Op::Mul: return constant(t, 1, 1);
+    default: return extreme(t, combine == Op::Max ? -1 : 1);
+    }
+  }
+
+  // Sum/prod/max/min and contractions with an output of rank >= 1 accumulate in place into rows
+  // of the output: the reduction loops sit outside the loop over the last output axis, which
+  // then has no loop-carried dependence and vectorizes, and whatever does not depend on it
+  // (LICM) is computed once per row instead of once per element.
+  static bool accumulates_rows(const Node &root) {
+    return !root.shape.empty() && (root.op == Op::DotGeneral || (op_kind(root.op) == OpKind::Reduce &&
+                                                                 root.op != Op::ArgMax && root.op != Op::ArgMin));
+  }
+
+  void emit_row_reduction(const Node &root, Value *begin, Value *end) {
+    const Shape &out = root.shape;
+    const size_t rank = out.size();
+    const auto strides = row_major_strides(out);
+    Reduction red = describe_reduction(root);
+    Value *base = pointers_[0];
+    // Rows: every output axis but the last; the last axis spans [lo, hi).
+    auto rows = [&](Value *lo, Value *hi, const Index &prefix) {
+      auto each_element = [&](auto &&body) {
+        loop(lo, hi, [&](Value *j) {
+          Index idx = prefix;
+          idx.push_back(j);
+          body(idx, linear(idx, strides));
+        });
+      };
+      each_element([&](const Index &, Value *at) { store_element(base, root.dtype, at, identity(red.combine, root.dtype)); });
+      nest(red.shape, 0, {}, [&](const Index &r) {
+        each_element([&](const Index &idx, Value *at) {
+          Value *acc = load_element(base, root.dtype, at);
+          store_element(base, root.dtype, at, binary(red.combine, root.dtype, acc, red.term(idx, r)));
+        });
+      });
+    };
+    if (rank == 1) {
+      rows(begin, end, {});
+      return;
+    }
+    loop(begin, end, [&](Value *i0) {
+      Shape row_shape(out.begin(), out.end() - 1);
+      nest(row_shape, 1, {i0}, [&](const Index &prefix) { rows(c64(0), c64(out.back()), prefix); });
+    });
+  }
+
+  // 0-d reductions and arg-reductions: one accumulator in a register.
+  Value *reduce(const Node &n, const Index &kept) {
+    if (n.op == Op::ArgMax || n.op == Op::ArgMin) return arg_reduce(n, kept);
+    Reduction red = describe_reduction(n);
+    const DType acc_t = n.dtype;
+    llvm::AllocaInst *acc = slot(reg_type(acc_t), identity(red.combine, acc_t));
+    nest(red.shape, 0, {}, [&](const Index &r) {
+      b_.CreateStore(binary(red.combine, acc_t, b_.CreateLoad(reg_type(acc_t), acc), red.term(kept, r)), acc);
+    });
+    return b_.CreateLoad(reg_type(acc_t), acc);
+  }
+
+  Value *arg_reduce(const Node &n, const Index &kept) {
+    const Node &x = *n.inputs[0];
+    const int64_t axis = n.attrs[0];
     const bool is_max = n.op == Op::ArgMax;
     llvm::AllocaInst *best = slot(i64_, c64(0));
     llvm::AllocaInst *best_value = slot(reg_type(x.dtype), extreme(x.dtype, is_max ? -1 : 1));
     llvm::AllocaInst *done = slot(b_.getInt1Ty(), b_.getFalse());
-    nest(reduced_shape, 0, {}, [&](const Index &red) {
-      Value *v = value(x, full_index(red));
-      Value *k = red[0];
+    loop(c64(0), c64(x.shape[axis]), [&](Value *k) {
+      Index idx = kept;
+      idx.insert(idx.begin() + axis, k);
+      Value *v = value(x, idx);
       Value *bv = b_.CreateLoad(reg_type(x.dtype), best_value);
       Value *better = compare(is_max ? Op::Gt : Op::Lt, x.dtype, v, bv);
       Value *nan = is_floating(x.dtype) ? b_.CreateFCmpUNO(v, v) : b_.getFalse();
@@ -229,40 +318,7 @@ private:
     return b_.CreateLoad(i64_, best);
   }
 
-  Value *dot(const Node &n, const Index &out) {
-    const Node &l = *n.inputs[0], &r = *n.inputs[1];
-    ir::DotDims d = ir::dot_dims(n);
-    Index li(l.shape.size()), ri(r.shape.size());
-    size_t o = 0;
-    for (size_t i = 0; i < d.lhs_batch.size(); ++i, ++o) {
-      li[d.lhs_batch[i]] = out[o];
-      ri[d.rhs_batch[i]] = out[o];
-    }
-    auto is_free = [](int64_t a, const std::vector<int64_t> &b, const std::vector<int64_t> &c) {
-      return std::find(b.begin(), b.end(), a) == b.end() &&
-             std::find(c.begin(), c.end(), a) == c.end();
-    };
-    for (int64_t a = 0; a < l.ndim(); ++a)
-      if (is_free(a, d.lhs_batch, d.lhs_contract)) li[a] = out[o++];
-    for (int64_t a = 0; a < r.ndim(); ++a)
-      if (is_free(a, d.rhs_batch, d.rhs_contract)) ri[a] = out[o++];
-    Shape k_shape;
-    for (int64_t a : d.lhs_contract)
-      k_shape.push_back(l.shape[a]);
-    const DType acc_t = accumulator_dtype(n.dtype);
-    llvm::AllocaInst *acc = slot(reg_type(acc_t), constant(acc_t, 0, 0));
-    nest(k_shape, 0, {}, [&](const Index &k) {
-      Index lk = li, rk = ri;
-      for (size_t i = 0; i < k.size(); ++i) {
-        lk[d.lhs_contract[i]] = k[i];
-        rk[d.rhs_contract[i]] = k[i];
-      }
-      Value *p = binary(Op::Mul, acc_t, convert(value(l, lk), l.dtype, acc_t),
-                        convert(value(r, rk), r.dtype, acc_t));
-      b_.CreateStore(binary(Op::Add, acc_t, b_.CreateLoad(reg_type(acc_t), acc), p), acc);
-    });
-    return convert(b_.CreateLoad(reg_type(acc_t), acc), acc_t, n.dtype);
-  }
+  Value *dot(const Node &n, const Index &out) { return reduce(n, out); }
 
   // ---- values of inlined nodes ----
 

@@ -208,6 +208,12 @@ void verify(const NodeSpec &s) {
   if (s.op == Op::Literal) check(s.shape.empty(), s.op, "literals are 0-d");
 }
 
+NodePtr rebuild(const Node &n, std::vector<NodePtr> inputs) {
+  NodeSpec spec = n;
+  spec.inputs = std::move(inputs);
+  return finish(std::move(spec));
+}
+
 NodePtr literal(double value, DType dtype, bool weak) {
   if (!is_floating(dtype)) return literal_int(static_cast<int64_t>(value), dtype, weak);
   if (dtype == DType::float32) value = static_cast<float>(value);

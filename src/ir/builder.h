@@ -45,6 +45,9 @@ NodePtr dot_general(NodePtr lhs, NodePtr rhs, std::vector<int64_t> lhs_batch,
                     std::vector<int64_t> rhs_batch, std::vector<int64_t> lhs_contract,
                     std::vector<int64_t> rhs_contract);
 
+// n with its inputs replaced (same op, dtype, attributes); checked like any new node.
+NodePtr rebuild(const Node &n, std::vector<NodePtr> inputs);
+
 // Number of elements along each axis of a slice with these normalized bounds.
 int64_t slice_length(int64_t start, int64_t limit, int64_t step);
 

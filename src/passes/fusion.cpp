@@ -52,6 +52,14 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots) {
     root_set.insert(r.get());
 
   std::unordered_map<const Node *, bool> cheap;
+  // Work under an expanding broadcast would be repeated for every copy: compute it once into
+  // a (small) buffer instead. With sink_movement having moved elementwise ops below broadcasts,
+  // this is what hoists exp(-x) and log(x) out of the Simpson seed's function axis.
+  std::unordered_set<const Node *> hoisted;
+  for (const Node *n : order)
+    if (n->op == Op::Broadcast && !n->realized() && n->size() > n->inputs[0]->size() &&
+        !trivial(*n->inputs[0], cheap))
+      hoisted.insert(n->inputs[0].get());
   std::unordered_set<const Node *> materialized;
   // Inline depth of each node within its kernel; long chains are cut so kernels (and the
   // emitter's recursion) stay bounded.
@@ -64,7 +72,7 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots) {
         if (!materialized.count(in.get())) d = std::max(d, depth[in.get()] + 1);
     bool m = root_set.count(n) || n->realized() || n->op == Op::Constant ||
              n->op == Op::RandomUniform || n->op == Op::Parameter || kind == OpKind::Reduce || kind == OpKind::Contraction ||
-             (users[n] > 1 && !trivial(*n, cheap)) || d >= max_inline_depth;
+             (users[n] > 1 && !trivial(*n, cheap)) || hoisted.count(n) || d >= max_inline_depth;
     if (m) materialized.insert(n);
     depth[n] = m ? 0 : d;
   }

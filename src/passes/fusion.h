@@ -21,8 +21,9 @@ struct Step {
 };
 
 // A node is materialized when it is a root, already has data, is a reduction or contraction
-// read by a later kernel (inlining would repeat the whole reduction per element), or has
-// several consumers and is not trivially cheap to recompute.
+// read by a later kernel (inlining would repeat the whole reduction per element), has several
+// consumers and is not trivially cheap to recompute, or is real work under an expanding
+// broadcast (it is then computed once per distinct element: a hoisted buffer).
 std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots);
 
 } // namespace jx::passes

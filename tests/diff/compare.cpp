@@ -72,18 +72,35 @@ private:
   static NodePtr scale(double k, const NodePtr &x) { return mul(lit(k, x->shape), x); }
   static NodePtr f64_of(const NodePtr &x) { return ir::convert(x, f64); }
   static NodePtr abs_of(const NodePtr &x) { return un(Op::Abs, f64_of(x)); }
-  // |x| with NaN as 0 and infinity as the largest double, so that 0 * |x| stays 0.
+  // |x| where x is finite, else 0: infinities and NaNs propagate the same way in any order, so
+  // they add no rounding error (and 0 * |x| stays 0).
   static NodePtr mag(const NodePtr &x) {
-    NodePtr a = abs_of(x);
-    return ir::select(un(Op::IsNan, a), lit(0, x->shape),
-                      bin(Op::Min, a, lit(std::numeric_limits<double>::max(), x->shape)));
+    return ir::select(un(Op::IsFinite, x), abs_of(x), lit(0, x->shape));
+  }
+  // The reordering bound k * eps * sum: infinite (unchecked) where the sum of magnitudes exceeds
+  // the dtype's range, as partial sums may then overflow in one order and not in another.
+  static NodePtr reorder_bound(double k, const NodePtr &sum, DType t) {
+    const double limit = t == DType::float32 ? std::numeric_limits<float>::max()
+                                             : std::numeric_limits<double>::max();
+    return or_inf(bin(Op::Le, sum, lit(limit, sum->shape)), scale(k, sum));
   }
   // Where bound b is not zero (NaN included): a bool node.
   static NodePtr inexact(const NodePtr &b) { return bin(Op::Ne, b, lit(0, b->shape)); }
+  // Where e < y or y is NaN: a value y off by at most e keeps its sign (NaN stays NaN).
+  static NodePtr within(const NodePtr &e, const NodePtr &y) {
+    return un(Op::Not, bin(Op::Ge, e, y));
+  }
   // f where `ok`, else infinity.
   static NodePtr or_inf(NodePtr ok, NodePtr f) {
     NodePtr inf = lit(kInf, f->shape);
     return ir::select(std::move(ok), std::move(f), std::move(inf));
+  }
+  // Where n's value is an infinity or NaN, a finite (or NaN) bound means a value that no finite
+  // error can change: exact. Only an infinite bound (a domain check failed) stays.
+  static NodePtr settle(const NodePtr &n, const NodePtr &b) {
+    NodePtr inf = lit(kInf, n->shape);
+    return ir::select(un(Op::IsFinite, n), b,
+                      ir::select(bin(Op::Eq, b, inf), inf, lit(0, n->shape)));
   }
   // n's op applied to other float64 operands (movement ops, dot_general).
   static NodePtr same_op(const Node &n, std::vector<NodePtr> inputs) {
@@ -102,6 +119,11 @@ private:
   }
 
   NodePtr compute(const NodePtr &np) {
+    NodePtr b = unsettled(np);
+    return b && op_kind(np->op) != OpKind::Movement ? settle(np, b) : b;
+  }
+
+  NodePtr unsettled(const NodePtr &np) {
     const Node &n = *np;
     // A realized node is a leaf to every backend.
     if (n.realized() || op_kind(n.op) == OpKind::Leaf) return nullptr;
@@ -149,7 +171,8 @@ private:
       const NodePtr &a = n.inputs[0], &b = n.inputs[1];
       // Integer and bool errors are 0 or infinite: the sum over the contracted terms spreads them.
       NodePtr ma = fl ? mag(a) : lit(1, a->shape), mb = fl ? mag(b) : lit(1, b->shape);
-      NodePtr out = reorders ? scale(double(k + 1) * eps, same_op(n, {ma, mb})) : nullptr;
+      NodePtr out =
+          reorders ? reorder_bound(double(k + 1) * eps, same_op(n, {ma, mb}), n.dtype) : nullptr;
       auto plus = [&](NodePtr t) { out = out ? add(out, t) : t; };
       if (e[1]) plus(same_op(n, {ma, e[1]}));
       if (e[0]) plus(same_op(n, {e[0], mb}));
@@ -173,7 +196,7 @@ private:
     case Op::Sqrt: {
       // sqrt(x + d) - sqrt(x) = d / (sqrt(x + d) + sqrt(x)), while x keeps its sign.
       NodePtr ax = abs_of(x(0)), e0 = err(0);
-      return or_inf(bin(Op::Lt, e0, ax),
+      return or_inf(within(e0, ax),
                     div(e0, add(un(Op::Sqrt, add(ax, e0)), un(Op::Sqrt, ax))));
     }
     case Op::Exp: return mul(mag(np), un(Op::Expm1, err(0)));
@@ -183,7 +206,7 @@ private:
       // |log(y + d) - log(y)| <= -log1p(-d / |y|) for d < |y|, with y = x or 1 + x.
       NodePtr y = n.op == Op::Log ? abs_of(x(0)) : un(Op::Abs, add(lit(1, s), f64_of(x(0))));
       NodePtr e0 = err(0);
-      return or_inf(bin(Op::Lt, e0, y), un(Op::Neg, un(Op::Log1p, un(Op::Neg, div(e0, y)))));
+      return or_inf(within(e0, y), un(Op::Neg, un(Op::Log1p, un(Op::Neg, div(e0, y)))));
     }
     case Op::Sin:
     case Op::Cos:
@@ -191,19 +214,27 @@ private:
     case Op::Tan: {
       // |tan(x + d) - tan(x)| = |sin d| / |cos(x + d) cos(x)| <= d / (c (c - d)), c = |cos x|.
       NodePtr c = un(Op::Abs, un(Op::Cos, f64_of(x(0)))), e0 = err(0);
-      return or_inf(bin(Op::Lt, e0, c), div(e0, mul(c, bin(Op::Sub, c, e0))));
+      return or_inf(within(e0, c), div(e0, mul(c, bin(Op::Sub, c, e0))));
     }
     case Op::Add:
     case Op::Sub: return add(err(0), err(1));
     case Op::Mul: {
+      // An infinite factor times one that may change sign (or be 0) is unknown.
       NodePtr e0 = err(0), e1 = err(1);
-      return add(add(mul(mag(x(0)), e1), mul(mag(x(1)), e0)), mul(e0, e1));
+      auto signed_factor = [&](size_t i, const NodePtr &e_other, size_t other) {
+        return bin(Op::Or, un(Op::IsFinite, x(i)), within(e_other, abs_of(x(other))));
+      };
+      return or_inf(bin(Op::And, signed_factor(0, e1, 1), signed_factor(1, e0, 0)),
+                    add(add(mul(mag(x(0)), e1), mul(mag(x(1)), e0)), mul(e0, e1)));
     }
     case Op::Div: {
-      // |a'/b' - a/b| <= (da + |a/b| db) / (|b| - db) for db < |b|.
-      NodePtr ab = abs_of(x(1)), e0 = err(0), e1 = err(1);
-      return or_inf(bin(Op::Lt, e1, ab),
-                    div(add(e0, mul(mag(np), e1)), bin(Op::Sub, ab, e1)));
+      // |a'/b' - a/b| <= (da + |a/b| db) / (|b| - db) for db < |b|; an exact 0 divisor gives an
+      // infinity of a's sign, exact while a keeps its sign.
+      NodePtr ab = abs_of(x(1)), e0 = err(0), e1 = err(1), zero = lit(0, s);
+      NodePtr by_zero = bin(Op::And, bin(Op::Eq, ab, zero), bin(Op::Eq, e1, zero));
+      return ir::select(by_zero, or_inf(within(e0, abs_of(x(0))), zero),
+                        or_inf(within(e1, ab),
+                               div(add(e0, mul(mag(np), e1)), bin(Op::Sub, ab, e1))));
     }
     case Op::Pow: {
       // For an exact exponent, |a|^b is monotonic in |a|: the ends of |a| -+ da bound it.
@@ -212,7 +243,7 @@ private:
         return un(Op::Abs, bin(Op::Sub, bin(Op::Pow, base, b), r));
       };
       NodePtr f = bin(Op::Max, gap(add(aa, e0)), gap(bin(Op::Sub, aa, e0)));
-      return ir::select(inexact(err(1)), lit(kInf, s), or_inf(bin(Op::Lt, e0, aa), f));
+      return ir::select(inexact(err(1)), lit(kInf, s), or_inf(within(e0, aa), f));
     }
     case Op::Max:
     case Op::Min: return bin(Op::Max, err(0), err(1));
@@ -233,7 +264,7 @@ private:
     const double k = reorders ? double(count) * epsilon(n.dtype) : 0;
     switch (n.op) {
     case Op::ReduceSum: {
-      NodePtr out = reorders ? scale(k, reduce(Op::ReduceSum, mag(x))) : nullptr;
+      NodePtr out = reorders ? reorder_bound(k, reduce(Op::ReduceSum, mag(x)), n.dtype) : nullptr;
       if (e) out = out ? add(out, reduce(Op::ReduceSum, e)) : reduce(Op::ReduceSum, e);
       return out;
     }
@@ -242,7 +273,10 @@ private:
       NodePtr exact = reduce(Op::ReduceProd, mag(x));
       NodePtr wide = e ? reduce(Op::ReduceProd, add(mag(x), e)) : exact;
       NodePtr out = e ? bin(Op::Sub, wide, exact) : nullptr;
-      if (reorders) out = out ? add(out, scale(k, wide)) : scale(k, wide);
+      if (reorders) {
+        NodePtr term = reorder_bound(k, wide, n.dtype);
+        out = out ? add(out, term) : term;
+      }
       return out;
     }
     case Op::ReduceMax:

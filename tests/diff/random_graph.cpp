@@ -353,13 +353,14 @@ private:
     return key;
   }
 
-  // A leaf computed from parameters, of shape s and dtype t where this kind of leaf allows.
-  std::optional<Value> generated(const Shape &s, DType t) {
+  // A leaf computed from parameters, of shape s and dtype t where this kind of leaf allows;
+  // exact unless approx_ok (random.normal goes through erf_inv, an approximation).
+  std::optional<Value> generated(const Shape &s, DType t, bool approx_ok) {
     const int64_t kind = uni(0, 4);
     if (kind == 0 && is_floating(t)) {
       std::string key;
       jx::random::Key k = random_key(key);
-      if (chance(0.3))
+      if (approx_ok && chance(0.3))
         return emit(jx::random::normal(k, s, t),
                     fmt::format("jax.random.normal({}, {}, {})", key, py_tuple(s), py_dtype(t)), {},
                     true);
@@ -416,10 +417,10 @@ private:
   }
 
   // A new leaf of shape s and dtype t.
-  Value fresh(const Shape &s, DType t) {
+  Value fresh(const Shape &s, DType t, bool approx_ok = true) {
     if (!fits(s)) throw TooLarge();
     if (has(kGenerated) && chance(0.3))
-      if (std::optional<Value> v = generated(s, t)) return *v;
+      if (std::optional<Value> v = generated(s, t, approx_ok)) return *v;
     return constant(s, t);
   }
 
@@ -429,10 +430,9 @@ private:
     return (need.dtypes & bit(v.a.dtype())) && !(need.exact && v.approx);
   }
 
-  // A second operand for an elementwise op on x: a scalar, an earlier value or a new leaf, whose
-  // shape broadcasts with x's (equals it without the Broadcasting family).
-  Value partner(const Value &x, const Need &need) {
-    const Shape &xs = x.a.shape();
+  // A second operand for an elementwise op on an array of shape xs: a scalar, an earlier value or
+  // a new leaf, whose shape broadcasts with xs (equals it without the Broadcasting family).
+  Value partner(const Shape &xs, const Need &need) {
     const bool bc = has(kBroadcasting);
     if ((bc || xs.empty()) && chance(0.25)) return scalar(pick_dtype(need.dtypes), need.nonneg_scalar);
     if (chance(0.3)) {
@@ -444,7 +444,8 @@ private:
       }
       if (!found.empty()) return *pick(found);
     }
-    return fresh(bc && chance(0.6) ? broadcast_partner_shape(xs) : xs, pick_dtype(need.dtypes));
+    return fresh(bc && chance(0.6) ? broadcast_partner_shape(xs) : xs, pick_dtype(need.dtypes),
+                 !need.exact);
   }
 
   // ---- one jnp call ----
@@ -582,7 +583,7 @@ private:
     if (op.kind == Power) {
       // x is the base (it may be approximate); the exponent is exact, and a literal exponent is
       // non-negative, as NumPy refuses negative integer powers of integers.
-      Value e = partner(x, {.exact = true, .nonneg_scalar = true});
+      Value e = partner(x.a.shape(), {.exact = true, .nonneg_scalar = true});
       const ir::Node &n = *e.a.node();
       if (n.op == ir::Op::Literal && !is_floating(n.dtype) && n.ivalue < 0 &&
           !is_floating(x.a.dtype()))
@@ -592,7 +593,7 @@ private:
     }
     // NumPy has no boolean subtraction.
     const DTypeSet dtypes = op.kind == Subtract && x.a.dtype() == DType::bool_ ? kNumbers : kAnyDType;
-    Value y = partner(x, {.dtypes = dtypes, .exact = op.kind == Discontinuous});
+    Value y = partner(x.a.shape(), {.dtypes = dtypes, .exact = op.kind == Discontinuous});
     return binary(op.format, op.fn, x, y, false);
   }
 
@@ -613,7 +614,7 @@ private:
     };
     if (x.approx) return std::nullopt;
     const auto &[format, fn] = table[uni(0, std::size(table) - 1)];
-    return binary(format, fn, x, partner(x, {.exact = true}), false);
+    return binary(format, fn, x, partner(x.a.shape(), {.exact = true}), false);
   }
 
   std::optional<Value> logic(const Value &x) {
@@ -638,13 +639,13 @@ private:
     if (x.approx) return std::nullopt;
     const B &op = table[uni(0, std::size(table) - 1)];
     if (op.integers_only && is_floating(x.a.dtype())) return std::nullopt;
-    Value y = partner(x, {.dtypes = op.integers_only ? kNonFloats : kAnyDType, .exact = true});
+    Value y = partner(x.a.shape(), {.dtypes = op.integers_only ? kNonFloats : kAnyDType, .exact = true});
     return binary(op.format, op.fn, x, y, false);
   }
 
   std::optional<Value> where(const Value &x) {
-    Value cond = !x.approx && chance(0.3) ? x : partner(x, {.exact = true});
-    Value other = partner(x, {});
+    Value cond = !x.approx && chance(0.3) ? x : partner(x.a.shape(), {.exact = true});
+    Value other = partner(*broadcast2(x.a.shape(), cond.a.shape()), {});
     const bool swap = chance(0.5);
     const Value &a = swap ? other : x, &b = swap ? x : other;
     return emit(jnp::where(cond.a, a.a, b.a),

@@ -1,0 +1,27 @@
+// Every graph pass, one per file in src/passes/. Each maps roots to equivalent roots (same
+// shapes, dtypes and values up to the rounding its doc comment allows).
+#pragma once
+
+#include <vector>
+
+#include "ir/node.h"
+
+namespace jx::passes {
+
+// Elementwise ops whose inputs are all literals become literals (computed with the reference
+// evaluator's scalar semantics), and broadcasts of literals stay broadcasts of the folded value.
+std::vector<ir::NodePtr> fold_constants(const std::vector<ir::NodePtr> &roots);
+
+// Algebraic simplification: x*1, x+0, x-0, x/1, integer powers to multiplications,
+// power(x, 0.5) to sqrt, power(x, c) to exp(c*log x) with NumPy's special cases kept.
+std::vector<ir::NodePtr> simplify(const std::vector<ir::NodePtr> &roots);
+
+// stack/concatenate of expressions that differ only in scalar constants becomes one expression
+// over a constant vector broadcast along the concatenation axis.
+std::vector<ir::NodePtr> stack_to_broadcast(const std::vector<ir::NodePtr> &roots);
+
+// Unary elementwise ops move below broadcasts (and other size-preserving movement), so they run
+// once per distinct input element instead of once per output element.
+std::vector<ir::NodePtr> sink_movement(const std::vector<ir::NodePtr> &roots);
+
+} // namespace jx::passes

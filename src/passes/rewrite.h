@@ -1,0 +1,20 @@
+// The shape of every graph pass: nodes are immutable and hash-consed, so a pass rebuilds the
+// graph bottom-up, letting a rule replace each node once its inputs are rewritten.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "ir/node.h"
+
+namespace jx::passes {
+
+// Returns a node equivalent to n (same shape and dtype), whose inputs are already rewritten; n
+// itself when nothing applies.
+using Rule = std::function<ir::NodePtr(const ir::NodePtr &n)>;
+
+// Applies rule to every node reachable from roots, inputs first. Realized nodes and leaves are
+// passed to the rule but their inputs are not visited. Shared nodes are rewritten once.
+std::vector<ir::NodePtr> rewrite(const std::vector<ir::NodePtr> &roots, const Rule &rule);
+
+} // namespace jx::passes
