@@ -22,13 +22,21 @@ struct ShapeDtypeStruct {
   DType dtype = float64;
 };
 
+// Options of jx::jit (jax.jit's keyword arguments, as they land).
+struct JitOptions {
+  // false: every op runs as its own kernel and materializes its result, as eager NumPy does.
+  // Only for measuring what fusion buys (bench/fusion_bench).
+  bool fuse = true;
+};
+
 namespace detail {
 
 // A traced function: its parameters and outputs as a graph, and (once compiled) its kernels.
 class Program;
 using TraceFn = std::function<std::vector<Array>(const std::vector<Array> &)>;
 
-std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const TraceFn &f);
+std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const TraceFn &f,
+                               const JitOptions &options);
 void compile(Program &program);
 std::vector<Array> call(const Program &program, const std::vector<Array> &args);
 std::string lowered_text(const Program &program);
@@ -99,7 +107,8 @@ private:
 // must be printable with fmt) and returns an Array, std::vector<Array> or std::tuple of Arrays.
 template <class F> class Jitted {
 public:
-  explicit Jitted(F f) : state_(std::make_shared<State>(std::move(f))) {}
+  explicit Jitted(F f, JitOptions options = {})
+      : state_(std::make_shared<State>(std::move(f), options)) {}
 
   // Traces on the first call with a new signature; later calls reuse the compiled kernels.
   template <class... A> auto operator()(const A &...args) const {
@@ -140,8 +149,9 @@ private:
   template <class S> using as_arg_t = std::conditional_t<detail::is_spec_v<S>, Array, S>;
 
   struct State {
-    explicit State(F f) : f(std::move(f)) {}
+    State(F f, JitOptions options) : f(std::move(f)), options(options) {}
     F f;
+    JitOptions options;
     mutable std::mutex mutex;
     std::map<std::string, std::shared_ptr<detail::Program>> cache;
   };
@@ -188,12 +198,14 @@ private:
       return detail::Outputs<Out>::flatten(
           std::apply(call, std::tuple<decltype(pick(args))...>{pick(args)...}));
     };
-    return detail::trace(specs, body);
+    return detail::trace(specs, body, state_->options);
   }
 
   std::shared_ptr<State> state_;
 };
 
-template <class F> Jitted<F> jit(F f) { return Jitted<F>(std::move(f)); }
+template <class F> Jitted<F> jit(F f, JitOptions options = {}) {
+  return Jitted<F>(std::move(f), options);
+}
 
 } // namespace jx

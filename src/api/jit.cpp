@@ -13,6 +13,7 @@ namespace jx::detail {
 class Program {
 public:
   std::vector<ShapeDtypeStruct> specs;
+  JitOptions options;
   std::vector<ir::NodePtr> params, outputs;
   std::once_flag compiled;
   std::unique_ptr<backend::Executable> executable;
@@ -31,9 +32,11 @@ std::string signature(const std::vector<ShapeDtypeStruct> &specs) {
   return fmt::format("({})", fmt::join(parts, ", "));
 }
 
-std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const TraceFn &f) {
+std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const TraceFn &f,
+                               const JitOptions &options) {
   auto program = std::make_shared<Program>();
   program->specs = specs;
+  program->options = options;
   std::vector<Array> args;
   for (size_t i = 0; i < specs.size(); ++i) {
     program->params.push_back(ir::parameter(int64_t(i), specs[i].dtype, specs[i].shape));
@@ -46,7 +49,8 @@ std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const
 
 void compile(Program &program) {
   std::call_once(program.compiled, [&] {
-    program.executable = std::make_unique<backend::Executable>(program.params, program.outputs);
+    program.executable =
+        std::make_unique<backend::Executable>(program.params, program.outputs, program.options.fuse);
   });
 }
 

@@ -22,9 +22,9 @@ namespace {
 constexpr int64_t min_chunk_elements = 1 << 14;
 } // namespace
 
-Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs)
+Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse)
     : params_(std::move(params)), outputs_(std::move(outputs)) {
-  std::vector<passes::Step> plan = passes::plan_steps(outputs_);
+  std::vector<passes::Step> plan = passes::plan_steps(outputs_, fuse);
   std::unordered_map<const ir::Node *, int> slot;
   std::unordered_map<const ir::Node *, int> param_position;
   for (size_t i = 0; i < params_.size(); ++i)

@@ -14,7 +14,8 @@ namespace jx::backend {
 class Executable {
 public:
   // params: Parameter nodes in argument order (bound at run time); outputs: the values returned.
-  Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs);
+  // fuse = false runs every op as its own kernel (the unfused baseline of the benchmarks).
+  Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse = true);
 
   std::vector<runtime::BufferPtr> run(const std::vector<runtime::BufferPtr> &args) const;
 

@@ -18,6 +18,12 @@ using ir::OpKind;
 // (index arithmetic, selects) or casts over those.
 constexpr int max_inline_depth = 64;
 
+// A literal, or a broadcast or cast of one: what NumPy handles as a scalar inside a loop.
+bool scalar(const Node &n) {
+  if (n.op == Op::Literal) return true;
+  return (n.op == Op::Broadcast || n.op == Op::Convert || n.op == Op::Reshape) && scalar(*n.inputs[0]);
+}
+
 bool trivial(const Node &n, std::unordered_map<const Node *, bool> &memo) {
   if (auto it = memo.find(&n); it != memo.end()) return it->second;
   bool result = false;
@@ -34,7 +40,7 @@ bool trivial(const Node &n, std::unordered_map<const Node *, bool> &memo) {
 
 } // namespace
 
-std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots) {
+std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
   const std::vector<const Node *> order = ir::topological_order(roots);
   std::unordered_map<const Node *, ir::NodePtr> owner;
   std::unordered_map<const Node *, int> users;
@@ -72,7 +78,8 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots) {
         if (!materialized.count(in.get())) d = std::max(d, depth[in.get()] + 1);
     bool m = root_set.count(n) || n->realized() || n->op == Op::Constant ||
              n->op == Op::RandomUniform || n->op == Op::Parameter || kind == OpKind::Reduce || kind == OpKind::Contraction ||
-             (users[n] > 1 && !trivial(*n, cheap)) || hoisted.count(n) || d >= max_inline_depth;
+             (users[n] > 1 && !trivial(*n, cheap)) || hoisted.count(n) || d >= max_inline_depth ||
+             (!fuse && !scalar(*n));
     if (m) materialized.insert(n);
     depth[n] = m ? 0 : d;
   }

@@ -24,6 +24,8 @@ struct Step {
 // read by a later kernel (inlining would repeat the whole reduction per element), has several
 // consumers and is not trivially cheap to recompute, or is real work under an expanding
 // broadcast (it is then computed once per distinct element: a hoisted buffer).
-std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots);
+// With fuse = false every non-leaf node is its own kernel (op-by-op, like eager NumPy): the
+// baseline the fusion benchmarks compare against.
+std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse = true);
 
 } // namespace jx::passes

@@ -26,6 +26,18 @@ constexpr DType f64 = DType::float64;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double epsilon(DType t) { return t == DType::float32 ? 0x1p-23 : 0x1p-52; }
+double largest(DType t) {
+  return t == DType::float32 ? std::numeric_limits<float>::max()
+                             : std::numeric_limits<double>::max();
+}
+double smallest_normal(DType t) {
+  return t == DType::float32 ? std::numeric_limits<float>::min()
+                             : std::numeric_limits<double>::min();
+}
+double smallest_subnormal(DType t) {
+  return t == DType::float32 ? std::numeric_limits<float>::denorm_min()
+                             : std::numeric_limits<double>::denorm_min();
+}
 
 // Error of a libm-dependent op's own implementation, in eps * |result|.
 double libm_error(Op op) {
@@ -77,12 +89,13 @@ private:
   static NodePtr mag(const NodePtr &x) {
     return ir::select(un(Op::IsFinite, x), abs_of(x), lit(0, x->shape));
   }
-  // The reordering bound k * eps * sum: infinite (unchecked) where the sum of magnitudes exceeds
-  // the dtype's range, as partial sums may then overflow in one order and not in another.
-  static NodePtr reorder_bound(double k, const NodePtr &sum, DType t) {
-    const double limit = t == DType::float32 ? std::numeric_limits<float>::max()
-                                             : std::numeric_limits<double>::max();
-    return or_inf(bin(Op::Le, sum, lit(limit, sum->shape)), scale(k, sum));
+  // The bound of summing (or multiplying) n terms of dtype t in any order, given the sum of their
+  // magnitudes (their product): n * eps * sum, plus n subnormal steps. Infinite (unchecked) where
+  // that sum exceeds t's range: partial results may overflow in one order and not in another.
+  static NodePtr reorder_bound(int64_t n, const NodePtr &sum, DType t) {
+    const double k = n >= 2 ? double(n) * epsilon(t) : 0;
+    return or_inf(bin(Op::Le, sum, lit(largest(t), sum->shape)),
+                  add(scale(k, sum), lit(double(n) * smallest_subnormal(t), sum->shape)));
   }
   // Where bound b is not zero (NaN included): a bool node.
   static NodePtr inexact(const NodePtr &b) { return bin(Op::Ne, b, lit(0, b->shape)); }
@@ -95,11 +108,12 @@ private:
     NodePtr inf = lit(kInf, f->shape);
     return ir::select(std::move(ok), std::move(f), std::move(inf));
   }
-  // Where n's value is an infinity or NaN, a finite (or NaN) bound means a value that no finite
-  // error can change: exact. Only an infinite bound (a domain check failed) stays.
+  // Bounds are finite or infinite (unknown). Where n's value is finite, a NaN from the formulas
+  // means unknown; where it is an infinity or NaN, a finite or NaN bound means a value no finite
+  // error can change: exact. The formulas make the bound infinite wherever an input's is.
   static NodePtr settle(const NodePtr &n, const NodePtr &b) {
     NodePtr inf = lit(kInf, n->shape);
-    return ir::select(un(Op::IsFinite, n), b,
+    return ir::select(un(Op::IsFinite, n), ir::select(un(Op::IsNan, b), inf, b),
                       ir::select(bin(Op::Eq, b, inf), inf, lit(0, n->shape)));
   }
   // n's op applied to other float64 operands (movement ops, dot_general).
@@ -144,12 +158,18 @@ private:
       const double libm = fl ? libm_error(n.op) : 0;
       NodePtr own = libm > 0 ? scale(libm * eps, mag(np)) : nullptr;
       if (!any) return own;
-      NodePtr f = propagate(np, err);
+      NodePtr f = propagate(np, e, err);
       if (fl && n.op != Op::Select) f = add(f, scale(2 * eps, mag(np)));
-      // Elements with exact inputs stay exact (the formulas can give NaN at 0 or infinity).
-      NodePtr has = nullptr;
-      for (const NodePtr &b : e)
-        if (b) has = has ? bin(Op::Or, has, inexact(b)) : inexact(b);
+      // Elements with exact inputs stay exact (the formulas can give NaN at 0 or infinity), and
+      // unknown inputs give unknown results (where the formulas could give NaN, as 0 * inf).
+      NodePtr has = nullptr, unknown = nullptr;
+      for (const NodePtr &b : e) {
+        if (!b) continue;
+        has = has ? bin(Op::Or, has, inexact(b)) : inexact(b);
+        NodePtr u = bin(Op::Eq, b, lit(kInf, b->shape));
+        unknown = unknown ? bin(Op::Or, unknown, u) : u;
+      }
+      if (n.op != Op::Select) f = ir::select(unknown, lit(kInf, n.shape), f);
       NodePtr out = ir::select(has, f, lit(0, n.shape));
       return own ? add(out, own) : out;
     }
@@ -162,20 +182,21 @@ private:
     }
     case OpKind::Reduce: return reduction(np, e[0]);
     case OpKind::Contraction: {
+      // Float contractions always get a bound node, if only a zero one: besides rounding, the sign
+      // of a zero result depends on the order of the terms.
+      if (!any && !fl) return nullptr;
       const ir::DotDims d = ir::dot_dims(n);
       int64_t k = 1;
       for (int64_t a : d.lhs_contract)
         k *= n.inputs[0]->shape[a];
-      const bool reorders = fl && k >= 2;
-      if (!any && !reorders) return nullptr;
       const NodePtr &a = n.inputs[0], &b = n.inputs[1];
-      // Integer and bool errors are 0 or infinite: the sum over the contracted terms spreads them.
-      NodePtr ma = fl ? mag(a) : lit(1, a->shape), mb = fl ? mag(b) : lit(1, b->shape);
-      NodePtr out =
-          reorders ? reorder_bound(double(k + 1) * eps, same_op(n, {ma, mb}), n.dtype) : nullptr;
+      NodePtr ma = fl ? mag(a) : lit(0, a->shape), mb = fl ? mag(b) : lit(0, b->shape);
+      NodePtr out = fl ? reorder_bound(k + 1, same_op(n, {ma, mb}), n.dtype) : nullptr;
       auto plus = [&](NodePtr t) { out = out ? add(out, t) : t; };
-      if (e[1]) plus(same_op(n, {ma, e[1]}));
-      if (e[0]) plus(same_op(n, {e[0], mb}));
+      // (|a| + 1) db + da (|b| + 1) + da db: 1 more than needed, so that an infinite (unknown)
+      // bound never meets a zero magnitude (0 * inf), and integer bounds (0 or inf) spread.
+      if (e[1]) plus(same_op(n, {add(ma, lit(1, a->shape)), e[1]}));
+      if (e[0]) plus(same_op(n, {e[0], add(mb, lit(1, b->shape))}));
       if (e[0] && e[1]) plus(same_op(n, {e[0], e[1]}));
       return out;
     }
@@ -183,8 +204,10 @@ private:
     return nullptr;
   }
 
-  // The bound of an elementwise node given its operands' bounds err(i) (zero where exact).
-  template <class Err> NodePtr propagate(const NodePtr &np, Err &err) {
+  // The bound of an elementwise node given its operands' bounds e (null where exact) and err(i)
+  // (zero where exact).
+  template <class Err>
+  NodePtr propagate(const NodePtr &np, const std::vector<NodePtr> &e, Err &err) {
     const Node &n = *np;
     const Shape &s = n.shape;
     auto x = [&](size_t i) { return n.inputs[i]; };
@@ -228,13 +251,12 @@ private:
                     add(add(mul(mag(x(0)), e1), mul(mag(x(1)), e0)), mul(e0, e1)));
     }
     case Op::Div: {
-      // |a'/b' - a/b| <= (da + |a/b| db) / (|b| - db) for db < |b|; an exact 0 divisor gives an
-      // infinity of a's sign, exact while a keeps its sign.
+      // |a'/b' - a/b| <= (da + |a/b| db) / (|b| - db) for db < |b|. A zero divisor gives an
+      // infinity of a's sign if it is exact (no bound node); otherwise even its sign is unknown.
       NodePtr ab = abs_of(x(1)), e0 = err(0), e1 = err(1), zero = lit(0, s);
-      NodePtr by_zero = bin(Op::And, bin(Op::Eq, ab, zero), bin(Op::Eq, e1, zero));
-      return ir::select(by_zero, or_inf(within(e0, abs_of(x(0))), zero),
-                        or_inf(within(e1, ab),
-                               div(add(e0, mul(mag(np), e1)), bin(Op::Sub, ab, e1))));
+      NodePtr f = or_inf(within(e1, ab), div(add(e0, mul(mag(np), e1)), bin(Op::Sub, ab, e1)));
+      if (e[1]) return f;
+      return ir::select(bin(Op::Eq, ab, zero), or_inf(within(e0, abs_of(x(0))), zero), f);
     }
     case Op::Pow: {
       // For an exact exponent, |a|^b is monotonic in |a|: the ends of |a| -+ da bound it.
@@ -253,34 +275,42 @@ private:
     }
   }
 
+  // Float sums, products, maxima and minima always get a bound node, if only a zero one: the sign
+  // of a zero result depends on the order (0 + -0, max(-0, 0)).
   NodePtr reduction(const NodePtr &np, const NodePtr &e) {
     const Node &n = *np;
     const NodePtr &x = n.inputs[0];
-    const int64_t count = reduced_count(n);
-    const bool reorders = is_floating(n.dtype) && count >= 2 &&
-                          (n.op == Op::ReduceSum || n.op == Op::ReduceProd);
-    if (!e && !reorders) return nullptr;
+    const DType t = n.dtype;
+    if (!e && !is_floating(t)) return nullptr;
     auto reduce = [&](Op op, NodePtr v) { return ir::reduce(op, std::move(v), n.attrs); };
-    const double k = reorders ? double(count) * epsilon(n.dtype) : 0;
+    const int64_t count = reduced_count(n);
     switch (n.op) {
     case Op::ReduceSum: {
-      NodePtr out = reorders ? reorder_bound(k, reduce(Op::ReduceSum, mag(x)), n.dtype) : nullptr;
-      if (e) out = out ? add(out, reduce(Op::ReduceSum, e)) : reduce(Op::ReduceSum, e);
-      return out;
+      if (!is_floating(t)) return reduce(Op::ReduceSum, e);
+      NodePtr out = reorder_bound(count, reduce(Op::ReduceSum, mag(x)), t);
+      return e ? add(out, reduce(Op::ReduceSum, e)) : out;
     }
     case Op::ReduceProd: {
-      if (!is_floating(n.dtype)) return reduce(Op::ReduceSum, e);
-      NodePtr exact = reduce(Op::ReduceProd, mag(x));
-      NodePtr wide = e ? reduce(Op::ReduceProd, add(mag(x), e)) : exact;
-      NodePtr out = e ? bin(Op::Sub, wide, exact) : nullptr;
-      if (reorders) {
-        NodePtr term = reorder_bound(k, wide, n.dtype);
-        out = out ? add(out, term) : term;
-      }
-      return out;
+      if (!is_floating(t)) return reduce(Op::ReduceSum, e);
+      NodePtr m = e ? add(mag(x), e) : mag(x), one = lit(1, x->shape);
+      NodePtr wide = reduce(Op::ReduceProd, m);
+      NodePtr out = reorder_bound(count, wide, t);
+      if (e) out = add(out, bin(Op::Sub, wide, reduce(Op::ReduceProd, mag(x))));
+      // Partial products overflow in some orders only when smaller factors (or a zero) could
+      // bring them back, and underflow in some only when larger factors could.
+      NodePtr above = reduce(Op::ReduceProd, bin(Op::Max, m, one));
+      NodePtr below = reduce(Op::ReduceProd, bin(Op::Min, m, one));
+      NodePtr below_nonzero = reduce(Op::ReduceProd, ir::select(bin(Op::Eq, m, lit(0, x->shape)),
+                                                                one, bin(Op::Min, m, one)));
+      const Shape &s = n.shape;
+      NodePtr overflows = bin(Op::And, bin(Op::Gt, above, lit(largest(t), s)),
+                              bin(Op::Lt, below, lit(1, s)));
+      NodePtr underflows = bin(Op::And, bin(Op::Lt, below_nonzero, lit(smallest_normal(t), s)),
+                               bin(Op::Gt, above, lit(1, s)));
+      return or_inf(un(Op::Not, bin(Op::Or, overflows, underflows)), out);
     }
     case Op::ReduceMax:
-    case Op::ReduceMin: return reduce(Op::ReduceMax, e);
+    case Op::ReduceMin: return e ? reduce(Op::ReduceMax, e) : lit(0, n.shape);
     default: { // argmax, argmin: an inexact candidate may change the winner
       NodePtr worst = reduce(Op::ReduceMax, e);
       return ir::select(inexact(worst), lit(kInf, n.shape), lit(0, n.shape));

@@ -11,6 +11,7 @@
 #include <limits>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "ir/node.h"
@@ -456,27 +457,28 @@ private:
       Family family;
       int weight;
       Op op;
+      const char *name;
     };
     static const Choice choices[] = {
-        {kElementwise, 8, &Generator::unary},
-        {kElementwise, 10, &Generator::arithmetic},
-        {kElementwise, 4, &Generator::comparison},
-        {kElementwise, 4, &Generator::logic},
-        {kElementwise, 3, &Generator::where},
-        {kElementwise, 3, &Generator::astype},
-        {kBroadcasting, 2, &Generator::broadcast_to},
-        {kMovement, 3, &Generator::reshape},
-        {kMovement, 3, &Generator::transpose},
-        {kMovement, 2, &Generator::expand_or_squeeze},
-        {kMovement, 4, &Generator::index},
-        {kMovement, 2, &Generator::flip_or_roll},
-        {kMovement, 2, &Generator::pad},
-        {kMovement, 3, &Generator::concatenate_or_stack},
-        {kMovement, 2, &Generator::diff},
-        {kMovement, 3, &Generator::at},
-        {kReduction, 6, &Generator::reduce},
-        {kReduction, 2, &Generator::arg_reduce},
-        {kContraction, 5, &Generator::contract},
+        {kElementwise, 8, &Generator::unary, "unary"},
+        {kElementwise, 10, &Generator::arithmetic, "arithmetic"},
+        {kElementwise, 4, &Generator::comparison, "comparison"},
+        {kElementwise, 4, &Generator::logic, "logic"},
+        {kElementwise, 3, &Generator::where, "where"},
+        {kElementwise, 3, &Generator::astype, "astype"},
+        {kBroadcasting, 2, &Generator::broadcast_to, "broadcast_to"},
+        {kMovement, 3, &Generator::reshape, "reshape"},
+        {kMovement, 3, &Generator::transpose, "transpose"},
+        {kMovement, 2, &Generator::expand_or_squeeze, "expand_or_squeeze"},
+        {kMovement, 4, &Generator::index, "index"},
+        {kMovement, 2, &Generator::flip_or_roll, "flip_or_roll"},
+        {kMovement, 2, &Generator::pad, "pad"},
+        {kMovement, 3, &Generator::concatenate_or_stack, "concatenate_or_stack"},
+        {kMovement, 2, &Generator::diff, "diff"},
+        {kMovement, 3, &Generator::at, "at"},
+        {kReduction, 6, &Generator::reduce, "reduce"},
+        {kReduction, 2, &Generator::arg_reduce, "arg_reduce"},
+        {kContraction, 5, &Generator::contract, "contract"},
     };
     int total = 0;
     for (const Choice &c : choices)
@@ -493,6 +495,13 @@ private:
         return (this->*c.op)(x).has_value();
       } catch (const TooLarge &) {
         return false;
+      } catch (const std::exception &e) {
+        // A jnp call the generator made valid raised: name it and show the program so far.
+        std::string program;
+        for (const Line &line : lines_)
+          program += line.text + "\n";
+        throw std::runtime_error(fmt::format("{} on {} raised: {}\nprogram so far:\n{}", c.name,
+                                             x.ref, e.what(), program));
       }
     }
     return false;
