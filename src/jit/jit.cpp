@@ -7,6 +7,7 @@
 #include <chrono>
 #include <fmt/format.h>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
@@ -33,6 +34,26 @@ template <class T> T check(llvm::Expected<T> value, const char *what) {
 
 void check(llvm::Error error, const char *what) {
   if (error) throw Error(fmt::format("internal: {}: {}", what, llvm::toString(std::move(error))));
+}
+
+// libmvec functions LLVM 19's LIBMVEC_X86 table lacks (it has sin, cos, tan, exp, log, pow).
+std::vector<llvm::VecDesc> extra_libmvec_functions() {
+  std::vector<llvm::VecDesc> fns;
+  auto add = [&](const char *scalar, const char *sse, const char *avx2) {
+    const bool is_float = std::string_view(scalar).back() == 'f';
+    const unsigned vf = is_float ? 4 : 2;
+    fns.emplace_back(scalar, sse, llvm::ElementCount::getFixed(vf), false,
+                     is_float ? "_ZGV_LLVM_N4v" : "_ZGV_LLVM_N2v");
+    fns.emplace_back(scalar, avx2, llvm::ElementCount::getFixed(2 * vf), false,
+                     is_float ? "_ZGV_LLVM_N8v" : "_ZGV_LLVM_N4v");
+  };
+  add("tanh", "_ZGVbN2v_tanh", "_ZGVdN4v_tanh");
+  add("expm1", "_ZGVbN2v_expm1", "_ZGVdN4v_expm1");
+  add("log1p", "_ZGVbN2v_log1p", "_ZGVdN4v_log1p");
+  add("tanhf", "_ZGVbN4v_tanhf", "_ZGVdN8v_tanhf");
+  add("expm1f", "_ZGVbN4v_expm1f", "_ZGVdN8v_expm1f");
+  add("log1pf", "_ZGVbN4v_log1pf", "_ZGVdN8v_log1pf");
+  return fns;
 }
 
 class Jit {
@@ -120,6 +141,7 @@ private:
     llvm::Triple triple(module.getTargetTriple());
     llvm::TargetLibraryInfoImpl tli(triple);
     tli.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+    tli.addVectorizableFunctions(extra_libmvec_functions());
     fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tli); });
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);

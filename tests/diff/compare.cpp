@@ -103,6 +103,14 @@ private:
   static NodePtr within(const NodePtr &e, const NodePtr &y) {
     return un(Op::Not, bin(Op::Ge, e, y));
   }
+  // 1 where x (off by at most e) may be 0 or change sign, else 0.
+  static NodePtr unstable(const NodePtr &x, const NodePtr &e) {
+    return ir::select(within(e, abs_of(x)), lit(0, x->shape), lit(1, x->shape));
+  }
+  // 1 where x is an infinity or NaN, else 0.
+  static NodePtr nonfinite(const NodePtr &x) {
+    return ir::select(un(Op::IsFinite, x), lit(0, x->shape), lit(1, x->shape));
+  }
   // f where `ok`, else infinity.
   static NodePtr or_inf(NodePtr ok, NodePtr f) {
     NodePtr inf = lit(kInf, f->shape);
@@ -198,7 +206,11 @@ private:
       if (e[1]) plus(same_op(n, {add(ma, lit(1, a->shape)), e[1]}));
       if (e[0]) plus(same_op(n, {e[0], add(mb, lit(1, b->shape))}));
       if (e[0] && e[1]) plus(same_op(n, {e[0], e[1]}));
-      return out;
+      if (!any) return out;
+      // An infinite term times a factor that may be 0 or change sign is unknown (NaN or -inf).
+      NodePtr pairs = add(same_op(n, {nonfinite(a), unstable(b, err(1))}),
+                          same_op(n, {unstable(a, err(0)), nonfinite(b)}));
+      return or_inf(bin(Op::Eq, pairs, lit(0, n.shape)), out);
     }
     }
     return nullptr;
@@ -219,8 +231,7 @@ private:
     case Op::Sqrt: {
       // sqrt(x + d) - sqrt(x) = d / (sqrt(x + d) + sqrt(x)), while x keeps its sign.
       NodePtr ax = abs_of(x(0)), e0 = err(0);
-      return or_inf(within(e0, ax),
-                    div(e0, add(un(Op::Sqrt, add(ax, e0)), un(Op::Sqrt, ax))));
+      return or_inf(within(e0, ax), div(e0, add(un(Op::Sqrt, add(ax, e0)), un(Op::Sqrt, ax))));
     }
     case Op::Exp: return mul(mag(np), un(Op::Expm1, err(0)));
     case Op::Expm1: return mul(add(mag(np), lit(1, s)), un(Op::Expm1, err(0)));
@@ -261,9 +272,7 @@ private:
     case Op::Pow: {
       // For an exact exponent, |a|^b is monotonic in |a|: the ends of |a| -+ da bound it.
       NodePtr aa = abs_of(x(0)), e0 = err(0), b = f64_of(x(1)), r = abs_of(np);
-      auto gap = [&](NodePtr base) {
-        return un(Op::Abs, bin(Op::Sub, bin(Op::Pow, base, b), r));
-      };
+      auto gap = [&](NodePtr base) { return un(Op::Abs, bin(Op::Sub, bin(Op::Pow, base, b), r)); };
       NodePtr f = bin(Op::Max, gap(add(aa, e0)), gap(bin(Op::Sub, aa, e0)));
       return ir::select(inexact(err(1)), lit(kInf, s), or_inf(within(e0, aa), f));
     }
@@ -300,14 +309,21 @@ private:
       // bring them back, and underflow in some only when larger factors could.
       NodePtr above = reduce(Op::ReduceProd, bin(Op::Max, m, one));
       NodePtr below = reduce(Op::ReduceProd, bin(Op::Min, m, one));
-      NodePtr below_nonzero = reduce(Op::ReduceProd, ir::select(bin(Op::Eq, m, lit(0, x->shape)),
-                                                                one, bin(Op::Min, m, one)));
+      NodePtr below_nonzero = reduce(
+          Op::ReduceProd, ir::select(bin(Op::Eq, m, lit(0, x->shape)), one, bin(Op::Min, m, one)));
       const Shape &s = n.shape;
-      NodePtr overflows = bin(Op::And, bin(Op::Gt, above, lit(largest(t), s)),
-                              bin(Op::Lt, below, lit(1, s)));
+      NodePtr overflows =
+          bin(Op::And, bin(Op::Gt, above, lit(largest(t), s)), bin(Op::Lt, below, lit(1, s)));
       NodePtr underflows = bin(Op::And, bin(Op::Lt, below_nonzero, lit(smallest_normal(t), s)),
                                bin(Op::Gt, above, lit(1, s)));
-      return or_inf(un(Op::Not, bin(Op::Or, overflows, underflows)), out);
+      NodePtr ok = un(Op::Not, bin(Op::Or, overflows, underflows));
+      if (e) {
+        // An infinite factor times one that may be 0 or change sign is unknown.
+        NodePtr has_nonfinite = bin(Op::Gt, reduce(Op::ReduceMax, nonfinite(x)), lit(0, s));
+        NodePtr has_unstable = bin(Op::Gt, reduce(Op::ReduceMax, unstable(x, e)), lit(0, s));
+        ok = bin(Op::And, ok, un(Op::Not, bin(Op::And, has_nonfinite, has_unstable)));
+      }
+      return or_inf(ok, out);
     }
     case Op::ReduceMax:
     case Op::ReduceMin: return e ? reduce(Op::ReduceMax, e) : lit(0, n.shape);

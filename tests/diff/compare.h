@@ -2,21 +2,26 @@
 // that legitimate rounding differences need.
 //
 // Tolerance policy. Integers and bools must be equal. Floats must be equal (NaN matches NaN, +0
-// matches -0, an infinity only itself) or `ulps` apart, except where the graph contains ops whose
-// result depends on the implementation: float sums, products and contractions (summation order,
-// accumulator precision) and libm functions (exp, expm1, log, log1p, sin, cos, tan, tanh, pow,
-// erf_inv). For those graphs tolerance_for computes, with the interpreter, a first-order bound on
-// the difference any correct implementation may show at each element:
-//   * at a reduction or contraction of n terms: n * eps * sum(|terms|), the worst case of any
-//     summation order in the result's precision (the interpreter's float32 accumulates in double);
-//   * at a libm function: 4 * eps * |result| (16 for erf_inv, a polynomial approximation);
-//   * propagated through every later op by its condition: sums add bounds, products scale them,
-//     exp(x) widens by exp(x) * expm1(bound), movement ops move them, max/min take the larger;
-//     an op that may leave its domain (log, sqrt and division near 0, tan near a pole) and any
-//     discontinuous op (comparisons, floor, casts to int, argmax, ...) fed an inexact value make
-//     the bound infinite: the element cannot be checked (the generator avoids building these).
-// A float element then matches when |actual - expected| <= 2 * bound (the factor covers the
-// bound's own rounding and the second-order terms it drops).
+// matches -0, an infinity only itself) or within `ulps`, except downstream of ops that a correct
+// implementation may round differently: float sums, products, maxima, minima and contractions (the
+// order of the terms, the accumulator's precision, the sign of a zero result) and libm functions
+// (exp, expm1, log, log1p, sin, cos, tan, tanh, pow, erf_inv). For graphs with such ops,
+// tolerance_for evaluates with the interpreter a graph of float64 bounds on |actual - expected|,
+// one per element, to first order:
+//   * a reduction or contraction of n terms: n * eps * sum(|terms|), the worst case of any order in
+//     the result's precision (the interpreter accumulates float32 in double), plus n subnormal
+//     steps;
+//   * a libm function: 4 * eps * |result| (16 for erf_inv, a polynomial approximation);
+//   * every later op propagates bounds by its condition: sums add them, products scale them, exp(x)
+//     widens them by exp(x) * expm1(bound), movement ops move them, max and min take the larger.
+// A bound is infinite, and the element unchecked, where no finite bound holds: an inexact value
+// reaching a discontinuity (comparisons, floor, casts to int, argmax, a division by a zero of
+// unknown sign, log or sqrt near 0, tan near a pole, an infinity times a factor that may be 0), or
+// sums and products whose partial results may overflow in one order only. Infinities and NaNs that
+// no finite error can change are compared exactly. The generator keeps inexact values away from
+// discontinuous ops, so few elements go unchecked (the tests print how many).
+// A float element with a finite bound matches when |actual - expected| <= 2 * bound; the factor
+// covers the bound's own rounding and the second-order terms it drops.
 #pragma once
 
 #include <jx/array.h>

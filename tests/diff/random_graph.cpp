@@ -128,9 +128,7 @@ private:
 
   // ---- randomness (own integer mapping: std distributions differ between standard libraries) --
 
-  int64_t uni(int64_t lo, int64_t hi) {
-    return lo + int64_t(rng_() % uint64_t(hi - lo + 1));
-  }
+  int64_t uni(int64_t lo, int64_t hi) { return lo + int64_t(rng_() % uint64_t(hi - lo + 1)); }
   double unit() { return double(rng_() >> 11) * 0x1p-53; }
   bool chance(double p) { return unit() < p; }
   template <class T> T pick(std::initializer_list<T> xs) {
@@ -260,10 +258,12 @@ private:
     if (r < 75) return uni(-8, 8);
     if (r < 90) return uni(-1000, 1000);
     if (t == DType::int32)
-      return r < 97 ? int32_t(uint32_t(rng_()))
-                    : pick({std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()});
-    return r < 97 ? int64_t(rng_())
-                  : pick({std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()});
+      return r < 97
+                 ? int32_t(uint32_t(rng_()))
+                 : pick({std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()});
+    return r < 97
+               ? int64_t(rng_())
+               : pick({std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()});
   }
 
   template <class T> Value constant_of(const Shape &s, const std::vector<T> &data) {
@@ -329,7 +329,8 @@ private:
     } else {
       v = nonneg ? pick({0.0, 0.5, 1.0, 2.0, 3.0, 2.5})
                  : pick({0.5, 1.5, -2.0, 3.0, 0.0, -0.25, 10.0, 1e-3, -7.5, 2.0});
-      if (!nonneg && chance(0.03)) v = pick({std::nan(""), std::numeric_limits<double>::infinity()});
+      if (!nonneg && chance(0.03))
+        v = pick({std::nan(""), std::numeric_limits<double>::infinity()});
       text = py_float(v);
     }
     if (strong) return {jnp::array(v, t), fmt::format("{}({})", py_dtype(t), text)};
@@ -407,12 +408,12 @@ private:
         return emit(jnp::zeros(s, t), fmt::format("jnp.zeros({}, {})", py_tuple(s), py_dtype(t)),
                     {}, false);
       if (form == 1)
-        return emit(jnp::ones(s, t), fmt::format("jnp.ones({}, {})", py_tuple(s), py_dtype(t)),
-                    {}, false);
+        return emit(jnp::ones(s, t), fmt::format("jnp.ones({}, {})", py_tuple(s), py_dtype(t)), {},
+                    false);
       Value fill = scalar(pick_dtype(kAnyDType));
       return emit(jnp::full(s, fill.a, t),
-                  fmt::format("jnp.full({}, {}, dtype={})", py_tuple(s), fill.ref, py_dtype(t)),
-                  {}, false);
+                  fmt::format("jnp.full({}, {}, dtype={})", py_tuple(s), fill.ref, py_dtype(t)), {},
+                  false);
     }
     return std::nullopt;
   }
@@ -435,7 +436,8 @@ private:
   // a new leaf, whose shape broadcasts with xs (equals it without the Broadcasting family).
   Value partner(const Shape &xs, const Need &need) {
     const bool bc = has(kBroadcasting);
-    if ((bc || xs.empty()) && chance(0.25)) return scalar(pick_dtype(need.dtypes), need.nonneg_scalar);
+    if ((bc || xs.empty()) && chance(0.25))
+      return scalar(pick_dtype(need.dtypes), need.nonneg_scalar);
     if (chance(0.3)) {
       std::vector<const Value *> found;
       for (const Value &v : pool_) {
@@ -601,7 +603,8 @@ private:
                   {x.id, e.id}, true);
     }
     // NumPy has no boolean subtraction.
-    const DTypeSet dtypes = op.kind == Subtract && x.a.dtype() == DType::bool_ ? kNumbers : kAnyDType;
+    const DTypeSet dtypes =
+        op.kind == Subtract && x.a.dtype() == DType::bool_ ? kNumbers : kAnyDType;
     Value y = partner(x.a.shape(), {.dtypes = dtypes, .exact = op.kind == Discontinuous});
     return binary(op.format, op.fn, x, y, false);
   }
@@ -648,7 +651,8 @@ private:
     if (x.approx) return std::nullopt;
     const B &op = table[uni(0, std::size(table) - 1)];
     if (op.integers_only && is_floating(x.a.dtype())) return std::nullopt;
-    Value y = partner(x.a.shape(), {.dtypes = op.integers_only ? kNonFloats : kAnyDType, .exact = true});
+    Value y =
+        partner(x.a.shape(), {.dtypes = op.integers_only ? kNonFloats : kAnyDType, .exact = true});
     return binary(op.format, op.fn, x, y, false);
   }
 
@@ -658,14 +662,16 @@ private:
     const bool swap = chance(0.5);
     const Value &a = swap ? other : x, &b = swap ? x : other;
     return emit(jnp::where(cond.a, a.a, b.a),
-                fmt::format("jnp.where({}, {}, {})", cond.ref, a.ref, b.ref),
-                {cond.id, a.id, b.id}, a.approx || b.approx);
+                fmt::format("jnp.where({}, {}, {})", cond.ref, a.ref, b.ref), {cond.id, a.id, b.id},
+                a.approx || b.approx);
   }
 
   std::optional<Value> astype(const Value &x) {
     const DType t = pick_dtype(x.approx ? kFloats : kAnyDType);
     const int64_t form = uni(0, 2);
-    const Array out = form == 0 ? x.a.astype(t) : form == 1 ? jnp::astype(x.a, t) : jnp::asarray(x.a, t);
+    const Array out = form == 0   ? x.a.astype(t)
+                      : form == 1 ? jnp::astype(x.a, t)
+                                  : jnp::asarray(x.a, t);
     const char *format = form == 0   ? "{}.astype({})"
                          : form == 1 ? "jnp.astype({}, {})"
                                      : "jnp.asarray({}, dtype={})";
@@ -927,8 +933,8 @@ private:
       if (chance(0.3)) d = 1;
     const Value v = chance(0.4) ? scalar(pick_dtype(kAnyDType)) : fresh(s, pick_dtype(kAnyDType));
     if (!usable(v, need)) return std::nullopt;
-    static const char *const names[] = {"set", "add", "multiply", "min", "max", "subtract",
-                                        "divide"};
+    static const char *const names[] = {"set", "add",      "multiply", "min",
+                                        "max", "subtract", "divide"};
     Array out = method == 0   ? at.set(v.a)
                 : method == 1 ? at.add(v.a)
                 : method == 2 ? at.multiply(v.a)
@@ -1027,8 +1033,10 @@ private:
           if (chance(0.3)) d = 1;
         if (r == 1 && chance(0.3)) batch = {uni(1, 3)};
         s = batch;
-        if (left) s.insert(s.end(), {k, m});
-        else s.insert(s.end(), {m, k});
+        if (left)
+          s.insert(s.end(), {k, m});
+        else
+          s.insert(s.end(), {m, k});
       }
       Value y = contraction_operand(x, s);
       const Value &a = left ? x : y, &b = left ? y : x;
@@ -1037,10 +1045,14 @@ private:
     if (form == 1) {
       // dot(x, y): x's last axis with y's only or second-to-last one; scalars multiply.
       Shape s;
-      if (r == 0) s = random_shape(uni(0, 2));
-      else if (chance(0.4)) s = {xs.back()};
-      else if (r <= 2 || chance(0.5)) s = {xs.back(), random_dim()};
-      else s = {random_dim(), xs.back(), random_dim()};
+      if (r == 0)
+        s = random_shape(uni(0, 2));
+      else if (chance(0.4))
+        s = {xs.back()};
+      else if (r <= 2 || chance(0.5))
+        s = {xs.back(), random_dim()};
+      else
+        s = {random_dim(), xs.back(), random_dim()};
       Value y = contraction_operand(x, s);
       return done(jnp::dot(x.a, y.a), fmt::format("jnp.dot({}, {})", x.ref, y.ref), y);
     }

@@ -16,11 +16,11 @@ namespace jx::diff {
 enum Family : uint32_t {
   kElementwise = 1u << 0,  // unary and binary math, comparisons, logic, bit ops, where, astype
   kBroadcasting = 1u << 1, // operands of different shapes, C++ scalars, broadcast_to
-  kMovement = 1u << 2,    // reshape, transpose, indexing, flip, roll, pad, concatenate, stack,
-                          // diff, .at[]
-  kReduction = 1u << 3,   // sum, prod, max, min, mean, argmax, argmin, all, any
-  kContraction = 1u << 4, // einsum, matmul, dot, tensordot, vdot, outer
-  kGenerated = 1u << 5,   // leaves computed from parameters: arange, linspace, eye, full, random
+  kMovement = 1u << 2,     // reshape, transpose, indexing, flip, roll, pad, concatenate, stack,
+                           // diff, .at[]
+  kReduction = 1u << 3,    // sum, prod, max, min, mean, argmax, argmin, all, any
+  kContraction = 1u << 4,  // einsum, matmul, dot, tensordot, vdot, outer
+  kGenerated = 1u << 5,    // leaves computed from parameters: arange, linspace, eye, full, random
   kAllFamilies = (1u << 6) - 1,
 };
 

@@ -55,8 +55,9 @@ class Failures {
 public:
   void add(uint64_t seed, const std::string &what, const std::string &description) {
     if (count_++ < 10)
-      text_ += fmt::format("\n--- seed {} (rerun alone: JX_DIFF_SEED={} JX_DIFF_GRAPHS=1)\n{}\n{}\n",
-                           seed, seed, what, description);
+      text_ +=
+          fmt::format("\n--- seed {} (rerun alone: JX_DIFF_SEED={} JX_DIFF_GRAPHS=1)\n{}\n{}\n",
+                      seed, seed, what, description);
   }
   void report(uint64_t graphs) const {
     if (count_) ADD_FAILURE() << count_ << " of " << graphs << " graphs failed" << text_;
@@ -148,7 +149,9 @@ TEST(Differential, GeneratorCoversEveryOp) {
     const Op op = Op(i);
     table += fmt::format("{}={} ", jx::ir::op_name(op), counts[op]);
     // Parameters stand for jit arguments while tracing; jnp calls never build them.
-    if (op != Op::Parameter) EXPECT_GT(counts[op], 0) << "no graph uses " << jx::ir::op_name(op);
+    if (op != Op::Parameter) {
+      EXPECT_GT(counts[op], 0) << "no graph uses " << jx::ir::op_name(op);
+    }
   }
   fmt::print("2000 graphs ({} nodes) generated and interpreted in {:.2f} s\nnodes per op: {}\n",
              nodes, seconds, table);
@@ -171,8 +174,8 @@ TEST(Differential, FamiliesRestrictTheGraph) {
     return std::pair{kinds, ops};
   };
   auto [kinds, ops] = kinds_of(kElementwise);
-  EXPECT_EQ(kinds, (std::set<OpKind>{OpKind::Leaf, OpKind::Unary, OpKind::Binary,
-                                     OpKind::Ternary}));
+  EXPECT_EQ(kinds,
+            (std::set<OpKind>{OpKind::Leaf, OpKind::Unary, OpKind::Binary, OpKind::Ternary}));
   EXPECT_FALSE(ops.count(Op::Iota) || ops.count(Op::RandomUniform));
   std::tie(kinds, ops) = kinds_of(kElementwise | kBroadcasting);
   EXPECT_FALSE(kinds.count(OpKind::Reduce) || kinds.count(OpKind::Contraction));
@@ -353,8 +356,7 @@ private:
       full.push_back(rhs->shape[a]);
     for (int64_t a : d.lhs_contract)
       full.push_back(lhs->shape[a]);
-    auto spread = [&](const NodePtr &x, std::vector<int64_t> perm, int64_t free_at,
-                      int64_t nfree) {
+    auto spread = [&](const NodePtr &x, std::vector<int64_t> perm, int64_t free_at, int64_t nfree) {
       std::vector<int64_t> dims;
       for (int64_t i = 0; i < nb; ++i)
         dims.push_back(i);
