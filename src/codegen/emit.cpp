@@ -57,6 +57,8 @@ public:
       : ctx_(ctx), mod_(mod), b_(ctx), plan_(plan), i64_(llvm::Type::getInt64Ty(ctx)) {
     for (size_t i = 0; i < plan.inputs.size(); ++i)
       param_[plan.inputs[i]] = i + 1;
+    for (size_t i = 0; i < plan.literals.size(); ++i)
+      literal_[plan.literals[i]] = i;
   }
 
   void emit(const std::string &name) {
@@ -68,8 +70,16 @@ public:
     b_.SetInsertPoint(entry);
     llvm::Value *begin = fn_->getArg(0), *end = fn_->getArg(1), *buffers = fn_->getArg(2);
     // Every buffer pointer is loaded once, up front, so it dominates all uses.
-    for (size_t slot = 0; slot <= plan_.inputs.size(); ++slot)
+    for (size_t slot = 0; slot <= plan_.inputs.size() + 1; ++slot)
       pointers_.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, buffers, slot)));
+    // Literal values, loaded once here so they dominate every use (and LLVM sees them as
+    // loop invariants).
+    for (const Node *lit : plan_.literals) {
+      const bool f = is_floating(lit->dtype);
+      Value *at = b_.CreateConstGEP1_64(i64_, pointers_.back(), literal_values_.size());
+      Value *raw = b_.CreateLoad(f ? b_.getDoubleTy() : i64_, at);
+      literal_values_.push_back(convert(raw, f ? DType::float64 : DType::int64, lit->dtype));
+    }
     memo_.emplace_back();
 
     const Node &root = *plan_.root;
@@ -355,7 +365,9 @@ private:
 
   Value *leaf(const Node &n, const Index &idx) {
     switch (n.op) {
-    case Op::Literal: return constant(n.dtype, n.fvalue, n.ivalue);
+    case Op::Literal:
+      if (auto it = literal_.find(&n); it != literal_.end()) return literal_values_[it->second];
+      return constant(n.dtype, n.fvalue, n.ivalue);
     case Op::Iota: return convert(idx[n.attrs[0]], DType::int64, n.dtype);
     default: throw Error(fmt::format("internal: {} must be a kernel parameter", op_name(n.op)));
     }
@@ -760,7 +772,8 @@ private:
   const KernelPlan &plan_;
   llvm::Type *i64_;
   llvm::Function *fn_ = nullptr;
-  std::unordered_map<const Node *, size_t> param_;
+  std::unordered_map<const Node *, size_t> param_, literal_;
+  std::vector<Value *> literal_values_;
   std::vector<Value *> pointers_;
   // Values already emitted at an index, per scope (a loop body or a branch region).
   std::vector<std::map<std::pair<const Node *, Index>, Value *>> memo_;

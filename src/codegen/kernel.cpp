@@ -1,6 +1,8 @@
-// KernelPlan helpers: the loop extent and the structural key used by the kernel cache.
+// KernelPlan helpers: the loop extent, the literal buffer, and the structural key used by the
+// kernel cache.
 #include "codegen/kernel.h"
 
+#include <bit>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unordered_map>
@@ -15,10 +17,30 @@ int64_t KernelPlan::outer_extent() const {
   return shape.empty() ? 1 : shape[0];
 }
 
+void KernelPlan::collect_literals() {
+  literals.clear();
+  std::unordered_set<const ir::Node *> stop(inputs.begin(), inputs.end()), seen{root.get()};
+  std::vector<const ir::Node *> stack{root.get()};
+  while (!stack.empty()) {
+    const ir::Node *n = stack.back();
+    stack.pop_back();
+    if (n->op == ir::Op::Literal) literals.push_back(n);
+    for (const ir::NodePtr &in : n->inputs)
+      if (!stop.count(in.get()) && seen.insert(in.get()).second) stack.push_back(in.get());
+  }
+}
+
+std::vector<uint64_t> KernelPlan::literal_values() const {
+  std::vector<uint64_t> values;
+  for (const ir::Node *n : literals)
+    values.push_back(is_floating(n->dtype) ? std::bit_cast<uint64_t>(n->fvalue) : uint64_t(n->ivalue));
+  return values;
+}
+
 std::string KernelPlan::structural_key() const {
-  std::unordered_map<const ir::Node *, size_t> param, id;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    param[inputs[i]] = i;
+  std::unordered_map<const ir::Node *, size_t> param, literal, id;
+  for (size_t i = 0; i < inputs.size(); ++i) param[inputs[i]] = i;
+  for (size_t i = 0; i < literals.size(); ++i) literal[literals[i]] = i;
   // Post-order walk from the root that stops at parameters.
   std::vector<const ir::Node *> order;
   std::unordered_set<const ir::Node *> visited{root.get()};
@@ -35,15 +57,19 @@ std::string KernelPlan::structural_key() const {
     stack.pop_back();
   }
   std::string key;
-  for (const ir::Node *in : inputs)
-    key += fmt::format("p:{};", ir::type_str(*in));
+  for (const ir::Node *in : inputs) key += fmt::format("p:{};", ir::type_str(*in));
   for (const ir::Node *n : order) {
+    // Literal values live in the literal buffer: only their position and type shape the code.
+    if (auto it = literal.find(n); it != literal.end()) {
+      key += fmt::format("lit{}:{}|", it->second, ir::type_str(*n));
+      continue;
+    }
     std::vector<std::string> args;
     for (const ir::NodePtr &in : n->inputs)
       args.push_back(param.count(in.get()) ? fmt::format("p{}", param.at(in.get()))
                                            : fmt::format("%{}", id.at(in.get())));
-    key += fmt::format("{}({})[{}]{}:{}:{}|", ir::op_name(n->op), fmt::join(args, ","),
-                       fmt::join(n->attrs, ","), ir::type_str(*n), n->fvalue, n->ivalue);
+    key += fmt::format("{}({})[{}]{}|", ir::op_name(n->op), fmt::join(args, ","),
+                       fmt::join(n->attrs, ","), ir::type_str(*n));
   }
   return key;
 }

@@ -9,8 +9,10 @@
 
 namespace jx::codegen {
 
-// Kernel calling convention: buffers[0] is the output, buffers[1 + k] is input k; the kernel
-// computes output rows [begin, end) of its outermost loop (all of it for a 0-d output).
+// Kernel calling convention: buffers[0] is the output, buffers[1 + k] is input k, and the last
+// buffer holds the kernel's literal values (8 bytes each: a double for float literals, an int64
+// otherwise), so a changed constant reuses the compiled code. The kernel computes output rows
+// [begin, end) of its outermost loop (all of it for a 0-d output).
 using KernelFn = void (*)(int64_t begin, int64_t end, void *const *buffers);
 
 struct KernelPlan {
@@ -18,6 +20,14 @@ struct KernelPlan {
   // Nodes read from memory (constants, realized values, outputs of earlier kernels), in
   // parameter order. Everything else reachable from root is computed inline.
   std::vector<const ir::Node *> inputs;
+  // Literal nodes computed inline, in the order of the literal buffer. Their values are not part
+  // of the structural key.
+  std::vector<const ir::Node *> literals{};
+
+  // Collects `literals` from the inlined part of the graph (call once inputs are set).
+  void collect_literals();
+  // The literal buffer's contents for this plan's literals.
+  std::vector<uint64_t> literal_values() const;
 
   // Rows of the outermost loop, the unit the runtime splits across threads.
   int64_t outer_extent() const;

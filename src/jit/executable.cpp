@@ -41,6 +41,7 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
     case passes::Step::Kind::Random: s.kind = Step::Kind::Random; break;
     case passes::Step::Kind::Kernel:
       s.kind = Step::Kind::Kernel;
+      s.literals = p.plan.literal_values();
       for (const ir::Node *in : p.plan.inputs)
         s.inputs.push_back(slot.at(in));
       s.outer = p.plan.outer_extent();
@@ -83,6 +84,7 @@ std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::Buffe
       std::vector<void *> buffers{slots[s.out]->data()};
       for (int in : s.inputs)
         buffers.push_back(slots[in]->data());
+      buffers.push_back(const_cast<uint64_t *>(s.literals.data()));
       codegen::KernelFn fn = s.kernel->fn;
       runtime::default_pool().parallel_for(
           0, s.outer, s.grain, [&](int64_t begin, int64_t end) { fn(begin, end, buffers.data()); });

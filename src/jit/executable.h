@@ -32,7 +32,8 @@ private:
     int out;                   // slot
     int64_t outer = 0;         // rows of the kernel's outer loop
     int64_t grain = 1;         // rows per parallel chunk
-    std::vector<int> frees{};  // slots whose last reader is this step
+    std::vector<int> frees{};         // slots whose last reader is this step
+    std::vector<uint64_t> literals{}; // the kernel's literal buffer
   };
   std::vector<ir::NodePtr> params_, outputs_;
   std::vector<Step> steps_;

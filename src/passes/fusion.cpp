@@ -115,6 +115,7 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
           stack.push_back(in.get());
       }
     }
+    plan.collect_literals();
     steps.push_back({Step::Kind::Kernel, node, std::move(plan)});
   }
   return steps;

@@ -1,0 +1,93 @@
+// fold_constants: elementwise ops on literals become literals, computed with the reference
+// evaluator's scalar functions in the node's dtype, so a folded graph computes exactly what the
+// unfolded one would. An operand may be a literal under movement ops (broadcast, reshape,
+// transpose: the same scalar at every element); the folded scalar is then broadcast to the node's
+// shape. Left alone: erf_inv (not folded by design), ops the evaluator rejects for a dtype,
+// realized nodes, and anything with a non-literal operand.
+#include <jx/dtype.h>
+
+#include <stdexcept>
+
+#include "interp/dispatch.h"
+#include "interp/scalar_ops.h"
+#include "ir/builder.h"
+#include "passes/passes.h"
+#include "passes/rewrite.h"
+
+namespace jx::passes {
+namespace {
+
+using ir::Node;
+using ir::NodePtr;
+using ir::Op;
+
+// The literal a node holds at every element, or null.
+const Node *scalar_of(const Node &n) {
+  const Node *x = &n;
+  while (x->op == Op::Broadcast || x->op == Op::Reshape || x->op == Op::Transpose)
+    x = x->inputs[0].get();
+  return x->op == Op::Literal ? x : nullptr;
+}
+
+template <class T> T value_of(const Node &lit) {
+  return is_floating(lit.dtype) ? T(lit.fvalue) : T(lit.ivalue);
+}
+
+template <class T> NodePtr literal_of(T v, DType dtype, bool weak) {
+  if constexpr (ir::is_float_v<T>)
+    return ir::literal(double(v), dtype, weak);
+  else
+    return ir::literal_int(int64_t(v), dtype, weak);
+}
+
+// The folded literal of n (dtype and weak flag of n) from its operands' literals.
+NodePtr fold(const Node &n, const std::vector<const Node *> &in) {
+  return dispatch_dtype(n.dtype, [&](auto out_tag) -> NodePtr {
+    using T = decltype(out_tag);
+    if (n.op == Op::Select)
+      return literal_of(value_of<T>(*in[value_of<bool>(*in[0]) ? 1 : 2]), n.dtype, n.weak);
+    // Ops whose operands have another dtype than the result.
+    if (n.op == Op::Convert || n.op == Op::IsNan || n.op == Op::IsFinite ||
+        ir::op_info(n.op).dtype_rule == ir::DTypeRule::Bool) {
+      return dispatch_dtype(in[0]->dtype, [&](auto in_tag) -> NodePtr {
+        using F = decltype(in_tag);
+        T v;
+        if (n.op == Op::Convert)
+          v = T(interp::convert_scalar<T, F>(value_of<F>(*in[0])));
+        else if (in.size() == 1)
+          v = T(interp::predicate_scalar<F>(n.op, value_of<F>(*in[0])));
+        else
+          v = T(interp::compare_scalar<F>(n.op, value_of<F>(*in[0]), value_of<F>(*in[1])));
+        return literal_of(v, n.dtype, n.weak);
+      });
+    }
+    if (in.size() == 1)
+      return literal_of(interp::unary_scalar<T>(n.op, value_of<T>(*in[0])), n.dtype, n.weak);
+    return literal_of(interp::binary_scalar<T>(n.op, value_of<T>(*in[0]), value_of<T>(*in[1])),
+                      n.dtype, n.weak);
+  });
+}
+
+NodePtr fold_rule(const NodePtr &n) {
+  if (n->realized() || !ir::is_elementwise(n->op) || n->op == Op::ErfInv) return n;
+  std::vector<const Node *> in;
+  for (const NodePtr &x : n->inputs) {
+    in.push_back(scalar_of(*x));
+    if (!in.back()) return n;
+  }
+  NodePtr lit;
+  try {
+    lit = fold(*n, in);
+  } catch (const std::logic_error &) {
+    return n; // the evaluator rejects this op for this dtype; leave that to it
+  }
+  return ir::broadcast(lit, n->shape, {});
+}
+
+} // namespace
+
+std::vector<ir::NodePtr> fold_constants(const std::vector<ir::NodePtr> &roots) {
+  return rewrite(roots, fold_rule);
+}
+
+} // namespace jx::passes

@@ -1,0 +1,295 @@
+// fold_constants: literal-only elementwise nodes become literals with the evaluator's values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "interp/dispatch.h"
+#include "interp/interp.h"
+#include "ir/builder.h"
+#include "ir/printer.h"
+#include "passes/passes.h"
+
+using namespace jx;
+using namespace jx::ir;
+
+namespace {
+
+const double inf = std::numeric_limits<double>::infinity();
+const double nan = std::numeric_limits<double>::quiet_NaN();
+
+template <class T> NodePtr vec(std::vector<T> v) {
+  auto buf = runtime::make_buffer(v.size() * sizeof(T));
+  std::memcpy(buf->data(), v.data(), v.size() * sizeof(T));
+  return constant(buf, dtype_of_v<T>, {int64_t(v.size())});
+}
+
+NodePtr lit(double v, DType dtype = DType::float64, bool weak = false) {
+  return literal(v, dtype, weak);
+}
+NodePtr ilit(int64_t v, DType dtype, bool weak = false) { return literal_int(v, dtype, weak); }
+NodePtr fill(NodePtr scalar, Shape shape) { return broadcast(std::move(scalar), shape, {}); }
+
+NodePtr fold(const NodePtr &root) { return passes::fold_constants({root})[0]; }
+
+int count(const NodePtr &root, Op op) {
+  int n = 0;
+  for (const Node *x : topological_order({root}))
+    n += x->op == op;
+  return n;
+}
+
+// The one literal a folded root holds (itself or under its broadcast).
+const Node &folded_literal(const NodePtr &root) {
+  const Node *x = root.get();
+  if (x->op == Op::Broadcast) x = x->inputs[0].get();
+  EXPECT_EQ(x->op, Op::Literal) << print_graph(root);
+  return *x;
+}
+
+// Equal values, bit for bit (any NaN equals any NaN).
+void expect_identical(const NodePtr &a, const NodePtr &b) {
+  ASSERT_EQ(a->dtype, b->dtype);
+  ASSERT_EQ(a->shape, b->shape);
+  ASSERT_EQ(a->weak, b->weak);
+  auto bufs = interp::evaluate({a, b});
+  dispatch_dtype(a->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t i = 0; i < a->size(); ++i) {
+      T x = bufs[0]->as<T>()[i], y = bufs[1]->as<T>()[i];
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(x) && std::isnan(y)) continue;
+        EXPECT_EQ(std::memcmp(&x, &y, sizeof(T)), 0) << i << ": " << x << " vs " << y;
+      } else {
+        EXPECT_EQ(x, y) << i;
+      }
+    }
+  });
+}
+
+// Folds root, checks every op is gone and the value is what the evaluator computes.
+void expect_folds(const NodePtr &root) {
+  NodePtr out = fold(root);
+  EXPECT_EQ(count(out, Op::Literal), 1) << print_graph(out);
+  EXPECT_EQ(topological_order({out}).size(), root->shape.empty() ? 1u : 2u) << print_graph(out);
+  expect_identical(out, root);
+}
+
+} // namespace
+
+TEST(FoldConstants, ScalarBinary) {
+  NodePtr out = fold(binary(Op::Add, lit(2), lit(3)));
+  ASSERT_EQ(out->op, Op::Literal);
+  EXPECT_EQ(out->fvalue, 5);
+  EXPECT_EQ(print_graph(out), "%0 = literal(5) : f64[]\n");
+}
+
+TEST(FoldConstants, BroadcastOperandsFoldToBroadcastLiteral) {
+  NodePtr root = binary(Op::Mul, fill(lit(2), {3, 4}), fill(lit(4), {3, 4}));
+  NodePtr out = fold(root);
+  EXPECT_EQ(print_graph(out), "%0 = literal(8) : f64[]\n"
+                              "%1 = broadcast(%0, dims=[]) : f64[3,4]\n");
+  expect_identical(out, root);
+}
+
+TEST(FoldConstants, ChainsFoldBottomUp) {
+  // exp(-(1.5)) * 2 + sqrt(3), every operand a broadcast literal.
+  Shape s{5};
+  NodePtr e = unary(Op::Exp, unary(Op::Neg, fill(lit(1.5), s)));
+  NodePtr root = binary(Op::Add, binary(Op::Mul, e, fill(lit(2), s)),
+                        unary(Op::Sqrt, fill(lit(3), s)));
+  expect_folds(root);
+  EXPECT_EQ(folded_literal(fold(root)).fvalue, std::exp(-1.5) * 2 + std::sqrt(3.0));
+}
+
+TEST(FoldConstants, LiteralsUnderReshapeAndTranspose) {
+  NodePtr r = reshape(fill(lit(2), {6}), {2, 3});
+  NodePtr t = transpose(fill(lit(3), {3, 2}), {1, 0});
+  expect_folds(binary(Op::Pow, r, t));
+  EXPECT_EQ(folded_literal(fold(binary(Op::Pow, r, t))).fvalue, 8);
+}
+
+TEST(FoldConstants, FloatSpecialValues) {
+  struct Case {
+    Op op;
+    double a, b;
+  };
+  const Case cases[] = {
+      {Op::Add, -0.0, 0.0},  {Op::Add, inf, -inf},   {Op::Mul, -0.0, 5},   {Op::Div, 1, -0.0},
+      {Op::Div, 0, 0},       {Op::Rem, -7, 3},       {Op::Rem, 7, -0.0},   {Op::FloorDiv, -7, 2},
+      {Op::FloorDiv, 1, 0},  {Op::Pow, 0, 0},        {Op::Pow, nan, 0},    {Op::Pow, -8, 1.0 / 3},
+      {Op::Pow, -0.0, -1},   {Op::Pow, -inf, 0.5},   {Op::Max, nan, 1},    {Op::Min, 1, nan},
+      {Op::Max, -0.0, 0.0},  {Op::Sub, -0.0, 0.0},   {Op::Rem, 5.5, inf},  {Op::FloorDiv, -0.0, 3},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::string(op_name(c.op)));
+    expect_folds(binary(c.op, lit(c.a), lit(c.b)));
+    expect_folds(binary(c.op, fill(lit(c.a), {2}), fill(lit(c.b), {2})));
+  }
+  for (Op op : {Op::Neg, Op::Abs, Op::Sign, Op::Exp, Op::Expm1, Op::Log, Op::Log1p, Op::Sqrt,
+                Op::Sin, Op::Cos, Op::Tan, Op::Tanh, Op::Floor, Op::Ceil})
+    for (double v : {-inf, -2.5, -1.0, -0.0, 0.0, 1e-310, 0.5, 3.0, inf, nan}) {
+      SCOPED_TRACE(std::string(op_name(op)) + " " + std::to_string(v));
+      expect_folds(unary(op, lit(v)));
+    }
+}
+
+TEST(FoldConstants, Float32ComputesInFloat32) {
+  NodePtr root = binary(Op::Div, lit(1, DType::float32), lit(3, DType::float32));
+  NodePtr out = fold(root);
+  ASSERT_EQ(out->op, Op::Literal);
+  EXPECT_EQ(out->dtype, DType::float32);
+  EXPECT_EQ(out->fvalue, double(1.0f / 3.0f));
+  EXPECT_NE(out->fvalue, 1.0 / 3.0);
+  expect_folds(unary(Op::Exp, lit(0.1, DType::float32)));
+  expect_folds(binary(Op::Pow, lit(1.1, DType::float32), lit(7.5, DType::float32)));
+}
+
+TEST(FoldConstants, IntegerSemantics) {
+  const DType i32 = DType::int32, i64 = DType::int64;
+  // Wrapping arithmetic, NumPy's floor division and remainder, shifts out of range.
+  expect_folds(binary(Op::Add, ilit(INT32_MAX, i32), ilit(1, i32)));
+  EXPECT_EQ(fold(binary(Op::Add, ilit(INT32_MAX, i32), ilit(1, i32)))->ivalue, INT32_MIN);
+  expect_folds(binary(Op::Mul, ilit(INT64_MAX, i64), ilit(3, i64)));
+  expect_folds(unary(Op::Neg, ilit(INT64_MIN, i64)));
+  expect_folds(unary(Op::Abs, ilit(INT32_MIN, i32)));
+  for (int64_t a : {-7, 7, 0})
+    for (int64_t b : {-2, 2, 0, -1}) {
+      expect_folds(binary(Op::FloorDiv, ilit(a, i64), ilit(b, i64)));
+      expect_folds(binary(Op::Rem, ilit(a, i32), ilit(b, i32)));
+    }
+  EXPECT_EQ(fold(binary(Op::FloorDiv, ilit(-7, i64), ilit(2, i64)))->ivalue, -4);
+  EXPECT_EQ(fold(binary(Op::Rem, ilit(-7, i64), ilit(2, i64)))->ivalue, 1);
+  for (int64_t e : {-2, -1, 0, 1, 5, 40})
+    for (int64_t b : {-2, -1, 0, 1, 3})
+      expect_folds(binary(Op::Pow, ilit(b, i64), ilit(e, i64)));
+  for (int64_t s : {-1, 0, 3, 31, 32, 64})
+    for (Op op : {Op::ShiftLeft, Op::ShiftRight}) {
+      expect_folds(binary(op, ilit(-5, i32), ilit(s, i32)));
+      expect_folds(binary(op, fill(ilit(-5, i64), {3}), fill(ilit(s, i64), {3})));
+    }
+  expect_folds(unary(Op::Not, ilit(6, i32)));
+  expect_folds(binary(Op::Xor, ilit(6, i64), ilit(3, i64)));
+  expect_folds(binary(Op::Max, ilit(-6, i64), ilit(3, i64)));
+  expect_folds(unary(Op::Sign, ilit(-6, i32)));
+}
+
+TEST(FoldConstants, BoolSemantics) {
+  const DType b = DType::bool_;
+  for (Op op : {Op::And, Op::Or, Op::Xor, Op::Add, Op::Mul, Op::Max, Op::Min, Op::Eq, Op::Ne,
+                Op::Lt, Op::Ge})
+    for (int x : {0, 1})
+      for (int y : {0, 1})
+        expect_folds(binary(op, fill(ilit(x, b), {2}), fill(ilit(y, b), {2})));
+  expect_folds(unary(Op::Not, ilit(1, b)));
+  EXPECT_EQ(fold(binary(Op::Add, ilit(1, b), ilit(1, b)))->ivalue, 1);
+}
+
+TEST(FoldConstants, ConvertPredicatesAndComparisons) {
+  // Converts of broadcast literals are not folded by the builder; the pass folds them as the
+  // evaluator converts (NaN and out-of-range floats to the integer minimum).
+  for (double v : {nan, 1e30, -2.7, 2.7, -0.0, inf})
+    for (DType to : {DType::int32, DType::int64, DType::bool_, DType::float32}) {
+      NodePtr root = convert(fill(lit(v), {3}), to);
+      ASSERT_EQ(root->op, Op::Convert);
+      expect_folds(root);
+    }
+  EXPECT_EQ(folded_literal(fold(convert(fill(lit(nan), {3}), DType::int32))).ivalue, INT32_MIN);
+  expect_folds(convert(fill(ilit(-1, DType::int64), {2}), DType::bool_));
+  expect_folds(convert(fill(ilit(INT64_MAX, DType::int64), {2}), DType::int32));
+  expect_folds(convert(fill(lit(0.1), {2}), DType::float32));
+  for (double v : {nan, inf, -inf, 1.0}) {
+    expect_folds(unary(Op::IsNan, fill(lit(v), {2})));
+    expect_folds(unary(Op::IsFinite, lit(v, DType::float32)));
+  }
+  expect_folds(unary(Op::IsFinite, ilit(3, DType::int64)));
+  for (Op op : {Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge}) {
+    expect_folds(binary(op, lit(nan), lit(1)));
+    expect_folds(binary(op, lit(-0.0), lit(0.0)));
+    expect_folds(binary(op, ilit(-3, DType::int32), ilit(2, DType::int32)));
+  }
+  EXPECT_EQ(fold(binary(Op::Lt, lit(nan), lit(1)))->dtype, DType::bool_);
+}
+
+TEST(FoldConstants, Select) {
+  for (int p : {0, 1}) {
+    NodePtr root =
+        select(fill(ilit(p, DType::bool_), {4}), fill(lit(1.5), {4}), fill(lit(-2), {4}));
+    expect_folds(root);
+    EXPECT_EQ(folded_literal(fold(root)).fvalue, p ? 1.5 : -2);
+  }
+}
+
+TEST(FoldConstants, WeakFlagsKept) {
+  // weak + weak stays weak; weak + strong is strong (as the builders compute it).
+  NodePtr weak = binary(Op::Add, lit(1, DType::float64, true), lit(2, DType::float64, true));
+  NodePtr strong = binary(Op::Add, lit(1, DType::float64, true), lit(2));
+  EXPECT_TRUE(fold(weak)->weak);
+  EXPECT_FALSE(fold(strong)->weak);
+  NodePtr wide = binary(Op::Mul, fill(ilit(3, DType::int64, true), {2}),
+                        fill(ilit(4, DType::int64, true), {2}));
+  EXPECT_EQ(type_str(*fold(wide)), "i64[2]~");
+  expect_identical(fold(wide), wide);
+  NodePtr weak_convert = convert(fill(lit(2.5, DType::float64, true), {2}), DType::float32, true);
+  EXPECT_EQ(type_str(*fold(weak_convert)), "f32[2]~");
+}
+
+TEST(FoldConstants, MixedGraphFoldsOnlyLiteralParts) {
+  NodePtr x = iota(DType::float64, {4}, 0);
+  NodePtr c = binary(Op::Mul, fill(lit(2), {4}), fill(lit(3), {4}));
+  NodePtr root = binary(Op::Add, x, c);
+  NodePtr out = fold(root);
+  EXPECT_EQ(print_graph(out), "%0 = iota(axis=0) : f64[4]\n"
+                              "%1 = literal(6) : f64[]\n"
+                              "%2 = broadcast(%1, dims=[]) : f64[4]\n"
+                              "%3 = add(%0, %2) : f64[4]\n");
+  expect_identical(out, root);
+}
+
+TEST(FoldConstants, UnsupportedLeftUnchanged) {
+  NodePtr x = vec<double>({1, 2, 3});
+  // Non-literal operands, erf_inv, movement and reductions of literals, ops the evaluator rejects.
+  const NodePtr roots[] = {
+      binary(Op::Add, x, fill(lit(1), {3})),
+      unary(Op::ErfInv, lit(0.5)),
+      unary(Op::ErfInv, fill(lit(0.5), {3})),
+      reduce(Op::ReduceSum, fill(lit(2), {3}), {0}),
+      unary(Op::Exp, ilit(2, DType::int64)),
+      binary(Op::ShiftLeft, lit(1), lit(2)),
+      binary(Op::Sub, ilit(1, DType::bool_), ilit(1, DType::bool_)),
+      x,
+  };
+  for (const NodePtr &r : roots)
+    EXPECT_EQ(fold(r), r) << print_graph(r);
+  std::vector<NodePtr> all(std::begin(roots), std::end(roots));
+  EXPECT_EQ(passes::fold_constants(all), all);
+}
+
+TEST(FoldConstants, RealizedNodesLeftAlone) {
+  NodePtr root = binary(Op::Add, fill(lit(1), {2}), fill(lit(2), {2}));
+  runtime::BufferPtr value = interp::evaluate({root})[0];
+  root->set_realized(value);
+  EXPECT_EQ(fold(root), root);
+  root->set_realized(nullptr);
+}
+
+TEST(FoldConstants, SharedNodesAndSeveralRoots) {
+  NodePtr shared = binary(Op::Mul, fill(lit(2), {3}), fill(lit(5), {3}));
+  NodePtr x = vec<double>({1, 2, 3});
+  std::vector<NodePtr> roots = {binary(Op::Add, x, shared), binary(Op::Sub, shared, x), shared};
+  std::vector<NodePtr> out = passes::fold_constants(roots);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0]->inputs[1], out[2]);
+  EXPECT_EQ(out[1]->inputs[0], out[2]);
+  for (size_t i = 0; i < roots.size(); ++i)
+    expect_identical(out[i], roots[i]);
+}
+
+TEST(FoldConstants, DeepChainFoldsWithoutRecursion) {
+  NodePtr n = fill(lit(0), {2});
+  for (int i = 0; i < 20000; ++i)
+    n = binary(Op::Add, n, fill(lit(1), {2}));
+  NodePtr out = fold(n);
+  EXPECT_EQ(folded_literal(out).fvalue, 20000);
+}
