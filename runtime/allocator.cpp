@@ -4,6 +4,7 @@
 // 4096); past the cap, freed blocks go back to the system.
 #include "runtime/allocator.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdlib>
 #include <mutex>
@@ -22,7 +23,7 @@ size_t size_class(size_t bytes) {
   if (bytes <= min_block) return min_block;
   // Round up to the next of 1, 1.25, 1.5, 1.75 times a power of two.
   const int top = 63 - std::countl_zero(bytes - 1);
-  const size_t step = top >= 2 ? size_t(1) << (top - 2) : 1;
+  const size_t step = std::max(size_t(1) << (top - 2), min_block); // aligned_alloc: a multiple
   return (bytes + step - 1) / step * step;
 }
 
@@ -102,7 +103,8 @@ void release_cached_memory() {
   Cache &c = cache();
   std::lock_guard lock(c.mutex);
   for (auto &[size, blocks] : c.free_blocks)
-    for (void *p : blocks) std::free(p);
+    for (void *p : blocks)
+      std::free(p);
   c.free_blocks.clear();
   c.cached = 0;
 }

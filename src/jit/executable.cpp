@@ -12,6 +12,7 @@
 #include "interp/interp.h"
 #include "ir/printer.h"
 #include "passes/fusion.h"
+#include "passes/pipeline.h"
 #include "random/threefry.h"
 #include "runtime/thread_pool.h"
 
@@ -24,7 +25,9 @@ constexpr int64_t min_chunk_elements = 1 << 14;
 
 Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse)
     : params_(std::move(params)), outputs_(std::move(outputs)) {
-  std::vector<passes::Step> plan = passes::plan_steps(outputs_, fuse);
+  // The unfused baseline also skips the graph passes: it is the op-by-op program as written.
+  const std::vector<ir::NodePtr> roots = fuse ? passes::optimize(outputs_) : outputs_;
+  std::vector<passes::Step> plan = passes::plan_steps(roots, fuse);
   std::unordered_map<const ir::Node *, int> slot;
   std::unordered_map<const ir::Node *, int> param_position;
   for (size_t i = 0; i < params_.size(); ++i)
@@ -53,7 +56,7 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
     }
     steps_.push_back(std::move(s));
   }
-  for (const ir::NodePtr &o : outputs_)
+  for (const ir::NodePtr &o : roots)
     output_slots_.push_back(slot.at(o.get()));
   // Free each intermediate after its last reader.
   std::vector<int> last_reader(slot_count_, -1);

@@ -21,7 +21,8 @@ constexpr int max_inline_depth = 64;
 // A literal, or a broadcast or cast of one: what NumPy handles as a scalar inside a loop.
 bool scalar(const Node &n) {
   if (n.op == Op::Literal) return true;
-  return (n.op == Op::Broadcast || n.op == Op::Convert || n.op == Op::Reshape) && scalar(*n.inputs[0]);
+  return (n.op == Op::Broadcast || n.op == Op::Convert || n.op == Op::Reshape) &&
+         scalar(*n.inputs[0]);
 }
 
 bool trivial(const Node &n, std::unordered_map<const Node *, bool> &memo) {
@@ -77,9 +78,9 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
       for (const ir::NodePtr &in : n->inputs)
         if (!materialized.count(in.get())) d = std::max(d, depth[in.get()] + 1);
     bool m = root_set.count(n) || n->realized() || n->op == Op::Constant ||
-             n->op == Op::RandomUniform || n->op == Op::Parameter || kind == OpKind::Reduce || kind == OpKind::Contraction ||
-             (users[n] > 1 && !trivial(*n, cheap)) || hoisted.count(n) || d >= max_inline_depth ||
-             (!fuse && !scalar(*n));
+             n->op == Op::RandomUniform || n->op == Op::Parameter || kind == OpKind::Reduce ||
+             kind == OpKind::Contraction || (users[n] > 1 && !trivial(*n, cheap)) ||
+             hoisted.count(n) || d >= max_inline_depth || (!fuse && !scalar(*n));
     if (m) materialized.insert(n);
     depth[n] = m ? 0 : d;
   }

@@ -12,8 +12,8 @@ struct Step {
   enum class Kind {
     Buffer,    // the value already exists: a constant or a realized node
     Parameter, // a jit argument, bound when the program runs
-    Random, // filled by the runtime's threefry (a library call, not a generated kernel)
-    Kernel, // computed by a generated kernel
+    Random,    // filled by the runtime's threefry (a library call, not a generated kernel)
+    Kernel,    // computed by a generated kernel
   };
   Kind kind;
   ir::NodePtr node;

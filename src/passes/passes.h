@@ -2,6 +2,7 @@
 // shapes, dtypes and values up to the rounding its doc comment allows).
 #pragma once
 
+#include <unordered_set>
 #include <vector>
 
 #include "ir/node.h"
@@ -19,6 +20,11 @@ std::vector<ir::NodePtr> simplify(const std::vector<ir::NodePtr> &roots);
 // stack/concatenate of expressions that differ only in scalar constants becomes one expression
 // over a constant vector broadcast along the concatenation axis.
 std::vector<ir::NodePtr> stack_to_broadcast(const std::vector<ir::NodePtr> &roots);
+
+// The literal nodes (literals or broadcasts of literals) that stack_to_broadcast will replace by
+// constant vectors: simplify must not rewrite them by value, or the stacked operands stop
+// matching.
+std::unordered_set<const ir::Node *> stack_varying_literals(const std::vector<ir::NodePtr> &roots);
 
 // Unary elementwise ops move below broadcasts (and other size-preserving movement), so they run
 // once per distinct input element instead of once per output element.

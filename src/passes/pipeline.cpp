@@ -39,14 +39,18 @@ std::vector<ir::NodePtr> optimize(const std::vector<ir::NodePtr> &roots) {
     for (const NamedPass &pass : pipeline) {
       auto start = std::chrono::steady_clock::now();
       std::vector<ir::NodePtr> next = pass.run(graph);
-      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
       if (next == graph) continue;
       any = true;
       graph = std::move(next);
       if (dump_dir) {
         std::filesystem::create_directories(dump_dir);
-        std::ofstream(std::filesystem::path(dump_dir) / fmt::format("{:04}_{}.txt", dump_counter++, pass.name))
-            << fmt::format("# {} (round {}): {:.3f} ms\n", pass.name, round, ms) << ir::print_graph(graph);
+        std::ofstream(std::filesystem::path(dump_dir) /
+                      fmt::format("{:04}_{}.txt", dump_counter++, pass.name))
+            << fmt::format("# {} (round {}): {:.3f} ms\n", pass.name, round, ms)
+            << ir::print_graph(graph);
       }
     }
     if (!any) break;

@@ -11,11 +11,13 @@ namespace jx::passes {
 std::vector<ir::NodePtr> rewrite(const std::vector<ir::NodePtr> &roots, const Rule &rule) {
   // Owning pointers for every reachable node, so rules receive NodePtrs.
   std::unordered_map<const ir::Node *, ir::NodePtr> owner;
-  for (const ir::NodePtr &r : roots) owner[r.get()] = r;
+  for (const ir::NodePtr &r : roots)
+    owner[r.get()] = r;
   const std::vector<const ir::Node *> order = ir::topological_order(roots);
   for (const ir::Node *n : order)
     if (!n->realized())
-      for (const ir::NodePtr &in : n->inputs) owner[in.get()] = in;
+      for (const ir::NodePtr &in : n->inputs)
+        owner[in.get()] = in;
 
   std::unordered_map<const ir::Node *, ir::NodePtr> replaced;
   for (const ir::Node *n : order) {
@@ -32,7 +34,8 @@ std::vector<ir::NodePtr> rewrite(const std::vector<ir::NodePtr> &roots, const Ru
     replaced[n] = rule(node);
   }
   std::vector<ir::NodePtr> out;
-  for (const ir::NodePtr &r : roots) out.push_back(replaced.at(r.get()));
+  for (const ir::NodePtr &r : roots)
+    out.push_back(replaced.at(r.get()));
   return out;
 }
 

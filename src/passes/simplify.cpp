@@ -1,30 +1,32 @@
 // simplify: algebraic identities that are exact in IEEE arithmetic, and cheaper forms of power.
 //
 // Exact rewrites (bit for bit, -0.0, infinities and NaN included):
-//   x * 1, 1 * x -> x; x + (-0.0), (-0.0) + x -> x (floats; x + 0.0 is NOT x: -0.0 + 0.0 is
-//   +0.0); x + 0, 0 + x -> x (ints, bools); x - 0.0 -> x (-0.0 - 0.0 is -0.0; x - (-0.0) is
-//   x + 0.0, not rewritten); x / 1 -> x; select(constant, a, b) -> a or b; select(p, a, a) -> a;
-//   pow(x, ±0) -> 1 (NumPy: 0**0 and nan**0 are 1); pow(x, 1) -> x; integer pow(x, k) for
-//   0 <= k <= 16 -> multiplications (integer products wrap exactly as int_pow's do).
+//   x * 1, 1 * x -> x; x / 1 -> x; x - 0.0 -> x (-0.0 - 0.0 is -0.0); x + (-0.0), (-0.0) + x -> x.
+//   Not x + 0.0 (-0.0 + 0.0 is +0.0) nor x - (-0.0) (that is x + 0.0). Integers and bools: x + 0,
+//   0 + x, x - 0 -> x. select(constant, a, b) -> a or b. pow(x, ±0) -> 1 (NumPy: 0**0 and
+//   nan**0 are 1); pow(x, 1) -> x; integer pow(x, k), 2 <= k <= 16 -> multiplications (wrapping
+//   products are exact, as int_pow's).
 // Rounding-level rewrites (floats):
-//   pow(x, k), 2 <= k <= 16 an integer -> multiplications by repeated squaring, the order of JAX's
-//     lax.integer_pow: relative error at most (k - 1) * 2^-p (p = 53 or 24) against the exact
-//     power (more only where the result is subnormal); the same special values as pow.
+//   pow(x, k), 2 <= k <= 16 an integer -> multiplications by repeated squaring, in JAX's
+//     lax.integer_pow order: relative error at most (k - 1) * 2^-p (p = 53, or 24 for float32)
+//     against the exact power (more only for subnormal results); pow's special values exactly.
 //   pow(x, -1) -> 1 / x, and pow(x, 0.5) -> sqrt(x) with pow's results at -0.0 (+0.0, where sqrt
-//     gives -0.0) and -inf (+inf, where sqrt gives NaN) restored by abs and a select: both are
-//     correctly rounded, so they differ from libm's pow by at most 1 ulp.
-//   pow(x, e) with a non-literal exponent and a base broadcast from fewer elements (the Simpson
-//     seed's x[:, None, :] ** c[None, :, None]) -> where(x > 0 & isfinite(x) & isfinite(e),
-//     exp(e * log(x)), pow(x, e)): log then runs once per distinct base element once
-//     sink_movement moves it below the broadcast. The fast branch has a relative error of about
-//     (2 |e log x| + 1) * 2^-53 (log's and the product's roundings, amplified by exp): under
-//     1e-13 for x in [0.05, 10.05] and e < 20. float32 computes it in float64, so its result is
-//     within 1 ulp of float32 pow. Every other case (x <= 0, inf or NaN, e inf or NaN) takes the
-//     original pow.
-// Left alone: non-integer literal exponents other than 0.5 (no work to share, and exp(c log x)
-// would only lose accuracy), negative integer exponents other than -1, a pow that already is the
-// fallback branch of a select (rewriting it again would nest the guard every round), realized
-// nodes, and any rewrite that would change the node's weak flag.
+//     gives -0.0: abs) and -inf (+inf, where sqrt gives NaN: a select). Both are correctly
+//     rounded, so within 1 ulp of libm's pow.
+//   pow(x, e) with a base broadcast from fewer elements and an exponent that varies along that
+//     broadcast (not a scalar nor broadcast the same way: sink_movement moves those pows whole),
+//     as the Simpson seed's x[:, None, :] ** c[None, :, None] -> exp(e * log|x|) with pow's
+//     special cases (signs of negative bases, NaN for negative bases to non-integer powers,
+//     zeros, infinities, pow(x, 0) = pow(1, e) = pow(-1, +-inf) = 1) rebuilt from selects of
+//     cheap ops, so that log runs once per distinct base element once sink_movement moves it
+//     below the broadcast, and no pow call keeps the kernel from vectorizing. The relative
+//     error is about (2 |e log x| + 1) * 2^-53 (log's and the product's roundings, amplified by
+//     exp): under 1e-13 for x in [0.05, 10.05] and e < 20. float32 computes it in float64,
+//     within 1 ulp of float32 pow.
+// Left alone: non-integer literal exponents other than 0.5 (nothing to share, and exp(c log x)
+// would only lose accuracy), negative integer exponents other than -1, realized nodes,
+// any rewrite that would change a node's weak flag, and literals that stack_to_broadcast is about
+// to turn into a vector (rewriting them by value would make the stacked operands differ).
 #include <jx/dtype.h>
 
 #include <cmath>
@@ -37,9 +39,6 @@
 #include "passes/rewrite.h"
 
 namespace jx::passes {
-
-// Defined in stack_to_broadcast.cpp: the literals it will turn into vectors.
-std::unordered_set<const ir::Node *> stack_varying_literals(const std::vector<ir::NodePtr> &roots);
 
 namespace {
 
@@ -127,7 +126,6 @@ private:
     case Op::Pow: return power(n);
     case Op::Select:
       if (const Node *p = scalar(a)) return p->ivalue ? n->inputs[1] : n->inputs[2];
-      if (n->inputs[1] == n->inputs[2]) return n->inputs[1];
       break;
     default: break;
     }
@@ -159,30 +157,49 @@ private:
   NodeSet varying_;
 };
 
-// Pows that are the fallback branch of a select: guarded already (by this pass or the user).
-NodeSet select_fallback_pows(const std::vector<NodePtr> &roots) {
-  NodeSet out;
-  for (const Node *n : ir::topological_order(roots))
-    if (n->op == Op::Select && n->inputs[2]->op == Op::Pow) out.insert(n->inputs[2].get());
-  return out;
+// Whether sink_movement moves the whole pow(x, e) below x's broadcast, where it runs once per
+// base element as it is: the exponent is a scalar, or broadcast the same way as x.
+bool sinks_whole(const NodePtr &x, const NodePtr &e) {
+  if (scalar_of(e, {})) return true;
+  if (e->op != Op::Broadcast || e->realized()) return false;
+  return e->inputs[0]->shape.empty() ||
+         (e->attrs == x->attrs && e->inputs[0]->shape == x->inputs[0]->shape);
 }
 
-// pow(x, e) -> where(x > 0 & isfinite(x) & isfinite(e), exp(e * log x), pow(x, e)) where x is a
-// broadcast from fewer elements and e is not a literal.
-NodePtr exp_log_power(const NodePtr &n, const NodeSet &guarded, const NodeSet &varying) {
-  if (n->op != Op::Pow || n->realized() || !is_floating(n->dtype) || guarded.count(n.get()))
-    return n;
+// pow(x, e) as exp(e * log|x|) with C99/NumPy pow's special cases rebuilt from cheap selects (no
+// pow call left, so the kernel vectorizes): where x is a broadcast from fewer elements that the
+// exponent varies along.
+NodePtr exp_log_power(const NodePtr &n) {
+  if (n->op != Op::Pow || n->realized() || !is_floating(n->dtype)) return n;
   const NodePtr &x = n->inputs[0], &e = n->inputs[1];
-  if (scalar_of(e, varying) || x->op != Op::Broadcast || x->realized() ||
-      x->inputs[0]->size() >= n->size())
+  if (x->op != Op::Broadcast || x->realized() || x->inputs[0]->size() >= n->size() ||
+      sinks_whole(x, e))
     return n;
+  auto lit = [&](double v) { return fill(v, *n, n->weak); };
+  auto both = [](const NodePtr &a, const NodePtr &b) { return ir::binary(Op::And, a, b); };
+  auto either = [](const NodePtr &a, const NodePtr &b) { return ir::binary(Op::Or, a, b); };
+  auto eq = [&](const NodePtr &a, double v) { return ir::binary(Op::Eq, a, lit(v)); };
   auto wide = [](const NodePtr &v) { return ir::convert(v, DType::float64, v->weak); };
-  NodePtr fast = ir::unary(Op::Exp, ir::binary(Op::Mul, wide(e), ir::unary(Op::Log, wide(x))));
-  fast = ir::convert(fast, n->dtype, n->weak);
-  NodePtr positive = ir::binary(Op::Gt, x, fill(0, *x, x->weak));
-  NodePtr ok = ir::binary(Op::And, ir::binary(Op::And, positive, ir::unary(Op::IsFinite, x)),
-                          ir::unary(Op::IsFinite, e));
-  return ir::select(ok, fast, n);
+  // |x|^e, computed in float64 (float32 pow is then within 1 ulp).
+  NodePtr magnitude = ir::unary(
+      Op::Exp, ir::binary(Op::Mul, wide(e), ir::unary(Op::Log, wide(ir::unary(Op::Abs, x)))));
+  NodePtr r = ir::convert(magnitude, n->dtype, n->weak);
+  NodePtr e_finite = ir::unary(Op::IsFinite, e);
+  NodePtr integral = both(ir::binary(Op::Eq, ir::unary(Op::Floor, e), e), e_finite);
+  NodePtr odd = both(integral, ir::binary(Op::Ne, ir::binary(Op::Rem, e, lit(2)), lit(0)));
+  // Negative sign bit: x < 0, or x == -0.0 (1 / -0.0 is -inf).
+  NodePtr negative =
+      either(ir::binary(Op::Lt, x, lit(0)),
+             both(eq(x, 0), ir::binary(Op::Lt, ir::binary(Op::Div, lit(1), x), lit(0))));
+  r = ir::select(both(negative, odd), ir::unary(Op::Neg, r), r);
+  // A finite negative base to a finite non-integer power has no real value.
+  NodePtr no_real = both(both(ir::binary(Op::Lt, x, lit(0)), ir::unary(Op::IsFinite, x)),
+                         both(e_finite, ir::unary(Op::Not, integral)));
+  r = ir::select(no_real, lit(std::numeric_limits<double>::quiet_NaN()), r);
+  // pow(x, 0) = pow(1, e) = pow(-1, +-inf) = 1, even for NaN operands.
+  NodePtr one = either(either(eq(e, 0), eq(x, 1)), both(eq(x, -1), ir::unary(Op::Not, e_finite)));
+  NodePtr minus_one_nan = both(eq(x, -1), ir::unary(Op::IsNan, e));
+  return ir::select(both(one, ir::unary(Op::Not, minus_one_nan)), lit(1), r);
 }
 
 } // namespace
@@ -190,10 +207,7 @@ NodePtr exp_log_power(const NodePtr &n, const NodeSet &guarded, const NodeSet &v
 std::vector<ir::NodePtr> simplify(const std::vector<ir::NodePtr> &roots) {
   const NodeSet varying = stack_varying_literals(roots);
   std::vector<NodePtr> out = rewrite(roots, Rules(varying));
-  // A second walk, after the first settled: a pow rebuilt by the first would not be recognized
-  // as a select's fallback.
-  const NodeSet guarded = select_fallback_pows(out);
-  return rewrite(out, [&](const NodePtr &n) { return exp_log_power(n, guarded, varying); });
+  return rewrite(out, exp_log_power);
 }
 
 } // namespace jx::passes

@@ -53,40 +53,36 @@ NodePtr move_like(const Node &m, NodePtr x) {
   }
 }
 
+// The movement every operand not yet peeled to a scalar carries (fills aside, if asked), or null.
+const Node *shared_movement(const std::vector<NodePtr> &ops, const std::vector<bool> &scalar,
+                            bool skip_fills) {
+  const Node *common = nullptr;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (scalar[i] || (skip_fills && is_fill(*ops[i]))) continue;
+    if (!is_sinkable_movement(*ops[i]) || (common && !same_movement(*ops[i], *common)))
+      return nullptr;
+    if (!common) common = ops[i].get();
+  }
+  return common;
+}
+
 NodePtr sink_rule(const NodePtr &n) {
   if (n->realized() || !ir::is_elementwise(n->op)) return n;
-  // Operands as they are peeled level by level; a fill is kept as its 0-d value.
+  // Operands as they are peeled level by level; a fill becomes its 0-d value.
   std::vector<NodePtr> ops = n->inputs;
   std::vector<bool> scalar(ops.size(), false);
   std::vector<const Node *> moves; // outermost first
   while (true) {
-    // The movement the operands share: all of them, or all but the fills.
-    const Node *common = nullptr;
-    bool all_same = true;
-    for (size_t i = 0; i < ops.size() && all_same; ++i) {
-      if (scalar[i]) continue;
-      all_same = is_sinkable_movement(*ops[i]) && (!common || same_movement(*ops[i], *common));
-      if (!common) common = ops[i].get();
-    }
-    if (!all_same) {
-      common = nullptr;
-      for (size_t i = 0; i < ops.size(); ++i) {
-        if (scalar[i] || is_fill(*ops[i])) continue;
-        if (!is_sinkable_movement(*ops[i]) || (common && !same_movement(*ops[i], *common))) {
-          common = nullptr;
-          break;
-        }
-        if (!common) common = ops[i].get();
-      }
+    const Node *common = shared_movement(ops, scalar, false);
+    if (!common) {
+      common = shared_movement(ops, scalar, true);
       if (!common) break;
-      for (size_t i = 0; i < ops.size(); ++i) {
+      for (size_t i = 0; i < ops.size(); ++i)
         if (!scalar[i] && is_fill(*ops[i])) {
           ops[i] = ops[i]->inputs[0];
           scalar[i] = true;
         }
-      }
     }
-    if (!common) break;
     for (size_t i = 0; i < ops.size(); ++i)
       if (!scalar[i]) ops[i] = ops[i]->inputs[0];
     moves.push_back(common);

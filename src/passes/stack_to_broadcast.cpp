@@ -11,7 +11,7 @@
 // literal's dtype, broadcast along the axis), or all the same elementwise op with identical
 // op/dtype/weak/shape/attrs (matched input by input). Anything else leaves the Concatenate
 // unchanged: differing movement ops, reductions, constants, iotas or parameters, realized nodes,
-// runs of matching operands among non-matching ones, and a result whose weak flag would change
+// runs of matching operands among non-matching ones, and weak results with differing literals
 // (a constant vector is never weak).
 #include <jx/dtype.h>
 
@@ -77,7 +77,7 @@ struct Match {
   int64_t axis;
   bool inserted; // the expressions lack the unit axis (operands are reshape(e_i))
   Tuple roots;
-  std::vector<NodePtr> root_ptrs; // owners of the root tuple's nodes
+  NodePtr first_root; // owns roots[0]
   std::vector<Entry> entries;
   std::unordered_map<Tuple, size_t, TupleHash> index;
 };
@@ -99,10 +99,9 @@ std::optional<Match> match_stack(const Node &concat) {
   for (const NodePtr &op : concat.inputs)
     m.inserted = m.inserted && op->op == Op::Reshape && !op->realized() &&
                  op->inputs[0]->shape == without_axis;
-  for (const NodePtr &op : concat.inputs) {
-    m.root_ptrs.push_back(m.inserted ? op->inputs[0] : op);
-    m.roots.push_back(m.root_ptrs.back().get());
-  }
+  for (const NodePtr &op : concat.inputs)
+    m.roots.push_back(m.inserted ? op->inputs[0].get() : op.get());
+  m.first_root = m.inserted ? concat.inputs[0]->inputs[0] : concat.inputs[0];
 
   // Iterative post-order walk over position tuples.
   std::vector<std::pair<Tuple, bool>> stack{{m.roots, false}};
@@ -140,6 +139,9 @@ std::optional<Match> match_stack(const Node &concat) {
       stack.push_back({std::move(child), false});
     }
   }
+  // A constant vector is strong: a weak result cannot be rebuilt over one.
+  for (const Entry &e : m.entries)
+    if (concat.weak && e.kind == Kind::Literal) return std::nullopt;
   return m;
 }
 
@@ -155,13 +157,13 @@ public:
     built_.reserve(m_.entries.size());
     for (const Entry &e : m_.entries)
       built_.push_back(e.kind == Kind::Literal ? vector_of(e.nodes) : elementwise(e.nodes));
-    return node_for(m_.roots, [&](size_t i) { return m_.root_ptrs[i]; });
+    return node_for(m_.roots, m_.first_root);
   }
 
 private:
-  // The merged node of a position; at_template(i) owns the position's node in operand i.
-  template <class F> NodePtr node_for(const Tuple &t, F at_template) {
-    return identical(t) ? lift(at_template(0)) : built_[m_.index.at(t)];
+  // The merged node of a position; first owns the position's node in the first operand.
+  NodePtr node_for(const Tuple &t, const NodePtr &first) const {
+    return identical(t) ? lift(first) : built_[m_.index.at(t)];
   }
 
   // A node shared by every operand, broadcast along the concatenation axis; a broadcast is
@@ -198,7 +200,7 @@ private:
       Tuple child;
       for (const Node *x : t)
         child.push_back(x->inputs[i].get());
-      in.push_back(node_for(child, [&](size_t) { return n.inputs[i]; }));
+      in.push_back(node_for(child, n.inputs[i]));
     }
     // The builders recompute weak flags from the new inputs.
     switch (ir::op_kind(n.op)) {
@@ -233,8 +235,8 @@ std::vector<ir::NodePtr> stack_to_broadcast(const std::vector<ir::NodePtr> &root
     std::optional<Match> m = match_stack(*n);
     if (!m) return n;
     NodePtr merged = Merger(*n, *m).run();
-    bool same_type = merged->dtype == n->dtype && merged->shape == n->shape &&
-                     merged->weak == n->weak;
+    bool same_type =
+        merged->dtype == n->dtype && merged->shape == n->shape && merged->weak == n->weak;
     return same_type ? merged : n;
   });
 }

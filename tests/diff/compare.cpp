@@ -70,6 +70,25 @@ public:
 
 private:
   std::unordered_map<const Node *, NodePtr> memo_;
+  std::unordered_map<const Node *, bool> zero_sign_memo_;
+
+  // Whether n's zeros may have either sign in a correct implementation: downstream of float sums,
+  // contractions, maxima and minima (0 + -0 and max(-0, 0) depend on the order). Only dividing by
+  // such a zero (or raising it to a negative power) shows the sign; comparisons do not.
+  bool zero_sign_unknown(const NodePtr &n) {
+    auto it = zero_sign_memo_.find(n.get());
+    if (it != zero_sign_memo_.end()) return it->second;
+    bool unknown = false;
+    if (!n->realized() && is_floating(n->dtype)) {
+      const Op op = n->op;
+      unknown =
+          op == Op::ReduceSum || op == Op::ReduceMax || op == Op::ReduceMin || op == Op::DotGeneral;
+      for (const NodePtr &in : n->inputs)
+        unknown = unknown || zero_sign_unknown(in);
+    }
+    zero_sign_memo_.emplace(n.get(), unknown);
+    return unknown;
+  }
 
   static NodePtr lit(double v, const Shape &s) {
     return ir::broadcast(ir::literal(v, f64, false), s, {});
@@ -103,9 +122,13 @@ private:
   static NodePtr within(const NodePtr &e, const NodePtr &y) {
     return un(Op::Not, bin(Op::Ge, e, y));
   }
+  // Where x, off by at most e, keeps its sign and stays nonzero, or is exact.
+  static NodePtr steady(const NodePtr &x, const NodePtr &e) {
+    return bin(Op::Or, un(Op::Not, inexact(e)), within(e, abs_of(x)));
+  }
   // 1 where x (off by at most e) may be 0 or change sign, else 0.
   static NodePtr unstable(const NodePtr &x, const NodePtr &e) {
-    return ir::select(within(e, abs_of(x)), lit(0, x->shape), lit(1, x->shape));
+    return ir::select(steady(x, e), lit(0, x->shape), lit(1, x->shape));
   }
   // 1 where x is an infinity or NaN, else 0.
   static NodePtr nonfinite(const NodePtr &x) {
@@ -141,11 +164,11 @@ private:
   }
 
   NodePtr compute(const NodePtr &np) {
-    NodePtr b = unsettled(np);
+    NodePtr b = raw_bound(np);
     return b && op_kind(np->op) != OpKind::Movement ? settle(np, b) : b;
   }
 
-  NodePtr unsettled(const NodePtr &np) {
+  NodePtr raw_bound(const NodePtr &np) {
     const Node &n = *np;
     // A realized node is a leaf to every backend.
     if (n.realized() || op_kind(n.op) == OpKind::Leaf) return nullptr;
@@ -164,22 +187,26 @@ private:
     case OpKind::Binary:
     case OpKind::Ternary: {
       const double libm = fl ? libm_error(n.op) : 0;
-      NodePtr own = libm > 0 ? scale(libm * eps, mag(np)) : nullptr;
-      if (!any) return own;
-      NodePtr f = propagate(np, e, err);
-      if (fl && n.op != Op::Select) f = add(f, scale(2 * eps, mag(np)));
-      // Elements with exact inputs stay exact (the formulas can give NaN at 0 or infinity), and
-      // unknown inputs give unknown results (where the formulas could give NaN, as 0 * inf).
-      NodePtr has = nullptr, unknown = nullptr;
-      for (const NodePtr &b : e) {
-        if (!b) continue;
-        has = has ? bin(Op::Or, has, inexact(b)) : inexact(b);
-        NodePtr u = bin(Op::Eq, b, lit(kInf, b->shape));
-        unknown = unknown ? bin(Op::Or, unknown, u) : u;
+      // The op's own error: libm * eps * |result|, and libm subnormal steps near 0. A zero result
+      // is exact (sin(0), log(1), ...) unless it may have underflowed.
+      NodePtr own = nullptr;
+      if (libm > 0) {
+        NodePtr steps = lit(libm * smallest_subnormal(n.dtype), n.shape);
+        if (n.op != Op::Exp && n.op != Op::Pow)
+          steps = ir::select(bin(Op::Eq, f64_of(np), lit(0, n.shape)), lit(0, n.shape), steps);
+        own = add(scale(libm * eps, mag(np)), steps);
       }
-      if (n.op != Op::Select) f = ir::select(unknown, lit(kInf, n.shape), f);
-      NodePtr out = ir::select(has, f, lit(0, n.shape));
-      return own ? add(out, own) : out;
+      NodePtr out = any ? inexact_inputs(np, e, err) : nullptr;
+      // Dividing by a zero of unknown sign (or raising it to a negative power): +-inf.
+      const Shape &s = n.shape;
+      NodePtr sign_shows = nullptr;
+      if (n.op == Op::Div && zero_sign_unknown(n.inputs[1]))
+        sign_shows = bin(Op::Eq, f64_of(n.inputs[1]), lit(0, s));
+      if (n.op == Op::Pow && zero_sign_unknown(n.inputs[0]))
+        sign_shows = bin(Op::And, bin(Op::Eq, f64_of(n.inputs[0]), lit(0, s)),
+                         bin(Op::Lt, f64_of(n.inputs[1]), lit(0, s)));
+      if (sign_shows) out = ir::select(sign_shows, lit(kInf, s), out ? out : lit(0, s));
+      return own && out ? add(out, own) : own ? own : out;
     }
     case OpKind::Movement: {
       if (!any) return nullptr;
@@ -190,8 +217,6 @@ private:
     }
     case OpKind::Reduce: return reduction(np, e[0]);
     case OpKind::Contraction: {
-      // Float contractions always get a bound node, if only a zero one: besides rounding, the sign
-      // of a zero result depends on the order of the terms.
       if (!any && !fl) return nullptr;
       const ir::DotDims d = ir::dot_dims(n);
       int64_t k = 1;
@@ -216,10 +241,28 @@ private:
     return nullptr;
   }
 
-  // The bound of an elementwise node given its operands' bounds e (null where exact) and err(i)
-  // (zero where exact).
+  // The bound of elementwise node n from its operands' bounds e (some not null).
   template <class Err>
-  NodePtr propagate(const NodePtr &np, const std::vector<NodePtr> &e, Err &err) {
+  NodePtr inexact_inputs(const NodePtr &np, const std::vector<NodePtr> &e, Err &err) {
+    const Node &n = *np;
+    NodePtr f = propagate(np, err);
+    if (is_floating(n.dtype) && n.op != Op::Select)
+      f = add(f, scale(2 * epsilon(n.dtype), mag(np)));
+    // Elements with exact inputs stay exact (the formulas can give NaN at 0 or infinity), and
+    // unknown inputs give unknown results (where the formulas could give NaN, as 0 * inf).
+    NodePtr has = nullptr, unknown = nullptr;
+    for (const NodePtr &b : e) {
+      if (!b) continue;
+      has = has ? bin(Op::Or, has, inexact(b)) : inexact(b);
+      NodePtr u = bin(Op::Eq, b, lit(kInf, b->shape));
+      unknown = unknown ? bin(Op::Or, unknown, u) : u;
+    }
+    if (n.op != Op::Select) f = ir::select(unknown, lit(kInf, n.shape), f);
+    return ir::select(has, f, lit(0, n.shape));
+  }
+
+  // The bound of an elementwise node given its operands' bounds err(i) (zero where exact).
+  template <class Err> NodePtr propagate(const NodePtr &np, Err &err) {
     const Node &n = *np;
     const Shape &s = n.shape;
     auto x = [&](size_t i) { return n.inputs[i]; };
@@ -255,19 +298,20 @@ private:
     case Op::Mul: {
       // An infinite factor times one that may change sign (or be 0) is unknown.
       NodePtr e0 = err(0), e1 = err(1);
-      auto signed_factor = [&](size_t i, const NodePtr &e_other, size_t other) {
-        return bin(Op::Or, un(Op::IsFinite, x(i)), within(e_other, abs_of(x(other))));
+      auto known = [&](size_t i, const NodePtr &e_other, size_t other) {
+        return bin(Op::Or, un(Op::IsFinite, x(i)), steady(x(other), e_other));
       };
-      return or_inf(bin(Op::And, signed_factor(0, e1, 1), signed_factor(1, e0, 0)),
+      return or_inf(bin(Op::And, known(0, e1, 1), known(1, e0, 0)),
                     add(add(mul(mag(x(0)), e1), mul(mag(x(1)), e0)), mul(e0, e1)));
     }
     case Op::Div: {
-      // |a'/b' - a/b| <= (da + |a/b| db) / (|b| - db) for db < |b|. A zero divisor gives an
-      // infinity of a's sign if it is exact (no bound node); otherwise even its sign is unknown.
+      // |a'/b' - a/b| <= (da + |a/b| db) / (|b| - db) for db < |b|. An exact zero divisor gives
+      // an infinity of a's sign.
       NodePtr ab = abs_of(x(1)), e0 = err(0), e1 = err(1), zero = lit(0, s);
-      NodePtr f = or_inf(within(e1, ab), div(add(e0, mul(mag(np), e1)), bin(Op::Sub, ab, e1)));
-      if (e[1]) return f;
-      return ir::select(bin(Op::Eq, ab, zero), or_inf(within(e0, abs_of(x(0))), zero), f);
+      NodePtr by_zero = bin(Op::And, bin(Op::Eq, ab, zero), bin(Op::Eq, e1, zero));
+      return ir::select(
+          by_zero, or_inf(within(e0, abs_of(x(0))), zero),
+          or_inf(within(e1, ab), div(add(e0, mul(mag(np), e1)), bin(Op::Sub, ab, e1))));
     }
     case Op::Pow: {
       // For an exact exponent, |a|^b is monotonic in |a|: the ends of |a| -+ da bound it.
@@ -284,13 +328,12 @@ private:
     }
   }
 
-  // Float sums, products, maxima and minima always get a bound node, if only a zero one: the sign
-  // of a zero result depends on the order (0 + -0, max(-0, 0)).
   NodePtr reduction(const NodePtr &np, const NodePtr &e) {
     const Node &n = *np;
     const NodePtr &x = n.inputs[0];
     const DType t = n.dtype;
-    if (!e && !is_floating(t)) return nullptr;
+    const bool reorders = is_floating(t) && (n.op == Op::ReduceSum || n.op == Op::ReduceProd);
+    if (!e && !reorders) return nullptr;
     auto reduce = [&](Op op, NodePtr v) { return ir::reduce(op, std::move(v), n.attrs); };
     const int64_t count = reduced_count(n);
     switch (n.op) {
@@ -326,7 +369,7 @@ private:
       return or_inf(ok, out);
     }
     case Op::ReduceMax:
-    case Op::ReduceMin: return e ? reduce(Op::ReduceMax, e) : lit(0, n.shape);
+    case Op::ReduceMin: return reduce(Op::ReduceMax, e);
     default: { // argmax, argmin: an inexact candidate may change the winner
       NodePtr worst = reduce(Op::ReduceMax, e);
       return ir::select(inexact(worst), lit(kInf, n.shape), lit(0, n.shape));

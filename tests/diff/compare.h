@@ -11,7 +11,8 @@
 //   * a reduction or contraction of n terms: n * eps * sum(|terms|), the worst case of any order in
 //     the result's precision (the interpreter accumulates float32 in double), plus n subnormal
 //     steps;
-//   * a libm function: 4 * eps * |result| (16 for erf_inv, a polynomial approximation);
+//   * a libm function: 4 * eps * |result| and 4 subnormal steps (16 for erf_inv, a polynomial
+//     approximation); a zero result is exact unless it may have underflowed (exp, pow);
 //   * every later op propagates bounds by its condition: sums add them, products scale them, exp(x)
 //     widens them by exp(x) * expm1(bound), movement ops move them, max and min take the larger.
 // A bound is infinite, and the element unchecked, where no finite bound holds: an inexact value

@@ -38,10 +38,11 @@ struct GeneratedGraph {
   std::string description;
 };
 
-// Never throws for valid options: every call is chosen to be valid for its operands' shapes and
-// dtypes. Float values downstream of rounding-order or libm-dependent ops (sums, contractions,
-// transcendental functions) never feed discontinuous ops (comparisons, floor, casts to int, argmax,
-// ...), where a legitimate last-bit difference could flip a result.
+// Every call is chosen to be valid for its operands' shapes and dtypes, so a call that raises is a
+// jx bug: the exception names the call and shows the program so far. Float values downstream of
+// rounding-order or libm-dependent ops (sums, contractions, transcendental functions) never feed
+// discontinuous ops (comparisons, floor, casts to int, argmax, ...), where a legitimate last-bit
+// difference could flip a result.
 GeneratedGraph random_graph(uint64_t seed, const GraphOptions &options = {});
 
 } // namespace jx::diff

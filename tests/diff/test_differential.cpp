@@ -192,11 +192,10 @@ TEST(Differential, FamiliesRestrictTheGraph) {
 }
 
 TEST(Differential, CompareBuffersRules) {
-  auto buffer = [](const Array &x) { return interpret(x); };
   const double nan = std::nan(""), inf = INFINITY;
   Array e = jnp::array(std::vector<double>{nan, 0.0, inf, 1.0, -2.0, 3.0}, Shape{2, 3});
   auto compare = [&](std::vector<double> got, Tolerance t = {}) {
-    return compare_buffers(e, buffer(e), buffer(jnp::array(got, Shape{2, 3})), t);
+    return compare_buffers(e, interpret(e), interpret(jnp::array(got, Shape{2, 3})), t);
   };
   EXPECT_TRUE(compare({nan, -0.0, inf, 1.0, -2.0, 3.0}).ok);
   CompareResult r = compare({nan, 0.0, -inf, 1.0, -2.0, 3.0});
@@ -210,7 +209,7 @@ TEST(Differential, CompareBuffersRules) {
   EXPECT_TRUE(compare({nan, 0.0, inf, 1.0, -2.0, next}, Tolerance{1, nullptr}).ok);
   EXPECT_FALSE(compare({nan, 0.0, 1e308, 1.0, -2.0, 3.0}, Tolerance{1000, nullptr}).ok);
   // A bound: elementwise absolute error, infinite where unchecked.
-  Tolerance t{0, buffer(jnp::array(std::vector<double>{0, 0, 0, 0.5, inf, 0}, Shape{2, 3}))};
+  Tolerance t{0, interpret(jnp::array(std::vector<double>{0, 0, 0, 0.5, inf, 0}, Shape{2, 3}))};
   r = compare({nan, 0.0, inf, 1.9, 100.0, 3.0}, t);
   EXPECT_TRUE(r.ok) << r.message;
   EXPECT_EQ(r.unchecked, 1);
@@ -218,9 +217,9 @@ TEST(Differential, CompareBuffersRules) {
   EXPECT_FALSE(compare({0.0, 0.0, inf, 1.0, -2.0, 3.0}, t).ok);
   // Integers are exact; buffers that are too small are reported.
   Array i = jnp::array(std::vector<int32_t>{1, 2, 3});
-  r = compare_buffers(i, buffer(i), buffer(jnp::array(std::vector<int32_t>{1, 2, 4})), {});
+  r = compare_buffers(i, interpret(i), interpret(jnp::array(std::vector<int32_t>{1, 2, 4})), {});
   EXPECT_EQ(r.index, 2);
-  r = compare_buffers(i, buffer(i), buffer(jnp::array(std::vector<int32_t>{1, 2})), {});
+  r = compare_buffers(i, interpret(i), interpret(jnp::array(std::vector<int32_t>{1, 2})), {});
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.message.find("holds 8 bytes, not 12"), std::string::npos) << r.message;
 }
@@ -230,7 +229,9 @@ TEST(Differential, CompareBuffersRules) {
 // accumulates in order, float32 in double), and libm results a few ulp off.
 class Alternate {
 public:
-  explicit Alternate(uint64_t seed) : rng_(seed) {}
+  // drop_last_term makes it a buggy implementation instead, for the tolerance's sensitivity.
+  explicit Alternate(uint64_t seed, bool drop_last_term = false)
+      : rng_(seed), drop_last_term_(drop_last_term) {}
 
   NodePtr rewrite(const NodePtr &n) {
     auto it = memo_.find(n.get());
@@ -242,6 +243,7 @@ public:
 
 private:
   std::mt19937_64 rng_;
+  bool drop_last_term_;
   std::unordered_map<const Node *, NodePtr> memo_;
 
   NodePtr compute(const NodePtr &n) {
@@ -296,7 +298,7 @@ private:
   }
 
   // Reduces x over axes by halving: pairs of neighbours combined until one is left.
-  static NodePtr pairwise(Op op, NodePtr x, const std::vector<int64_t> &axes) {
+  NodePtr pairwise(Op op, NodePtr x, const std::vector<int64_t> &axes) {
     const DType t = x->dtype;
     const double identity = op == Op::ReduceSum ? 0 : 1;
     Shape kept;
@@ -316,6 +318,12 @@ private:
     s.push_back(n);
     x = jx::ir::reshape(jx::ir::transpose(x, perm), s);
     const int64_t last = int64_t(kept.size());
+    if (drop_last_term_ && op == Op::ReduceSum && n >= 2) {
+      Shape limits = s;
+      limits[last] = --n;
+      x = jx::ir::slice(x, std::vector<int64_t>(last + 1, 0), limits,
+                        std::vector<int64_t>(last + 1, 1));
+    }
     const Op combine = op == Op::ReduceSum ? Op::Add : Op::Mul;
     while (n > 1) {
       if (n % 2) {
@@ -336,7 +344,7 @@ private:
   }
 
   // dot_general as a broadcast product summed pairwise over the contracted axes.
-  static NodePtr contract(const Node &n, const NodePtr &lhs, const NodePtr &rhs) {
+  NodePtr contract(const Node &n, const NodePtr &lhs, const NodePtr &rhs) {
     const jx::ir::DotDims d = jx::ir::dot_dims(n);
     auto free_axes = [](const NodePtr &x, const std::vector<int64_t> &b,
                         const std::vector<int64_t> &c) {
@@ -415,6 +423,24 @@ TEST(Differential, ToleranceAbsorbsRoundingDifferences) {
              graphs, seconds_since(t0), differing, unchecked, elements);
   EXPECT_GT(differing, int64_t(graphs / 20)) << "the alternate evaluation should differ often";
   failures.report(graphs);
+}
+
+// The bounds are tight enough to catch a plausible compiler bug: float sums and contractions that
+// drop their last term.
+TEST(Differential, ToleranceCatchesDroppedTerms) {
+  int64_t affected = 0, caught = 0;
+  for (uint64_t seed = 0; seed < 2000; ++seed) {
+    GeneratedGraph g = random_graph(seed);
+    const NodePtr right = Alternate(seed).rewrite(g.root.node());
+    const NodePtr wrong = Alternate(seed, true).rewrite(g.root.node());
+    BufferPtr bad = evaluate_with(Backend::Interpreter, wrong);
+    if (compare_buffers(g.root, evaluate_with(Backend::Interpreter, right), bad, {}).ok) continue;
+    ++affected;
+    caught += !compare_buffers(g.root, interpret(g.root), bad, tolerance_for(g.root)).ok;
+  }
+  fmt::print("dropping a term changes {} of 2000 graphs; the tolerance catches {}\n", affected,
+             caught);
+  EXPECT_GE(caught, affected * 9 / 10);
 }
 
 } // namespace

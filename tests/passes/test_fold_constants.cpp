@@ -17,7 +17,7 @@ using namespace jx::ir;
 namespace {
 
 const double inf = std::numeric_limits<double>::infinity();
-const double nan = std::numeric_limits<double>::quiet_NaN();
+const double qnan = std::numeric_limits<double>::quiet_NaN();
 
 template <class T> NodePtr vec(std::vector<T> v) {
   auto buf = runtime::make_buffer(v.size() * sizeof(T));
@@ -97,8 +97,8 @@ TEST(FoldConstants, ChainsFoldBottomUp) {
   // exp(-(1.5)) * 2 + sqrt(3), every operand a broadcast literal.
   Shape s{5};
   NodePtr e = unary(Op::Exp, unary(Op::Neg, fill(lit(1.5), s)));
-  NodePtr root = binary(Op::Add, binary(Op::Mul, e, fill(lit(2), s)),
-                        unary(Op::Sqrt, fill(lit(3), s)));
+  NodePtr root =
+      binary(Op::Add, binary(Op::Mul, e, fill(lit(2), s)), unary(Op::Sqrt, fill(lit(3), s)));
   expect_folds(root);
   EXPECT_EQ(folded_literal(fold(root)).fvalue, std::exp(-1.5) * 2 + std::sqrt(3.0));
 }
@@ -116,11 +116,11 @@ TEST(FoldConstants, FloatSpecialValues) {
     double a, b;
   };
   const Case cases[] = {
-      {Op::Add, -0.0, 0.0},  {Op::Add, inf, -inf},   {Op::Mul, -0.0, 5},   {Op::Div, 1, -0.0},
-      {Op::Div, 0, 0},       {Op::Rem, -7, 3},       {Op::Rem, 7, -0.0},   {Op::FloorDiv, -7, 2},
-      {Op::FloorDiv, 1, 0},  {Op::Pow, 0, 0},        {Op::Pow, nan, 0},    {Op::Pow, -8, 1.0 / 3},
-      {Op::Pow, -0.0, -1},   {Op::Pow, -inf, 0.5},   {Op::Max, nan, 1},    {Op::Min, 1, nan},
-      {Op::Max, -0.0, 0.0},  {Op::Sub, -0.0, 0.0},   {Op::Rem, 5.5, inf},  {Op::FloorDiv, -0.0, 3},
+      {Op::Add, -0.0, 0.0}, {Op::Add, inf, -inf}, {Op::Mul, -0.0, 5},  {Op::Div, 1, -0.0},
+      {Op::Div, 0, 0},      {Op::Rem, -7, 3},     {Op::Rem, 7, -0.0},  {Op::FloorDiv, -7, 2},
+      {Op::FloorDiv, 1, 0}, {Op::Pow, 0, 0},      {Op::Pow, qnan, 0},  {Op::Pow, -8, 1.0 / 3},
+      {Op::Pow, -0.0, -1},  {Op::Pow, -inf, 0.5}, {Op::Max, qnan, 1},  {Op::Min, 1, qnan},
+      {Op::Max, -0.0, 0.0}, {Op::Sub, -0.0, 0.0}, {Op::Rem, 5.5, inf}, {Op::FloorDiv, -0.0, 3},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(std::string(op_name(c.op)));
@@ -129,7 +129,7 @@ TEST(FoldConstants, FloatSpecialValues) {
   }
   for (Op op : {Op::Neg, Op::Abs, Op::Sign, Op::Exp, Op::Expm1, Op::Log, Op::Log1p, Op::Sqrt,
                 Op::Sin, Op::Cos, Op::Tan, Op::Tanh, Op::Floor, Op::Ceil})
-    for (double v : {-inf, -2.5, -1.0, -0.0, 0.0, 1e-310, 0.5, 3.0, inf, nan}) {
+    for (double v : {-inf, -2.5, -1.0, -0.0, 0.0, 1e-310, 0.5, 3.0, inf, qnan}) {
       SCOPED_TRACE(std::string(op_name(op)) + " " + std::to_string(v));
       expect_folds(unary(op, lit(v)));
     }
@@ -189,27 +189,27 @@ TEST(FoldConstants, BoolSemantics) {
 TEST(FoldConstants, ConvertPredicatesAndComparisons) {
   // Converts of broadcast literals are not folded by the builder; the pass folds them as the
   // evaluator converts (NaN and out-of-range floats to the integer minimum).
-  for (double v : {nan, 1e30, -2.7, 2.7, -0.0, inf})
+  for (double v : {qnan, 1e30, -2.7, 2.7, -0.0, inf})
     for (DType to : {DType::int32, DType::int64, DType::bool_, DType::float32}) {
       NodePtr root = convert(fill(lit(v), {3}), to);
       ASSERT_EQ(root->op, Op::Convert);
       expect_folds(root);
     }
-  EXPECT_EQ(folded_literal(fold(convert(fill(lit(nan), {3}), DType::int32))).ivalue, INT32_MIN);
+  EXPECT_EQ(folded_literal(fold(convert(fill(lit(qnan), {3}), DType::int32))).ivalue, INT32_MIN);
   expect_folds(convert(fill(ilit(-1, DType::int64), {2}), DType::bool_));
   expect_folds(convert(fill(ilit(INT64_MAX, DType::int64), {2}), DType::int32));
   expect_folds(convert(fill(lit(0.1), {2}), DType::float32));
-  for (double v : {nan, inf, -inf, 1.0}) {
+  for (double v : {qnan, inf, -inf, 1.0}) {
     expect_folds(unary(Op::IsNan, fill(lit(v), {2})));
     expect_folds(unary(Op::IsFinite, lit(v, DType::float32)));
   }
   expect_folds(unary(Op::IsFinite, ilit(3, DType::int64)));
   for (Op op : {Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge}) {
-    expect_folds(binary(op, lit(nan), lit(1)));
+    expect_folds(binary(op, lit(qnan), lit(1)));
     expect_folds(binary(op, lit(-0.0), lit(0.0)));
     expect_folds(binary(op, ilit(-3, DType::int32), ilit(2, DType::int32)));
   }
-  EXPECT_EQ(fold(binary(Op::Lt, lit(nan), lit(1)))->dtype, DType::bool_);
+  EXPECT_EQ(fold(binary(Op::Lt, lit(qnan), lit(1)))->dtype, DType::bool_);
 }
 
 TEST(FoldConstants, Select) {
