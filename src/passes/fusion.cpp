@@ -14,8 +14,8 @@ using ir::Node;
 using ir::Op;
 using ir::OpKind;
 
-// Cheap enough to recompute in every consumer: literals, iotas, buffers, and movement ops
-// (index arithmetic, selects) or casts over those.
+// Cheap enough to recompute in every consumer: literals, iotas, buffers (including nodes already
+// chosen to be materialized), and movement ops (index arithmetic, selects) or casts over those.
 constexpr int max_inline_depth = 64;
 
 // A literal, or a broadcast or cast of one: what NumPy handles as a scalar inside a loop.
@@ -25,15 +25,16 @@ bool scalar(const Node &n) {
          scalar(*n.inputs[0]);
 }
 
-bool trivial(const Node &n, std::unordered_map<const Node *, bool> &memo) {
+bool trivial(const Node &n, std::unordered_map<const Node *, bool> &memo,
+             const std::unordered_set<const Node *> &buffers = {}) {
   if (auto it = memo.find(&n); it != memo.end()) return it->second;
   bool result = false;
-  if (n.realized() || n.op == Op::Literal || n.op == Op::Iota || n.op == Op::Constant ||
-      n.op == Op::Parameter) {
+  if (buffers.count(&n) || n.realized() || n.op == Op::Literal || n.op == Op::Iota ||
+      n.op == Op::Constant || n.op == Op::Parameter) {
     result = true;
   } else if (op_kind(n.op) == OpKind::Movement || n.op == Op::Convert) {
     result = std::all_of(n.inputs.begin(), n.inputs.end(),
-                         [&](const ir::NodePtr &in) { return trivial(*in, memo); });
+                         [&](const ir::NodePtr &in) { return trivial(*in, memo, buffers); });
   }
   memo[&n] = result;
   return result;
@@ -44,7 +45,9 @@ bool trivial(const Node &n, std::unordered_map<const Node *, bool> &memo) {
 std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
   const std::vector<const Node *> order = ir::topological_order(roots);
   std::unordered_map<const Node *, ir::NodePtr> owner;
-  std::unordered_map<const Node *, int> users;
+  // Users of each node, and how many read it through an index rewrite (a movement op): only
+  // those read it at other indices than the consumer's own, where recomputing would repeat work.
+  std::unordered_map<const Node *, int> users, remapped_users;
   for (const ir::NodePtr &r : roots)
     owner[r.get()] = r;
   for (const Node *n : order) {
@@ -52,6 +55,7 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
     for (const ir::NodePtr &in : n->inputs) {
       owner[in.get()] = in;
       ++users[in.get()];
+      if (op_kind(n->op) == OpKind::Movement) ++remapped_users[in.get()];
     }
   }
   std::unordered_set<const Node *> root_set;
@@ -68,6 +72,7 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
         !trivial(*n->inputs[0], cheap))
       hoisted.insert(n->inputs[0].get());
   std::unordered_set<const Node *> materialized;
+  std::unordered_map<const Node *, bool> cheap_now; // trivial, given what is materialized so far
   // Inline depth of each node within its kernel; long chains are cut so kernels (and the
   // emitter's recursion) stay bounded.
   std::unordered_map<const Node *, int> depth;
@@ -79,7 +84,8 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
         if (!materialized.count(in.get())) d = std::max(d, depth[in.get()] + 1);
     bool m = root_set.count(n) || n->realized() || n->op == Op::Constant ||
              n->op == Op::RandomUniform || n->op == Op::Parameter || kind == OpKind::Reduce ||
-             kind == OpKind::Contraction || (users[n] > 1 && !trivial(*n, cheap)) ||
+             kind == OpKind::Contraction ||
+             (users[n] > 1 && remapped_users[n] > 0 && !trivial(*n, cheap_now, materialized)) ||
              hoisted.count(n) || d >= max_inline_depth || (!fuse && !scalar(*n));
     if (m) materialized.insert(n);
     depth[n] = m ? 0 : d;

@@ -21,9 +21,11 @@ struct Step {
 };
 
 // A node is materialized when it is a root, already has data, is a reduction or contraction
-// read by a later kernel (inlining would repeat the whole reduction per element), has several
-// consumers and is not trivially cheap to recompute, or is real work under an expanding
-// broadcast (it is then computed once per distinct element: a hoisted buffer).
+// read by a later kernel (inlining would repeat the whole reduction per element), is real work
+// read by several consumers of which some read it at other indices (through a movement op), or
+// is real work under an expanding broadcast (it is then computed once per distinct element: a
+// hoisted buffer). Consumers that read a node at their own index share one computation of it
+// inside their kernel.
 // With fuse = false every non-leaf node is its own kernel (op-by-op, like eager NumPy): the
 // baseline the fusion benchmarks compare against.
 std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse = true);
