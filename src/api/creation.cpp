@@ -33,7 +33,7 @@ template <class T> Array array(const std::vector<T> &data, std::optional<Shape> 
   if constexpr (std::is_same_v<T, bool>) {
     for (size_t i = 0; i < data.size(); ++i)
       buffer->as<bool>()[i] = data[i];
-  } else {
+  } else if (!data.empty()) { // memcpy from an empty vector's null data is undefined
     std::memcpy(buffer->data(), data.data(), data.size() * sizeof(T));
   }
   return wrap(ir::constant(std::move(buffer), dt, std::move(s)));

@@ -184,7 +184,7 @@ Array einsum(std::string_view subscripts, const std::vector<Array> &operands) {
       auto [it, fresh] = sizes.emplace(l, d);
       if (fresh || it->second == d) continue;
       if (l >= 256 && (d == 1 || it->second == 1)) {
-        it->second = std::max(it->second, d);
+        it->second = d == 1 ? it->second : d; // 1 broadcasts against any size, 0 included
         continue;
       }
       throw ShapeError(

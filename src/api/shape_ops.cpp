@@ -223,6 +223,7 @@ Array roll(const Array &x, const std::vector<int64_t> &shift, const Axes &axis) 
     return reshape(roll(ravel(x), shift, 0), x.shape());
   }
   const std::vector<int64_t> &raw = axis.axes();
+  if (raw.empty()) return x; // nothing to roll along, as np.roll(x, s, axis=())
   if (shift.size() != raw.size() && shift.size() != 1 && raw.size() != 1)
     throw ValueError("roll: shift and axis must have the same length");
   const size_t count = std::max(shift.size(), raw.size());

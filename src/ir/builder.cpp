@@ -215,7 +215,11 @@ NodePtr rebuild(const Node &n, std::vector<NodePtr> inputs) {
 }
 
 NodePtr literal(double value, DType dtype, bool weak) {
-  if (!is_floating(dtype)) return literal_int(static_cast<int64_t>(value), dtype, weak);
+  if (dtype == DType::bool_) return literal_int(value != 0, dtype, weak);
+  if (!is_floating(dtype))
+    return literal_int(dtype == DType::int32 ? convert_scalar<int32_t>(value)
+                                             : convert_scalar<int64_t>(value),
+                       dtype, weak);
   if (dtype == DType::float32) value = static_cast<float>(value);
   return finish({.op = Op::Literal, .dtype = dtype, .weak = weak, .fvalue = value});
 }
@@ -246,7 +250,8 @@ NodePtr random_uniform(uint32_t key_hi, uint32_t key_lo, DType dtype, Shape shap
 }
 
 NodePtr parameter(int64_t position, DType dtype, Shape shape) {
-  return finish({.op = Op::Parameter, .dtype = dtype, .shape = std::move(shape), .attrs = {position}});
+  return finish(
+      {.op = Op::Parameter, .dtype = dtype, .shape = std::move(shape), .attrs = {position}});
 }
 
 NodePtr unary(Op op, NodePtr x) {

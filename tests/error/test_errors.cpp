@@ -301,3 +301,23 @@ TEST_F(NpyErrors, UnsupportedDtype) {
   std::string path = write("complex.npy", bytes);
   expect_error<jx::DTypeError>([&] { jnp::load(path); }, "unsupported dtype '<c8'");
 }
+
+// Regressions found by the differential tests' generator.
+TEST(EdgeCases, RollWithNoAxesIsIdentity) {
+  EXPECT_EQ(jnp::roll(jnp::arange(3), 1, std::vector<int64_t>{}).to_vector<int64_t>(),
+            (std::vector<int64_t>{0, 1, 2}));
+}
+
+TEST(EdgeCases, EinsumBroadcastsSizeOneEllipsisAgainstZero) {
+  EXPECT_EQ(jnp::einsum("...,...->...", jnp::zeros({0}), jnp::ones({1})).shape(), (jx::Shape{0}));
+}
+
+TEST(EdgeCases, NonFiniteFloatToIntLiteralIsIntMin) {
+  EXPECT_EQ(jnp::array(NAN, jnp::int32).item<int64_t>(), INT32_MIN);
+  EXPECT_EQ(jnp::array(1e300, jnp::int64).item<int64_t>(), INT64_MIN);
+  EXPECT_EQ(jnp::array(2.0, jnp::bool_).item<bool>(), true);
+}
+
+TEST(EdgeCases, EmptyVectorArray) {
+  EXPECT_EQ(jnp::array(std::vector<double>{}, jx::Shape{0}).shape(), (jx::Shape{0}));
+}
