@@ -1,0 +1,123 @@
+// The memory-bandwidth limit for seed 000: copying an n x n float64 array into a preallocated,
+// pre-faulted buffer with 1 and 2 threads (memcpy of each thread's contiguous share, so glibc may
+// use non-temporal stores), and the same seed's difference as a plain loop with ordinary stores.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/core.h>
+#include <functional>
+#include <new>
+#include <omp.h>
+#include <sys/mman.h>
+#include <vector>
+
+namespace {
+
+constexpr size_t huge_page = size_t(2) << 20;
+
+// 2 MiB aligned with transparent huge pages, as jx's allocator hands out large buffers.
+double *allocate(size_t count) {
+  const size_t bytes = (count * sizeof(double) + huge_page - 1) / huge_page * huge_page;
+  void *p = std::aligned_alloc(huge_page, bytes);
+  if (!p) throw std::bad_alloc();
+  madvise(p, bytes, MADV_HUGEPAGE);
+  return static_cast<double *>(p);
+}
+
+// Rows [begin, end) of this thread's share of `rows` under `threads` threads.
+std::pair<int64_t, int64_t> share(int64_t rows) {
+  const int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
+  return {rows * t / threads, rows * (t + 1) / threads};
+}
+
+void copy(const double *x, double *y, int64_t n, int threads) {
+#pragma omp parallel num_threads(threads)
+  {
+    const auto [begin, end] = share(n);
+    std::memcpy(y + begin * n, x + begin * n, size_t(end - begin) * n * sizeof(double));
+  }
+}
+
+// jnp.diff(x, axis=0, prepend=0): y[0] = x[0], y[i] = x[i] - x[i-1].
+void diff(const double *x, double *y, int64_t n, int threads) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    const double *row = x + i * n, *above = row - n;
+    double *out = y + i * n;
+    if (i == 0)
+      std::memcpy(out, row, n * sizeof(double));
+    else
+      for (int64_t k = 0; k < n; ++k)
+        out[k] = row[k] - above[k];
+  }
+}
+
+struct Timing {
+  double median_ms, min_ms;
+};
+
+Timing time_it(const std::function<void()> &run, int reps) {
+  using Clock = std::chrono::steady_clock;
+  run(); // warm-up: starts the OpenMP team
+  std::vector<double> times;
+  for (int r = 0; r < reps; ++r) {
+    auto start = Clock::now();
+    run();
+    times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return {times[times.size() / 2], times[0]};
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int64_t n = 4096;
+  int reps = 20;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--n") && i + 1 < argc) {
+      n = std::max<int64_t>(2, std::atoll(argv[++i]));
+    } else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
+      reps = std::max(1, std::atoi(argv[++i]));
+    } else if (!std::strcmp(argv[i], "--json")) {
+      json = true;
+    } else {
+      std::fprintf(stderr, "usage: %s [--n N] [--reps N] [--json]\n", argv[0]);
+      return 2;
+    }
+  }
+  const size_t count = size_t(n) * size_t(n);
+  double *x = allocate(count), *y = allocate(count);
+  for (size_t k = 0; k < count; ++k) // touches every page of both buffers before timing
+    x[k] = y[k] = double(k % 1000) * 0.5;
+
+  const Timing copy1 = time_it([&] { copy(x, y, n, 1); }, reps);
+  const Timing copy2 = time_it([&] { copy(x, y, n, 2); }, reps);
+  const Timing diff2 = time_it([&] { diff(x, y, n, 2); }, reps);
+  // Bytes read plus bytes written, as stream benchmarks count.
+  const double gb = 2.0 * double(count) * sizeof(double) / 1e9;
+
+  if (json) {
+    fmt::print("{{\"n\": {}, \"median_ms\": {:.3f}, \"min_ms\": {:.3f}, \"gb_per_s\": {:.1f}, "
+               "\"median_ms_1t\": {:.3f}, \"diff_loop_median_ms\": {:.3f}}}\n",
+               n, copy2.median_ms, copy2.min_ms, gb / copy2.median_ms * 1e3, copy1.median_ms,
+               diff2.median_ms);
+  } else {
+    fmt::print("copy limit: {}x{} float64 ({:.0f} MiB), medians of {} reps\n", n, n,
+               double(count) * sizeof(double) / (1 << 20), reps);
+    fmt::print("{:<22} | {:>9} | {:>9} | {:>10}\n", "", "median ms", "min ms", "GB/s (r+w)");
+    auto row = [&](const char *name, Timing t) {
+      fmt::print("{:<22} | {:>9.2f} | {:>9.2f} | {:>10.1f}\n", name, t.median_ms, t.min_ms,
+                 gb / t.median_ms * 1e3);
+    };
+    row("memcpy, 1 thread", copy1);
+    row("memcpy, 2 threads", copy2);
+    row("diff loop, 2 threads", diff2);
+  }
+  std::free(x);
+  std::free(y);
+  return 0;
+}

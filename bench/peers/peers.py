@@ -1,0 +1,339 @@
+"""jx beside its peers: the fusion_bench workloads in NumPy, numexpr and JAX (CPU, x64), and jx's
+own benchmark executables, in one table of medians with speedups and ratios to the hand-written
+limits (bench/limits/).
+
+Run from the repository root after building the bench targets:
+    python3 bench/peers/peers.py [--reps 10] [--rounds 3] [--build build] [--skip-fusion-bench]
+
+Every round times all peers and runs all jx executables once; each cell is the median over the
+rounds of per-round medians, and each ratio the median of per-round ratios, so that load drifting
+on a shared machine hits both sides of a ratio alike.
+Peers that are not installed are skipped, as are jx executables that are not built. The OpenBLAS
+environment (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE, thread counts) is left as the caller set it.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+try:
+    import numexpr as ne
+except ImportError:
+    ne = None
+try:
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+except ImportError:
+    jax = None
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+# Rows of the table, in order; fusion_bench names its benchmarks <workload>/fused|unfused.
+# matmul_256 is a @ b (BLAS in NumPy, Eigen in JAX): the yardstick for matmul_bcast_256.
+WORKLOADS = [
+    "simpson_stack",
+    "simpson_broadcast",
+    "diff_4096",
+    "chain10_4096x1024",
+    "softmax_4096x1024",
+    "matmul_bcast_256",
+    "matmul_256",
+]
+
+
+def median_ms(fn, reps):
+    """Median wall time of fn() over reps calls, after one warm-up call."""
+    fn()
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+# The seeds and kernels, written once against a numpy-like module (numpy or jax.numpy).
+
+
+def simps(xp, f, a, b, N):
+    dx = (b - a) / N
+    x = xp.linspace(a, b, N + 1)
+    y = f(x)
+    w = xp.ones_like(y)
+    if xp is np:
+        w[2:-1:2] = 2.
+        w[1::2] = 4.
+    else:
+        w = w.at[2:-1:2].set(2.)
+        w = w.at[1::2].set(4.)
+    return dx / 3 * xp.einsum("i...,i...", w, y)
+
+
+def funcN_stack(xp):
+    return lambda x: xp.stack([x**(i / 10) * xp.exp(-x) for i in range(200)], axis=1)
+
+
+def funcN_broadcast(xp):
+
+    def f(x):
+        x = x[:, None, :]
+        i = xp.arange(200)[:, None]
+        return x**(i / 10) * xp.exp(-x)
+
+    return f
+
+
+def calc_fd_kernel(xp, x):
+    return xp.diff(x, 1, axis=0, prepend=xp.zeros((1, *x.shape[1:])))
+
+
+def chain10(xp, x):  # mul, add, neg, exp, mul, add, sqrt, sub, mul, div
+    t = xp.exp(-(x * 1.5 + 0.5)) * x
+    t = xp.sqrt(t + 1.0) - x
+    return t * t / 3.0
+
+
+def softmax(xp, x):
+    e = xp.exp(x - xp.max(x, axis=1, keepdims=True))
+    return e / xp.sum(e, axis=1, keepdims=True)
+
+
+def matmul_bcast(xp, a, b):
+    return xp.sum(a[:, :, None] * b[None, :, :], axis=1)
+
+
+def make_inputs():
+    rng = np.random.default_rng(0)
+    a = np.arange(0, 10, 0.1)
+    return {
+        "simpson": (a, a + 0.05),
+        "diff": rng.standard_normal((4096, 4096)),
+        "chain": rng.random((4096, 1024)),
+        "softmax": rng.standard_normal((4096, 1024)),
+        "matmul": (rng.standard_normal((256, 256)), rng.standard_normal((256, 256))),
+    }
+
+
+# Each peer: workload -> a function that computes it once.
+
+
+def numpy_cases(inp):
+    a, b = inp["simpson"]
+    ma, mb = inp["matmul"]
+    return {
+        "simpson_stack": lambda: simps(np, funcN_stack(np), a, b, 512),
+        "simpson_broadcast": lambda: simps(np, funcN_broadcast(np), a, b, 512),
+        "diff_4096": lambda: calc_fd_kernel(np, inp["diff"]),
+        "chain10_4096x1024": lambda: chain10(np, inp["chain"]),
+        "softmax_4096x1024": lambda: softmax(np, inp["softmax"]),
+        "matmul_bcast_256": lambda: matmul_bcast(np, ma, mb),
+        "matmul_256": lambda: ma @ mb,
+    }
+
+
+def numexpr_cases(inp):
+    """numexpr evaluates the elementwise parts; reductions other than a final one stay in NumPy."""
+
+    def simpson_broadcast():
+        a, b = inp["simpson"]
+        f = lambda x: ne.evaluate("x ** c * exp(-x)", {
+            "x": x[:, None, :],
+            "c": (np.arange(200) / 10)[:, None]
+        })
+        return simps(np, f, a, b, 512)
+
+    def diff():
+        x = inp["diff"]
+        out = np.empty_like(x)
+        out[0] = x[0]
+        ne.evaluate("hi - lo", {"hi": x[1:], "lo": x[:-1]}, out=out[1:])
+        return out
+
+    def softmax_ne():
+        x = inp["softmax"]
+        e = ne.evaluate("exp(x - m)", {"x": x, "m": x.max(axis=1, keepdims=True)})
+        return ne.evaluate("e / s", {"e": e, "s": e.sum(axis=1, keepdims=True)})
+
+    chain = "(sqrt(exp(-(x * 1.5 + 0.5)) * x + 1.0) - x) ** 2 / 3.0"
+    ma, mb = inp["matmul"]
+    return {
+        "simpson_broadcast": simpson_broadcast,
+        "diff_4096": diff,
+        "chain10_4096x1024": lambda: ne.evaluate(chain, {"x": inp["chain"]}),
+        "softmax_4096x1024": softmax_ne,
+        "matmul_bcast_256": lambda: ne.evaluate("sum(a * b, axis=1)", {
+            "a": ma[:, :, None],
+            "b": mb[None, :, :]
+        }),
+    }
+
+
+def jax_cases(inp):
+    """Each workload through jax.jit(...).lower(...).compile(), as the diff seed does."""
+
+    def compiled(f, *args):
+        args = [jnp.asarray(x) for x in args]
+        c = jax.jit(f).lower(*args).compile()
+        return lambda: c(*args).block_until_ready()
+
+    a, b = inp["simpson"]
+    ma, mb = inp["matmul"]
+    x = jax.random.normal(jax.random.PRNGKey(0), (4096, 4096), dtype="f8")
+    return {
+        "simpson_stack": compiled(lambda a, b: simps(jnp, funcN_stack(jnp), a, b, 512), a, b),
+        "simpson_broadcast": compiled(lambda a, b: simps(jnp, funcN_broadcast(jnp), a, b, 512), a,
+                                      b),
+        "diff_4096": compiled(lambda x: calc_fd_kernel(jnp, x), x),
+        "chain10_4096x1024": compiled(lambda x: chain10(jnp, x), inp["chain"]),
+        "softmax_4096x1024": compiled(lambda x: softmax(jnp, x), inp["softmax"]),
+        "matmul_bcast_256": compiled(lambda a, b: matmul_bcast(jnp, a, b), ma, mb),
+        "matmul_256": compiled(lambda a, b: a @ b, ma, mb),
+    }
+
+
+def run_json(cmd):
+    """The last line of a jx executable's --json output, or None (with a note) if it failed."""
+    try:
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        return json.loads(out.strip().splitlines()[-1])
+    except (OSError, subprocess.CalledProcessError, ValueError, IndexError) as e:
+        print(f"  {' '.join(cmd)}: {e}", file=sys.stderr)
+        return None
+
+
+def jx_round(bench, reps, fusion_bench):
+    """One run of each jx executable: {column: {workload: ms}} and notes on the seed runs."""
+    cols = {"jx": {}, "jx unfused": {}, "limit": {}}
+    notes = []
+    exe = lambda name: os.path.join(bench, name)
+    reference = np.load(os.path.join(ROOT, "examples", "data", "simpson_numpy.npy"))
+    for variant in ("stack", "broadcast"):
+        if not os.path.exists(exe("seed_simpson")):
+            break
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "S.npy")
+            r = run_json([exe("seed_simpson"), "--json", "--variant", variant, "--reps",
+                          str(reps), "--out", out])
+            if r:
+                cols["jx"][f"simpson_{variant}"] = r["median_ms"]
+                err = np.max(np.abs(np.load(out) - reference) / np.abs(reference))
+                notes.append(f"seed_simpson --variant {variant}: compile {r['compile_ms']:.0f} ms, "
+                             f"peak RSS growth {r['rss_growth_mib']:.1f} MiB, "
+                             f"max rel err vs NumPy {err:.2g}")
+    if os.path.exists(exe("seed_diff")):
+        r = run_json([exe("seed_diff"), "--json", "--reps", str(reps)])
+        if r:
+            cols["jx"]["diff_4096"] = r["median_ms"]
+            notes.append(f"seed_diff (mesh {r['mesh']}): compile {r['compile_ms']:.0f} ms, "
+                         f"peak RSS growth {r['rss_growth_mib']:.1f} MiB")
+    if os.path.exists(exe("simpson_limit")):
+        r = run_json([exe("simpson_limit"), "--json", "--reps", str(reps)])
+        if r and "median_ms" in r:
+            cols["limit"]["simpson_stack"] = cols["limit"]["simpson_broadcast"] = r["median_ms"]
+            notes.append(f"simpson_limit: {r['kernel']} kernel {r['median_ms']:.2f} ms on 2 "
+                         f"threads, {r['median_ms_1t']:.2f} ms on 1; pow kernel "
+                         f"{r['pow_median_ms']:.2f} ms on 2 threads")
+    if os.path.exists(exe("copy_limit")):
+        r = run_json([exe("copy_limit"), "--json", "--reps", str(reps)])
+        if r:
+            cols["limit"]["diff_4096"] = r["median_ms"]
+            notes.append(f"copy_limit: memcpy {r['median_ms']:.2f} ms on 2 threads "
+                         f"({r['gb_per_s']:.1f} GB/s), plain diff loop "
+                         f"{r['diff_loop_median_ms']:.2f} ms")
+    if fusion_bench and os.path.exists(exe("fusion_bench")):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "fusion.json")
+            try:
+                subprocess.run([exe("fusion_bench"), f"--benchmark_out={out}",
+                                "--benchmark_out_format=json"], check=True, capture_output=True)
+                with open(out) as f:
+                    runs = json.load(f)["benchmarks"]
+            except (OSError, subprocess.CalledProcessError, ValueError, KeyError) as e:
+                print(f"  fusion_bench: {e}", file=sys.stderr)
+                runs = []
+        for run in runs:
+            if run.get("aggregate_name") == "median":
+                workload, mode = run["run_name"].split("/")[:2]
+                # The seeds' own executables take precedence for the fused column.
+                cols["jx unfused" if mode == "unfused" else "jx"].setdefault(
+                    workload, run["real_time"])
+    return cols, notes
+
+
+def fmt(v):
+    return f"{v:.2f}" if v is not None else "-"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=10, help="calls per measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of everything")
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--skip-fusion-bench", action="store_true",
+                        help="do not run fusion_bench (jx's chain10, softmax and matmul rows)")
+    args = parser.parse_args()
+
+    inp = make_inputs()
+    cases = {"numpy": numpy_cases(inp)}
+    print(f"numpy {np.__version__}", file=sys.stderr)
+    if ne is not None:
+        print(f"numexpr {ne.__version__} ({ne.detect_number_of_cores()} cores)", file=sys.stderr)
+        cases["numexpr"] = numexpr_cases(inp)
+    else:
+        print("numexpr not installed: skipped", file=sys.stderr)
+    if jax is not None:
+        print(f"jax {jax.__version__} on {jax.devices()[0].platform}", file=sys.stderr)
+        cases["jax"] = jax_cases(inp)
+    else:
+        print("jax not installed: skipped", file=sys.stderr)
+
+    # rounds[r][column][workload]: that round's median.
+    rounds, notes = [], []
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
+        cols = {peer: {w: median_ms(fn, args.reps) for w, fn in c.items()}
+                for peer, c in cases.items()}
+        jx_cols, notes = jx_round(os.path.join(args.build, "bench"), args.reps,
+                                  not args.skip_fusion_bench)
+        rounds.append(cols | jx_cols)
+
+    def cell(rnd, col, w):
+        return rnd.get(col, {}).get(w)
+
+    def ratio(rnd, num, den, w):
+        a, b = cell(rnd, num, w), cell(rnd, den, w)
+        return a / b if a and b else None
+
+    def over_rounds(f):
+        """Median over the rounds of f(round), skipping rounds where it is None."""
+        values = [v for v in map(f, rounds) if v is not None]
+        return statistics.median(values) if values else None
+
+    columns = ["numpy", "numexpr", "jax", "jx", "jx unfused", "limit"]
+    ratios = [("numpy", "jx"), ("jax", "jx"), ("jx", "limit")]
+    header = ["workload"] + [f"{c} ms" for c in columns] + [f"{a}/{b}" for a, b in ratios]
+    rows = [[w] + [fmt(over_rounds(lambda rnd: cell(rnd, c, w))) for c in columns] +
+            [fmt(over_rounds(lambda rnd: ratio(rnd, a, b, w))) for a, b in ratios]
+            for w in WORKLOADS]
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+    print(f"medians over {args.rounds} rounds of medians over {args.reps} calls; ratios are "
+          "medians of per-round ratios; numpy/jx and jax/jx > 1: jx is faster; jx/limit: jx's "
+          "time over hand-written C++'s")
+    for r in [header] + rows:
+        print(" | ".join(c.ljust(wd) if i == 0 else c.rjust(wd)
+                         for i, (c, wd) in enumerate(zip(r, widths))))
+    print("last round:")
+    for note in notes:
+        print(f"  {note}")
+
+
+if __name__ == "__main__":
+    main()

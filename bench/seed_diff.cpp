@@ -1,0 +1,109 @@
+// Times seed 000 (first-order difference along axis 0 of an n x n float64 normal sample, zero row
+// prepended) compiled with jx::jit: compile time, median and min of --reps calls, peak RSS growth.
+// --json prints one line for bench/peers/peers.py; --input-out/--out save x and the result.
+#include <jx/jx.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fmt/core.h>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "seeds.h"
+
+namespace jnp = jx::numpy;
+using jx::Array;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Peak resident set size (VmHWM) in MiB.
+double peak_rss_mib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.starts_with("VmHWM:")) return std::stod(line.substr(6)) / 1024;
+  return 0;
+}
+
+// Lowers VmHWM to the current RSS (Linux >= 4.0), so that the growth counts only the calls and not
+// the peak of tracing, compiling or making the input.
+void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int64_t n = 4096;
+  int reps = 20;
+  std::string input_out, out;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--n") && i + 1 < argc) {
+      n = std::max<int64_t>(2, std::atoll(argv[++i]));
+    } else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
+      reps = std::max(1, std::atoi(argv[++i]));
+    } else if (!std::strcmp(argv[i], "--input-out") && i + 1 < argc) {
+      input_out = argv[++i];
+    } else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) {
+      out = argv[++i];
+    } else if (!std::strcmp(argv[i], "--json")) {
+      json = true;
+    } else {
+      std::fprintf(stderr,
+                   "usage: %s [--n N] [--reps N] [--input-out FILE.npy] [--out FILE.npy] "
+                   "[--json]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  const jx::Shape shape{n, n};
+
+  auto t0 = Clock::now();
+  auto x = jx::random::normal(jx::random::PRNGKey(0), shape, jx::float64).block_until_ready();
+  const double input_ms = ms_since(t0);
+  if (!input_out.empty()) jnp::save(input_out, x);
+
+  t0 = Clock::now();
+  auto calc_fd =
+      jx::jit(seeds::calc_fd_kernel).lower(jx::ShapeDtypeStruct{shape, jx::float64}).compile();
+  const double compile_ms = ms_since(t0);
+
+  reset_peak_rss();
+  const double rss_before = peak_rss_mib();
+  std::optional<Array> result = calc_fd(x).block_until_ready(); // warm-up: first touch, threads
+  std::vector<double> times;
+  for (int r = 0; r < reps; ++r) {
+    // The previous result dies before the call, so its buffer is recycled as in a steady loop.
+    result.reset();
+    auto start = Clock::now();
+    result = calc_fd(x).block_until_ready();
+    times.push_back(ms_since(start));
+  }
+  const double rss_growth = peak_rss_mib() - rss_before;
+  std::sort(times.begin(), times.end());
+  const double median = times[times.size() / 2], min = times[0];
+
+  if (!out.empty()) jnp::save(out, *result);
+  if (json) {
+    fmt::print("{{\"mesh\": \"1x1\", \"n\": {}, \"median_ms\": {:.3f}, \"min_ms\": {:.3f}, "
+               "\"compile_ms\": {:.1f}, \"rss_growth_mib\": {:.1f}}}\n",
+               n, median, min, compile_ms, rss_growth);
+  } else {
+    fmt::print("diff seed, mesh 1x1: x {}x{} float64 (normal sample made in {:.0f} ms)\n", n, n,
+               input_ms);
+    fmt::print("compile {:.1f} ms; run median {:.2f} ms, min {:.2f} ms over {} reps\n", compile_ms,
+               median, min, reps);
+    const double bytes = 2.0 * double(n) * double(n) * 8; // read x once, write the result once
+    fmt::print("effective bandwidth at the median: {:.1f} GB/s\n", bytes / median / 1e6);
+    fmt::print("peak RSS growth over the calls: {:.1f} MiB\n", rss_growth);
+  }
+  return 0;
+}

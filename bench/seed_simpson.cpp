@@ -1,0 +1,112 @@
+// Times seed 001 (Simpson integration of 200 functions over 100 intervals, N = 512) compiled with
+// jx::jit: compile time, median and min of --reps calls, and peak RSS growth over the calls.
+// --json prints one line for bench/peers/peers.py; --out saves the (200, 100) result as .npy.
+#include <jx/jx.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fmt/core.h>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "seeds.h"
+
+namespace jnp = jx::numpy;
+using jx::Array;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Peak resident set size (VmHWM) in MiB.
+double peak_rss_mib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.starts_with("VmHWM:")) return std::stod(line.substr(6)) / 1024;
+  return 0;
+}
+
+// Lowers VmHWM to the current RSS (Linux >= 4.0), so that the growth counts only the calls and not
+// the peak of tracing, compiling or making the input.
+void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string variant = "stack", out;
+  int reps = 20;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--variant") && i + 1 < argc) {
+      variant = argv[++i];
+    } else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
+      reps = std::max(1, std::atoi(argv[++i]));
+    } else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) {
+      out = argv[++i];
+    } else if (!std::strcmp(argv[i], "--json")) {
+      json = true;
+    } else {
+      std::fprintf(stderr,
+                   "usage: %s [--variant stack|broadcast] [--reps N] [--out FILE.npy] "
+                   "[--json]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  if (variant != "stack" && variant != "broadcast") {
+    std::fprintf(stderr, "--variant must be stack or broadcast\n");
+    return 2;
+  }
+  const bool broadcast = variant == "broadcast";
+  auto funcN = [broadcast](const Array &x) {
+    return broadcast ? seeds::funcN_broadcast(x) : seeds::funcN(x);
+  };
+
+  auto a = jnp::arange(0, 10, 0.1).block_until_ready();
+  auto b = (a + 0.05).block_until_ready();
+
+  auto t0 = Clock::now();
+  jx::ShapeDtypeStruct interval{{100}, jx::float64};
+  auto simps =
+      jx::jit([&](const Array &lo, const Array &hi) { return seeds::simps(funcN, lo, hi, 512); })
+          .lower(interval, interval)
+          .compile();
+  const double compile_ms = ms_since(t0);
+
+  reset_peak_rss();
+  const double rss_before = peak_rss_mib();
+  std::optional<Array> S = simps(a, b).block_until_ready(); // warm-up: first touch, threads
+  std::vector<double> times;
+  for (int r = 0; r < reps; ++r) {
+    // The previous result dies before the call, so its buffer is recycled as in a steady loop.
+    S.reset();
+    auto start = Clock::now();
+    S = simps(a, b).block_until_ready();
+    times.push_back(ms_since(start));
+  }
+  const double rss_growth = peak_rss_mib() - rss_before;
+  std::sort(times.begin(), times.end());
+  const double median = times[times.size() / 2], min = times[0];
+
+  if (!out.empty()) jnp::save(out, *S);
+  if (json) {
+    fmt::print("{{\"variant\": \"{}\", \"median_ms\": {:.3f}, \"min_ms\": {:.3f}, \"compile_ms\": "
+               "{:.1f}, \"rss_growth_mib\": {:.1f}}}\n",
+               variant, median, min, compile_ms, rss_growth);
+  } else {
+    fmt::print("simpson seed, {} variant: result ({}, {}) {}\n", variant, S->shape()[0],
+               S->shape()[1], jx::dtype_name(S->dtype()));
+    fmt::print("compile {:.1f} ms; run median {:.2f} ms, min {:.2f} ms over {} reps\n", compile_ms,
+               median, min, reps);
+    fmt::print("peak RSS growth over the calls: {:.1f} MiB\n", rss_growth);
+  }
+  return 0;
+}
