@@ -27,6 +27,8 @@ demo: build
 	./$(BUILD)/examples/simpson --variant stack
 	./$(BUILD)/examples/simpson --variant broadcast
 	./$(BUILD)/examples/diff_seed
+	./$(BUILD)/bench/seed_simpson --variant stack
+	./$(BUILD)/bench/seed_diff
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')

@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <fmt/format.h>
+#include <functional>
 #include <limits>
 #include <map>
 #include <unordered_map>
@@ -187,7 +187,6 @@ private:
     return a;
   }
 
-
   // A reduction at the root: out[o] = combine over r in `shape` of term(o, r).
   struct Reduction {
     Shape shape;
@@ -200,7 +199,8 @@ private:
       const Node &l = *n.inputs[0], &r = *n.inputs[1];
       ir::DotDims d = ir::dot_dims(n);
       Shape k_shape;
-      for (int64_t a : d.lhs_contract) k_shape.push_back(l.shape[a]);
+      for (int64_t a : d.lhs_contract)
+        k_shape.push_back(l.shape[a]);
       auto term = [this, &n, &l, &r, d](const Index &out, const Index &k) {
         Index li(l.shape.size()), ri(r.shape.size());
         size_t o = 0;
@@ -209,7 +209,8 @@ private:
           ri[d.rhs_batch[i]] = out[o];
         }
         auto is_free = [](int64_t a, const std::vector<int64_t> &b, const std::vector<int64_t> &c) {
-          return std::find(b.begin(), b.end(), a) == b.end() && std::find(c.begin(), c.end(), a) == c.end();
+          return std::find(b.begin(), b.end(), a) == b.end() &&
+                 std::find(c.begin(), c.end(), a) == c.end();
         };
         for (int64_t a = 0; a < l.ndim(); ++a)
           if (is_free(a, d.lhs_batch, d.lhs_contract)) li[a] = out[o++];
@@ -225,7 +226,8 @@ private:
     }
     const Node &x = *n.inputs[0];
     Shape red_shape;
-    for (int64_t a : n.attrs) red_shape.push_back(x.shape[a]);
+    for (int64_t a : n.attrs)
+      red_shape.push_back(x.shape[a]);
     auto term = [this, &n, &x](const Index &kept, const Index &red) {
       Index idx(x.shape.size());
       size_t k = 0, r = 0;
@@ -255,8 +257,19 @@ private:
   // then has no loop-carried dependence and vectorizes, and whatever does not depend on it
   // (LICM) is computed once per row instead of once per element.
   static bool accumulates_rows(const Node &root) {
-    return !root.shape.empty() && (root.op == Op::DotGeneral || (op_kind(root.op) == OpKind::Reduce &&
-                                                                 root.op != Op::ArgMax && root.op != Op::ArgMin));
+    if (root.shape.empty()) return false;
+    // Reducing an input's contiguous last axis is better done innermost, into one register.
+    if (root.op == Op::DotGeneral) {
+      ir::DotDims d = ir::dot_dims(root);
+      auto contracts_last = [](const std::vector<int64_t> &axes, int64_t rank) {
+        return std::find(axes.begin(), axes.end(), rank - 1) != axes.end();
+      };
+      return !contracts_last(d.lhs_contract, root.inputs[0]->ndim()) &&
+             !contracts_last(d.rhs_contract, root.inputs[1]->ndim());
+    }
+    if (op_kind(root.op) != OpKind::Reduce || root.op == Op::ArgMax || root.op == Op::ArgMin)
+      return false;
+    return root.attrs.back() != root.inputs[0]->ndim() - 1;
   }
 
   void emit_row_reduction(const Node &root, Value *begin, Value *end) {
@@ -274,11 +287,14 @@ private:
           body(idx, linear(idx, strides));
         });
       };
-      each_element([&](const Index &, Value *at) { store_element(base, root.dtype, at, identity(red.combine, root.dtype)); });
+      each_element([&](const Index &, Value *at) {
+        store_element(base, root.dtype, at, identity(red.combine, root.dtype));
+      });
       nest(red.shape, 0, {}, [&](const Index &r) {
         each_element([&](const Index &idx, Value *at) {
           Value *acc = load_element(base, root.dtype, at);
-          store_element(base, root.dtype, at, binary(red.combine, root.dtype, acc, red.term(idx, r)));
+          store_element(base, root.dtype, at,
+                        binary(red.combine, root.dtype, acc, red.term(idx, r)));
         });
       });
     };
@@ -299,7 +315,22 @@ private:
     const DType acc_t = n.dtype;
     llvm::AllocaInst *acc = slot(reg_type(acc_t), identity(red.combine, acc_t));
     nest(red.shape, 0, {}, [&](const Index &r) {
-      b_.CreateStore(binary(red.combine, acc_t, b_.CreateLoad(reg_type(acc_t), acc), red.term(kept, r)), acc);
+      Value *term = red.term(kept, r);
+      // Reassociation lets the loop vectorizer split the sum into lanes (a different rounding
+      // order, as NumPy's pairwise sums also have); only the accumulation gets it.
+      llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
+      llvm::FastMathFlags reassoc;
+      reassoc.setAllowReassoc();
+      b_.setFastMathFlags(reassoc);
+      Value *prev = b_.CreateLoad(reg_type(acc_t), acc);
+      // NaN-propagating max/min as LLVM's maximum/minimum, which the vectorizer can reduce.
+      const bool float_extreme =
+          is_floating(acc_t) && (red.combine == Op::Max || red.combine == Op::Min);
+      Value *next = float_extreme ? intrinsic(red.combine == Op::Max ? llvm::Intrinsic::maximum
+                                                                     : llvm::Intrinsic::minimum,
+                                              prev, term)
+                                  : binary(red.combine, acc_t, prev, term);
+      b_.CreateStore(next, acc);
     });
     return b_.CreateLoad(reg_type(acc_t), acc);
   }
