@@ -63,15 +63,27 @@ public:
 
   void emit(const std::string &name) {
     auto *ptr = llvm::PointerType::get(ctx_, 0);
-    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {i64_, i64_, ptr}, false);
-    fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, mod_);
+    const size_t buffer_count = plan_.inputs.size() + 2; // output, inputs, literals
+    // The body takes every buffer as its own noalias argument (buffers never overlap: the output
+    // is fresh, inputs are read-only), so the vectorizer needs no runtime alias checks; the
+    // exported entry point unpacks the buffer array and calls it (inlined).
+    std::vector<llvm::Type *> params{i64_, i64_};
+    params.insert(params.end(), buffer_count, ptr);
+    fn_ =
+        llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), params, false),
+                               llvm::Function::InternalLinkage, name + ".body", mod_);
     fn_->addFnAttr(llvm::Attribute::NoUnwind);
+    fn_->addFnAttr(llvm::Attribute::AlwaysInline);
+    for (size_t i = 0; i < buffer_count; ++i) {
+      fn_->addParamAttr(unsigned(2 + i), llvm::Attribute::NoAlias);
+      if (i > 0) fn_->addParamAttr(unsigned(2 + i), llvm::Attribute::ReadOnly);
+    }
+    emit_entry_point(name, buffer_count);
     auto *entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
     b_.SetInsertPoint(entry);
-    llvm::Value *begin = fn_->getArg(0), *end = fn_->getArg(1), *buffers = fn_->getArg(2);
-    // Every buffer pointer is loaded once, up front, so it dominates all uses.
-    for (size_t slot = 0; slot <= plan_.inputs.size() + 1; ++slot)
-      pointers_.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, buffers, slot)));
+    llvm::Value *begin = fn_->getArg(0), *end = fn_->getArg(1);
+    for (size_t slot = 0; slot < buffer_count; ++slot)
+      pointers_.push_back(fn_->getArg(unsigned(2 + slot)));
     // Literal values, loaded once here so they dominate every use (and LLVM sees them as
     // loop invariants).
     for (const Node *lit : plan_.literals) {
@@ -101,6 +113,21 @@ public:
   }
 
 private:
+  // The KernelFn-typed function: loads the buffer pointers and calls the body.
+  void emit_entry_point(const std::string &name, size_t buffer_count) {
+    auto *ptr = llvm::PointerType::get(ctx_, 0);
+    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {i64_, i64_, ptr}, false);
+    llvm::Function *entry_fn =
+        llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, mod_);
+    entry_fn->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", entry_fn));
+    std::vector<Value *> args{entry_fn->getArg(0), entry_fn->getArg(1)};
+    for (size_t slot = 0; slot < buffer_count; ++slot)
+      args.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, entry_fn->getArg(2), slot)));
+    b.CreateCall(fn_, args);
+    b.CreateRetVoid();
+  }
+
   // ---- loops ----
 
   template <class F> void loop(Value *begin, Value *end, F &&body) {

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "interp/interp.h"
+#include "ir/builder.h"
 #include "ir/printer.h"
 #include "passes/fusion.h"
 #include "passes/pipeline.h"
@@ -21,6 +22,18 @@ namespace jx::backend {
 namespace {
 // Elements per parallel chunk below which splitting costs more than it gains.
 constexpr int64_t min_chunk_elements = 1 << 14;
+// Elements a kernel visits per row of its outer loop: a reduction or contraction visits its whole
+// reduced extent for each output element.
+int64_t work_per_row(const ir::Node &root) {
+  int64_t work = root.size() / std::max<int64_t>(1, root.shape.empty() ? 1 : root.shape[0]);
+  if (op_kind(root.op) == ir::OpKind::Reduce)
+    work *= std::max<int64_t>(1, root.inputs[0]->size()) / std::max<int64_t>(1, root.size());
+  if (root.op == ir::Op::DotGeneral)
+    for (int64_t axis : ir::dot_dims(root).lhs_contract)
+      work *= root.inputs[0]->shape[axis];
+  return work;
+}
+
 } // namespace
 
 Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse)
@@ -49,9 +62,8 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
         s.inputs.push_back(slot.at(in));
       s.outer = p.plan.outer_extent();
       if (p.node->size() > 0) s.kernel = compile(p.plan);
-      s.grain = std::max<int64_t>(
-          1, min_chunk_elements /
-                 std::max<int64_t>(1, p.node->size() / std::max<int64_t>(1, s.outer)));
+      s.grain =
+          std::max<int64_t>(1, min_chunk_elements / std::max<int64_t>(1, work_per_row(*p.node)));
       break;
     }
     steps_.push_back(std::move(s));

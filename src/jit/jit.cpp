@@ -36,24 +36,49 @@ void check(llvm::Error error, const char *what) {
   if (error) throw Error(fmt::format("internal: {}: {}", what, llvm::toString(std::move(error))));
 }
 
-// libmvec functions LLVM 19's LIBMVEC_X86 table lacks (it has sin, cos, tan, exp, log, pow).
-std::vector<llvm::VecDesc> extra_libmvec_functions() {
-  std::vector<llvm::VecDesc> fns;
-  auto add = [&](const char *scalar, const char *sse, const char *avx2) {
-    const bool is_float = std::string_view(scalar).back() == 'f';
-    const unsigned vf = is_float ? 4 : 2;
-    fns.emplace_back(scalar, sse, llvm::ElementCount::getFixed(vf), false,
-                     is_float ? "_ZGV_LLVM_N4v" : "_ZGV_LLVM_N2v");
-    fns.emplace_back(scalar, avx2, llvm::ElementCount::getFixed(2 * vf), false,
-                     is_float ? "_ZGV_LLVM_N8v" : "_ZGV_LLVM_N4v");
+// libmvec entry points LLVM 19's LIBMVEC_X86 table lacks: tanh, expm1 and log1p at every width,
+// and the AVX-512 variants (8 doubles, 16 floats) of everything, for hosts with 512-bit vectors.
+std::vector<llvm::VecDesc> extra_libmvec_functions(bool avx512) {
+  struct Fn {
+    const char *name; // libm name of the double version
+    const char *intrinsic;
+    int args;
+    bool in_llvm_table; // LIBMVEC_X86 already maps the 2- and 4-lane doubles (4- and 8-lane floats)
   };
-  add("tanh", "_ZGVbN2v_tanh", "_ZGVdN4v_tanh");
-  add("expm1", "_ZGVbN2v_expm1", "_ZGVdN4v_expm1");
-  add("log1p", "_ZGVbN2v_log1p", "_ZGVdN4v_log1p");
-  add("tanhf", "_ZGVbN4v_tanhf", "_ZGVdN8v_tanhf");
-  add("expm1f", "_ZGVbN4v_expm1f", "_ZGVdN8v_expm1f");
-  add("log1pf", "_ZGVbN4v_log1pf", "_ZGVdN8v_log1pf");
-  return fns;
+  static constexpr Fn fns[] = {
+      {"sin", "llvm.sin", 1, true}, {"cos", "llvm.cos", 1, true}, {"tan", "llvm.tan", 1, true},
+      {"exp", "llvm.exp", 1, true}, {"log", "llvm.log", 1, true}, {"pow", "llvm.pow", 2, true},
+      {"tanh", nullptr, 1, false},  {"expm1", nullptr, 1, false}, {"log1p", nullptr, 1, false},
+  };
+  // VecDesc holds StringRefs: the strings live as long as the process.
+  static std::vector<std::string> *names = new std::vector<std::string>;
+  auto keep = [&](std::string s) -> llvm::StringRef {
+    names->push_back(std::move(s));
+    return names->back();
+  };
+  names->reserve(names->size() + 200);
+  std::vector<llvm::VecDesc> out;
+  auto add = [&](const Fn &f, bool is_float, char isa, unsigned lanes) {
+    const std::string params(f.args, 'v'), suffix = is_float ? "f" : "";
+    llvm::StringRef vector_name =
+        keep(fmt::format("_ZGV{}N{}{}_{}{}", isa, lanes, params, f.name, suffix));
+    llvm::StringRef abi = keep(fmt::format("_ZGV_LLVM_N{}{}", lanes, params));
+    const auto count = llvm::ElementCount::getFixed(lanes);
+    out.emplace_back(keep(std::string(f.name) + suffix), vector_name, count, false, abi);
+    if (f.intrinsic)
+      out.emplace_back(keep(fmt::format("{}.{}", f.intrinsic, is_float ? "f32" : "f64")),
+                       vector_name, count, false, abi);
+  };
+  for (const Fn &f : fns)
+    for (bool is_float : {false, true}) {
+      const unsigned base = is_float ? 4 : 2;
+      if (!f.in_llvm_table) {
+        add(f, is_float, 'b', base);
+        add(f, is_float, 'd', 2 * base);
+      }
+      if (avx512) add(f, is_float, 'e', 4 * base);
+    }
+  return out;
 }
 
 class Jit {
@@ -64,6 +89,7 @@ public:
     auto builder = check(llvm::orc::JITTargetMachineBuilder::detectHost(), "detect host");
     builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
     machine_ = check(builder.createTargetMachine(), "target machine");
+    avx512_ = machine_->getTargetFeatureString().contains("+avx512f");
     jit_ = check(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(builder).create(), "LLJIT");
     const char prefix = jit_->getDataLayout().getGlobalPrefix();
     auto &lib = jit_->getMainJITDylib();
@@ -127,6 +153,9 @@ private:
       if (f.isDeclaration()) continue;
       f.addFnAttr("target-cpu", machine_->getTargetCPU());
       f.addFnAttr("target-features", machine_->getTargetFeatureString());
+      // LLVM defaults to 256-bit vectors on AVX-512 hosts; kernels dominated by libmvec calls
+      // gain from the 8-lane variants.
+      if (avx512_) f.addFnAttr("prefer-vector-width", "512");
     }
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
@@ -141,7 +170,7 @@ private:
     llvm::Triple triple(module.getTargetTriple());
     llvm::TargetLibraryInfoImpl tli(triple);
     tli.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
-    tli.addVectorizableFunctions(extra_libmvec_functions());
+    tli.addVectorizableFunctions(extra_libmvec_functions(avx512_));
     fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tli); });
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
@@ -153,6 +182,7 @@ private:
 
   std::mutex mutex_;
   std::unique_ptr<llvm::TargetMachine> machine_;
+  bool avx512_ = false;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::unordered_map<std::string, std::shared_ptr<const CompiledKernel>> cache_;
 };
