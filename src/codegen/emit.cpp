@@ -839,14 +839,19 @@ private:
 
 } // namespace
 
+void emit_kernel_into(llvm::Module &module, const KernelPlan &plan, const std::string &name) {
+  Emitter(module.getContext(), module, plan).emit(name);
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (llvm::verifyFunction(*module.getFunction(name), &os) ||
+      llvm::verifyFunction(*module.getFunction(name + ".body"), &os))
+    throw Error("internal: invalid LLVM IR for kernel " + name + ": " + os.str());
+}
+
 std::unique_ptr<llvm::Module> emit_kernel(llvm::LLVMContext &context, const KernelPlan &plan,
                                           const std::string &name) {
   auto module = std::make_unique<llvm::Module>(name, context);
-  Emitter(context, *module, plan).emit(name);
-  std::string errors;
-  llvm::raw_string_ostream os(errors);
-  if (llvm::verifyModule(*module, &os))
-    throw Error("internal: invalid LLVM IR for kernel " + name + ": " + os.str());
+  emit_kernel_into(*module, plan, name);
   return module;
 }
 

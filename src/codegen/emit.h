@@ -16,6 +16,8 @@ namespace jx::codegen {
 // Emits `plan` as an externally visible function `name` of type KernelFn into a new module.
 std::unique_ptr<llvm::Module> emit_kernel(llvm::LLVMContext &context, const KernelPlan &plan,
                                           const std::string &name);
+// The same into an existing module (kernels compiled together share one optimization run).
+void emit_kernel_into(llvm::Module &module, const KernelPlan &plan, const std::string &name);
 
 // Runtime helpers kernels call (scalar, rarely hot): name -> address, for the JIT's symbol table.
 struct RuntimeSymbol {

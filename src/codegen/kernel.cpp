@@ -33,14 +33,17 @@ void KernelPlan::collect_literals() {
 std::vector<uint64_t> KernelPlan::literal_values() const {
   std::vector<uint64_t> values;
   for (const ir::Node *n : literals)
-    values.push_back(is_floating(n->dtype) ? std::bit_cast<uint64_t>(n->fvalue) : uint64_t(n->ivalue));
+    values.push_back(is_floating(n->dtype) ? std::bit_cast<uint64_t>(n->fvalue)
+                                           : uint64_t(n->ivalue));
   return values;
 }
 
 std::string KernelPlan::structural_key() const {
   std::unordered_map<const ir::Node *, size_t> param, literal, id;
-  for (size_t i = 0; i < inputs.size(); ++i) param[inputs[i]] = i;
-  for (size_t i = 0; i < literals.size(); ++i) literal[literals[i]] = i;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    param[inputs[i]] = i;
+  for (size_t i = 0; i < literals.size(); ++i)
+    literal[literals[i]] = i;
   // Post-order walk from the root that stops at parameters.
   std::vector<const ir::Node *> order;
   std::unordered_set<const ir::Node *> visited{root.get()};
@@ -57,7 +60,8 @@ std::string KernelPlan::structural_key() const {
     stack.pop_back();
   }
   std::string key;
-  for (const ir::Node *in : inputs) key += fmt::format("p:{};", ir::type_str(*in));
+  for (const ir::Node *in : inputs)
+    key += fmt::format("p:{};", ir::type_str(*in));
   for (const ir::Node *n : order) {
     // Literal values live in the literal buffer: only their position and type shape the code.
     if (auto it = literal.find(n); it != literal.end()) {

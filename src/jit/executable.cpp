@@ -61,13 +61,23 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
       for (const ir::Node *in : p.plan.inputs)
         s.inputs.push_back(slot.at(in));
       s.outer = p.plan.outer_extent();
-      if (p.node->size() > 0) s.kernel = compile(p.plan);
       s.grain =
           std::max<int64_t>(1, min_chunk_elements / std::max<int64_t>(1, work_per_row(*p.node)));
       break;
     }
     steps_.push_back(std::move(s));
   }
+  // Compile every kernel of the program together.
+  std::vector<const codegen::KernelPlan *> to_compile;
+  std::vector<Step *> owners;
+  for (size_t k = 0; k < plan.size(); ++k)
+    if (steps_[k].kind == Step::Kind::Kernel && plan[k].node->size() > 0) {
+      to_compile.push_back(&plan[k].plan);
+      owners.push_back(&steps_[k]);
+    }
+  std::vector<std::shared_ptr<const CompiledKernel>> kernels = compile_all(to_compile);
+  for (size_t k = 0; k < kernels.size(); ++k)
+    owners[k]->kernel = std::move(kernels[k]);
   for (const ir::NodePtr &o : roots)
     output_slots_.push_back(slot.at(o.get()));
   // Free each intermediate after its last reader.

@@ -28,10 +28,10 @@ private:
     enum class Kind { Buffer, Parameter, Random, Kernel } kind;
     ir::NodePtr node;
     std::shared_ptr<const CompiledKernel> kernel{};
-    std::vector<int> inputs{}; // slots
-    int out;                   // slot
-    int64_t outer = 0;         // rows of the kernel's outer loop
-    int64_t grain = 1;         // rows per parallel chunk
+    std::vector<int> inputs{};        // slots
+    int out;                          // slot
+    int64_t outer = 0;                // rows of the kernel's outer loop
+    int64_t grain = 1;                // rows per parallel chunk
     std::vector<int> frees{};         // slots whose last reader is this step
     std::vector<uint64_t> literals{}; // the kernel's literal buffer
   };

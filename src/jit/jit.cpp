@@ -105,25 +105,49 @@ public:
     check(lib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "runtime symbols");
   }
 
-  std::shared_ptr<const CompiledKernel> compile(const codegen::KernelPlan &plan) {
-    std::string key = plan.structural_key();
+  std::vector<std::shared_ptr<const CompiledKernel>>
+  compile_all(const std::vector<const codegen::KernelPlan *> &plans) {
+    std::vector<std::shared_ptr<const CompiledKernel>> out(plans.size());
     std::lock_guard lock(mutex_);
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
     auto start = std::chrono::steady_clock::now();
-    auto kernel = std::make_shared<CompiledKernel>();
-    kernel->name = fmt::format("jx_kernel_{}", cache_.size());
     auto context = std::make_unique<llvm::LLVMContext>();
-    std::unique_ptr<llvm::Module> module = codegen::emit_kernel(*context, plan, kernel->name);
+    auto module = std::make_unique<llvm::Module>("jx_kernels", *context);
+    // Kernels not in the cache, each once, emitted into one module: one O3 run and one machine
+    // code generation for the whole batch.
+    std::unordered_map<std::string, std::shared_ptr<CompiledKernel>> fresh;
+    std::vector<std::pair<size_t, std::string>> pending; // plan index, key
+    for (size_t i = 0; i < plans.size(); ++i) {
+      std::string key = plans[i]->structural_key();
+      if (auto it = cache_.find(key); it != cache_.end()) {
+        out[i] = it->second;
+        continue;
+      }
+      if (!fresh.count(key)) {
+        auto kernel = std::make_shared<CompiledKernel>();
+        kernel->name = fmt::format("jx_kernel_{}", next_id_++);
+        codegen::emit_kernel_into(*module, *plans[i], kernel->name);
+        fresh.emplace(key, kernel);
+      }
+      pending.push_back({i, key});
+    }
+    if (fresh.empty()) return out;
     optimize(*module);
-    llvm::raw_string_ostream ir(kernel->optimized_ir);
-    module->print(ir, nullptr);
+    for (auto &[key, kernel] : fresh) {
+      llvm::raw_string_ostream ir(kernel->optimized_ir);
+      module->getFunction(kernel->name)->print(ir);
+    }
     check(jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))),
           "add module");
-    kernel->fn = check(jit_->lookup(kernel->name), "lookup").toPtr<codegen::KernelFn>();
-    kernel->compile_ms =
+    const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    cache_.emplace(std::move(key), kernel);
-    return kernel;
+    for (auto &[key, kernel] : fresh) {
+      kernel->fn = check(jit_->lookup(kernel->name), "lookup").toPtr<codegen::KernelFn>();
+      kernel->compile_ms = ms;
+      cache_.emplace(key, kernel);
+    }
+    for (auto &[i, key] : pending)
+      out[i] = cache_.at(key);
+    return out;
   }
 
   std::string assembly(const codegen::KernelPlan &plan) {
@@ -185,6 +209,7 @@ private:
   bool avx512_ = false;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::unordered_map<std::string, std::shared_ptr<const CompiledKernel>> cache_;
+  size_t next_id_ = 0;
 };
 
 Jit &instance() {
@@ -195,7 +220,11 @@ Jit &instance() {
 } // namespace
 
 std::shared_ptr<const CompiledKernel> compile(const codegen::KernelPlan &plan) {
-  return instance().compile(plan);
+  return instance().compile_all({&plan})[0];
+}
+std::vector<std::shared_ptr<const CompiledKernel>>
+compile_all(const std::vector<const codegen::KernelPlan *> &plans) {
+  return instance().compile_all(plans);
 }
 size_t compiled_kernel_count() { return instance().compiled_count(); }
 std::string assembly(const codegen::KernelPlan &plan) { return instance().assembly(plan); }

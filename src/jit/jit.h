@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "codegen/kernel.h"
 
@@ -19,6 +20,11 @@ struct CompiledKernel {
 // The compiled form of plan: from the cache when a structurally equal kernel was compiled
 // before, else compiled now. Thread-safe.
 std::shared_ptr<const CompiledKernel> compile(const codegen::KernelPlan &plan);
+
+// compile() for many plans at once: the missing kernels share one module, one O3 run and one
+// code generation, which costs far less than compiling them one by one.
+std::vector<std::shared_ptr<const CompiledKernel>>
+compile_all(const std::vector<const codegen::KernelPlan *> &plans);
 
 // Number of kernels compiled (not served from the cache) so far, for tests.
 size_t compiled_kernel_count();
