@@ -13,32 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "seed_util.h"
 #include "seeds.h"
 
 namespace jnp = jx::numpy;
 using jx::Array;
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-// Peak resident set size (VmHWM) in MiB.
-double peak_rss_mib() {
-  std::ifstream status("/proc/self/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.starts_with("VmHWM:")) return std::stod(line.substr(6)) / 1024;
-  return 0;
-}
-
-// Lowers VmHWM to the current RSS (Linux >= 4.0), so that the growth counts only the calls and not
-// the peak of tracing, compiling or making the input.
-void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
-
-} // namespace
+using namespace seed_bench;
 
 int main(int argc, char **argv) {
   int64_t n = 4096;

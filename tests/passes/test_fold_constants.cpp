@@ -9,6 +9,7 @@
 #include "interp/interp.h"
 #include "ir/builder.h"
 #include "ir/printer.h"
+#include "pass_test_util.h"
 #include "passes/passes.h"
 
 using namespace jx;
@@ -49,24 +50,7 @@ const Node &folded_literal(const NodePtr &root) {
 }
 
 // Equal values, bit for bit (any NaN equals any NaN).
-void expect_identical(const NodePtr &a, const NodePtr &b) {
-  ASSERT_EQ(a->dtype, b->dtype);
-  ASSERT_EQ(a->shape, b->shape);
-  ASSERT_EQ(a->weak, b->weak);
-  auto bufs = interp::evaluate({a, b});
-  dispatch_dtype(a->dtype, [&](auto tag) {
-    using T = decltype(tag);
-    for (int64_t i = 0; i < a->size(); ++i) {
-      T x = bufs[0]->as<T>()[i], y = bufs[1]->as<T>()[i];
-      if constexpr (std::is_floating_point_v<T>) {
-        if (std::isnan(x) && std::isnan(y)) continue;
-        EXPECT_EQ(std::memcmp(&x, &y, sizeof(T)), 0) << i << ": " << x << " vs " << y;
-      } else {
-        EXPECT_EQ(x, y) << i;
-      }
-    }
-  });
-}
+using pass_test::expect_identical;
 
 // Folds root, checks every op is gone and the value is what the evaluator computes.
 void expect_folds(const NodePtr &root) {

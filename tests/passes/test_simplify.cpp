@@ -12,6 +12,7 @@
 #include "interp/interp.h"
 #include "ir/builder.h"
 #include "ir/printer.h"
+#include "pass_test_util.h"
 #include "passes/passes.h"
 
 using namespace jx;
@@ -61,19 +62,7 @@ template <class T> bool same_bits(T a, T b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
-void expect_identical(const NodePtr &a, const NodePtr &b) {
-  ASSERT_EQ(a->dtype, b->dtype);
-  ASSERT_EQ(a->shape, b->shape);
-  EXPECT_EQ(a->weak, b->weak);
-  auto bufs = interp::evaluate({a, b});
-  dispatch_dtype(a->dtype, [&](auto tag) {
-    using T = decltype(tag);
-    for (int64_t i = 0; i < a->size(); ++i) {
-      T x = bufs[0]->as<T>()[i], y = bufs[1]->as<T>()[i];
-      EXPECT_TRUE(same_bits(x, y)) << "element " << i << ": " << x << " vs " << y;
-    }
-  });
-}
+using pass_test::expect_identical;
 
 // Rewritten vs original power: zeros, infinities and NaNs bit for bit; finite nonzero values
 // within rel (relative), with an absolute slack of a few subnormal steps.

@@ -10,6 +10,7 @@
 #include "interp/interp.h"
 #include "ir/builder.h"
 #include "ir/printer.h"
+#include "pass_test_util.h"
 #include "passes/passes.h"
 
 using namespace jx;
@@ -41,21 +42,7 @@ int count(const NodePtr &root, Op op) {
   return n;
 }
 
-void expect_identical(const NodePtr &a, const NodePtr &b) {
-  ASSERT_EQ(a->dtype, b->dtype);
-  ASSERT_EQ(a->shape, b->shape);
-  EXPECT_EQ(a->weak, b->weak);
-  auto bufs = interp::evaluate({a, b});
-  dispatch_dtype(a->dtype, [&](auto tag) {
-    using T = decltype(tag);
-    for (int64_t i = 0; i < a->size(); ++i) {
-      T x = bufs[0]->as<T>()[i], y = bufs[1]->as<T>()[i];
-      if constexpr (std::is_floating_point_v<T>)
-        if (std::isnan(x) && std::isnan(y)) continue;
-      EXPECT_EQ(std::memcmp(&x, &y, sizeof(T)), 0) << "element " << i << ": " << x << " vs " << y;
-    }
-  });
-}
+using pass_test::expect_identical;
 
 // Sinks root, checks the values are unchanged; returns the result.
 NodePtr expect_sunk(const NodePtr &root) {
