@@ -18,6 +18,44 @@ using ir::OpKind;
 // chosen to be materialized), and movement ops (index arithmetic, selects) or casts over those.
 constexpr int max_inline_depth = 64;
 
+// Work worth a buffer when it would be repeated under a broadcast: a transcendental function,
+// a division or a power somewhere in the inlined computation. Comparisons, selects and
+// arithmetic are cheaper to recompute (and LLVM hoists what does not depend on inner loops).
+bool expensive(const Node &n, std::unordered_map<const Node *, bool> &memo) {
+  if (auto it = memo.find(&n); it != memo.end()) return it->second;
+  bool result = false;
+  if (!n.realized() && op_kind(n.op) != OpKind::Leaf) {
+    switch (n.op) {
+    case Op::Exp:
+    case Op::Expm1:
+    case Op::Log:
+    case Op::Log1p:
+    case Op::Sqrt:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Tan:
+    case Op::Tanh:
+    case Op::ErfInv:
+    case Op::Div:
+    case Op::Rem:
+    case Op::FloorDiv:
+    case Op::Pow:
+    case Op::ReduceSum:
+    case Op::ReduceProd:
+    case Op::ReduceMax:
+    case Op::ReduceMin:
+    case Op::ArgMax:
+    case Op::ArgMin:
+    case Op::DotGeneral: result = true; break;
+    default:
+      result = std::any_of(n.inputs.begin(), n.inputs.end(),
+                           [&](const ir::NodePtr &in) { return expensive(*in, memo); });
+    }
+  }
+  memo[&n] = result;
+  return result;
+}
+
 // A literal, or a broadcast or cast of one: what NumPy handles as a scalar inside a loop.
 bool scalar(const Node &n) {
   if (n.op == Op::Literal) return true;
@@ -62,14 +100,14 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
   for (const ir::NodePtr &r : roots)
     root_set.insert(r.get());
 
-  std::unordered_map<const Node *, bool> cheap;
-  // Work under an expanding broadcast would be repeated for every copy: compute it once into
-  // a (small) buffer instead. With sink_movement having moved elementwise ops below broadcasts,
-  // this is what hoists exp(-x) and log(x) out of the Simpson seed's function axis.
+  // Expensive work under an expanding broadcast would be repeated for every copy: compute it once
+  // into a (small) buffer instead. With sink_movement having moved elementwise ops below
+  // broadcasts, this is what hoists exp(-x) and log(x) out of the Simpson seed's function axis.
   std::unordered_set<const Node *> hoisted;
+  std::unordered_map<const Node *, bool> costly;
   for (const Node *n : order)
     if (n->op == Op::Broadcast && !n->realized() && n->size() > n->inputs[0]->size() &&
-        !trivial(*n->inputs[0], cheap))
+        expensive(*n->inputs[0], costly))
       hoisted.insert(n->inputs[0].get());
   std::unordered_set<const Node *> materialized;
   std::unordered_map<const Node *, bool> cheap_now; // trivial, given what is materialized so far
