@@ -1,0 +1,80 @@
+// Golden kernel plans of the two seeds (JX_UPDATE_GOLDEN=1 rewrites them; review the diff), and
+// the structural promises behind them: in both funcN variants Simpson's work is one contraction
+// kernel whose other buffers are small hoisted values, and the diff seed is one kernel.
+#include <jx/jx.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <regex>
+#include <sstream>
+
+#include "seeds.h"
+
+using jx::Array;
+
+namespace {
+
+// The step list of a Compiled's text (the LLVM IR follows a blank line).
+std::string plan_of(const std::string &text) { return text.substr(0, text.find("\n\n") + 1); }
+
+void expect_golden(const std::string &text, const std::string &name) {
+  const std::string path = std::string(JX_GOLDEN_DIR) + "/../jit/golden/" + name;
+  if (std::getenv("JX_UPDATE_GOLDEN")) std::ofstream(path) << text;
+  std::ifstream in(path);
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(text, expected.str()) << "golden file " << path;
+}
+
+std::string simpson_plan(bool broadcast) {
+  jx::ShapeDtypeStruct interval{{100}, jx::float64};
+  auto f = [broadcast](const Array &x) {
+    return broadcast ? seeds::funcN_broadcast(x) : seeds::funcN(x);
+  };
+  return plan_of(jx::jit([&](const Array &a, const Array &b) { return seeds::simps(f, a, b, 512); })
+                     .lower(interval, interval)
+                     .compile()
+                     .as_text());
+}
+
+// Element counts of every buffer the plan materializes ("%3 = kernel op : f64[513,100] ...").
+std::vector<int64_t> buffer_sizes(const std::string &plan) {
+  std::vector<int64_t> sizes;
+  std::regex step(R"(= kernel \w+ : \w+\[([0-9,]*)\])");
+  for (std::sregex_iterator it(plan.begin(), plan.end(), step), end; it != end; ++it) {
+    int64_t n = 1;
+    std::stringstream dims((*it)[1].str());
+    for (std::string d; std::getline(dims, d, ',');)
+      n *= std::stoll(d);
+    sizes.push_back(n);
+  }
+  return sizes;
+}
+
+} // namespace
+
+TEST(Plans, SimpsonGolden) { expect_golden(simpson_plan(false), "simpson_plan.txt"); }
+
+TEST(Plans, SimpsonNeverMaterializesTheFullIntegrand) {
+  for (bool broadcast : {false, true}) {
+    std::string plan = simpson_plan(broadcast);
+    // One contraction kernel does all the (513, 200, 100) work.
+    size_t first = plan.find("kernel dot_general");
+    ASSERT_NE(first, std::string::npos) << plan;
+    EXPECT_EQ(plan.find("kernel dot_general", first + 1), std::string::npos) << plan;
+    // Nothing of the integrand or the weights exists in memory: the largest buffer holds one
+    // value per (sample, interval) pair (hoisted exp(-x), log(x), predicates on x).
+    for (int64_t n : buffer_sizes(plan))
+      EXPECT_LE(n, 513 * 100) << plan;
+  }
+}
+
+TEST(Plans, DiffSeedIsOneKernel) {
+  auto compiled = jx::jit(seeds::calc_fd_kernel)
+                      .lower(jx::ShapeDtypeStruct{{4096, 4096}, jx::float64})
+                      .compile();
+  std::string plan = plan_of(compiled.as_text());
+  expect_golden(plan, "diff_plan.txt");
+  EXPECT_EQ(buffer_sizes(plan).size(), 1u) << plan;
+}
