@@ -22,6 +22,14 @@ struct ShapeDtypeStruct {
   DType dtype = float64;
 };
 
+// Compiled::cost_analysis(), as XLA's: operation counts per call and the bytes the kernels read
+// and write (each kernel's input and output buffers).
+struct CostAnalysis {
+  double flops = 0; // arithmetic, comparisons, selects; 2 per multiply-add of a contraction
+  double transcendentals = 0; // exp, log, pow, sin, cos, tan, tanh, expm1, log1p, sqrt, erf_inv
+  double bytes_accessed = 0;
+};
+
 // Options of jx::jit (jax.jit's keyword arguments, as they land).
 struct JitOptions {
   // false: every op runs as its own kernel and materializes its result, as eager NumPy does.
@@ -41,6 +49,7 @@ void compile(Program &program);
 std::vector<Array> call(const Program &program, const std::vector<Array> &args);
 std::string lowered_text(const Program &program);
 std::string compiled_text(const Program &program);
+CostAnalysis cost_analysis(const Program &program);
 std::string signature(const std::vector<ShapeDtypeStruct> &specs);
 
 // Outputs: an Array, a std::vector<Array> or a std::tuple of Arrays, flattened in order.
@@ -83,6 +92,7 @@ public:
   }
   // The kernel plan and each kernel's optimized LLVM IR.
   std::string as_text() const { return detail::compiled_text(*program_); }
+  CostAnalysis cost_analysis() const { return detail::cost_analysis(*program_); }
 
 private:
   std::shared_ptr<const detail::Program> program_;

@@ -49,8 +49,8 @@ std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const
 
 void compile(Program &program) {
   std::call_once(program.compiled, [&] {
-    program.executable =
-        std::make_unique<backend::Executable>(program.params, program.outputs, program.options.fuse);
+    program.executable = std::make_unique<backend::Executable>(program.params, program.outputs,
+                                                               program.options.fuse);
   });
 }
 
@@ -83,5 +83,10 @@ std::vector<Array> call(const Program &program, const std::vector<Array> &args) 
 std::string lowered_text(const Program &program) { return ir::print_graph(program.outputs); }
 
 std::string compiled_text(const Program &program) { return program.executable->as_text(); }
+
+CostAnalysis cost_analysis(const Program &program) {
+  backend::Executable::Cost c = program.executable->cost();
+  return {c.flops, c.transcendentals, c.bytes_accessed};
+}
 
 } // namespace jx::detail

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "interp/interp.h"
 #include "ir/builder.h"
@@ -32,6 +33,57 @@ int64_t work_per_row(const ir::Node &root) {
     for (int64_t axis : ir::dot_dims(root).lhs_contract)
       work *= root.inputs[0]->shape[axis];
   return work;
+}
+
+// What one kernel costs: every node it computes inline, at the node's own element count (as XLA's
+// cost analysis counts per instruction), plus the bytes of its buffers.
+Executable::Cost kernel_cost(const codegen::KernelPlan &plan) {
+  Executable::Cost cost;
+  std::unordered_set<const ir::Node *> inputs(plan.inputs.begin(), plan.inputs.end()),
+      seen{plan.root.get()};
+  std::vector<const ir::Node *> stack{plan.root.get()};
+  while (!stack.empty()) {
+    const ir::Node *n = stack.back();
+    stack.pop_back();
+    const double size = double(n->size());
+    switch (op_kind(n->op)) {
+    case ir::OpKind::Unary:
+    case ir::OpKind::Binary:
+    case ir::OpKind::Ternary:
+      switch (n->op) {
+      case ir::Op::Exp:
+      case ir::Op::Expm1:
+      case ir::Op::Log:
+      case ir::Op::Log1p:
+      case ir::Op::Sin:
+      case ir::Op::Cos:
+      case ir::Op::Tan:
+      case ir::Op::Tanh:
+      case ir::Op::Pow:
+      case ir::Op::Sqrt:
+      case ir::Op::ErfInv: cost.transcendentals += size; break;
+      case ir::Op::Convert: break;
+      default: cost.flops += size;
+      }
+      break;
+    case ir::OpKind::Reduce: cost.flops += double(n->inputs[0]->size()); break;
+    case ir::OpKind::Contraction: {
+      double k = 1;
+      for (int64_t axis : ir::dot_dims(*n).lhs_contract)
+        k *= double(n->inputs[0]->shape[axis]);
+      cost.flops += 2 * size * k;
+      break;
+    }
+    case ir::OpKind::Leaf:
+    case ir::OpKind::Movement: break;
+    }
+    for (const ir::NodePtr &in : n->inputs)
+      if (!inputs.count(in.get()) && seen.insert(in.get()).second) stack.push_back(in.get());
+  }
+  cost.bytes_accessed = double(plan.root->size() * itemsize(plan.root->dtype));
+  for (const ir::Node *in : plan.inputs)
+    cost.bytes_accessed += double(in->size() * itemsize(in->dtype));
+  return cost;
 }
 
 } // namespace
@@ -76,6 +128,12 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
       owners.push_back(&steps_[k]);
     }
   std::vector<std::shared_ptr<const CompiledKernel>> kernels = compile_all(to_compile);
+  for (const codegen::KernelPlan *p : to_compile) {
+    Cost c = kernel_cost(*p);
+    cost_.flops += c.flops;
+    cost_.transcendentals += c.transcendentals;
+    cost_.bytes_accessed += c.bytes_accessed;
+  }
   for (size_t k = 0; k < kernels.size(); ++k)
     owners[k]->kernel = std::move(kernels[k]);
   for (const ir::NodePtr &o : roots)

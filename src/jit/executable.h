@@ -23,6 +23,12 @@ public:
   std::string as_text() const;
   size_t kernel_count() const;
 
+  // Operation counts and bytes moved by one run (see jx::CostAnalysis).
+  struct Cost {
+    double flops = 0, transcendentals = 0, bytes_accessed = 0;
+  };
+  Cost cost() const { return cost_; }
+
 private:
   struct Step {
     enum class Kind { Buffer, Parameter, Random, Kernel } kind;
@@ -39,6 +45,7 @@ private:
   std::vector<Step> steps_;
   std::vector<int> output_slots_;
   int slot_count_ = 0;
+  Cost cost_;
 };
 
 // Eager evaluation: the values of roots through compiled kernels.

@@ -161,3 +161,17 @@ TEST(KernelCache, ChangedConstantsReuseTheKernel) {
   (x * 2.0 - 1.0)(10).item<double>(); // another op: a new kernel
   EXPECT_EQ(jx::backend::compiled_kernel_count(), before + 1);
 }
+
+TEST(Jit, CostAnalysisCountsOpsAndBytes) {
+  jx::ShapeDtypeStruct spec{{1000}, jnp::float64};
+  auto compiled = jx::jit([](const Array &x) { return jnp::exp(x) * 2 + x; }).lower(spec).compile();
+  jx::CostAnalysis cost = compiled.cost_analysis();
+  EXPECT_EQ(cost.transcendentals, 1000);
+  EXPECT_EQ(cost.flops, 2000);           // a multiply and an add per element
+  EXPECT_EQ(cost.bytes_accessed, 16000); // reads x, writes the result
+  auto dot = jx::jit([](const Array &a, const Array &b) { return jnp::matmul(a, b); })
+                 .lower(jx::ShapeDtypeStruct{{8, 16}, jnp::float64},
+                        jx::ShapeDtypeStruct{{16, 4}, jnp::float64})
+                 .compile();
+  EXPECT_EQ(dot.cost_analysis().flops, 2 * 8 * 4 * 16);
+}
