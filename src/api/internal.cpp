@@ -132,10 +132,6 @@ std::vector<NodePtr> promote_and_broadcast(const std::vector<NodePtr> &xs, Resul
 
 NodePtr scalar_node(double value, DType dtype) { return ir::literal(value, dtype, false); }
 
-NodePtr scalar_like(double value, const NodePtr &x) {
-  return ir::literal(value, x->dtype, x->weak);
-}
-
 std::vector<int64_t> iota_vector(int64_t n) {
   std::vector<int64_t> v(n);
   for (int64_t i = 0; i < n; ++i)

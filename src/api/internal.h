@@ -50,7 +50,6 @@ std::vector<NodePtr> promote_and_broadcast(const std::vector<NodePtr> &xs, Resul
 
 // Literal scalar node of dtype.
 NodePtr scalar_node(double value, DType dtype);
-NodePtr scalar_like(double value, const NodePtr &x);
 
 // [0, 1, ..., n-1]
 std::vector<int64_t> iota_vector(int64_t n);

@@ -183,11 +183,6 @@ std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::Buffe
   return out;
 }
 
-size_t Executable::kernel_count() const {
-  return size_t(std::count_if(steps_.begin(), steps_.end(),
-                              [](const Step &s) { return s.kind == Step::Kind::Kernel; }));
-}
-
 std::string Executable::as_text() const {
   static constexpr const char *kinds[] = {"buffer", "parameter", "random", "kernel"};
   std::string text;

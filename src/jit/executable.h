@@ -21,7 +21,6 @@ public:
 
   // The kernel plan: one line per step, then each kernel's optimized LLVM IR.
   std::string as_text() const;
-  size_t kernel_count() const;
 
   // Operation counts and bytes moved by one run (see jx::CostAnalysis).
   struct Cost {
