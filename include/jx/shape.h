@@ -17,6 +17,17 @@ inline int64_t shape_size(const Shape &shape) {
   return n;
 }
 
+// Element strides of a C-order (row-major) array of this shape.
+inline std::vector<int64_t> row_major_strides(const Shape &shape) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t s = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+  return strides;
+}
+
 // "(3, 4)", "(5,)", "()" as Python prints a tuple.
 std::string shape_str(const Shape &shape);
 // "(3,4)", "(5,)": the compact form NumPy's broadcasting errors use.

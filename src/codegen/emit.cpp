@@ -41,16 +41,6 @@ extern "C" float jx_erf_inv_f32(float x) { return random_impl::erf_inv(x); }
 extern "C" int64_t jx_ipow_i64(int64_t b, int64_t e) { return interp::int_pow<int64_t>(b, e); }
 extern "C" int32_t jx_ipow_i32(int32_t b, int32_t e) { return interp::int_pow<int32_t>(b, e); }
 
-std::vector<int64_t> row_major_strides(const Shape &shape) {
-  std::vector<int64_t> strides(shape.size());
-  int64_t s = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= shape[i];
-  }
-  return strides;
-}
-
 class Emitter {
 public:
   Emitter(llvm::LLVMContext &ctx, llvm::Module &mod, const KernelPlan &plan)

@@ -5,8 +5,8 @@
 #include <jx/error.h>
 
 #include <algorithm>
-#include <fmt/format.h>
 #include <cstring>
+#include <fmt/format.h>
 #include <unordered_map>
 
 #include "interp/dispatch.h"
@@ -22,16 +22,6 @@ using ir::Node;
 using ir::Op;
 using ir::OpKind;
 using runtime::BufferPtr;
-
-std::vector<int64_t> row_major_strides(const Shape &shape) {
-  std::vector<int64_t> strides(shape.size());
-  int64_t s = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= shape[i];
-  }
-  return strides;
-}
 
 // Calls f(affine_offset, linear_index) for each index of shape in row-major order, where
 // affine_offset = base + sum(index[k] * strides[k]).

@@ -6,11 +6,22 @@
 #include <cmath>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "interp/dispatch.h"
 #include "interp/interp.h"
+#include "ir/builder.h"
 
 namespace pass_test {
+
+// A constant node holding v (1-D unless a shape is given).
+template <class T> jx::ir::NodePtr vec(std::vector<T> v, jx::Shape shape = {}) {
+  if (shape.empty()) shape = {int64_t(v.size())};
+  auto buf = jx::runtime::make_buffer(v.size() * sizeof(T));
+  for (size_t i = 0; i < v.size(); ++i)
+    buf->template as<T>()[i] = v[i];
+  return jx::ir::constant(buf, jx::dtype_of_v<T>, shape);
+}
 
 // a and b have one dtype, shape and weak flag, and the reference evaluator gives them the same
 // bits element by element (any NaN equals any NaN).

@@ -21,13 +21,7 @@ namespace {
 const double inf = std::numeric_limits<double>::infinity();
 const double qnan = std::numeric_limits<double>::quiet_NaN();
 
-template <class T> NodePtr vec(std::vector<T> v, Shape shape = {}) {
-  if (shape.empty()) shape = {int64_t(v.size())};
-  auto buf = runtime::make_buffer(v.size() * sizeof(T));
-  for (size_t i = 0; i < v.size(); ++i)
-    buf->template as<T>()[i] = v[i];
-  return constant(buf, dtype_of_v<T>, shape);
-}
+using pass_test::vec;
 
 NodePtr fill(double v, DType dtype, Shape shape, bool weak = false) {
   return broadcast(literal(v, dtype, weak), std::move(shape), {});

@@ -22,13 +22,7 @@ namespace jnp = jx::numpy;
 
 namespace {
 
-template <class T> NodePtr vec(std::vector<T> v, Shape shape = {}) {
-  if (shape.empty()) shape = {int64_t(v.size())};
-  auto buf = runtime::make_buffer(v.size() * sizeof(T));
-  for (size_t i = 0; i < v.size(); ++i)
-    buf->template as<T>()[i] = v[i];
-  return constant(buf, dtype_of_v<T>, shape);
-}
+using pass_test::vec;
 
 NodePtr fill(double v, const NodePtr &like, bool weak = false) {
   return broadcast(literal(v, like->dtype, weak), like->shape, {});
