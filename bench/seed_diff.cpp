@@ -57,20 +57,9 @@ int main(int argc, char **argv) {
       jx::jit(seeds::calc_fd_kernel).lower(jx::ShapeDtypeStruct{shape, jx::float64}).compile();
   const double compile_ms = ms_since(t0);
 
-  reset_peak_rss();
-  const double rss_before = peak_rss_mib();
-  std::optional<Array> result = calc_fd(x).block_until_ready(); // warm-up: first touch, threads
-  std::vector<double> times;
-  for (int r = 0; r < reps; ++r) {
-    // The previous result dies before the call, so its buffer is recycled as in a steady loop.
-    result.reset();
-    auto start = Clock::now();
-    result = calc_fd(x).block_until_ready();
-    times.push_back(ms_since(start));
-  }
-  const double rss_growth = peak_rss_mib() - rss_before;
-  std::sort(times.begin(), times.end());
-  const double median = times[times.size() / 2], min = times[0];
+  Timing timing = time_calls(reps, [&] { return calc_fd(x); });
+  const std::optional<Array> &result = timing.result;
+  const double median = timing.median_ms, min = timing.min_ms, rss_growth = timing.rss_growth_mib;
 
   if (!out.empty()) jnp::save(out, *result);
   if (json) {

@@ -62,20 +62,9 @@ int main(int argc, char **argv) {
           .compile();
   const double compile_ms = ms_since(t0);
 
-  reset_peak_rss();
-  const double rss_before = peak_rss_mib();
-  std::optional<Array> S = simps(a, b).block_until_ready(); // warm-up: first touch, threads
-  std::vector<double> times;
-  for (int r = 0; r < reps; ++r) {
-    // The previous result dies before the call, so its buffer is recycled as in a steady loop.
-    S.reset();
-    auto start = Clock::now();
-    S = simps(a, b).block_until_ready();
-    times.push_back(ms_since(start));
-  }
-  const double rss_growth = peak_rss_mib() - rss_before;
-  std::sort(times.begin(), times.end());
-  const double median = times[times.size() / 2], min = times[0];
+  Timing timing = time_calls(reps, [&] { return simps(a, b); });
+  const std::optional<Array> &S = timing.result;
+  const double median = timing.median_ms, min = timing.min_ms, rss_growth = timing.rss_growth_mib;
 
   if (!out.empty()) jnp::save(out, *S);
   if (json) {
