@@ -107,6 +107,7 @@ Array floor(const Array &x);
 Array ceil(const Array &x);
 Array isnan(const Array &x);
 Array isfinite(const Array &x);
+Array signbit(const Array &x);
 Array isinf(const Array &x);
 Array where(const Array &condition, const Array &x, const Array &y);
 Array equal(const Array &a, const Array &b);

@@ -138,6 +138,7 @@ Array ceil(const Array &x) {
 }
 
 Array isnan(const Array &x) { return wrap(ir::unary(Op::IsNan, node_of(x))); }
+Array signbit(const Array &x) { return wrap(ir::unary(Op::SignBit, node_of(x))); }
 Array isfinite(const Array &x) { return wrap(ir::unary(Op::IsFinite, node_of(x))); }
 Array isinf(const Array &x) { return logical_not(logical_or(isfinite(x), isnan(x))); }
 

@@ -644,6 +644,10 @@ private:
       case Op::IsFinite:
         return b_.CreateFCmpOLT(intrinsic(llvm::Intrinsic::fabs, x),
                                 llvm::ConstantFP::getInfinity(ty));
+      case Op::SignBit: {
+        Value *bits = b_.CreateBitCast(x, b_.getIntNTy(ty->getPrimitiveSizeInBits()));
+        return b_.CreateICmpSLT(bits, zero_of(bits));
+      }
       default: break;
       }
     } else {
@@ -661,6 +665,8 @@ private:
     }
     if (op == Op::IsNan) return b_.getFalse();
     if (op == Op::IsFinite) return b_.getTrue();
+    if (op == Op::SignBit)
+      return t == DType::bool_ ? b_.getFalse() : b_.CreateICmpSLT(x, zero_of(x));
     throw Error(fmt::format("internal: {} is not defined on {}", op_name(op), dtype_name(t)));
   }
 

@@ -125,7 +125,7 @@ struct Evaluator {
         for (int64_t i = 0; i < size; ++i)
           o[i] = convert_scalar<T, F>(in[i]);
       });
-    } else if (n.op == Op::IsNan || n.op == Op::IsFinite) {
+    } else if (n.op == Op::IsNan || n.op == Op::IsFinite || n.op == Op::SignBit) {
       dispatch_dtype(x->dtype, [&](auto from_tag) {
         using F = decltype(from_tag);
         const F *in = value(x)->template as<F>();

@@ -122,7 +122,12 @@ template <class T> T unary_scalar(ir::Op op, T x) {
 }
 
 template <class T> bool predicate_scalar(ir::Op op, T x) {
-  if constexpr (is_float_v<T>) return op == ir::Op::IsNan ? std::isnan(x) : std::isfinite(x);
+  if constexpr (is_float_v<T>) {
+    if (op == ir::Op::SignBit) return std::signbit(x);
+    return op == ir::Op::IsNan ? std::isnan(x) : std::isfinite(x);
+  } else if constexpr (std::is_signed_v<T>) {
+    if (op == ir::Op::SignBit) return x < 0;
+  }
   return op == ir::Op::IsFinite;
 }
 

@@ -238,6 +238,12 @@ NodePtr constant(runtime::BufferPtr data, DType dtype, Shape shape) {
 
 NodePtr iota(DType dtype, Shape shape, int64_t axis) {
   check(axis >= 0 && axis < int64_t(shape.size()), Op::Iota, "axis");
+  // Canonical form: a 1-D iota broadcast along the other axes, so work on it (linspace's
+  // division) sinks below the broadcast and runs once per distinct index.
+  if (shape.size() > 1) {
+    NodePtr line = iota(dtype, {shape[axis]}, 0);
+    return broadcast(std::move(line), std::move(shape), {axis});
+  }
   return finish({.op = Op::Iota, .dtype = dtype, .shape = std::move(shape), .attrs = {axis}});
 }
 

@@ -18,6 +18,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -81,11 +82,21 @@ std::vector<llvm::VecDesc> extra_libmvec_functions(bool avx512) {
   return out;
 }
 
+// LLVM vectorizes a loop's remainder only after main loops of 16 or more lanes. Kernels with short
+// rows then spend much of their time in scalar libm calls: the Simpson seed's 100 intervals are
+// 96 lanes of 8-wide exp and 4 scalar calls, a third of the run. A 4-lane vector epilogue covers
+// such remainders. JX_LLVM_FLAGS passes further LLVM options (for experiments).
+void set_llvm_options() {
+  const char *argv[] = {"jx", "-epilogue-vectorization-force-VF=4"};
+  llvm::cl::ParseCommandLineOptions(2, argv, "", nullptr, "JX_LLVM_FLAGS");
+}
+
 class Jit {
 public:
   Jit() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    set_llvm_options();
     auto builder = check(llvm::orc::JITTargetMachineBuilder::detectHost(), "detect host");
     builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
     machine_ = check(builder.createTargetMachine(), "target machine");

@@ -47,7 +47,7 @@ NodePtr fold(const Node &n, const std::vector<const Node *> &in) {
     if (n.op == Op::Select)
       return literal_of(value_of<T>(*in[value_of<bool>(*in[0]) ? 1 : 2]), n.dtype, n.weak);
     // Ops whose operands have another dtype than the result.
-    if (n.op == Op::Convert || n.op == Op::IsNan || n.op == Op::IsFinite ||
+    if (n.op == Op::Convert || n.op == Op::IsNan || n.op == Op::IsFinite || n.op == Op::SignBit ||
         ir::op_info(n.op).dtype_rule == ir::DTypeRule::Bool) {
       return dispatch_dtype(in[0]->dtype, [&](auto in_tag) -> NodePtr {
         using F = decltype(in_tag);

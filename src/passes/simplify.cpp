@@ -187,11 +187,8 @@ NodePtr exp_log_power(const NodePtr &n) {
   NodePtr e_finite = ir::unary(Op::IsFinite, e);
   NodePtr integral = both(ir::binary(Op::Eq, ir::unary(Op::Floor, e), e), e_finite);
   NodePtr odd = both(integral, ir::binary(Op::Ne, ir::binary(Op::Rem, e, lit(2)), lit(0)));
-  // Negative sign bit: x < 0, or x == -0.0 (1 / -0.0 is -inf).
-  NodePtr negative =
-      either(ir::binary(Op::Lt, x, lit(0)),
-             both(eq(x, 0), ir::binary(Op::Lt, ir::binary(Op::Div, lit(1), x), lit(0))));
-  r = ir::select(both(negative, odd), ir::unary(Op::Neg, r), r);
+  // pow(-0.0, odd) is -0.0, as for any other negative base.
+  r = ir::select(both(ir::unary(Op::SignBit, x), odd), ir::unary(Op::Neg, r), r);
   // A finite negative base to a finite non-integer power has no real value.
   NodePtr no_real = both(both(ir::binary(Op::Lt, x, lit(0)), ir::unary(Op::IsFinite, x)),
                          both(e_finite, ir::unary(Op::Not, integral)));

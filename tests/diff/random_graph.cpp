@@ -541,6 +541,7 @@ private:
         {"jnp.ceil({})", jnp::ceil, true, true, false},
         {"jnp.isnan({})", jnp::isnan, true, true, false},
         {"jnp.isfinite({})", jnp::isfinite, true, true, false},
+        {"jnp.signbit({})", jnp::signbit, true, true, false},
         {"jnp.isinf({})", jnp::isinf, true, true, false},
         {"jnp.logical_not({})", jnp::logical_not, true, true, false},
         {"jnp.bitwise_not({})", jnp::bitwise_not, !f, false, false},
