@@ -46,16 +46,17 @@ public:
   Emitter(llvm::LLVMContext &ctx, llvm::Module &mod, const KernelPlan &plan)
       : ctx_(ctx), mod_(mod), b_(ctx), plan_(plan), i64_(llvm::Type::getInt64Ty(ctx)) {
     for (size_t i = 0; i < plan.inputs.size(); ++i)
-      param_[plan.inputs[i]] = i + 1;
+      param_[plan.inputs[i]] = plan.roots.size() + i;
     for (size_t i = 0; i < plan.literals.size(); ++i)
       literal_[plan.literals[i]] = i;
   }
 
   void emit(const std::string &name) {
     auto *ptr = llvm::PointerType::get(ctx_, 0);
-    const size_t buffer_count = plan_.inputs.size() + 2; // output, inputs, literals
-    // The body takes every buffer as its own noalias argument (buffers never overlap: the output
-    // is fresh, inputs are read-only), so the vectorizer needs no runtime alias checks; the
+    const size_t outputs = plan_.roots.size();
+    const size_t buffer_count = outputs + plan_.inputs.size() + 1; // outputs, inputs, literals
+    // The body takes every buffer as its own noalias argument (buffers never overlap: outputs
+    // are fresh, inputs are read-only), so the vectorizer needs no runtime alias checks; the
     // exported entry point unpacks the buffer array and calls it (inlined).
     std::vector<llvm::Type *> params{i64_, i64_};
     params.insert(params.end(), buffer_count, ptr);
@@ -66,7 +67,7 @@ public:
     fn_->addFnAttr(llvm::Attribute::AlwaysInline);
     for (size_t i = 0; i < buffer_count; ++i) {
       fn_->addParamAttr(unsigned(2 + i), llvm::Attribute::NoAlias);
-      if (i > 0) fn_->addParamAttr(unsigned(2 + i), llvm::Attribute::ReadOnly);
+      if (i >= outputs) fn_->addParamAttr(unsigned(2 + i), llvm::Attribute::ReadOnly);
     }
     emit_entry_point(name, buffer_count);
     auto *entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
@@ -84,20 +85,25 @@ public:
     }
     memo_.emplace_back();
 
-    const Node &root = *plan_.root;
-    const Shape &out = root.shape;
+    const Node &first = *plan_.roots[0];
+    const Shape &out = first.shape;
     const auto strides = row_major_strides(out);
-    auto store = [&](const Index &idx, Value *v) {
-      store_element(pointers_[0], root.dtype, linear(idx, strides), v);
+    auto store_all = [&](const Index &idx) {
+      Value *at = linear(idx, strides);
+      for (size_t r = 0; r < outputs; ++r) {
+        const Node &root = *plan_.roots[r];
+        store_element(pointers_[r], root.dtype, at, root_value(root, idx));
+      }
     };
+    if (outputs > 1 &&
+        (op_kind(first.op) == OpKind::Reduce || op_kind(first.op) == OpKind::Contraction))
+      throw Error("internal: a reduction kernel has one root");
     if (out.empty()) {
-      store({}, root_value(root, {}));
-    } else if (accumulates_rows(root)) {
-      emit_row_reduction(root, begin, end);
+      store_all({});
+    } else if (accumulates_rows(first)) {
+      emit_row_reduction(first, begin, end);
     } else {
-      loop(begin, end, [&](Value *i0) {
-        nest(out, 1, {i0}, [&](const Index &idx) { store(idx, root_value(root, idx)); });
-      });
+      loop(begin, end, [&](Value *i0) { nest(out, 1, {i0}, store_all); });
     }
     b_.CreateRetVoid();
   }

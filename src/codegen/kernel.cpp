@@ -13,14 +13,16 @@
 namespace jx::codegen {
 
 int64_t KernelPlan::outer_extent() const {
-  const Shape &shape = root->shape;
+  const Shape &shape = roots[0]->shape;
   return shape.empty() ? 1 : shape[0];
 }
 
 void KernelPlan::collect_literals() {
   literals.clear();
-  std::unordered_set<const ir::Node *> stop(inputs.begin(), inputs.end()), seen{root.get()};
-  std::vector<const ir::Node *> stack{root.get()};
+  std::unordered_set<const ir::Node *> stop(inputs.begin(), inputs.end()), seen;
+  std::vector<const ir::Node *> stack;
+  for (const ir::NodePtr &root : roots)
+    if (seen.insert(root.get()).second) stack.push_back(root.get());
   while (!stack.empty()) {
     const ir::Node *n = stack.back();
     stack.pop_back();
@@ -44,10 +46,12 @@ std::string KernelPlan::structural_key() const {
     param[inputs[i]] = i;
   for (size_t i = 0; i < literals.size(); ++i)
     literal[literals[i]] = i;
-  // Post-order walk from the root that stops at parameters.
+  // Post-order walk from the roots that stops at parameters.
   std::vector<const ir::Node *> order;
-  std::unordered_set<const ir::Node *> visited{root.get()};
-  std::vector<std::pair<const ir::Node *, size_t>> stack{{root.get(), 0}};
+  std::unordered_set<const ir::Node *> visited;
+  std::vector<std::pair<const ir::Node *, size_t>> stack;
+  for (auto root = roots.rbegin(); root != roots.rend(); ++root)
+    if (visited.insert(root->get()).second) stack.push_back({root->get(), 0});
   while (!stack.empty()) {
     auto &[n, next] = stack.back();
     if (next < n->inputs.size()) {
@@ -75,6 +79,8 @@ std::string KernelPlan::structural_key() const {
     key += fmt::format("{}({})[{}]{}|", ir::op_name(n->op), fmt::join(args, ","),
                        fmt::join(n->attrs, ","), ir::type_str(*n));
   }
+  for (const ir::NodePtr &root : roots)
+    key += fmt::format("out:%{};", id.at(root.get()));
   return key;
 }
 

@@ -1,5 +1,5 @@
-// A fused kernel as the code generator sees it: one root expression over the graph, the
-// materialized nodes it reads (its parameters), and the loop structure. No LLVM types here.
+// A fused kernel as the code generator sees it: the root expressions it writes, the materialized
+// nodes it reads (its parameters), and the loop structure. No LLVM types here.
 #pragma once
 
 #include <string>
@@ -9,16 +9,19 @@
 
 namespace jx::codegen {
 
-// Kernel calling convention: buffers[0] is the output, buffers[1 + k] is input k, and the last
-// buffer holds the kernel's literal values (8 bytes each: a double for float literals, an int64
-// otherwise), so a changed constant reuses the compiled code. The kernel computes output rows
+// Kernel calling convention: buffers[r] is root r's output, buffers[roots + k] is input k, and the
+// last buffer holds the kernel's literal values (8 bytes each: a double for float literals, an
+// int64 otherwise), so a changed constant reuses the compiled code. The kernel computes output rows
 // [begin, end) of its outermost loop (all of it for a 0-d output).
 using KernelFn = void (*)(int64_t begin, int64_t end, void *const *buffers);
 
 struct KernelPlan {
-  ir::NodePtr root;
+  // What the kernel writes, one output buffer each: a reduction or contraction alone, or
+  // elementwise values of one shape computed in one loop nest (multi-output fusion: what they
+  // share is computed once per element).
+  std::vector<ir::NodePtr> roots;
   // Nodes read from memory (constants, realized values, outputs of earlier kernels), in
-  // parameter order. Everything else reachable from root is computed inline.
+  // parameter order. Everything else reachable from the roots is computed inline.
   std::vector<const ir::Node *> inputs;
   // Literal nodes computed inline, in the order of the literal buffer. Their values are not part
   // of the structural key.

@@ -39,9 +39,10 @@ int64_t work_per_row(const ir::Node &root) {
 // cost analysis counts per instruction), plus the bytes of its buffers.
 Executable::Cost kernel_cost(const codegen::KernelPlan &plan) {
   Executable::Cost cost;
-  std::unordered_set<const ir::Node *> inputs(plan.inputs.begin(), plan.inputs.end()),
-      seen{plan.root.get()};
-  std::vector<const ir::Node *> stack{plan.root.get()};
+  std::unordered_set<const ir::Node *> inputs(plan.inputs.begin(), plan.inputs.end()), seen;
+  std::vector<const ir::Node *> stack;
+  for (const ir::NodePtr &root : plan.roots)
+    if (seen.insert(root.get()).second) stack.push_back(root.get());
   while (!stack.empty()) {
     const ir::Node *n = stack.back();
     stack.pop_back();
@@ -80,7 +81,8 @@ Executable::Cost kernel_cost(const codegen::KernelPlan &plan) {
     for (const ir::NodePtr &in : n->inputs)
       if (!inputs.count(in.get()) && seen.insert(in.get()).second) stack.push_back(in.get());
   }
-  cost.bytes_accessed = double(plan.root->size() * itemsize(plan.root->dtype));
+  for (const ir::NodePtr &root : plan.roots)
+    cost.bytes_accessed += double(root->size() * itemsize(root->dtype));
   for (const ir::Node *in : plan.inputs)
     cost.bytes_accessed += double(in->size() * itemsize(in->dtype));
   return cost;
@@ -98,8 +100,12 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
   for (size_t i = 0; i < params_.size(); ++i)
     param_position[params_[i].get()] = int(i);
   for (passes::Step &p : plan) {
-    Step s{.kind = Step::Kind::Buffer, .node = p.node, .out = slot_count_++};
-    slot[p.node.get()] = s.out;
+    Step s{.kind = Step::Kind::Buffer, .node = p.node};
+    if (p.kind == passes::Step::Kind::Kernel)
+      for (const ir::NodePtr &root : p.plan.roots)
+        s.outs.push_back(slot[root.get()] = slot_count_++);
+    else
+      s.outs.push_back(slot[p.node.get()] = slot_count_++);
     switch (p.kind) {
     case passes::Step::Kind::Buffer: break;
     case passes::Step::Kind::Parameter:
@@ -109,6 +115,7 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
     case passes::Step::Kind::Random: s.kind = Step::Kind::Random; break;
     case passes::Step::Kind::Kernel:
       s.kind = Step::Kind::Kernel;
+      s.roots = p.plan.roots;
       s.literals = p.plan.literal_values();
       for (const ir::Node *in : p.plan.inputs)
         s.inputs.push_back(slot.at(in));
@@ -154,17 +161,21 @@ std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::Buffe
   for (const Step &s : steps_) {
     const ir::Node &n = *s.node;
     switch (s.kind) {
-    case Step::Kind::Buffer: slots[s.out] = n.realized() ? n.realized() : n.data; break;
-    case Step::Kind::Parameter: slots[s.out] = args.at(n.attrs[0]); break;
+    case Step::Kind::Buffer: slots[s.outs[0]] = n.realized() ? n.realized() : n.data; break;
+    case Step::Kind::Parameter: slots[s.outs[0]] = args.at(n.attrs[0]); break;
     case Step::Kind::Random:
-      slots[s.out] = runtime::make_buffer(n.size() * itemsize(n.dtype));
+      slots[s.outs[0]] = runtime::make_buffer(n.size() * itemsize(n.dtype));
       random_impl::uniform01({uint32_t(n.attrs[0]), uint32_t(n.attrs[1])}, n.shape, n.dtype,
-                             slots[s.out]->data());
+                             slots[s.outs[0]]->data());
       break;
     case Step::Kind::Kernel: {
-      slots[s.out] = runtime::make_buffer(n.size() * itemsize(n.dtype));
+      std::vector<void *> buffers;
+      for (size_t r = 0; r < s.outs.size(); ++r) {
+        const ir::Node &root = *s.roots[r];
+        slots[s.outs[r]] = runtime::make_buffer(root.size() * itemsize(root.dtype));
+        buffers.push_back(slots[s.outs[r]]->data());
+      }
       if (!s.kernel) break;
-      std::vector<void *> buffers{slots[s.out]->data()};
       for (int in : s.inputs)
         buffers.push_back(slots[in]->data());
       buffers.push_back(const_cast<uint64_t *>(s.literals.data()));
@@ -187,15 +198,22 @@ std::string Executable::as_text() const {
   static constexpr const char *kinds[] = {"buffer", "parameter", "random", "kernel"};
   std::string text;
   for (const Step &s : steps_) {
-    text += fmt::format("%{} = {} {} : {}", s.out, kinds[int(s.kind)], ir::op_name(s.node->op),
-                        ir::type_str(*s.node));
+    std::vector<std::string> outs, ops, types;
+    for (size_t r = 0; r < s.outs.size(); ++r) {
+      const ir::Node &n = s.kind == Step::Kind::Kernel ? *s.roots[r] : *s.node;
+      outs.push_back(fmt::format("%{}", s.outs[r]));
+      ops.emplace_back(ir::op_name(n.op));
+      types.push_back(ir::type_str(n));
+    }
+    text += fmt::format("{} = {} {} : {}", fmt::join(outs, ", "), kinds[int(s.kind)],
+                        fmt::join(ops, ", "), fmt::join(types, ", "));
     if (s.kind == Step::Kind::Kernel)
       text += fmt::format(" reads {} rows={}", fmt::join(s.inputs, ","), s.outer);
     text += "\n";
   }
   for (const Step &s : steps_)
     if (s.kernel)
-      text += fmt::format("\n; %{} = {}\n{}", s.out, s.kernel->name, s.kernel->optimized_ir);
+      text += fmt::format("\n; %{} = {}\n{}", s.outs[0], s.kernel->name, s.kernel->optimized_ir);
   return text;
 }
 

@@ -31,10 +31,11 @@ public:
 private:
   struct Step {
     enum class Kind { Buffer, Parameter, Random, Kernel } kind;
-    ir::NodePtr node;
+    ir::NodePtr node;                 // the value, or a kernel's first root
+    std::vector<ir::NodePtr> roots{}; // Kind::Kernel: what the kernel writes
     std::shared_ptr<const CompiledKernel> kernel{};
     std::vector<int> inputs{};        // slots
-    int out;                          // slot
+    std::vector<int> outs{};          // slots: the value, or one per root
     int64_t outer = 0;                // rows of the kernel's outer loop
     int64_t grain = 1;                // rows per parallel chunk
     std::vector<int> frees{};         // slots whose last reader is this step

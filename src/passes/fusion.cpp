@@ -18,42 +18,49 @@ using ir::OpKind;
 // chosen to be materialized), and movement ops (index arithmetic, selects) or casts over those.
 constexpr int max_inline_depth = 64;
 
-// Work worth a buffer when it would be repeated under a broadcast: a transcendental function,
-// a division or a power somewhere in the inlined computation. Comparisons, selects and
-// arithmetic are cheaper to recompute (and LLVM hoists what does not depend on inner loops).
-bool expensive(const Node &n, std::unordered_map<const Node *, bool> &memo) {
-  if (auto it = memo.find(&n); it != memo.end()) return it->second;
-  bool result = false;
-  if (!n.realized() && op_kind(n.op) != OpKind::Leaf) {
-    switch (n.op) {
-    case Op::Exp:
-    case Op::Expm1:
-    case Op::Log:
-    case Op::Log1p:
-    case Op::Sqrt:
-    case Op::Sin:
-    case Op::Cos:
-    case Op::Tan:
-    case Op::Tanh:
-    case Op::ErfInv:
-    case Op::Div:
-    case Op::Rem:
-    case Op::FloorDiv:
-    case Op::Pow:
-    case Op::ReduceSum:
-    case Op::ReduceProd:
-    case Op::ReduceMax:
-    case Op::ReduceMin:
-    case Op::ArgMax:
-    case Op::ArgMin:
-    case Op::DotGeneral: result = true; break;
-    default:
-      result = std::any_of(n.inputs.begin(), n.inputs.end(),
-                           [&](const ir::NodePtr &in) { return expensive(*in, memo); });
-    }
+// Per-element cost of an op computed inline, in units of one arithmetic op: transcendental
+// functions, divisions and powers cost many; index arithmetic and casts nothing.
+int op_work(const Node &n) {
+  switch (n.op) {
+  case Op::Exp:
+  case Op::Expm1:
+  case Op::Log:
+  case Op::Log1p:
+  case Op::Sqrt:
+  case Op::Sin:
+  case Op::Cos:
+  case Op::Tan:
+  case Op::Tanh:
+  case Op::ErfInv:
+  case Op::Div:
+  case Op::Rem:
+  case Op::FloorDiv:
+  case Op::Pow: return 16;
+  case Op::Convert: return 0;
+  default: break;
   }
-  memo[&n] = result;
-  return result;
+  switch (op_kind(n.op)) {
+  case OpKind::Leaf:
+  case OpKind::Movement: return 0;
+  case OpKind::Reduce:
+  case OpKind::Contraction: return 1 << 20;
+  default: return 1;
+  }
+}
+
+// Work worth a buffer when it would be repeated under a broadcast: this many arithmetic ops per
+// element, or any transcendental function, division or power.
+constexpr int hoist_threshold = 4;
+
+// The per-element cost of computing n inline, stopping at nodes with buffers. Shared
+// subexpressions count once.
+int inline_work(const Node &n, const std::unordered_set<const Node *> &buffers,
+                std::unordered_set<const Node *> &seen) {
+  if (buffers.count(&n) || n.realized() || !seen.insert(&n).second) return 0;
+  int work = op_work(n);
+  for (const ir::NodePtr &in : n.inputs)
+    work = std::min(work + inline_work(*in, buffers, seen), 1 << 20);
+  return work;
 }
 
 // A literal, or a broadcast or cast of one: what NumPy handles as a scalar inside a loop.
@@ -78,6 +85,77 @@ bool trivial(const Node &n, std::unordered_map<const Node *, bool> &memo,
   return result;
 }
 
+// Multi-output fusion: elementwise kernels of one shape run as one kernel, one loop nest computing
+// what they share once per element (the Simpson seed's hoisted exp(-x), log|x| and tests on x
+// all read one x). A kernel joins a group only when it does not depend on a member, directly or
+// through other steps; the merged steps are then put back in a dependency order.
+std::vector<Step> merge_siblings(std::vector<Step> steps) {
+  std::unordered_map<const Node *, size_t> producer;
+  for (size_t i = 0; i < steps.size(); ++i)
+    producer[steps[i].node.get()] = i;
+  // Steps each step depends on, directly or transitively (steps are in topological order).
+  std::vector<std::unordered_set<size_t>> depends(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i)
+    for (const Node *in : steps[i].plan.inputs) {
+      const size_t p = producer.at(in);
+      depends[i].insert(p);
+      depends[i].insert(depends[p].begin(), depends[p].end());
+    }
+  auto elementwise = [](const Step &s) {
+    const OpKind kind = op_kind(s.node->op);
+    return s.kind == Step::Kind::Kernel && kind != OpKind::Reduce && kind != OpKind::Contraction &&
+           s.node->size() > 0;
+  };
+  std::vector<std::vector<size_t>> groups;
+  std::vector<size_t> group_of(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    size_t g = groups.size();
+    if (elementwise(steps[i]))
+      for (size_t candidate = 0; candidate < groups.size(); ++candidate) {
+        const Step &first = steps[groups[candidate][0]];
+        if (!elementwise(first) || first.node->shape != steps[i].node->shape) continue;
+        if (std::none_of(groups[candidate].begin(), groups[candidate].end(),
+                         [&](size_t m) { return depends[i].count(m) > 0; })) {
+          g = candidate;
+          break;
+        }
+      }
+    if (g == groups.size()) groups.emplace_back();
+    groups[g].push_back(i);
+    group_of[i] = g;
+  }
+  // Merged plans: the members' roots, and their inputs without repeats.
+  std::vector<Step> merged;
+  for (const std::vector<size_t> &members : groups) {
+    Step step = std::move(steps[members[0]]);
+    for (size_t k = 1; k < members.size(); ++k) {
+      codegen::KernelPlan &plan = steps[members[k]].plan;
+      step.plan.roots.push_back(plan.roots[0]);
+      for (const Node *in : plan.inputs)
+        if (std::find(step.plan.inputs.begin(), step.plan.inputs.end(), in) ==
+            step.plan.inputs.end())
+          step.plan.inputs.push_back(in);
+    }
+    merged.push_back(std::move(step));
+  }
+  // Dependency order of the groups: each group after the groups of its members' inputs.
+  std::vector<std::unordered_set<size_t>> needs(groups.size());
+  for (size_t i = 0; i < steps.size(); ++i)
+    for (size_t d : depends[i])
+      if (group_of[d] != group_of[i]) needs[group_of[i]].insert(group_of[d]);
+  std::vector<Step> ordered;
+  std::vector<bool> done(groups.size(), false);
+  while (ordered.size() < groups.size())
+    for (size_t g = 0; g < groups.size(); ++g)
+      if (!done[g] &&
+          std::all_of(needs[g].begin(), needs[g].end(), [&](size_t d) { return done[d]; })) {
+        done[g] = true;
+        ordered.push_back(std::move(merged[g]));
+        break;
+      }
+  return ordered;
+}
+
 } // namespace
 
 std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
@@ -100,69 +178,82 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
   for (const ir::NodePtr &r : roots)
     root_set.insert(r.get());
 
-  // Expensive work under an expanding broadcast would be repeated for every copy: compute it once
-  // into a (small) buffer instead. With sink_movement having moved elementwise ops below
-  // broadcasts, this is what hoists exp(-x) and log(x) out of the Simpson seed's function axis.
   std::unordered_set<const Node *> hoisted;
-  std::unordered_map<const Node *, bool> costly;
+  // Materialization decisions in topological order, given the hoisted nodes.
+  auto decide = [&] {
+    std::unordered_set<const Node *> materialized;
+    std::unordered_map<const Node *, bool> cheap_now; // trivial, given what is materialized so far
+    // Inline depth of each node within its kernel; long chains are cut so kernels (and the
+    // emitter's recursion) stay bounded.
+    std::unordered_map<const Node *, int> depth;
+    for (const Node *n : order) {
+      const OpKind kind = op_kind(n->op);
+      int d = 0;
+      if (!n->realized())
+        for (const ir::NodePtr &in : n->inputs)
+          if (!materialized.count(in.get())) d = std::max(d, depth[in.get()] + 1);
+      bool m = root_set.count(n) || n->realized() || n->op == Op::Constant ||
+               n->op == Op::RandomUniform || n->op == Op::Parameter || kind == OpKind::Reduce ||
+               kind == OpKind::Contraction ||
+               (users[n] > 1 && remapped_users[n] > 0 && !trivial(*n, cheap_now, materialized)) ||
+               hoisted.count(n) || d >= max_inline_depth || (!fuse && !scalar(*n));
+      if (m) materialized.insert(n);
+      depth[n] = m ? 0 : d;
+    }
+    return materialized;
+  };
+  // Work under an expanding broadcast would be repeated for every copy: compute it once into a
+  // (small) buffer instead. With sink_movement having moved elementwise ops below broadcasts,
+  // this is what hoists exp(-x), log(x) and pow's special-case tests on x out of the Simpson
+  // seed's function axis. What has a buffer anyway is free to read; so is what was hoisted
+  // already, hence the topological order.
+  std::unordered_set<const Node *> buffers = decide();
+  std::unordered_set<const Node *> under_broadcast;
   for (const Node *n : order)
-    if (n->op == Op::Broadcast && !n->realized() && n->size() > n->inputs[0]->size() &&
-        expensive(*n->inputs[0], costly))
-      hoisted.insert(n->inputs[0].get());
-  std::unordered_set<const Node *> materialized;
-  std::unordered_map<const Node *, bool> cheap_now; // trivial, given what is materialized so far
-  // Inline depth of each node within its kernel; long chains are cut so kernels (and the
-  // emitter's recursion) stay bounded.
-  std::unordered_map<const Node *, int> depth;
+    if (n->op == Op::Broadcast && !n->realized() && n->size() > n->inputs[0]->size())
+      under_broadcast.insert(n->inputs[0].get());
   for (const Node *n : order) {
-    const OpKind kind = op_kind(n->op);
-    int d = 0;
-    if (!n->realized())
-      for (const ir::NodePtr &in : n->inputs)
-        if (!materialized.count(in.get())) d = std::max(d, depth[in.get()] + 1);
-    bool m = root_set.count(n) || n->realized() || n->op == Op::Constant ||
-             n->op == Op::RandomUniform || n->op == Op::Parameter || kind == OpKind::Reduce ||
-             kind == OpKind::Contraction ||
-             (users[n] > 1 && remapped_users[n] > 0 && !trivial(*n, cheap_now, materialized)) ||
-             hoisted.count(n) || d >= max_inline_depth || (!fuse && !scalar(*n));
-    if (m) materialized.insert(n);
-    depth[n] = m ? 0 : d;
+    std::unordered_set<const Node *> seen;
+    if (under_broadcast.count(n) && inline_work(*n, buffers, seen) >= hoist_threshold) {
+      hoisted.insert(n);
+      buffers.insert(n);
+    }
   }
+  const std::unordered_set<const Node *> materialized = decide();
 
+  // One step per materialized node, in topological order.
   std::vector<Step> steps;
   for (const Node *n : order) {
     if (!materialized.count(n)) continue;
     ir::NodePtr node = owner.at(n);
     if (n->realized() || n->op == Op::Constant) {
       steps.push_back({Step::Kind::Buffer, node, {}});
-      continue;
-    }
-    if (n->op == Op::Parameter) {
+    } else if (n->op == Op::Parameter) {
       steps.push_back({Step::Kind::Parameter, node, {}});
-      continue;
-    }
-    if (n->op == Op::RandomUniform) {
+    } else if (n->op == Op::RandomUniform) {
       steps.push_back({Step::Kind::Random, node, {}});
-      continue;
-    }
-    // The kernel's inputs: materialized nodes reachable without crossing another one.
-    codegen::KernelPlan plan{node, {}};
-    std::unordered_set<const Node *> seen{n};
-    std::vector<const Node *> stack{n};
-    while (!stack.empty()) {
-      const Node *cur = stack.back();
-      stack.pop_back();
-      for (const ir::NodePtr &in : cur->inputs) {
-        if (!seen.insert(in.get()).second) continue;
-        if (materialized.count(in.get()))
-          plan.inputs.push_back(in.get());
-        else
-          stack.push_back(in.get());
+    } else {
+      // The kernel's inputs: materialized nodes reachable without crossing another one.
+      codegen::KernelPlan plan{{node}, {}};
+      std::unordered_set<const Node *> seen{n};
+      std::vector<const Node *> stack{n};
+      while (!stack.empty()) {
+        const Node *cur = stack.back();
+        stack.pop_back();
+        for (const ir::NodePtr &in : cur->inputs) {
+          if (!seen.insert(in.get()).second) continue;
+          if (materialized.count(in.get()))
+            plan.inputs.push_back(in.get());
+          else
+            stack.push_back(in.get());
+        }
       }
+      steps.push_back({Step::Kind::Kernel, node, std::move(plan)});
     }
-    plan.collect_literals();
-    steps.push_back({Step::Kind::Kernel, node, std::move(plan)});
   }
+  if (fuse) steps = merge_siblings(std::move(steps));
+  for (Step &step : steps)
+    if (step.kind == Step::Kind::Kernel) step.plan.collect_literals();
   return steps;
 }
 

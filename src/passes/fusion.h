@@ -16,7 +16,7 @@ struct Step {
     Kernel,    // computed by a generated kernel
   };
   Kind kind;
-  ir::NodePtr node;
+  ir::NodePtr node;         // the value, or a kernel's first root
   codegen::KernelPlan plan; // Kind::Kernel only
 };
 
@@ -25,7 +25,8 @@ struct Step {
 // read by several consumers of which some read it at other indices (through a movement op), or
 // is real work under an expanding broadcast (it is then computed once per distinct element: a
 // hoisted buffer). Consumers that read a node at their own index share one computation of it
-// inside their kernel.
+// inside their kernel. Elementwise kernels of one shape that do not depend on each other then
+// merge into one kernel with several roots (multi-output fusion).
 // With fuse = false every non-leaf node is its own kernel (op-by-op, like eager NumPy): the
 // baseline the fusion benchmarks compare against.
 std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse = true);

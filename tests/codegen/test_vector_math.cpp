@@ -134,7 +134,7 @@ TEST_P(VectorMath, SpecialValuesMatchNumPy) {
 TEST_P(VectorMath, CallsLibmvec) {
   const UnaryCase &c = unary_cases()[GetParam()];
   Array x = jx::Array(jx::ir::parameter(0, jx::float64, {4096}));
-  jx::codegen::KernelPlan plan{c.jx_fn(x).node(), {x.node().get()}};
+  jx::codegen::KernelPlan plan{{c.jx_fn(x).node()}, {x.node().get()}};
   std::string assembly = jx::backend::assembly(plan);
   EXPECT_NE(assembly.find(std::string("v_") + c.name), std::string::npos)
       << c.name << " is not vectorized through libmvec";

@@ -116,6 +116,22 @@ TEST(Jit, TupleAndVectorOutputs) {
   EXPECT_EQ(values(out[1]), (std::vector<double>{0, 1, 4}));
 }
 
+TEST(Jit, OutputsOfOneShapeShareOneKernel) {
+  auto f = [](const Array &x) {
+    Array y = x * 3;
+    return std::make_tuple(jnp::sin(y), y > 1.5, jnp::exp(-y));
+  };
+  jx::Compiled compiled = jx::jit(f).lower(ShapeDtypeStruct{{7, 33}, jnp::float64}).compile();
+  const std::string plan = compiled.as_text();
+  EXPECT_NE(plan.find("kernel sin, gt, exp"), std::string::npos) << plan;
+  Array x = jnp::linspace(-1.0, 1.0, 7 * 33).reshape({7, 33});
+  auto [s, g, e] = compiled(x);
+  auto [s0, g0, e0] = f(x);
+  expect_close(s, s0);
+  expect_close(e, e0);
+  EXPECT_EQ(g.to_vector<bool>(), g0.to_vector<bool>());
+}
+
 TEST(Jit, ClosuresCaptureConstants) {
   Array c = jnp::array({10.0, 20.0, 30.0});
   auto f = jx::jit([&](const Array &x) { return x + c; });
