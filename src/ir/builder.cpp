@@ -209,6 +209,9 @@ void verify(const NodeSpec &s) {
 }
 
 NodePtr rebuild(const Node &n, std::vector<NodePtr> inputs) {
+  // Broadcasts and reshapes keep their canonical forms (composed, unit insertions as broadcasts).
+  if (n.op == Op::Broadcast) return broadcast(std::move(inputs.at(0)), n.shape, n.attrs);
+  if (n.op == Op::Reshape) return reshape(std::move(inputs.at(0)), n.shape);
   NodeSpec spec = n;
   spec.inputs = std::move(inputs);
   return finish(std::move(spec));
@@ -302,6 +305,13 @@ NodePtr select(NodePtr pred, NodePtr on_true, NodePtr on_false) {
 
 NodePtr broadcast(NodePtr x, Shape shape, std::vector<int64_t> dims) {
   if (x->shape == shape) return x;
+  // One broadcast, not a chain: x[:, None] broadcast further is one index map.
+  if (x->op == Op::Broadcast && !x->realized()) {
+    std::vector<int64_t> composed;
+    for (int64_t d : x->attrs)
+      composed.push_back(dims.at(d));
+    return broadcast(x->inputs[0], std::move(shape), std::move(composed));
+  }
   DType dtype = x->dtype;
   bool weak = x->weak;
   return finish({.op = Op::Broadcast,
@@ -314,8 +324,22 @@ NodePtr broadcast(NodePtr x, Shape shape, std::vector<int64_t> dims) {
 
 NodePtr reshape(NodePtr x, Shape shape) {
   if (x->shape == shape) return x;
-  if (x->op == Op::Reshape) x = x->inputs[0];
+  // Through earlier reshapes and unit-axis insertions (which add no elements).
+  while ((x->op == Op::Reshape || (x->op == Op::Broadcast && x->size() == x->inputs[0]->size())) &&
+         !x->realized())
+    x = x->inputs[0];
   if (x->shape == shape) return x;
+  // Inserting unit axes is a broadcast: elementwise work then sinks below it like below any other
+  // broadcast (x[:, None] / 10 divides x, not a reshaped copy).
+  if (std::find(x->shape.begin(), x->shape.end(), 1) == x->shape.end()) {
+    std::vector<int64_t> dims;
+    for (int64_t axis = 0; axis < int64_t(shape.size()); ++axis)
+      if (shape[axis] != 1) dims.push_back(axis);
+    bool insertion = dims.size() == x->shape.size();
+    for (size_t i = 0; insertion && i < dims.size(); ++i)
+      insertion = shape[dims[i]] == x->shape[i];
+    if (insertion) return broadcast(std::move(x), std::move(shape), std::move(dims));
+  }
   DType dtype = x->dtype;
   bool weak = x->weak;
   return finish({.op = Op::Reshape,

@@ -45,7 +45,8 @@ NodePtr dot_general(NodePtr lhs, NodePtr rhs, std::vector<int64_t> lhs_batch,
                     std::vector<int64_t> rhs_batch, std::vector<int64_t> lhs_contract,
                     std::vector<int64_t> rhs_contract);
 
-// n with its inputs replaced (same op, dtype, attributes); checked like any new node.
+// n with its inputs replaced (same op, dtype, attributes; broadcasts and reshapes in canonical
+// form, which may fold them away); checked like any new node.
 NodePtr rebuild(const Node &n, std::vector<NodePtr> inputs);
 
 // Number of elements along each axis of a slice with these normalized bounds.

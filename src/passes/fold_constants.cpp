@@ -2,13 +2,16 @@
 // evaluator's scalar functions in the node's dtype, so a folded graph computes exactly what the
 // unfolded one would. An operand may be a literal under movement ops (broadcast, reshape,
 // transpose: the same scalar at every element); the folded scalar is then broadcast to the node's
-// shape. Left alone: erf_inv (not folded by design), ops the evaluator rejects for a dtype,
-// realized nodes, and anything with a non-literal operand.
+// shape. Small arrays computed from constants only (iota, constant buffers) fold into constant
+// buffers through the evaluator. Left alone: erf_inv (not folded by design), ops the evaluator
+// rejects for a dtype, realized nodes, and anything with a non-literal operand.
 #include <jx/dtype.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "interp/dispatch.h"
+#include "interp/interp.h"
 #include "interp/scalar_ops.h"
 #include "ir/builder.h"
 #include "passes/passes.h"
@@ -68,12 +71,35 @@ NodePtr fold(const Node &n, const std::vector<const Node *> &in) {
   });
 }
 
+// Small arrays computed from constants alone (iotas, constant buffers, literals) are folded too,
+// as XLA folds small constant subgraphs: arange(200) / 10 becomes the same constant as a stack of
+// the 200 literals i / 10, and predicates on it cost nothing at run time.
+constexpr int64_t max_folded_elements = 4096;
+
+// A literal, or an iota or constant buffer as it is: under a broadcast, sink_movement first moves
+// the work below it, so that it is folded at the smaller shape.
+bool constant_array(const Node &n) {
+  return scalar_of(n) || n.op == Op::Iota || n.op == Op::Constant;
+}
+
+NodePtr fold_array(const NodePtr &n) {
+  if (n->size() > max_folded_elements ||
+      !std::all_of(n->inputs.begin(), n->inputs.end(),
+                   [](const NodePtr &x) { return constant_array(*x); }))
+    return n;
+  try {
+    return ir::constant(interp::evaluate({n})[0], n->dtype, n->shape);
+  } catch (const std::exception &) {
+    return n; // the evaluator rejects this op for this dtype; leave that to it
+  }
+}
+
 NodePtr fold_rule(const NodePtr &n) {
   if (n->realized() || !ir::is_elementwise(n->op) || n->op == Op::ErfInv) return n;
   std::vector<const Node *> in;
   for (const NodePtr &x : n->inputs) {
     in.push_back(scalar_of(*x));
-    if (!in.back()) return n;
+    if (!in.back()) return fold_array(n);
   }
   NodePtr lit;
   try {

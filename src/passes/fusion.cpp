@@ -210,8 +210,16 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
   std::unordered_set<const Node *> buffers = decide();
   std::unordered_set<const Node *> under_broadcast;
   for (const Node *n : order)
-    if (n->op == Op::Broadcast && !n->realized() && n->size() > n->inputs[0]->size())
-      under_broadcast.insert(n->inputs[0].get());
+    if (n->op == Op::Broadcast && !n->realized() && n->size() > n->inputs[0]->size()) {
+      // A reshape or unit-axis insertion adds no work: the values worth a buffer are those it
+      // reads.
+      const Node *x = n->inputs[0].get();
+      while (
+          (x->op == Op::Reshape || (x->op == Op::Broadcast && x->size() == x->inputs[0]->size())) &&
+          !x->realized())
+        x = x->inputs[0].get();
+      under_broadcast.insert(x);
+    }
   for (const Node *n : order) {
     std::unordered_set<const Node *> seen;
     if (under_broadcast.count(n) && inline_work(*n, buffers, seen) >= hoist_threshold) {

@@ -75,7 +75,7 @@ struct Entry {
 // differ, inputs before users.
 struct Match {
   int64_t axis;
-  bool inserted; // the expressions lack the unit axis (operands are reshape(e_i))
+  bool inserted; // the expressions lack the unit axis (operands insert it into e_i)
   Tuple roots;
   NodePtr first_root; // owns roots[0]
   std::vector<Entry> entries;
@@ -97,8 +97,8 @@ std::optional<Match> match_stack(const Node &concat) {
   without_axis.erase(without_axis.begin() + m.axis);
   m.inserted = true;
   for (const NodePtr &op : concat.inputs)
-    m.inserted = m.inserted && op->op == Op::Reshape && !op->realized() &&
-                 op->inputs[0]->shape == without_axis;
+    m.inserted = m.inserted && (op->op == Op::Reshape || op->op == Op::Broadcast) &&
+                 !op->realized() && op->inputs[0]->shape == without_axis;
   for (const NodePtr &op : concat.inputs)
     m.roots.push_back(m.inserted ? op->inputs[0].get() : op.get());
   m.first_root = m.inserted ? concat.inputs[0]->inputs[0] : concat.inputs[0];

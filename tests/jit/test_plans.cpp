@@ -1,6 +1,7 @@
 // Golden kernel plans of the two seeds (JX_UPDATE_GOLDEN=1 rewrites them; review the diff), and
-// the structural promises behind them: in both funcN variants Simpson's work is one contraction
-// kernel whose other buffers are small hoisted values, and the diff seed is one kernel.
+// the structural promises behind them: both funcN variants compile to the same kernels, Simpson's
+// work is one contraction kernel whose other buffers are small hoisted values, and the diff seed
+// is one kernel.
 #include <jx/jx.h>
 
 #include <cstdlib>
@@ -27,16 +28,18 @@ void expect_golden(const std::string &text, const std::string &name) {
   EXPECT_EQ(text, expected.str()) << "golden file " << path;
 }
 
-std::string simpson_plan(bool broadcast) {
+std::string simpson_text(bool broadcast) {
   jx::ShapeDtypeStruct interval{{100}, jx::float64};
   auto f = [broadcast](const Array &x) {
     return broadcast ? seeds::funcN_broadcast(x) : seeds::funcN(x);
   };
-  return plan_of(jx::jit([&](const Array &a, const Array &b) { return seeds::simps(f, a, b, 512); })
-                     .lower(interval, interval)
-                     .compile()
-                     .as_text());
+  return jx::jit([&](const Array &a, const Array &b) { return seeds::simps(f, a, b, 512); })
+      .lower(interval, interval)
+      .compile()
+      .as_text();
 }
+
+std::string simpson_plan(bool broadcast) { return plan_of(simpson_text(broadcast)); }
 
 // Element counts of every buffer the plan's kernels write
 // ("%3, %4 = kernel log, exp : f64[513,100], f64[513,100] reads ...").
@@ -83,4 +86,10 @@ TEST(Plans, DiffSeedIsOneKernel) {
   std::string plan = plan_of(compiled.as_text());
   expect_golden(plan, "diff_plan.txt");
   EXPECT_EQ(buffer_sizes(plan).size(), 1u) << plan;
+}
+
+TEST(Plans, SimpsonStackAndBroadcastVariantsCompileToTheSameKernels) {
+  // The whole text: steps, kernel names (the second compile finds the first's kernels in the
+  // cache) and LLVM IR.
+  EXPECT_EQ(simpson_text(false), simpson_text(true));
 }
