@@ -1,16 +1,20 @@
 // LLJIT wrapper: one JIT per process, host target, O3 with glibc's libmvec as the vector math
-// library, kernels cached by structural key.
+// library, kernels cached by structural key in memory and, under JX_CACHE_DIR, as object files
+// on disk.
 #include "jit/jit.h"
 
 #include <jx/error.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <mutex>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
@@ -19,11 +23,13 @@
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CommandLine.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include "codegen/emit.h"
+#include "jit/disk_cache.h"
 
 namespace jx::backend {
 namespace {
@@ -85,10 +91,19 @@ std::vector<llvm::VecDesc> extra_libmvec_functions(bool avx512) {
 // LLVM vectorizes a loop's remainder only after main loops of 16 or more lanes. Kernels with short
 // rows then spend much of their time in scalar libm calls: the Simpson seed's 100 intervals are
 // 96 lanes of 8-wide exp and 4 scalar calls, a third of the run. A 4-lane vector epilogue covers
-// such remainders. JX_LLVM_FLAGS passes further LLVM options (for experiments).
-void set_llvm_options() {
+// such remainders. JX_LLVM_FLAGS passes further LLVM options (for experiments). Returns the
+// options in effect, for the disk cache's key.
+std::string set_llvm_options() {
   const char *argv[] = {"jx", "-epilogue-vectorization-force-VF=4"};
   llvm::cl::ParseCommandLineOptions(2, argv, "", nullptr, "JX_LLVM_FLAGS");
+  const char *extra = std::getenv("JX_LLVM_FLAGS");
+  return fmt::format("{} JX_LLVM_FLAGS={}", argv[1], extra ? extra : "");
+}
+
+// Kernel symbols are named from their structural key, so that an object file written by one
+// process links into another under the same names.
+std::string kernel_name(const std::string &structural_key) {
+  return fmt::format("jx_kernel_{:016x}", disk_cache::hash64(structural_key));
 }
 
 class Jit {
@@ -96,11 +111,29 @@ public:
   Jit() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
-    set_llvm_options();
+    const std::string options = set_llvm_options();
     auto builder = check(llvm::orc::JITTargetMachineBuilder::detectHost(), "detect host");
     builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    // Kernels are compiled to object files here (for the disk cache) and linked by LLJIT: PIC and
+    // the small code model, as LLJIT configures its own compiler for JITLink.
+    builder.setRelocationModel(llvm::Reloc::PIC_);
+    builder.setCodeModel(llvm::CodeModel::Small);
     machine_ = check(builder.createTargetMachine(), "target machine");
     avx512_ = machine_->getTargetFeatureString().contains("+avx512f");
+    if (const char *dir = std::getenv("JX_CACHE_DIR")) cache_dir_ = dir;
+    // Everything besides the kernels' IR that decides the machine code; the vector-library
+    // table and optimize()'s tuning are code, so kCacheFormat names their revision.
+    std::string vector_library;
+    for (const llvm::VecDesc &d : extra_libmvec_functions(avx512_))
+      vector_library +=
+          fmt::format("{}>{}/{};", d.getScalarFnName().str(), d.getVectorFnName().str(),
+                      d.getVectorizationFactor().getKnownMinValue());
+    host_identity_ = fmt::format(
+        "jx kernel cache {}.{}\nllvm {}\ntriple {}\ncpu {}\nfeatures {}\noptions {}\n"
+        "vector library {:016x}\n",
+        disk_cache::format_version, kCacheFormat, LLVM_VERSION_STRING,
+        machine_->getTargetTriple().str(), machine_->getTargetCPU().str(),
+        machine_->getTargetFeatureString().str(), options, disk_cache::hash64(vector_library));
     jit_ = check(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(builder).create(), "LLJIT");
     const char prefix = jit_->getDataLayout().getGlobalPrefix();
     auto &lib = jit_->getMainJITDylib();
@@ -126,7 +159,8 @@ public:
     // Kernels not in the cache, each once, emitted into one module: one O3 run and one machine
     // code generation for the whole batch.
     std::unordered_map<std::string, std::shared_ptr<CompiledKernel>> fresh;
-    std::vector<std::pair<size_t, std::string>> pending; // plan index, key
+    std::vector<std::pair<const std::string *, CompiledKernel *>> batch; // key, kernel; in order
+    std::vector<std::pair<size_t, std::string>> pending;                 // plan index, key
     for (size_t i = 0; i < plans.size(); ++i) {
       std::string key = plans[i]->structural_key();
       if (auto it = cache_.find(key); it != cache_.end()) {
@@ -135,24 +169,42 @@ public:
       }
       if (!fresh.count(key)) {
         auto kernel = std::make_shared<CompiledKernel>();
-        kernel->name = fmt::format("jx_kernel_{}", next_id_++);
+        kernel->name = kernel_name(key);
+        // Two keys with one 64-bit hash: the second gets a process-local name.
+        for (size_t n = 1; names_.count(kernel->name); ++n)
+          kernel->name = fmt::format("{}_{}", kernel_name(key), n);
+        names_.insert(kernel->name);
         codegen::emit_kernel_into(*module, *plans[i], kernel->name);
-        fresh.emplace(key, kernel);
+        auto [it, inserted] = fresh.emplace(key, kernel);
+        batch.push_back({&it->first, kernel.get()});
       }
       pending.push_back({i, key});
     }
     if (fresh.empty()) return out;
-    optimize(*module);
-    for (auto &[key, kernel] : fresh) {
-      llvm::raw_string_ostream ir(kernel->optimized_ir);
-      module->getFunction(kernel->name)->print(ir);
+
+    std::string object, entry_path, identity;
+    bool loaded = false;
+    if (!cache_dir_.empty()) {
+      identity = batch_identity(*module, batch);
+      entry_path = disk_cache::entry_path(cache_dir_, disk_cache::hash64(identity));
+      loaded = load_entry(entry_path, identity, batch, object);
     }
-    check(jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))),
-          "add module");
+    if (!loaded) {
+      optimize(*module);
+      for (auto &[key, kernel] : batch) {
+        llvm::raw_string_ostream ir(kernel->optimized_ir);
+        module->getFunction(kernel->name)->print(ir);
+      }
+      object = emit_object(*module);
+      if (!entry_path.empty()) store_entry(entry_path, std::move(identity), batch, object);
+    }
+    check(jit_->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, "jx_kernels")),
+          "add object");
+    for (auto &[key, kernel] : batch)
+      kernel->fn = check(jit_->lookup(kernel->name), "lookup").toPtr<codegen::KernelFn>();
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     for (auto &[key, kernel] : fresh) {
-      kernel->fn = check(jit_->lookup(kernel->name), "lookup").toPtr<codegen::KernelFn>();
       kernel->compile_ms = ms;
       cache_.emplace(key, kernel);
     }
@@ -180,7 +232,84 @@ public:
     return cache_.size();
   }
 
+  DiskCacheStats disk_stats() {
+    std::lock_guard lock(mutex_);
+    return disk_stats_;
+  }
+  std::string cache_dir() {
+    std::lock_guard lock(mutex_);
+    return cache_dir_;
+  }
+  void set_cache_dir(const std::string &dir) {
+    std::lock_guard lock(mutex_);
+    cache_dir_ = dir;
+  }
+
 private:
+  // Revision of what the disk cache's key cannot see: bump it when optimize() or emit_object()
+  // change the code they make from the same IR.
+  static constexpr int kCacheFormat = 1;
+
+  using Batch = std::vector<std::pair<const std::string *, CompiledKernel *>>;
+
+  // The text a batch's disk cache key hashes: the host identity, the kernels' structural keys
+  // and a hash of the unoptimized module (so that a jx build whose code generator emits other IR
+  // for the same structure does not load an older build's objects).
+  std::string batch_identity(const llvm::Module &module, const Batch &batch) {
+    std::string ir;
+    llvm::raw_string_ostream os(ir);
+    module.print(os, nullptr);
+    std::string identity = host_identity_;
+    identity += fmt::format("module {:016x}\n", disk_cache::hash64(ir));
+    for (auto &[key, kernel] : batch)
+      identity += fmt::format("kernel {} {} {}\n", kernel->name, key->size(), *key);
+    return identity;
+  }
+
+  // Fills the batch's IR text and object from the entry at path when it exists and passes every
+  // check; false (a miss) otherwise.
+  bool load_entry(const std::string &path, const std::string &identity, const Batch &batch,
+                  std::string &object) {
+    std::optional<std::string> bytes = disk_cache::read_file(path);
+    std::optional<disk_cache::Entry> entry;
+    if (bytes) entry = disk_cache::decode(*bytes);
+    bool ok = entry && entry->identity == identity && entry->kernels.size() == batch.size();
+    for (size_t i = 0; ok && i < batch.size(); ++i)
+      ok = entry->kernels[i].name == batch[i].second->name;
+    if (!ok) {
+      if (bytes) ++disk_stats_.rejected;
+      disk_stats_.misses += batch.size();
+      return false;
+    }
+    for (size_t i = 0; i < batch.size(); ++i)
+      batch[i].second->optimized_ir = std::move(entry->kernels[i].ir);
+    object = std::move(entry->object);
+    disk_stats_.hits += batch.size();
+    return true;
+  }
+
+  void store_entry(const std::string &path, std::string identity, const Batch &batch,
+                   const std::string &object) {
+    disk_cache::Entry entry;
+    entry.identity = std::move(identity);
+    for (auto &[key, kernel] : batch)
+      entry.kernels.push_back({kernel->name, kernel->optimized_ir});
+    entry.object = object;
+    if (!disk_cache::write_file_atomic(path, disk_cache::encode(entry)))
+      ++disk_stats_.write_failures;
+  }
+
+  // Machine code for the optimized module, as a relocatable object file.
+  std::string emit_object(llvm::Module &module) {
+    llvm::SmallVector<char, 0> buffer;
+    llvm::raw_svector_ostream os(buffer);
+    llvm::legacy::PassManager pm;
+    if (machine_->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+      throw Error("internal: the target cannot emit object files");
+    pm.run(module);
+    return std::string(buffer.data(), buffer.size());
+  }
+
   void optimize(llvm::Module &module) {
     module.setDataLayout(machine_->createDataLayout());
     module.setTargetTriple(machine_->getTargetTriple().str());
@@ -220,7 +349,10 @@ private:
   bool avx512_ = false;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::unordered_map<std::string, std::shared_ptr<const CompiledKernel>> cache_;
-  size_t next_id_ = 0;
+  std::unordered_set<std::string> names_; // kernel symbols given out (defined in the JIT)
+  std::string cache_dir_;                 // the disk cache's directory; "" when off
+  std::string host_identity_;             // the disk cache key's part fixed per process
+  DiskCacheStats disk_stats_;
 };
 
 Jit &instance() {
@@ -238,6 +370,9 @@ compile_all(const std::vector<const codegen::KernelPlan *> &plans) {
   return instance().compile_all(plans);
 }
 size_t compiled_kernel_count() { return instance().compiled_count(); }
+DiskCacheStats disk_cache_stats() { return instance().disk_stats(); }
+std::string disk_cache_dir() { return instance().cache_dir(); }
+void set_disk_cache_dir(const std::string &dir) { instance().set_cache_dir(dir); }
 std::string assembly(const codegen::KernelPlan &plan) { return instance().assembly(plan); }
 
 } // namespace jx::backend

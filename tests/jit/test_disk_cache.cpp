@@ -1,16 +1,30 @@
 // The persistent kernel cache (JX_CACHE_DIR): the entry format rejects every corruption it is
-// built to catch; entries are written atomically.
+// built to catch, and across processes a second run loads its kernels from disk while a corrupt
+// entry is recompiled (and rewritten), never executed. The in-memory cache hides the disk within
+// one process, so the cross-process tests run this binary again as a child
+// (DiskCacheChild.CompileAndCheck).
+#include <jx/jx.h>
+
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <spawn.h>
 #include <sstream>
+#include <sys/wait.h>
 
 #include "jit/disk_cache.h"
+#include "jit/jit.h"
 
+extern char **environ;
+
+namespace jnp = jx::numpy;
 namespace dc = jx::backend::disk_cache;
 namespace fs = std::filesystem;
+using jx::Array;
 
 namespace {
 
@@ -154,4 +168,209 @@ TEST(DiskCacheFile, WriteErrorsAreReportedNotThrown) {
   write_all(tmp.path() + "/file", "x");
   // The directory would have to be created below a regular file.
   EXPECT_FALSE(dc::write_file_atomic(tmp.path() + "/file/dir/entry.jxk", "bytes"));
+}
+
+namespace {
+
+// The child's work: two programs (each one batch of kernels, so one entry, besides the batches
+// that realize their inputs), checked against values computed here in double precision.
+void compile_and_check() {
+  // Softmax over rows: a reduction kernel and an elementwise kernel.
+  auto softmax = jx::jit([](const Array &x) {
+                   Array e = jnp::exp(x - jnp::max(x, {1}, true));
+                   return e / jnp::sum(e, {1}, true);
+                 })
+                     .lower(jx::ShapeDtypeStruct{{8, 100}, jnp::float64})
+                     .compile();
+  Array x = jnp::sin(jnp::arange(800.0).reshape({8, 100}) * 0.37);
+  std::vector<double> xv = x.to_vector<double>(), got = softmax(x).to_vector<double>();
+  ASSERT_EQ(got.size(), 800u);
+  for (int r = 0; r < 8; ++r) {
+    double m = -INFINITY, s = 0;
+    for (int c = 0; c < 100; ++c)
+      m = std::max(m, xv[r * 100 + c]);
+    for (int c = 0; c < 100; ++c)
+      s += std::exp(xv[r * 100 + c] - m);
+    for (int c = 0; c < 100; ++c) {
+      const double want = std::exp(xv[r * 100 + c] - m) / s;
+      EXPECT_NEAR(got[r * 100 + c], want, 1e-14 * want) << r << "," << c;
+    }
+  }
+  const std::string text = softmax.as_text();
+  EXPECT_NE(text.find("define void @jx_kernel_"), std::string::npos) << text;
+
+  // A column reduction of tanh(a) * b next to a column maximum.
+  auto columns = jx::jit([](const Array &a, const Array &b) {
+                   return jnp::sum(jnp::tanh(a) * b, {0}) + jnp::max(a, {0});
+                 })
+                     .lower(jx::ShapeDtypeStruct{{64, 33}, jnp::float64},
+                            jx::ShapeDtypeStruct{{33}, jnp::float64})
+                     .compile();
+  Array a = jnp::cos(jnp::arange(64.0 * 33).reshape({64, 33}) * 0.11);
+  Array b = jnp::arange(33.0) - 16;
+  std::vector<double> av = a.to_vector<double>(), bv = b.to_vector<double>();
+  std::vector<double> col = columns(a, b).to_vector<double>();
+  ASSERT_EQ(col.size(), 33u);
+  for (int c = 0; c < 33; ++c) {
+    double s = 0, m = -INFINITY;
+    for (int r = 0; r < 64; ++r) {
+      s += std::tanh(av[r * 33 + c]) * bv[c];
+      m = std::max(m, av[r * 33 + c]);
+    }
+    EXPECT_NEAR(col[c], s + m, 1e-12 * (std::abs(s) + std::abs(m))) << c;
+  }
+}
+
+struct ChildResult {
+  int exit_code = -1;
+  jx::backend::DiskCacheStats stats;
+};
+
+// Runs this test binary again with only DiskCacheChild.CompileAndCheck, its disk cache in
+// tmp/cache.
+ChildResult run_child(const TempDir &tmp) {
+  const std::string dir = tmp.path() + "/cache", out = tmp.path() + "/stats";
+  std::vector<std::string> env;
+  for (char **e = environ; *e; ++e) {
+    std::string_view v(*e);
+    if (v.starts_with("JX_CACHE_DIR=") || v.starts_with("JX_DISK_CACHE_TEST_OUT=") ||
+        v.starts_with("GTEST_"))
+      continue;
+    env.emplace_back(v);
+  }
+  env.push_back("JX_CACHE_DIR=" + dir);
+  env.push_back("JX_DISK_CACHE_TEST_OUT=" + out);
+  std::vector<char *> envp;
+  for (std::string &s : env)
+    envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::string exe = "/proc/self/exe", filter = "--gtest_filter=DiskCacheChild.CompileAndCheck";
+  char *argv[] = {exe.data(), filter.data(), nullptr};
+
+  ChildResult result;
+  pid_t pid;
+  if (posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv, envp.data()) != 0) return result;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::istringstream in(read_all(out));
+  if (!(in >> result.stats.hits >> result.stats.misses >> result.stats.rejected >>
+        result.stats.write_failures))
+    result.exit_code = -2; // the child did not report: it did not run the check
+  std::error_code ec;
+  fs::remove(out, ec);
+  return result;
+}
+
+} // namespace
+
+// Run only as the child of the tests below.
+TEST(DiskCacheChild, CompileAndCheck) {
+  const char *out = std::getenv("JX_DISK_CACHE_TEST_OUT");
+  if (!out) GTEST_SKIP() << "a helper that the DiskCache tests run in a child process";
+  ASSERT_EQ(jx::backend::disk_cache_dir(), std::getenv("JX_CACHE_DIR"));
+  compile_and_check();
+  const jx::backend::DiskCacheStats s = jx::backend::disk_cache_stats();
+  std::ofstream(out) << s.hits << ' ' << s.misses << ' ' << s.rejected << ' ' << s.write_failures
+                     << '\n';
+}
+
+TEST(DiskCache, ASecondProcessLoadsTheKernelsFromDisk) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/cache"; // created on the first write
+  const ChildResult cold = run_child(tmp);
+  ASSERT_EQ(cold.exit_code, 0);
+  EXPECT_EQ(cold.stats.hits, 0u);
+  EXPECT_GE(cold.stats.misses, 3u); // at least the two programs' three kernels
+  EXPECT_EQ(cold.stats.rejected, 0u);
+  EXPECT_EQ(cold.stats.write_failures, 0u);
+  const std::vector<std::string> files = entries(dir);
+  ASSERT_GE(files.size(), 2u); // at least one entry per program
+  for (const std::string &f : files)
+    EXPECT_TRUE(dc::decode(read_all(f))) << f;
+
+  const ChildResult warm = run_child(tmp);
+  ASSERT_EQ(warm.exit_code, 0);
+  EXPECT_EQ(warm.stats.hits, cold.stats.misses);
+  EXPECT_EQ(warm.stats.misses, 0u);
+  EXPECT_EQ(warm.stats.rejected, 0u);
+  EXPECT_EQ(entries(dir), files);
+}
+
+TEST(DiskCache, CorruptEntriesAreRecompiledAndRewrittenNeverRun) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/cache";
+  const ChildResult cold = run_child(tmp);
+  ASSERT_EQ(cold.exit_code, 0);
+  const std::vector<std::string> files = entries(dir);
+  ASSERT_GE(files.size(), 2u);
+  // Every other entry gets a flipped byte near its end (in the object code); the others are cut
+  // in half.
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::string bytes = read_all(files[i]);
+    ASSERT_GT(bytes.size(), 200u);
+    if (i % 2 == 0)
+      bytes[bytes.size() - 100] ^= 0x10;
+    else
+      bytes.resize(bytes.size() / 2);
+    write_all(files[i], bytes);
+    EXPECT_FALSE(dc::decode(read_all(files[i])));
+  }
+
+  // The child checks its values: the corrupt code did not run.
+  const ChildResult repaired = run_child(tmp);
+  ASSERT_EQ(repaired.exit_code, 0);
+  EXPECT_EQ(repaired.stats.rejected, files.size());
+  EXPECT_EQ(repaired.stats.hits, 0u);
+  EXPECT_EQ(repaired.stats.misses, cold.stats.misses);
+  EXPECT_EQ(repaired.stats.write_failures, 0u);
+  EXPECT_EQ(entries(dir), files);
+  for (const std::string &f : files)
+    EXPECT_TRUE(dc::decode(read_all(f))) << f;
+
+  const ChildResult warm = run_child(tmp);
+  ASSERT_EQ(warm.exit_code, 0);
+  EXPECT_EQ(warm.stats.hits, cold.stats.misses);
+  EXPECT_EQ(warm.stats.misses, 0u);
+  EXPECT_EQ(warm.stats.rejected, 0u);
+}
+
+TEST(DiskCache, InProcessMissesAreWrittenAndUnwritableDirectoriesIgnored) {
+  const std::string saved = jx::backend::disk_cache_dir();
+  TempDir tmp;
+  jx::backend::set_disk_cache_dir(tmp.path());
+  const jx::backend::DiskCacheStats before = jx::backend::disk_cache_stats();
+  // Kernels no other test of this binary compiles, so none is in memory yet.
+  auto f = jx::jit([](const Array &x) { return jnp::expm1(x) * 3 - x; })
+               .lower(jx::ShapeDtypeStruct{{77}, jnp::float64})
+               .compile();
+  EXPECT_EQ(f(jnp::zeros({77})).to_vector<double>(), std::vector<double>(77, 0.0));
+  jx::backend::DiskCacheStats after = jx::backend::disk_cache_stats();
+  EXPECT_GE(after.misses, before.misses + 1);
+  EXPECT_EQ(after.hits, before.hits);
+  EXPECT_EQ(after.write_failures, before.write_failures);
+  // The entry of f's one kernel holds its name, its optimized IR and the host's identity.
+  bool found = false;
+  for (const std::string &file : entries(tmp.path())) {
+    std::optional<dc::Entry> entry = dc::decode(read_all(file));
+    ASSERT_TRUE(entry) << file;
+    EXPECT_NE(entry->identity.find("\nllvm "), std::string::npos) << entry->identity;
+    EXPECT_NE(entry->identity.find("\ncpu "), std::string::npos) << entry->identity;
+    for (const dc::Entry::Kernel &k : entry->kernels) {
+      EXPECT_NE(k.ir.find("define void @" + k.name), std::string::npos) << k.ir;
+      found = found || f.as_text().find(k.name) != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(found);
+
+  // A cache directory that cannot be created: the kernel still compiles and runs.
+  write_all(tmp.path() + "/file", "x");
+  jx::backend::set_disk_cache_dir(tmp.path() + "/file/cache");
+  auto g = jx::jit([](const Array &x) { return jnp::log1p(x) * 5 + x; })
+               .lower(jx::ShapeDtypeStruct{{79}, jnp::float64})
+               .compile();
+  EXPECT_EQ(g(jnp::zeros({79})).to_vector<double>(), std::vector<double>(79, 0.0));
+  EXPECT_GT(jx::backend::disk_cache_stats().write_failures, after.write_failures);
+  jx::backend::set_disk_cache_dir(saved);
 }
