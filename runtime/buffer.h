@@ -14,6 +14,15 @@ public:
   static constexpr size_t alignment = 64;
 
   explicit Buffer(size_t bytes) : bytes_(bytes) { data_ = allocate(bytes, &capacity_); }
+  // Takes from's memory (jit's donate_argnums): from is left deleted, without storage.
+  static std::shared_ptr<Buffer> take(Buffer &from) {
+    auto to = std::make_shared<Buffer>(0);
+    std::swap(to->data_, from.data_);
+    std::swap(to->capacity_, from.capacity_);
+    to->bytes_ = from.bytes_;
+    from.deleted_ = true;
+    return to;
+  }
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
   ~Buffer() { deallocate(data_, capacity_); }
@@ -21,6 +30,7 @@ public:
   void *data() { return data_; }
   const void *data() const { return data_; }
   size_t bytes() const { return bytes_; }
+  bool deleted() const { return deleted_; }
 
   template <class T> T *as() { return static_cast<T *>(data_); }
   template <class T> const T *as() const { return static_cast<const T *>(data_); }
@@ -28,6 +38,7 @@ public:
 private:
   void *data_;
   size_t bytes_, capacity_ = 0;
+  bool deleted_ = false;
 };
 
 using BufferPtr = std::shared_ptr<Buffer>;

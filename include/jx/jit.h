@@ -35,6 +35,9 @@ struct JitOptions {
   // false: every op runs as its own kernel and materializes its result, as eager NumPy does.
   // Only for measuring what fusion buys (bench/fusion_bench).
   bool fuse = true;
+  // Positions of array arguments whose memory an output of the same size may reuse
+  // (jax.jit's donate_argnums). A donated array is deleted by the call: reading it raises.
+  std::vector<int> donate_argnums = {};
 };
 
 namespace detail {

@@ -23,8 +23,7 @@ Backend default_backend() {
 } // namespace
 
 runtime::BufferPtr realize(const NodePtr &n) {
-  if (n->op == ir::Op::Constant) return n->data; // already data: nothing to run
-  if (runtime::BufferPtr done = n->realized()) return done;
+  if (runtime::BufferPtr done = n->value()) return done; // already data: nothing to run
   runtime::BufferPtr value = evaluate_with(default_backend(), n);
   n->set_realized(value);
   return value;

@@ -34,6 +34,11 @@ std::string signature(const std::vector<ShapeDtypeStruct> &specs) {
 
 std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const TraceFn &f,
                                const JitOptions &options) {
+  for (int position : options.donate_argnums)
+    if (position < 0 || size_t(position) >= specs.size())
+      throw ValueError(fmt::format("donate_argnums contains {}, but the function has {} array "
+                                   "arguments",
+                                   position, specs.size()));
   auto program = std::make_shared<Program>();
   program->specs = specs;
   program->options = options;
@@ -49,8 +54,8 @@ std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const
 
 void compile(Program &program) {
   std::call_once(program.compiled, [&] {
-    program.executable = std::make_unique<backend::Executable>(program.params, program.outputs,
-                                                               program.options.fuse);
+    program.executable = std::make_unique<backend::Executable>(
+        program.params, program.outputs, program.options.fuse, program.options.donate_argnums);
   });
 }
 

@@ -88,12 +88,14 @@ public:
     const Node &first = *plan_.roots[0];
     const Shape &out = first.shape;
     const auto strides = row_major_strides(out);
+    // Every value of an element before any store: an output may take a donated input's memory.
     auto store_all = [&](const Index &idx) {
       Value *at = linear(idx, strides);
-      for (size_t r = 0; r < outputs; ++r) {
-        const Node &root = *plan_.roots[r];
-        store_element(pointers_[r], root.dtype, at, root_value(root, idx));
-      }
+      std::vector<Value *> values;
+      for (const ir::NodePtr &root : plan_.roots)
+        values.push_back(root_value(*root, idx));
+      for (size_t r = 0; r < outputs; ++r)
+        store_element(pointers_[r], plan_.roots[r]->dtype, at, values[r]);
     };
     if (outputs > 1 &&
         (op_kind(first.op) == OpKind::Reduce || op_kind(first.op) == OpKind::Contraction))

@@ -93,7 +93,7 @@ struct Evaluator {
   }
 
   template <class T> BufferPtr leaf(const Node &n) {
-    if (n.op == Op::Constant) return n.data;
+    if (n.op == Op::Constant) return n.value();
     BufferPtr out = alloc(n);
     T *o = out->as<T>();
     switch (n.op) {
@@ -401,7 +401,7 @@ std::vector<BufferPtr> evaluate(const std::vector<ir::NodePtr> &roots, const Bin
       ev.values[n] = bound->second;
       continue;
     }
-    if (BufferPtr done = n->realized()) {
+    if (BufferPtr done = n->value(); done && n->op != Op::Constant) {
       ev.values[n] = std::move(done);
       continue;
     }

@@ -2,8 +2,11 @@
 // attrs, value); later requests return it. Entries are weak, so unused graphs are freed.
 #include "ir/node.h"
 
+#include <jx/error.h>
+
 #include <bit>
 #include <cstring>
+#include <fmt/format.h>
 #include <functional>
 #include <unordered_map>
 
@@ -104,6 +107,15 @@ size_t live_node_count() {
   for (auto &[h, w] : t.entries)
     n += !w.expired();
   return n;
+}
+
+runtime::BufferPtr Node::value() const {
+  runtime::BufferPtr buffer = op == Op::Constant ? data : realized();
+  if (buffer && buffer->deleted())
+    throw Error(fmt::format("Array has been deleted with shape={}{}. Its memory was donated to a "
+                            "jit call (donate_argnums).",
+                            dtype_name(dtype), shape_str_compact(shape)));
+  return buffer;
 }
 
 } // namespace jx::ir

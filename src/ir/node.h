@@ -45,6 +45,9 @@ struct Node : NodeSpec {
     std::lock_guard lock(realize_mutex);
     return realized_data;
   }
+  // A constant's data or the realized value (null if neither); raises jx::Error when that memory
+  // was donated to a jit call (donate_argnums), as jax does for a deleted array.
+  runtime::BufferPtr value() const;
   void set_realized(runtime::BufferPtr buffer) const {
     std::lock_guard lock(realize_mutex);
     realized_data = std::move(buffer);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -88,9 +89,31 @@ Executable::Cost kernel_cost(const codegen::KernelPlan &plan) {
   return cost;
 }
 
+// Whether the kernel reads p only at the index it writes: every path from a root to p runs through
+// elementwise ops (the emitter computes an element's values before storing them).
+bool reads_in_place(const codegen::KernelPlan &plan, const ir::Node *p) {
+  std::unordered_map<const ir::Node *, bool> reaches;
+  bool in_place = true;
+  std::function<bool(const ir::Node *)> visit = [&](const ir::Node *n) {
+    if (n == p) return true;
+    if (auto it = reaches.find(n); it != reaches.end()) return it->second;
+    bool found = false;
+    if (std::find(plan.inputs.begin(), plan.inputs.end(), n) == plan.inputs.end())
+      for (const ir::NodePtr &in : n->inputs)
+        found = visit(in.get()) || found;
+    if (found && !ir::is_elementwise(n->op)) in_place = false;
+    reaches[n] = found;
+    return found;
+  };
+  for (const ir::NodePtr &root : plan.roots)
+    visit(root.get());
+  return in_place;
+}
+
 } // namespace
 
-Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse)
+Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse,
+                       const std::vector<int> &donated)
     : params_(std::move(params)), outputs_(std::move(outputs)) {
   // The unfused baseline also skips the graph passes: it is the op-by-op program as written.
   const std::vector<ir::NodePtr> roots = fuse ? passes::optimize(outputs_) : outputs_;
@@ -154,6 +177,37 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
     last_reader[out] = -1;
   for (int s = 0; s < slot_count_; ++s)
     if (last_reader[s] >= 0) steps_[last_reader[s]].frees.push_back(s);
+  for (int position : donated)
+    donate(position, plan);
+}
+
+void Executable::donate(int position, const std::vector<passes::Step> &plan) {
+  auto param = std::find_if(steps_.begin(), steps_.end(), [&](const Step &s) {
+    return s.kind == Step::Kind::Parameter && s.node->attrs[0] == position;
+  });
+  if (param == steps_.end()) return; // not read
+  const int pslot = param->outs[0];
+  if (std::count(output_slots_.begin(), output_slots_.end(), pslot)) return; // returned as is
+  const ir::Node &p = *param->node;
+  const size_t bytes = p.size() * itemsize(p.dtype);
+  size_t first = 0; // the last step reading the argument: no later step may see it overwritten
+  for (size_t i = 0; i < steps_.size(); ++i)
+    if (std::count(steps_[i].inputs.begin(), steps_[i].inputs.end(), pslot)) first = i;
+  for (size_t i = first; i < steps_.size(); ++i) {
+    Step &s = steps_[i];
+    if (s.kind != Step::Kind::Kernel || !s.kernel) continue;
+    const bool reads = std::count(s.inputs.begin(), s.inputs.end(), pslot) > 0;
+    if (reads && !reads_in_place(plan[i].plan, &p)) continue;
+    for (size_t r = 0; r < s.roots.size(); ++r) {
+      if (s.roots[r]->size() * itemsize(s.roots[r]->dtype) != bytes) continue;
+      s.donors.resize(s.roots.size(), -1);
+      s.donor_slots.resize(s.roots.size(), -1);
+      if (s.donors[r] >= 0) continue;
+      s.donors[r] = position;
+      s.donor_slots[r] = pslot;
+      return;
+    }
+  }
 }
 
 std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::BufferPtr> &args) const {
@@ -161,7 +215,7 @@ std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::Buffe
   for (const Step &s : steps_) {
     const ir::Node &n = *s.node;
     switch (s.kind) {
-    case Step::Kind::Buffer: slots[s.outs[0]] = n.realized() ? n.realized() : n.data; break;
+    case Step::Kind::Buffer: slots[s.outs[0]] = n.value(); break;
     case Step::Kind::Parameter: slots[s.outs[0]] = args.at(n.attrs[0]); break;
     case Step::Kind::Random:
       slots[s.outs[0]] = runtime::make_buffer(n.size() * itemsize(n.dtype));
@@ -169,15 +223,23 @@ std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::Buffe
                              slots[s.outs[0]]->data());
       break;
     case Step::Kind::Kernel: {
-      std::vector<void *> buffers;
+      std::vector<void *> buffers, inputs;
+      for (int in : s.inputs)
+        inputs.push_back(slots[in]->data());
       for (size_t r = 0; r < s.outs.size(); ++r) {
         const ir::Node &root = *s.roots[r];
-        slots[s.outs[r]] = runtime::make_buffer(root.size() * itemsize(root.dtype));
+        const int donor = s.donors.empty() ? -1 : s.donors[r];
+        // A donated argument's memory is taken only when nothing but the caller's array, args
+        // and (until freed) its slot refer to it.
+        const long exclusive = 2 + (donor >= 0 && slots[s.donor_slots[r]] != nullptr);
+        if (donor >= 0 && args.at(donor).use_count() == exclusive)
+          slots[s.outs[r]] = runtime::Buffer::take(*args[donor]);
+        else
+          slots[s.outs[r]] = runtime::make_buffer(root.size() * itemsize(root.dtype));
         buffers.push_back(slots[s.outs[r]]->data());
       }
       if (!s.kernel) break;
-      for (int in : s.inputs)
-        buffers.push_back(slots[in]->data());
+      buffers.insert(buffers.end(), inputs.begin(), inputs.end());
       buffers.push_back(const_cast<uint64_t *>(s.literals.data()));
       codegen::KernelFn fn = s.kernel->fn;
       runtime::default_pool().parallel_for(

@@ -8,6 +8,7 @@
 
 #include "ir/node.h"
 #include "jit/jit.h"
+#include "passes/fusion.h"
 
 namespace jx::backend {
 
@@ -15,7 +16,10 @@ class Executable {
 public:
   // params: Parameter nodes in argument order (bound at run time); outputs: the values returned.
   // fuse = false runs every op as its own kernel (the unfused baseline of the benchmarks).
-  Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse = true);
+  // donated: argument positions whose memory an output of the same size may take (the caller's
+  // array is then deleted), as jax.jit's donate_argnums.
+  Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse = true,
+             const std::vector<int> &donated = {});
 
   std::vector<runtime::BufferPtr> run(const std::vector<runtime::BufferPtr> &args) const;
 
@@ -40,7 +44,10 @@ private:
     int64_t grain = 1;                // rows per parallel chunk
     std::vector<int> frees{};         // slots whose last reader is this step
     std::vector<uint64_t> literals{}; // the kernel's literal buffer
+    std::vector<int> donors{};        // per root: the donated argument it takes, or -1
+    std::vector<int> donor_slots{};   // per root: that argument's slot
   };
+  void donate(int position, const std::vector<passes::Step> &plan);
   std::vector<ir::NodePtr> params_, outputs_;
   std::vector<Step> steps_;
   std::vector<int> output_slots_;
