@@ -179,6 +179,50 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
     if (last_reader[s] >= 0) steps_[last_reader[s]].frees.push_back(s);
   for (int position : donated)
     donate(position, plan);
+  assign_arena(last_reader);
+}
+
+// Buffer assignment, as XLA's heap simulator: intermediates, largest first, each at the lowest
+// offset free of every placed buffer whose lifetime [defining step, last reader] overlaps.
+void Executable::assign_arena(const std::vector<int> &last_reader) {
+  struct Interval {
+    int slot, first, last;
+    size_t bytes;
+  };
+  std::vector<Interval> live;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const Step &s = steps_[i];
+    if (s.kind != Step::Kind::Kernel && s.kind != Step::Kind::Random) continue;
+    for (size_t r = 0; r < s.outs.size(); ++r) {
+      const ir::Node &n = s.kind == Step::Kind::Kernel ? *s.roots[r] : *s.node;
+      const bool donated = !s.donors.empty() && s.donors[r] >= 0;
+      const size_t bytes = (n.size() * itemsize(n.dtype) + runtime::Buffer::alignment - 1) /
+                           runtime::Buffer::alignment * runtime::Buffer::alignment;
+      if (last_reader[s.outs[r]] < 0 || donated || bytes == 0) continue; // outputs
+      live.push_back({s.outs[r], int(i), last_reader[s.outs[r]], bytes});
+      intermediate_bytes_ += bytes;
+    }
+  }
+  std::sort(live.begin(), live.end(), [](const Interval &a, const Interval &b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.first < b.first;
+  });
+  arena_offset_.assign(slot_count_, -1);
+  std::vector<std::pair<size_t, const Interval *>> placed; // offset, buffer
+  for (const Interval &b : live) {
+    std::vector<std::pair<size_t, size_t>> taken; // [begin, end) of overlapping lifetimes
+    for (const auto &[offset, other] : placed)
+      if (other->first <= b.last && b.first <= other->last)
+        taken.push_back({offset, offset + other->bytes});
+    std::sort(taken.begin(), taken.end());
+    size_t offset = 0;
+    for (const auto &[begin, end] : taken) {
+      if (offset + b.bytes <= begin) break;
+      offset = std::max(offset, end);
+    }
+    placed.push_back({offset, &b});
+    arena_offset_[b.slot] = int64_t(offset);
+    arena_bytes_ = std::max(arena_bytes_, offset + b.bytes);
+  }
 }
 
 void Executable::donate(int position, const std::vector<passes::Step> &plan) {
@@ -211,21 +255,32 @@ void Executable::donate(int position, const std::vector<passes::Step> &plan) {
 }
 
 std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::BufferPtr> &args) const {
+  // Slots with buffers of their own, and every slot's address.
   std::vector<runtime::BufferPtr> slots(slot_count_);
+  std::vector<void *> address(slot_count_);
+  runtime::BufferPtr arena = arena_bytes_ ? runtime::make_buffer(arena_bytes_) : nullptr;
+  auto place = [&](int slot, size_t bytes) {
+    if (arena_offset_[slot] >= 0)
+      address[slot] = static_cast<char *>(arena->data()) + arena_offset_[slot];
+    else
+      address[slot] = (slots[slot] = runtime::make_buffer(bytes))->data();
+  };
   for (const Step &s : steps_) {
     const ir::Node &n = *s.node;
     switch (s.kind) {
-    case Step::Kind::Buffer: slots[s.outs[0]] = n.value(); break;
-    case Step::Kind::Parameter: slots[s.outs[0]] = args.at(n.attrs[0]); break;
+    case Step::Kind::Buffer: address[s.outs[0]] = (slots[s.outs[0]] = n.value())->data(); break;
+    case Step::Kind::Parameter:
+      address[s.outs[0]] = (slots[s.outs[0]] = args.at(n.attrs[0]))->data();
+      break;
     case Step::Kind::Random:
-      slots[s.outs[0]] = runtime::make_buffer(n.size() * itemsize(n.dtype));
+      place(s.outs[0], n.size() * itemsize(n.dtype));
       random_impl::uniform01({uint32_t(n.attrs[0]), uint32_t(n.attrs[1])}, n.shape, n.dtype,
-                             slots[s.outs[0]]->data());
+                             address[s.outs[0]]);
       break;
     case Step::Kind::Kernel: {
       std::vector<void *> buffers, inputs;
       for (int in : s.inputs)
-        inputs.push_back(slots[in]->data());
+        inputs.push_back(address[in]);
       for (size_t r = 0; r < s.outs.size(); ++r) {
         const ir::Node &root = *s.roots[r];
         const int donor = s.donors.empty() ? -1 : s.donors[r];
@@ -233,10 +288,10 @@ std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::Buffe
         // and (until freed) its slot refer to it.
         const long exclusive = 2 + (donor >= 0 && slots[s.donor_slots[r]] != nullptr);
         if (donor >= 0 && args.at(donor).use_count() == exclusive)
-          slots[s.outs[r]] = runtime::Buffer::take(*args[donor]);
+          address[s.outs[r]] = (slots[s.outs[r]] = runtime::Buffer::take(*args[donor]))->data();
         else
-          slots[s.outs[r]] = runtime::make_buffer(root.size() * itemsize(root.dtype));
-        buffers.push_back(slots[s.outs[r]]->data());
+          place(s.outs[r], root.size() * itemsize(root.dtype));
+        buffers.push_back(address[s.outs[r]]);
       }
       if (!s.kernel) break;
       buffers.insert(buffers.end(), inputs.begin(), inputs.end());
@@ -273,6 +328,9 @@ std::string Executable::as_text() const {
       text += fmt::format(" reads {} rows={}", fmt::join(s.inputs, ","), s.outer);
     text += "\n";
   }
+  if (intermediate_bytes_)
+    text += fmt::format("arena {} bytes for {} bytes of intermediates\n", arena_bytes_,
+                        intermediate_bytes_);
   for (const Step &s : steps_)
     if (s.kernel)
       text += fmt::format("\n; %{} = {}\n{}", s.outs[0], s.kernel->name, s.kernel->optimized_ir);

@@ -32,6 +32,11 @@ public:
   };
   Cost cost() const { return cost_; }
 
+  // Bytes of the per-call arena holding the intermediates, which share memory when their
+  // lifetimes do not overlap; and what they would take each in its own buffer.
+  size_t arena_bytes() const { return arena_bytes_; }
+  size_t intermediate_bytes() const { return intermediate_bytes_; }
+
 private:
   struct Step {
     enum class Kind { Buffer, Parameter, Random, Kernel } kind;
@@ -48,10 +53,13 @@ private:
     std::vector<int> donor_slots{};   // per root: that argument's slot
   };
   void donate(int position, const std::vector<passes::Step> &plan);
+  void assign_arena(const std::vector<int> &last_reader);
   std::vector<ir::NodePtr> params_, outputs_;
   std::vector<Step> steps_;
   std::vector<int> output_slots_;
   int slot_count_ = 0;
+  std::vector<int64_t> arena_offset_; // per slot: offset in the arena, or -1 (own buffer)
+  size_t arena_bytes_ = 0, intermediate_bytes_ = 0;
   Cost cost_;
 };
 
