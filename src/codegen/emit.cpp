@@ -58,7 +58,7 @@ public:
     // The body takes every buffer as its own noalias argument (buffers never overlap: outputs
     // are fresh, inputs are read-only), so the vectorizer needs no runtime alias checks; the
     // exported entry point unpacks the buffer array and calls it (inlined).
-    std::vector<llvm::Type *> params{i64_, i64_};
+    std::vector<llvm::Type *> params{ptr};
     params.insert(params.end(), buffer_count, ptr);
     fn_ =
         llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), params, false),
@@ -66,15 +66,27 @@ public:
     fn_->addFnAttr(llvm::Attribute::NoUnwind);
     fn_->addFnAttr(llvm::Attribute::AlwaysInline);
     for (size_t i = 0; i < buffer_count; ++i) {
-      fn_->addParamAttr(unsigned(2 + i), llvm::Attribute::NoAlias);
-      if (i >= outputs) fn_->addParamAttr(unsigned(2 + i), llvm::Attribute::ReadOnly);
+      fn_->addParamAttr(unsigned(1 + i), llvm::Attribute::NoAlias);
+      if (i >= outputs) fn_->addParamAttr(unsigned(1 + i), llvm::Attribute::ReadOnly);
     }
     emit_entry_point(name, buffer_count);
     auto *entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
     b_.SetInsertPoint(entry);
-    llvm::Value *begin = fn_->getArg(0), *end = fn_->getArg(1);
+    // The box's bounds, loaded here so they dominate every loop; axes outside the plan's boxed
+    // axes span the whole extent as constants (known trip counts vectorize best).
+    const Shape &extent = plan_.roots[0]->shape;
+    for (size_t axis = 0; axis < extent.size(); ++axis) {
+      if (!plan_.boxed(axis)) {
+        bounds_.push_back({c64(0), c64(extent[axis])});
+        continue;
+      }
+      auto bound = [&](size_t k) {
+        return b_.CreateLoad(i64_, b_.CreateConstGEP1_64(i64_, fn_->getArg(0), 2 * axis + k));
+      };
+      bounds_.push_back({bound(0), bound(1)});
+    }
     for (size_t slot = 0; slot < buffer_count; ++slot)
-      pointers_.push_back(fn_->getArg(unsigned(2 + slot)));
+      pointers_.push_back(fn_->getArg(unsigned(1 + slot)));
     // Literal values, loaded once here so they dominate every use (and LLVM sees them as
     // loop invariants).
     for (const Node *lit : plan_.literals) {
@@ -103,9 +115,9 @@ public:
     if (out.empty()) {
       store_all({});
     } else if (accumulates_rows(first)) {
-      emit_row_reduction(first, begin, end);
+      emit_row_reduction(first);
     } else {
-      loop(begin, end, [&](Value *i0) { nest(out, 1, {i0}, store_all); });
+      box_nest(0, {}, store_all);
     }
     b_.CreateRetVoid();
   }
@@ -114,14 +126,14 @@ private:
   // The KernelFn-typed function: loads the buffer pointers and calls the body.
   void emit_entry_point(const std::string &name, size_t buffer_count) {
     auto *ptr = llvm::PointerType::get(ctx_, 0);
-    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {i64_, i64_, ptr}, false);
+    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr, ptr}, false);
     llvm::Function *entry_fn =
         llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, mod_);
     entry_fn->addFnAttr(llvm::Attribute::NoUnwind);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", entry_fn));
-    std::vector<Value *> args{entry_fn->getArg(0), entry_fn->getArg(1)};
+    std::vector<Value *> args{entry_fn->getArg(0)};
     for (size_t slot = 0; slot < buffer_count; ++slot)
-      args.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, entry_fn->getArg(2), slot)));
+      args.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, entry_fn->getArg(1), slot)));
     b.CreateCall(fn_, args);
     b.CreateRetVoid();
   }
@@ -145,6 +157,19 @@ private:
     i->addIncoming(b_.CreateAdd(i, c64(1), "", true, true), b_.GetInsertBlock());
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
+  }
+
+  // Loops over the output axes [axis, rank) within the kernel's box, extending idx.
+  template <class F> void box_nest(size_t axis, Index idx, F &&body) {
+    if (axis == bounds_.size()) {
+      body(idx);
+      return;
+    }
+    loop(bounds_[axis].first, bounds_[axis].second, [&](Value *i) {
+      Index inner = idx;
+      inner.push_back(i);
+      box_nest(axis + 1, inner, body);
+    });
   }
 
   // Loops over axes [axis, shape.size()) of shape, extending idx.
@@ -297,7 +322,7 @@ private:
     return root.attrs.back() != root.inputs[0]->ndim() - 1;
   }
 
-  void emit_row_reduction(const Node &root, Value *begin, Value *end) {
+  void emit_row_reduction(const Node &root) {
     const Shape &out = root.shape;
     const size_t rank = out.size();
     const auto strides = row_major_strides(out);
@@ -323,14 +348,13 @@ private:
         });
       });
     };
-    if (rank == 1) {
-      rows(begin, end, {});
-      return;
-    }
-    loop(begin, end, [&](Value *i0) {
-      Shape row_shape(out.begin(), out.end() - 1);
-      nest(row_shape, 1, {i0}, [&](const Index &prefix) { rows(c64(0), c64(out.back()), prefix); });
+    // The box's rows, each accumulated over the box's part of the last axis.
+    std::vector<std::pair<Value *, Value *>> row_bounds(bounds_.begin(), bounds_.end() - 1);
+    std::swap(row_bounds, bounds_);
+    box_nest(0, {}, [&](const Index &prefix) {
+      rows(row_bounds.back().first, row_bounds.back().second, prefix);
     });
+    std::swap(row_bounds, bounds_);
   }
 
   // 0-d reductions and arg-reductions: one accumulator in a register.
@@ -831,6 +855,7 @@ private:
   llvm::LLVMContext &ctx_;
   llvm::Module &mod_;
   llvm::IRBuilder<> b_;
+  std::vector<std::pair<Value *, Value *>> bounds_; // [lo, hi) of each output axis
   const KernelPlan &plan_;
   llvm::Type *i64_;
   llvm::Function *fn_ = nullptr;

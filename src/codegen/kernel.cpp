@@ -63,7 +63,7 @@ std::string KernelPlan::structural_key() const {
     order.push_back(n);
     stack.pop_back();
   }
-  std::string key;
+  std::string key = fmt::format("box:{};", boxed_axes);
   for (const ir::Node *in : inputs)
     key += fmt::format("p:{};", ir::type_str(*in));
   for (const ir::Node *n : order) {

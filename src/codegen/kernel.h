@@ -2,6 +2,7 @@
 // nodes it reads (its parameters), and the loop structure. No LLVM types here.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,9 +12,10 @@ namespace jx::codegen {
 
 // Kernel calling convention: buffers[r] is root r's output, buffers[roots + k] is input k, and the
 // last buffer holds the kernel's literal values (8 bytes each: a double for float literals, an
-// int64 otherwise), so a changed constant reuses the compiled code. The kernel computes output rows
-// [begin, end) of its outermost loop (all of it for a 0-d output).
-using KernelFn = void (*)(int64_t begin, int64_t end, void *const *buffers);
+// int64 otherwise), so a changed constant reuses the compiled code. The kernel computes the box of
+// its output given by box = {lo_0, hi_0, lo_1, hi_1, ...} (nothing for a 0-d output); it reads
+// the bounds of its boxed axes only and covers the others whole.
+using KernelFn = void (*)(const int64_t *box, void *const *buffers);
 
 struct KernelPlan {
   // What the kernel writes, one output buffer each: a reduction or contraction alone, or
@@ -26,6 +28,11 @@ struct KernelPlan {
   // Literal nodes computed inline, in the order of the literal buffer. Their values are not part
   // of the structural key.
   std::vector<const ir::Node *> literals{};
+  // Output axes whose range the caller chooses (bit a for axis a): axis 0, split into chunks for
+  // the thread pool, and the axes a sharding splits across devices.
+  uint32_t boxed_axes = 1;
+
+  bool boxed(size_t axis) const { return boxed_axes >> axis & 1; }
 
   // Collects `literals` from the inlined part of the graph (call once inputs are set).
   void collect_literals();

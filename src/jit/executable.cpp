@@ -297,8 +297,20 @@ std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::Buffe
       buffers.insert(buffers.end(), inputs.begin(), inputs.end());
       buffers.push_back(const_cast<uint64_t *>(s.literals.data()));
       codegen::KernelFn fn = s.kernel->fn;
-      runtime::default_pool().parallel_for(
-          0, s.outer, s.grain, [&](int64_t begin, int64_t end) { fn(begin, end, buffers.data()); });
+      const Shape &extent = s.roots[0]->shape;
+      runtime::default_pool().parallel_for(0, s.outer, s.grain, [&](int64_t begin, int64_t end) {
+        // Rows [begin, end), every other axis whole; on the stack for the usual ranks.
+        int64_t local[16];
+        std::vector<int64_t> heap(extent.size() > 8 ? 2 * extent.size() : 0);
+        int64_t *box = heap.empty() ? local : heap.data();
+        box[0] = begin;
+        box[1] = end;
+        for (size_t axis = 1; axis < extent.size(); ++axis) {
+          box[2 * axis] = 0;
+          box[2 * axis + 1] = extent[axis];
+        }
+        fn(box, buffers.data());
+      });
       break;
     }
     }
