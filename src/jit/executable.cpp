@@ -24,16 +24,22 @@ namespace jx::backend {
 namespace {
 // Elements per parallel chunk below which splitting costs more than it gains.
 constexpr int64_t min_chunk_elements = 1 << 14;
-// Elements a kernel visits per row of its outer loop: a reduction or contraction visits its whole
-// reduced extent for each output element.
-int64_t work_per_row(const ir::Node &root) {
-  int64_t work = root.size() / std::max<int64_t>(1, root.shape.empty() ? 1 : root.shape[0]);
+// Elements a kernel visits per output element: a reduction or contraction visits its whole
+// reduced extent.
+int64_t work_per_element(const ir::Node &root) {
+  int64_t work = 1;
   if (op_kind(root.op) == ir::OpKind::Reduce)
-    work *= std::max<int64_t>(1, root.inputs[0]->size()) / std::max<int64_t>(1, root.size());
+    work = std::max<int64_t>(1, root.inputs[0]->size()) / std::max<int64_t>(1, root.size());
   if (root.op == ir::Op::DotGeneral)
     for (int64_t axis : ir::dot_dims(root).lhs_contract)
       work *= root.inputs[0]->shape[axis];
   return work;
+}
+
+// Elements a kernel visits per row of its outer loop.
+int64_t work_per_row(const ir::Node &root) {
+  return root.size() / std::max<int64_t>(1, root.shape.empty() ? 1 : root.shape[0]) *
+         work_per_element(root);
 }
 
 // What one kernel costs: every node it computes inline, at the node's own element count (as XLA's
@@ -112,12 +118,63 @@ bool reads_in_place(const codegen::KernelPlan &plan, const ir::Node *p) {
 
 } // namespace
 
+// The distinct boxes of a placement (replicas compute once), or none when one box is the whole
+// array.
+Placement distinct_boxes(const Placement &placement, const Shape &shape) {
+  Placement out;
+  for (const DeviceBox &b : placement)
+    if (std::none_of(out.begin(), out.end(),
+                     [&](const DeviceBox &o) { return o.lo == b.lo && o.hi == b.hi; }))
+      out.push_back(b);
+  if (out.size() == 1 && out[0].lo == std::vector<int64_t>(shape.size(), 0) && out[0].hi == shape)
+    out.clear();
+  return out;
+}
+
+// Tasks for the pool: each box split along axis 0 so that there are about 4 per thread in all
+// (a device's box is one task when there are that many devices), none below the minimum chunk.
+std::vector<int64_t> box_tasks(const Placement &boxes, int64_t work_per_element) {
+  const int64_t threads = runtime::default_pool().size();
+  const int64_t per_box =
+      std::max<int64_t>(1, (4 * threads + int64_t(boxes.size()) - 1) / int64_t(boxes.size()));
+  std::vector<int64_t> tasks;
+  for (const DeviceBox &b : boxes) {
+    int64_t row = work_per_element;
+    for (size_t a = 1; a < b.lo.size(); ++a)
+      row *= b.hi[a] - b.lo[a];
+    const int64_t rows = b.hi[0] - b.lo[0];
+    const int64_t min_rows = std::max<int64_t>(1, min_chunk_elements / std::max<int64_t>(1, row));
+    const int64_t chunks = std::max<int64_t>(1, std::min(per_box, rows / min_rows));
+    for (int64_t c = 0; c < chunks; ++c) {
+      tasks.push_back(b.lo[0] + rows * c / chunks);
+      tasks.push_back(b.lo[0] + rows * (c + 1) / chunks);
+      for (size_t a = 1; a < b.lo.size(); ++a)
+        tasks.insert(tasks.end(), {b.lo[a], b.hi[a]});
+    }
+  }
+  return tasks;
+}
+
 Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse,
-                       const std::vector<int> &donated)
+                       const std::vector<int> &donated, const std::vector<Placement> &placements)
     : params_(std::move(params)), outputs_(std::move(outputs)) {
   // The unfused baseline also skips the graph passes: it is the op-by-op program as written.
   const std::vector<ir::NodePtr> roots = fuse ? passes::optimize(outputs_) : outputs_;
   std::vector<passes::Step> plan = passes::plan_steps(roots, fuse);
+  // Sharding propagation, simplest form: a kernel writing a placed output takes its placement;
+  // other kernels of a placed output's shape follow it (their values feed it elementwise or are
+  // replicated reads); the rest run on all threads as one device.
+  auto placement_of = [&](const codegen::KernelPlan &kernel) -> Placement {
+    const Shape &shape = kernel.roots[0]->shape;
+    for (size_t i = 0; i < placements.size() && i < roots.size(); ++i)
+      if (!placements[i].empty() &&
+          std::find(kernel.roots.begin(), kernel.roots.end(), roots[i]) != kernel.roots.end())
+        return distinct_boxes(placements[i], shape);
+    for (size_t i = 0; i < placements.size() && i < roots.size(); ++i)
+      if (!placements[i].empty() && roots[i]->shape == shape)
+        return distinct_boxes(placements[i], shape);
+    return {};
+  };
   std::unordered_map<const ir::Node *, int> slot;
   std::unordered_map<const ir::Node *, int> param_position;
   for (size_t i = 0; i < params_.size(); ++i)
@@ -145,6 +202,14 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
       s.outer = p.plan.outer_extent();
       s.grain =
           std::max<int64_t>(1, min_chunk_elements / std::max<int64_t>(1, work_per_row(*p.node)));
+      s.boxes = placement_of(p.plan);
+      if (!s.boxes.empty()) {
+        const Shape &shape = p.plan.roots[0]->shape;
+        for (const DeviceBox &b : s.boxes)
+          for (size_t a = 0; a < shape.size(); ++a)
+            if (b.lo[a] != 0 || b.hi[a] != shape[a]) p.plan.boxed_axes |= uint32_t(1) << a;
+        s.tasks = box_tasks(s.boxes, work_per_element(*p.node));
+      }
       break;
     }
     steps_.push_back(std::move(s));
@@ -298,6 +363,15 @@ std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::Buffe
       buffers.push_back(const_cast<uint64_t *>(s.literals.data()));
       codegen::KernelFn fn = s.kernel->fn;
       const Shape &extent = s.roots[0]->shape;
+      if (!s.boxes.empty()) {
+        // Each device's box, in the tasks planned for it.
+        const size_t box_size = 2 * extent.size();
+        const int64_t *tasks = s.tasks.data();
+        runtime::default_pool().run_batch(int64_t(s.tasks.size() / box_size), [&](int64_t t) {
+          fn(tasks + t * box_size, buffers.data());
+        });
+        break;
+      }
       runtime::default_pool().parallel_for(0, s.outer, s.grain, [&](int64_t begin, int64_t end) {
         // Rows [begin, end), every other axis whole; on the stack for the usual ranks.
         int64_t local[16];
@@ -338,6 +412,12 @@ std::string Executable::as_text() const {
                         fmt::join(ops, ", "), fmt::join(types, ", "));
     if (s.kind == Step::Kind::Kernel)
       text += fmt::format(" reads {} rows={}", fmt::join(s.inputs, ","), s.outer);
+    for (const DeviceBox &b : s.boxes) {
+      std::vector<std::string> ranges;
+      for (size_t a = 0; a < b.lo.size(); ++a)
+        ranges.push_back(fmt::format("{}:{}", b.lo[a], b.hi[a]));
+      text += fmt::format(" dev{}[{}]", b.device, fmt::join(ranges, ","));
+    }
     text += "\n";
   }
   if (intermediate_bytes_)

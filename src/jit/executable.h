@@ -12,14 +12,24 @@
 
 namespace jx::backend {
 
+// The part of an array a device computes and owns: [lo, hi) along each axis of one global buffer.
+struct DeviceBox {
+  int device;
+  std::vector<int64_t> lo, hi;
+};
+// Where an array lives: one box per device (equal boxes for replicas); empty: one device.
+using Placement = std::vector<DeviceBox>;
+
 class Executable {
 public:
   // params: Parameter nodes in argument order (bound at run time); outputs: the values returned.
   // fuse = false runs every op as its own kernel (the unfused baseline of the benchmarks).
   // donated: argument positions whose memory an output of the same size may take (the caller's
   // array is then deleted), as jax.jit's donate_argnums.
+  // placements: per output (or none), the devices computing it, each its own box; kernels of
+  // intermediates with an output's shape follow that output's placement.
   Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse = true,
-             const std::vector<int> &donated = {});
+             const std::vector<int> &donated = {}, const std::vector<Placement> &placements = {});
 
   std::vector<runtime::BufferPtr> run(const std::vector<runtime::BufferPtr> &args) const;
 
@@ -51,6 +61,10 @@ private:
     std::vector<uint64_t> literals{}; // the kernel's literal buffer
     std::vector<int> donors{};        // per root: the donated argument it takes, or -1
     std::vector<int> donor_slots{};   // per root: that argument's slot
+    // Placed kernels: the devices' distinct boxes, and the tasks they are split into for the
+    // pool, each a box {lo_0, hi_0, lo_1, hi_1, ...}; empty: rows of the whole output.
+    Placement boxes{};
+    std::vector<int64_t> tasks{};
   };
   void donate(int position, const std::vector<passes::Step> &plan);
   void assign_arena(const std::vector<int> &last_reader);
