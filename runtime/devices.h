@@ -1,0 +1,25 @@
+// The logical CPU devices of this process: how many there are (the mesh issue's device layer).
+//
+// A device is a unit of work on the runtime thread pool, not a thread: work for N devices is a
+// batch of N tasks (ThreadPool::run_batch), so 8 devices on 2 cores neither oversubscribe nor
+// spin. All devices share the host's memory.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace jx::runtime {
+
+// The number of devices, fixed by the first call: the count requested by
+// request_device_count, else JX_NUM_CPU_DEVICES, else 1.
+int device_count();
+
+// Requests n devices (n > 0). Returns false, changing nothing, once device_count() has fixed the
+// count.
+bool request_device_count(int n);
+
+// JX_NUM_CPU_DEVICES's value if it is a positive integer; other values are ignored, as for
+// JX_NUM_THREADS.
+std::optional<int> parse_device_count(std::string_view text);
+
+} // namespace jx::runtime
