@@ -141,10 +141,11 @@ ElementFormat make_format(ElementFormat f, const std::vector<int64_t> &shown_ind
   return f;
 }
 
-// _formatArray: nested brackets, separators, wrapping and "..." summaries.
-struct ArrayPrinter {
+// _formatArray: nested brackets, separators, wrapping and "..." summaries. Format maps an element's
+// row-major offset to its text.
+template <class Format> struct ArrayPrinter {
   const Shape &shape;
-  const ElementFormat &format;
+  const Format &format;
   bool summarize;
 
   static void extend_line(std::string &s, std::string &line, const std::string &word, int64_t width,
@@ -237,12 +238,25 @@ std::string to_string(const Array &x) {
     return s.substr(s.find_first_not_of(' '));
   }
   if (x.size() == 0) return "[]"; // whatever the shape, as NumPy
-  ArrayPrinter collector{x.shape(), base, x.size() > threshold};
+  ArrayPrinter<ElementFormat> collector{x.shape(), base, x.size() > threshold};
   std::vector<int64_t> shown;
   collector.collect(0, 0, x.size(), shown);
-  ArrayPrinter printer{x.shape(), make_format(base, shown), collector.summarize};
+  const ElementFormat format = make_format(base, shown);
+  ArrayPrinter<ElementFormat> printer{x.shape(), format, collector.summarize};
   return printer.recurse(0, 0, x.size(), " ", line_width);
 }
+
+namespace api {
+
+std::string array2string(const Shape &shape, const std::vector<std::string> &elements,
+                         size_t prefix_size, size_t suffix_size, int64_t max_line_width) {
+  const auto text = [&](int64_t offset) { return elements[size_t(offset)]; };
+  ArrayPrinter<decltype(text)> printer{shape, text, int64_t(elements.size()) > threshold};
+  return printer.recurse(0, 0, int64_t(elements.size()), std::string(prefix_size + 1, ' '),
+                         max_line_width - int64_t(suffix_size));
+}
+
+} // namespace api
 
 std::ostream &operator<<(std::ostream &os, const Array &x) { return os << to_string(x); }
 

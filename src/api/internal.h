@@ -54,4 +54,14 @@ NodePtr scalar_node(double value, DType dtype);
 // [0, 1, ..., n-1]
 std::vector<int64_t> iota_vector(int64_t n);
 
+// numpy's reshape of `size` elements to `shape`, with one -1 inferred; ShapeError (ValueError for
+// bad -1s and negative sizes) as numpy otherwise.
+Shape resolve_reshape(int64_t size, const Shape &shape);
+
+// numpy.array2string(a, prefix=..., suffix=..., max_line_width=...) for an array whose elements
+// are already text, given row-major: the body only, its lines wrapped and indented as if the
+// prefix stood before it and the suffix after it.
+std::string array2string(const Shape &shape, const std::vector<std::string> &elements,
+                         size_t prefix_size, size_t suffix_size, int64_t max_line_width);
+
 } // namespace jx::api

@@ -7,13 +7,9 @@
 
 #include "api/internal.h"
 
-namespace jx::numpy {
+namespace jx {
 
-using api::node_of;
-using api::NodePtr;
-using api::wrap;
-
-Array reshape(const Array &x, const Shape &shape) {
+Shape api::resolve_reshape(int64_t size, const Shape &shape) {
   Shape out = shape;
   int64_t known = 1, unknown = -1;
   for (size_t i = 0; i < out.size(); ++i) {
@@ -27,11 +23,21 @@ Array reshape(const Array &x, const Shape &shape) {
       known *= out[i];
     }
   }
-  if (unknown >= 0 && known != 0 && x.size() % known == 0) out[unknown] = x.size() / known;
-  if ((unknown >= 0 && out[unknown] == -1) || shape_size(out) != x.size())
+  if (unknown >= 0 && known != 0 && size % known == 0) out[unknown] = size / known;
+  if ((unknown >= 0 && out[unknown] == -1) || shape_size(out) != size)
     throw ShapeError(
-        fmt::format("cannot reshape array of size {} into shape {}", x.size(), shape_str(shape)));
-  return wrap(ir::reshape(node_of(x), out));
+        fmt::format("cannot reshape array of size {} into shape {}", size, shape_str(shape)));
+  return out;
+}
+
+namespace numpy {
+
+using api::node_of;
+using api::NodePtr;
+using api::wrap;
+
+Array reshape(const Array &x, const Shape &shape) {
+  return wrap(ir::reshape(node_of(x), api::resolve_reshape(x.size(), shape)));
 }
 
 Array ravel(const Array &x) { return reshape(x, {x.size()}); }
@@ -250,4 +256,6 @@ Array roll(const Array &x, int64_t shift, const Axes &axis) {
   return roll(x, std::vector<int64_t>{shift}, axis);
 }
 
-} // namespace jx::numpy
+} // namespace numpy
+
+} // namespace jx
