@@ -4,6 +4,7 @@
 #include <jx/dtype.h>
 #include <jx/error.h>
 #include <jx/shape.h>
+#include <jx/sharding.h>
 
 #include <concepts>
 #include <cstdint>
@@ -54,6 +55,7 @@ private:
 };
 
 class At;
+struct Shard;
 
 class Array {
 public:
@@ -61,6 +63,9 @@ public:
   template <class T>
   requires std::is_arithmetic_v<T> Array(T value) : Array(from_scalar(value)) {}
   explicit Array(std::shared_ptr<const ir::Node> node);
+  // node's value placed as `sharding` says (for computations that produce sharded results);
+  // ValueError as Sharding::check_compatible_aval.
+  Array(std::shared_ptr<const ir::Node> node, Sharding sharding);
 
   const Shape &shape() const;
   int64_t ndim() const;
@@ -94,6 +99,12 @@ public:
   // x.reshape(shape), as jnp.reshape.
   Array reshape(const Shape &shape) const;
 
+  // x.sharding: how the array is placed on devices. SingleDeviceSharding(devices()[0]) unless
+  // device_put placed it otherwise (results of ops get that default for now).
+  Sharding sharding() const;
+  // x.addressable_shards: one per device of x.sharding(), by device id.
+  std::vector<Shard> addressable_shards() const;
+
 private:
   static Array from_scalar_double(double v);
   static Array from_scalar_int(int64_t v, bool is_bool);
@@ -108,6 +119,17 @@ private:
   void copy_to(DType dtype, void *out) const;
 
   std::shared_ptr<const ir::Node> node_;
+  // Empty for the default placement, which is only resolved when asked for: making arrays must
+  // not fix the device count before config::set_num_cpu_devices.
+  std::optional<Sharding> sharding_;
+};
+
+// jax.Shard: one device's part of an array: its index in the global array and its values (a lazy
+// slice of the array, placed on that device).
+struct Shard {
+  Device device;
+  std::vector<Slice> index;
+  Array data;
 };
 
 // x.at[index]: functional updates, returning a new array.

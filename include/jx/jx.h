@@ -8,3 +8,4 @@
 #include <jx/numpy.h>
 #include <jx/random.h>
 #include <jx/shape.h>
+#include <jx/sharding.h>

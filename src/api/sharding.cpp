@@ -1,0 +1,471 @@
+// jax.sharding: devices, meshes, partition specs, shardings and the boxes they give each device;
+// device_put and the Array's sharding accessors.
+#include <jx/array.h>
+#include <jx/sharding.h>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <numeric>
+#include <set>
+#include <string_view>
+
+#include "api/internal.h"
+#include "runtime/devices.h"
+
+namespace jx {
+
+namespace {
+
+// "'x'", as Python's repr of a string.
+std::string quoted(const std::string &name) { return fmt::format("'{}'", name); }
+
+// "('x', 'y')": a Python tuple of names.
+std::string names_tuple(const std::vector<std::string> &names) {
+  std::vector<std::string> items;
+  for (const std::string &n : names)
+    items.push_back(quoted(n));
+  return fmt::format("({}{})", fmt::join(items, ", "), items.size() == 1 ? "," : "");
+}
+
+// ValueError unless every device exists and none repeats.
+void check_devices(const std::vector<Device> &devices, std::string_view owner) {
+  const int count = device_count();
+  std::set<int> seen;
+  for (Device d : devices) {
+    if (d.id < 0 || d.id >= count)
+      throw ValueError(fmt::format("{} does not exist: this process has {} CPU device{} "
+                                   "(JX_NUM_CPU_DEVICES, jx::config::set_num_cpu_devices)",
+                                   d.str(), count, count == 1 ? "" : "s"));
+    if (!seen.insert(d.id).second)
+      throw ValueError(fmt::format("{} devices must be distinct, but {} appears more than once",
+                                   owner, d.str()));
+  }
+}
+
+std::vector<int64_t> unravel(int64_t flat, const Shape &shape) {
+  std::vector<int64_t> coords(shape.size());
+  for (size_t k = shape.size(); k-- > 0;) {
+    coords[k] = flat % shape[k];
+    flat /= shape[k];
+  }
+  return coords;
+}
+
+// How a sharding splits the arrays of one rank: the number of ways each dimension is split, and
+// each device's tile (its coordinate along every dimension), by device id.
+struct Tiling {
+  Shape ways;
+  std::vector<std::pair<Device, std::vector<int64_t>>> tiles;
+  bool operator==(const Tiling &) const = default;
+};
+
+bool fully_replicated(const PositionalSharding &s) {
+  return std::all_of(s.shape().begin(), s.shape().end(), [](int64_t d) { return d == 1; });
+}
+
+// The mesh axis positions each spec entry names (the constructor checked that they exist).
+std::vector<std::vector<size_t>> spec_axes(const NamedSharding &s) {
+  const std::vector<std::string> &names = s.mesh().axis_names();
+  std::vector<std::vector<size_t>> out;
+  for (const PartitionSpec::Entry &e : s.spec().entries()) {
+    std::vector<size_t> &axes = out.emplace_back();
+    for (const std::string &a : e.axes())
+      axes.push_back(size_t(std::find(names.begin(), names.end(), a) - names.begin()));
+  }
+  return out;
+}
+
+Tiling tiling_of(const NamedSharding &s, int64_t ndim) {
+  const Shape &sizes = s.mesh().axis_sizes();
+  const std::vector<std::vector<size_t>> axes = spec_axes(s);
+  Tiling t{Shape(size_t(ndim), 1), {}};
+  for (size_t dim = 0; dim < axes.size(); ++dim)
+    for (size_t a : axes[dim])
+      t.ways[dim] *= sizes[a];
+  const std::vector<Device> &devices = s.mesh().devices().devices;
+  for (size_t f = 0; f < devices.size(); ++f) {
+    const std::vector<int64_t> at = unravel(int64_t(f), sizes);
+    std::vector<int64_t> tile(size_t(ndim), 0);
+    // The first axis an entry names is the most significant, as JAX orders them.
+    for (size_t dim = 0; dim < axes.size(); ++dim)
+      for (size_t a : axes[dim])
+        tile[dim] = tile[dim] * sizes[a] + at[a];
+    t.tiles.emplace_back(devices[f], std::move(tile));
+  }
+  return t;
+}
+
+Tiling tiling_of(const PositionalSharding &s, int64_t ndim) {
+  if (fully_replicated(s)) {
+    Tiling t{Shape(size_t(ndim), 1), {}};
+    for (Device d : s.devices())
+      t.tiles.emplace_back(d, std::vector<int64_t>(size_t(ndim), 0));
+    return t;
+  }
+  Tiling t{s.shape(), {}};
+  for (size_t p = 0; p < s.device_sets().size(); ++p)
+    for (Device d : s.device_sets()[p])
+      t.tiles.emplace_back(d, unravel(int64_t(p), s.shape()));
+  return t;
+}
+
+Tiling tiling_of(const SingleDeviceSharding &s, int64_t ndim) {
+  return {Shape(size_t(ndim), 1), {{s.device(), std::vector<int64_t>(size_t(ndim), 0)}}};
+}
+
+// Arrays of rank ndim under s (which must apply to that rank), tiles by device id.
+Tiling tiling(const Sharding &s, int64_t ndim) {
+  Tiling t = std::visit([&](const auto &v) { return tiling_of(v, ndim); }, s.value());
+  std::sort(t.tiles.begin(), t.tiles.end());
+  return t;
+}
+
+// JAX's _device_assignment: the devices in the order the sharding was built from.
+std::vector<Device> device_assignment(const Sharding &s) {
+  struct {
+    std::vector<Device> operator()(const NamedSharding &n) { return n.mesh().devices().devices; }
+    std::vector<Device> operator()(const PositionalSharding &p) { return p.devices(); }
+    std::vector<Device> operator()(const SingleDeviceSharding &d) { return {d.device()}; }
+  } visitor;
+  return std::visit(visitor, s.value());
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Devices
+
+std::string Device::str() const { return fmt::format("CpuDevice(id={})", id); }
+
+int device_count() { return runtime::device_count(); }
+
+std::vector<Device> devices() {
+  std::vector<Device> out(static_cast<size_t>(device_count()));
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i].id = int(i);
+  return out;
+}
+
+void config::set_num_cpu_devices(int n) {
+  if (n <= 0)
+    throw ValueError(fmt::format(
+        "jx::config::set_num_cpu_devices: the number of CPU devices must be positive, got {}", n));
+  if (!runtime::request_device_count(n))
+    throw Error(fmt::format(
+        "jx::config::set_num_cpu_devices({}) must be called before devices are used (by "
+        "jx::devices(), device_count(), a mesh, a sharding or device_put): this process already "
+        "has {} CPU device{}",
+        n, device_count(), device_count() == 1 ? "" : "s"));
+}
+
+DeviceArray DeviceArray::reshape(const Shape &new_shape) const {
+  return {api::resolve_reshape(size(), new_shape), devices};
+}
+
+DeviceArray mesh_utils::create_device_mesh(const Shape &mesh_shape,
+                                           const std::vector<Device> &devices) {
+  if (shape_size(mesh_shape) != int64_t(devices.size()))
+    throw ValueError(fmt::format("Number of devices {} must equal the product of mesh_shape {}",
+                                 devices.size(), shape_str(mesh_shape)));
+  check_devices(devices, "Mesh");
+  return {mesh_shape, devices};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Meshes and specs
+
+Mesh::Mesh(DeviceArray devices, std::vector<std::string> axis_names)
+    : devices_(std::move(devices)), axis_names_(std::move(axis_names)) {
+  if (devices_.ndim() != int64_t(axis_names_.size()))
+    throw ValueError(fmt::format(
+        "Mesh requires the ndim of its first argument (`devices`) to equal the length of its "
+        "second argument (`axis_names`), but got devices.ndim == {} and len(axis_names) == {}.",
+        devices_.ndim(), axis_names_.size()));
+  if (shape_size(devices_.shape) != devices_.size())
+    throw ValueError(fmt::format("a device array of shape {} holds {} devices, not {}",
+                                 shape_str(devices_.shape), shape_size(devices_.shape),
+                                 devices_.size()));
+  if (std::set<std::string>(axis_names_.begin(), axis_names_.end()).size() != axis_names_.size())
+    throw ValueError(
+        fmt::format("Mesh axis names must be unique, got {}", names_tuple(axis_names_)));
+  check_devices(devices_.devices, "Mesh");
+}
+
+std::string Mesh::str() const {
+  std::vector<std::string> axes;
+  for (size_t i = 0; i < axis_names_.size(); ++i)
+    axes.push_back(fmt::format("{}: {}", quoted(axis_names_[i]), devices_.shape[i]));
+  return fmt::format("Mesh({})", fmt::join(axes, ", "));
+}
+
+Mesh make_mesh(const Shape &axis_shapes, const std::vector<std::string> &axis_names,
+               const std::vector<Device> &devices) {
+  if (std::any_of(axis_shapes.begin(), axis_shapes.end(), [](int64_t d) { return d < 1; }))
+    throw ValueError(
+        fmt::format("make_mesh: axis sizes must be positive, got {}", shape_str(axis_shapes)));
+  const int64_t needed = shape_size(axis_shapes);
+  if (needed > int64_t(devices.size()))
+    throw ValueError(fmt::format("Number of devices {} must be >= the product of mesh_shape {}",
+                                 devices.size(), shape_str(axis_shapes)));
+  return Mesh(mesh_utils::create_device_mesh(
+                  axis_shapes, std::vector<Device>(devices.begin(), devices.begin() + needed)),
+              axis_names);
+}
+
+std::string PartitionSpec::str() const {
+  std::vector<std::string> items;
+  for (const Entry &e : entries_) {
+    if (e.grouped())
+      items.push_back(names_tuple(e.axes()));
+    else if (e.axes().empty())
+      items.push_back("None");
+    else
+      items.push_back(quoted(e.axes()[0]));
+  }
+  return fmt::format("PartitionSpec({}{})", fmt::join(items, ", "), items.size() == 1 ? "," : "");
+}
+
+bool operator==(const PartitionSpec &a, const PartitionSpec &b) {
+  return std::equal(a.entries_.begin(), a.entries_.end(), b.entries_.begin(), b.entries_.end(),
+                    [](const auto &x, const auto &y) { return x.axes() == y.axes(); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shardings
+
+NamedSharding::NamedSharding(Mesh mesh, PartitionSpec spec)
+    : mesh_(std::move(mesh)), spec_(std::move(spec)) {
+  const std::vector<std::string> &names = mesh_.axis_names();
+  std::vector<std::string> used, repeated;
+  for (const PartitionSpec::Entry &e : spec_.entries())
+    for (const std::string &a : e.axes()) {
+      if (std::find(names.begin(), names.end(), a) == names.end())
+        throw ValueError(fmt::format("Resource axis: {} of {} is not found in mesh: {}.", a,
+                                     spec_.str(), names_tuple(names)));
+      if (std::find(used.begin(), used.end(), a) != used.end()) {
+        if (std::find(repeated.begin(), repeated.end(), a) == repeated.end())
+          repeated.push_back(fmt::format("`{}`", a));
+      } else {
+        used.push_back(a);
+      }
+    }
+  if (!repeated.empty())
+    throw ValueError(fmt::format(
+        "A single NamedSharding spec specification can map every mesh axis to at most one "
+        "positional dimension, but {} has duplicate entries for {}",
+        spec_.str(), fmt::join(repeated, ", ")));
+}
+
+std::string NamedSharding::str() const {
+  return fmt::format("NamedSharding(mesh={}, spec={})", mesh_.str(), spec_.str());
+}
+
+PositionalSharding::PositionalSharding(std::vector<Device> devices, Shape shape,
+                                       std::vector<std::vector<Device>> sets)
+    : devices_(std::move(devices)), shape_(std::move(shape)), sets_(std::move(sets)) {}
+
+PositionalSharding::PositionalSharding(const DeviceArray &devices)
+    : devices_(devices.devices), shape_(devices.shape) {
+  if (devices_.empty())
+    throw ValueError("PositionalSharding.__init__ requires at least one device, got []");
+  if (shape_size(shape_) != int64_t(devices_.size()))
+    throw ValueError(fmt::format("a device array of shape {} holds {} devices, not {}",
+                                 shape_str(shape_), shape_size(shape_), devices_.size()));
+  check_devices(devices_, "PositionalSharding");
+  for (Device d : devices_)
+    sets_.push_back({d});
+}
+
+PositionalSharding::PositionalSharding(const std::vector<Device> &devices)
+    : PositionalSharding(DeviceArray{{int64_t(devices.size())}, devices}) {}
+
+PositionalSharding PositionalSharding::reshape(const Shape &new_shape) const {
+  return {devices_, api::resolve_reshape(int64_t(sets_.size()), new_shape), sets_};
+}
+
+PositionalSharding PositionalSharding::replicate(std::optional<int64_t> axis, bool keepdims) const {
+  // The union over the reduced axes, as NumPy's sum of DeviceIdSets.
+  std::vector<bool> reduced(shape_.size(), !axis.has_value());
+  if (axis) reduced[size_t(api::normalize_axis(*axis, ndim()))] = true;
+  Shape out_shape, kept_shape;
+  for (size_t k = 0; k < shape_.size(); ++k) {
+    if (!reduced[k]) kept_shape.push_back(shape_[k]);
+    if (!reduced[k] || keepdims) out_shape.push_back(reduced[k] ? 1 : shape_[k]);
+  }
+  std::vector<std::vector<Device>> sets(size_t(shape_size(kept_shape)));
+  const std::vector<int64_t> kept_strides = row_major_strides(kept_shape);
+  for (size_t p = 0; p < sets_.size(); ++p) {
+    const std::vector<int64_t> at = unravel(int64_t(p), shape_);
+    int64_t q = 0;
+    for (size_t k = 0, j = 0; k < shape_.size(); ++k)
+      if (!reduced[k]) q += at[k] * kept_strides[j++];
+    sets[size_t(q)].insert(sets[size_t(q)].end(), sets_[p].begin(), sets_[p].end());
+  }
+  for (std::vector<Device> &s : sets)
+    std::sort(s.begin(), s.end());
+  return {devices_, out_shape, sets};
+}
+
+std::string PositionalSharding::str() const {
+  std::vector<std::string> items;
+  for (const std::vector<Device> &set : sets_) {
+    std::vector<int> ids;
+    for (Device d : set)
+      ids.push_back(d.id);
+    items.push_back(fmt::format("{{CPU {}}}", fmt::join(ids, ", ")));
+  }
+  const std::string prefix = "PositionalSharding(";
+  return fmt::format("{}{}, shape={})", prefix,
+                     api::array2string(shape_, items, prefix.size(), 1, 100), shape_str(shape_));
+}
+
+SingleDeviceSharding::SingleDeviceSharding(Device device) : device_(device) {
+  check_devices({device_}, "SingleDeviceSharding");
+}
+
+std::string SingleDeviceSharding::str() const {
+  return fmt::format("SingleDeviceSharding(device={})", device_.str());
+}
+
+Sharding::Sharding(NamedSharding s) : impl_(std::make_shared<const Variant>(std::move(s))) {}
+Sharding::Sharding(PositionalSharding s) : impl_(std::make_shared<const Variant>(std::move(s))) {}
+Sharding::Sharding(SingleDeviceSharding s) : impl_(std::make_shared<const Variant>(std::move(s))) {}
+
+void Sharding::check_compatible_aval(const Shape &shape) const {
+  const int64_t rank = int64_t(shape.size());
+  if (const auto *named = std::get_if<NamedSharding>(impl_.get())) {
+    const int64_t needed = int64_t(named->spec().size());
+    if (rank < needed)
+      throw ValueError(fmt::format(
+          "Sharding {} is only valid for values of rank at least {}, but "
+          "was applied to a value of rank {}.{}",
+          str(), needed, rank, rank == 0 ? " For scalars the PartitionSpec should be P()" : ""));
+  } else if (const auto *positional = std::get_if<PositionalSharding>(impl_.get())) {
+    if (rank != positional->ndim() && !fully_replicated(*positional))
+      throw ValueError(fmt::format("Sharding {} is only valid for values of rank {}, but was "
+                                   "applied to a value of rank {}",
+                                   str(), positional->ndim(), rank));
+  }
+}
+
+std::vector<ShardBox> Sharding::shard_boxes(const Shape &global) const {
+  check_compatible_aval(global);
+  const Tiling t = tiling(*this, int64_t(global.size()));
+  std::vector<ShardBox> boxes;
+  for (const auto &[device, tile] : t.tiles) {
+    ShardBox &box = boxes.emplace_back(ShardBox{device, {}, {}});
+    for (size_t dim = 0; dim < global.size(); ++dim) {
+      const int64_t n = global[dim], chunk = (n + t.ways[dim] - 1) / t.ways[dim];
+      box.lo.push_back(std::min(tile[dim] * chunk, n));
+      box.hi.push_back(std::min(tile[dim] * chunk + chunk, n));
+    }
+  }
+  return boxes;
+}
+
+Shape Sharding::shard_shape(const Shape &global) const {
+  check_compatible_aval(global);
+  const Tiling t = tiling(*this, int64_t(global.size()));
+  Shape out;
+  for (size_t dim = 0; dim < global.size(); ++dim) {
+    if (global[dim] % t.ways[dim] != 0)
+      throw ValueError(fmt::format(
+          "Sharding {} implies that array axis {} is partitioned {} times, but the dimension size "
+          "is {} (full shape: {}, per-dimension tiling factors: [{}] should evenly divide the "
+          "shape)",
+          str(), dim, t.ways[dim], global[dim], shape_str(global), fmt::join(t.ways, ", ")));
+    out.push_back(global[dim] / t.ways[dim]);
+  }
+  return out;
+}
+
+bool Sharding::is_fully_replicated() const {
+  struct {
+    bool operator()(const NamedSharding &s) {
+      int64_t ways = 1;
+      for (const std::vector<size_t> &axes : spec_axes(s))
+        for (size_t a : axes)
+          ways *= s.mesh().axis_sizes()[a];
+      return ways == 1;
+    }
+    bool operator()(const PositionalSharding &s) { return fully_replicated(s); }
+    bool operator()(const SingleDeviceSharding &) { return true; }
+  } visitor;
+  return std::visit(visitor, *impl_);
+}
+
+size_t Sharding::num_devices() const { return device_assignment(*this).size(); }
+
+std::vector<Device> Sharding::device_set() const {
+  std::vector<Device> out = device_assignment(*this);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string Sharding::str() const {
+  return std::visit([](const auto &s) { return s.str(); }, *impl_);
+}
+
+bool Sharding::is_equivalent_to(const Sharding &other, int64_t ndim) const {
+  const Shape rank_only(size_t(ndim), 1);
+  check_compatible_aval(rank_only);
+  other.check_compatible_aval(rank_only);
+  return device_assignment(*this) == device_assignment(other) &&
+         tiling(*this, ndim) == tiling(other, ndim);
+}
+
+bool operator==(const Sharding &a, const Sharding &b) {
+  return a.impl_ == b.impl_ || *a.impl_ == *b.impl_;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arrays
+
+Array::Array(std::shared_ptr<const ir::Node> node, Sharding sharding)
+    : node_(std::move(node)), sharding_(std::move(sharding)) {
+  sharding_->check_compatible_aval(shape());
+}
+
+Sharding Array::sharding() const {
+  return sharding_ ? *sharding_ : Sharding(SingleDeviceSharding(Device{0}));
+}
+
+std::vector<Shard> Array::addressable_shards() const {
+  std::vector<Shard> shards;
+  for (const ShardBox &box : sharding().shard_boxes(shape())) {
+    std::vector<Slice> slices;
+    std::vector<IndexItem> items;
+    for (size_t dim = 0; dim < box.lo.size(); ++dim) {
+      slices.push_back(slice(box.lo[dim], box.hi[dim]));
+      items.emplace_back(slices.back());
+    }
+    shards.push_back(
+        {box.device, slices, Array(index(items).node(), SingleDeviceSharding(box.device))});
+  }
+  return shards;
+}
+
+Array device_put(const Array &x, const Sharding &sharding) {
+  try {
+    sharding.check_compatible_aval(x.shape());
+  } catch (const ValueError &e) {
+    throw ValueError(fmt::format("One of device_put args is incompatible with its sharding "
+                                 "annotation {}: {}",
+                                 sharding.str(), e.what()));
+  }
+  const Tiling t = tiling(sharding, x.ndim());
+  for (size_t dim = 0; dim < t.ways.size(); ++dim)
+    if (x.shape()[dim] % t.ways[dim] != 0)
+      throw ValueError(fmt::format(
+          "One of device_put args was given the sharding of {}, which implies that the global "
+          "size of its dimension {} should be divisible by {}, but it is equal to {} (full shape: "
+          "{})",
+          sharding.str(), dim, t.ways[dim], x.shape()[dim], shape_str(x.shape())));
+  return Array(x.node(), sharding);
+}
+
+Array device_put(const Array &x, Device device) {
+  return device_put(x, SingleDeviceSharding(device));
+}
+
+} // namespace jx
