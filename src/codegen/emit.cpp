@@ -22,6 +22,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "codegen/vector_math.h"
 #include "interp/scalar_ops.h"
 #include "ir/builder.h"
 #include "random/threefry.h"
@@ -323,9 +324,7 @@ private:
   }
 
   void emit_row_reduction(const Node &root) {
-    const Shape &out = root.shape;
-    const size_t rank = out.size();
-    const auto strides = row_major_strides(out);
+    const auto strides = row_major_strides(root.shape);
     Reduction red = describe_reduction(root);
     Value *base = pointers_[0];
     // Rows: every output axis but the last; the last axis spans [lo, hi).
@@ -640,8 +639,10 @@ private:
     return c;
   }
 
-  Value *libm(const char *name, DType t, Value *x) {
-    return call(t == DType::float32 ? std::string(name) + "f" : name, x->getType(), {x});
+  // exp, log, pow, ...: jx's math functions, one implementation at every vector width.
+  Value *math(const char *name, DType t, std::vector<Value *> args) {
+    llvm::Type *type = args[0]->getType();
+    return call(math_function(name, t == DType::float32), type, std::move(args));
   }
 
   Value *unary(Op op, DType t, Value *x) {
@@ -659,17 +660,17 @@ private:
         s = b_.CreateSelect(b_.CreateFCmpOLT(x, zero), llvm::ConstantFP::get(ty, -1.0), s);
         return b_.CreateSelect(b_.CreateFCmpOGT(x, zero), llvm::ConstantFP::get(ty, 1.0), s);
       }
-      case Op::Exp: return intrinsic(llvm::Intrinsic::exp, x);
-      case Op::Log: return intrinsic(llvm::Intrinsic::log, x);
+      case Op::Exp: return math("exp", t, {x});
+      case Op::Log: return math("log", t, {x});
       case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, x);
-      case Op::Sin: return intrinsic(llvm::Intrinsic::sin, x);
-      case Op::Cos: return intrinsic(llvm::Intrinsic::cos, x);
+      case Op::Sin: return math("sin", t, {x});
+      case Op::Cos: return math("cos", t, {x});
       case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
       case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);
-      case Op::Expm1: return libm("expm1", t, x);
-      case Op::Log1p: return libm("log1p", t, x);
-      case Op::Tan: return libm("tan", t, x);
-      case Op::Tanh: return libm("tanh", t, x);
+      case Op::Expm1: return math("expm1", t, {x});
+      case Op::Log1p: return math("log1p", t, {x});
+      case Op::Tan: return math("tan", t, {x});
+      case Op::Tanh: return math("tanh", t, {x});
       case Op::ErfInv:
         return call(t == DType::float32 ? "jx_erf_inv_f32" : "jx_erf_inv_f64", ty, {x});
       case Op::IsNan: return b_.CreateFCmpUNO(x, x);
@@ -749,7 +750,7 @@ private:
       case Op::Sub: return b_.CreateFSub(a, c);
       case Op::Mul: return b_.CreateFMul(a, c);
       case Op::Div: return b_.CreateFDiv(a, c);
-      case Op::Pow: return intrinsic(llvm::Intrinsic::pow, a, c);
+      case Op::Pow: return math("pow", t, {a, c});
       case Op::Max:
         return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOGE(a, c), b_.CreateFCmpUNO(a, a)), a, c);
       case Op::Min:

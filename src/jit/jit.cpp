@@ -29,6 +29,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "codegen/emit.h"
+#include "codegen/vector_math.h"
 #include "jit/disk_cache.h"
 
 namespace jx::backend {
@@ -43,48 +44,20 @@ void check(llvm::Error error, const char *what) {
   if (error) throw Error(fmt::format("internal: {}: {}", what, llvm::toString(std::move(error))));
 }
 
-// libmvec entry points LLVM 19's LIBMVEC_X86 table lacks: tanh, expm1 and log1p at every width,
-// and the AVX-512 variants (8 doubles, 16 floats) of everything, for hosts with 512-bit vectors.
-std::vector<llvm::VecDesc> extra_libmvec_functions(bool avx512) {
-  struct Fn {
-    const char *name; // libm name of the double version
-    const char *intrinsic;
-    int args;
-    bool in_llvm_table; // LIBMVEC_X86 already maps the 2- and 4-lane doubles (4- and 8-lane floats)
-  };
-  static constexpr Fn fns[] = {
-      {"sin", "llvm.sin", 1, true}, {"cos", "llvm.cos", 1, true}, {"tan", "llvm.tan", 1, true},
-      {"exp", "llvm.exp", 1, true}, {"log", "llvm.log", 1, true}, {"pow", "llvm.pow", 2, true},
-      {"tanh", nullptr, 1, false},  {"expm1", nullptr, 1, false}, {"log1p", nullptr, 1, false},
-  };
+// The vector variants of the jx_ math functions kernels call (codegen/vector_math.h): the host's
+// widest libmvec variant, and wrappers through it for narrower widths.
+std::vector<llvm::VecDesc> math_library(bool avx512) {
   // VecDesc holds StringRefs: the strings live as long as the process.
-  static std::vector<std::string> *names = new std::vector<std::string>;
-  auto keep = [&](std::string s) -> llvm::StringRef {
-    names->push_back(std::move(s));
-    return names->back();
-  };
-  names->reserve(names->size() + 200);
+  static auto *names =
+      new std::vector<codegen::VectorVariant>(codegen::math_vector_variants(avx512));
   std::vector<llvm::VecDesc> out;
-  auto add = [&](const Fn &f, bool is_float, char isa, unsigned lanes) {
-    const std::string params(f.args, 'v'), suffix = is_float ? "f" : "";
-    llvm::StringRef vector_name =
-        keep(fmt::format("_ZGV{}N{}{}_{}{}", isa, lanes, params, f.name, suffix));
-    llvm::StringRef abi = keep(fmt::format("_ZGV_LLVM_N{}{}", lanes, params));
-    const auto count = llvm::ElementCount::getFixed(lanes);
-    out.emplace_back(keep(std::string(f.name) + suffix), vector_name, count, false, abi);
-    if (f.intrinsic)
-      out.emplace_back(keep(fmt::format("{}.{}", f.intrinsic, is_float ? "f32" : "f64")),
-                       vector_name, count, false, abi);
-  };
-  for (const Fn &f : fns)
-    for (bool is_float : {false, true}) {
-      const unsigned base = is_float ? 4 : 2;
-      if (!f.in_llvm_table) {
-        add(f, is_float, 'b', base);
-        add(f, is_float, 'd', 2 * base);
-      }
-      if (avx512) add(f, is_float, 'e', 4 * base);
-    }
+  static auto *abis = new std::vector<std::string>;
+  abis->reserve(names->size());
+  for (const codegen::VectorVariant &v : *names) {
+    abis->push_back(fmt::format("_ZGV_LLVM_N{}{}", v.lanes, std::string(v.args, 'v')));
+    out.emplace_back(v.scalar, v.vector, llvm::ElementCount::getFixed(v.lanes), false,
+                     abis->back());
+  }
   return out;
 }
 
@@ -124,7 +97,7 @@ public:
     // Everything besides the kernels' IR that decides the machine code; the vector-library
     // table and optimize()'s tuning are code, so kCacheFormat names their revision.
     std::string vector_library;
-    for (const llvm::VecDesc &d : extra_libmvec_functions(avx512_))
+    for (const llvm::VecDesc &d : math_library(avx512_))
       vector_library +=
           fmt::format("{}>{}/{};", d.getScalarFnName().str(), d.getVectorFnName().str(),
                       d.getVectorizationFactor().getKnownMinValue());
@@ -144,6 +117,9 @@ public:
         check(llvm::orc::DynamicLibrarySearchGenerator::Load("libmvec.so.1", prefix), "libmvec"));
     llvm::orc::SymbolMap runtime;
     for (const codegen::RuntimeSymbol &s : codegen::runtime_symbols())
+      runtime[jit_->mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
+                                                llvm::JITSymbolFlags::Exported};
+    for (const codegen::MathSymbol &s : codegen::math_symbols(avx512_))
       runtime[jit_->mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
                                                 llvm::JITSymbolFlags::Exported};
     check(lib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "runtime symbols");
@@ -333,8 +309,7 @@ private:
     // the vector library and math calls stay scalar.
     llvm::Triple triple(module.getTargetTriple());
     llvm::TargetLibraryInfoImpl tli(triple);
-    tli.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
-    tli.addVectorizableFunctions(extra_libmvec_functions(avx512_));
+    tli.addVectorizableFunctions(math_library(avx512_));
     fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tli); });
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);

@@ -1,0 +1,177 @@
+// The jx_ math wrappers: a scalar or a narrow vector is padded into one call of the host's widest
+// libmvec variant, so every width computes the same value for the same input. Each tier is
+// compiled for its instruction set (GCC target pragmas) and used only on hosts that have it.
+#include "codegen/vector_math.h"
+
+namespace jx::codegen {
+namespace {
+
+// NAME_wN: the function at N lanes through WIDE, the widest libmvec variant: widen() pads with
+// zero lanes (a valid input of every function here) and narrow() keeps the first N results, in
+// registers. The overloads of widen and narrow are defined per tier, for its target.
+#define JX_UNARY_WIDTH(NAME, VN, WIDE)                                                             \
+  VN NAME(VN x) { return narrow(WIDE(widen(x)), VN{}); }
+#define JX_BINARY_WIDTH(NAME, VN, WIDE)                                                            \
+  VN NAME(VN x, VN y) { return narrow(WIDE(widen(x), widen(y)), VN{}); }
+
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+namespace avx512 {
+typedef double vd __attribute__((vector_size(64)));
+typedef double v4d __attribute__((vector_size(32)));
+typedef double v2d __attribute__((vector_size(16)));
+typedef float vf __attribute__((vector_size(64)));
+typedef float v8f __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
+vd widen(double x) { return vd{x}; }
+vd widen(v2d x) { return __builtin_shufflevector(x, v2d{}, 0, 1, 2, 2, 2, 2, 2, 2); }
+vd widen(v4d x) { return __builtin_shufflevector(x, v4d{}, 0, 1, 2, 3, 4, 4, 4, 4); }
+vf widen(float x) { return vf{x}; }
+vf widen(v4f x) {
+  return __builtin_shufflevector(x, v4f{}, 0, 1, 2, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4);
+}
+vf widen(v8f x) {
+  return __builtin_shufflevector(x, v8f{}, 0, 1, 2, 3, 4, 5, 6, 7, 8, 8, 8, 8, 8, 8, 8, 8);
+}
+double narrow(vd x, double) { return x[0]; }
+v2d narrow(vd x, v2d) { return __builtin_shufflevector(x, x, 0, 1); }
+v4d narrow(vd x, v4d) { return __builtin_shufflevector(x, x, 0, 1, 2, 3); }
+float narrow(vf x, float) { return x[0]; }
+v4f narrow(vf x, v4f) { return __builtin_shufflevector(x, x, 0, 1, 2, 3); }
+v8f narrow(vf x, v8f) { return __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7); }
+#define JX_TIER_UNARY(F)                                                                           \
+  extern "C" vd _ZGVeN8v_##F(vd);                                                                  \
+  extern "C" vf _ZGVeN16v_##F##f(vf);                                                              \
+  JX_UNARY_WIDTH(F##_w1, double, _ZGVeN8v_##F)                                                     \
+  JX_UNARY_WIDTH(F##_w2, v2d, _ZGVeN8v_##F)                                                        \
+  JX_UNARY_WIDTH(F##_w4, v4d, _ZGVeN8v_##F)                                                        \
+  JX_UNARY_WIDTH(F##f_w1, float, _ZGVeN16v_##F##f)                                                 \
+  JX_UNARY_WIDTH(F##f_w4, v4f, _ZGVeN16v_##F##f)                                                   \
+  JX_UNARY_WIDTH(F##f_w8, v8f, _ZGVeN16v_##F##f)
+JX_TIER_UNARY(exp)
+JX_TIER_UNARY(log)
+JX_TIER_UNARY(sin)
+JX_TIER_UNARY(cos)
+JX_TIER_UNARY(tan)
+JX_TIER_UNARY(tanh)
+JX_TIER_UNARY(expm1)
+JX_TIER_UNARY(log1p)
+#undef JX_TIER_UNARY
+extern "C" vd _ZGVeN8vv_pow(vd, vd);
+extern "C" vf _ZGVeN16vv_powf(vf, vf);
+JX_BINARY_WIDTH(pow_w1, double, _ZGVeN8vv_pow)
+JX_BINARY_WIDTH(pow_w2, v2d, _ZGVeN8vv_pow)
+JX_BINARY_WIDTH(pow_w4, v4d, _ZGVeN8vv_pow)
+JX_BINARY_WIDTH(powf_w1, float, _ZGVeN16vv_powf)
+JX_BINARY_WIDTH(powf_w4, v4f, _ZGVeN16vv_powf)
+JX_BINARY_WIDTH(powf_w8, v8f, _ZGVeN16vv_powf)
+} // namespace avx512
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace avx2 {
+typedef double vd __attribute__((vector_size(32)));
+typedef double v2d __attribute__((vector_size(16)));
+typedef float vf __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
+vd widen(double x) { return vd{x}; }
+vd widen(v2d x) { return __builtin_shufflevector(x, v2d{}, 0, 1, 2, 2); }
+vf widen(float x) { return vf{x}; }
+vf widen(v4f x) { return __builtin_shufflevector(x, v4f{}, 0, 1, 2, 3, 4, 4, 4, 4); }
+double narrow(vd x, double) { return x[0]; }
+v2d narrow(vd x, v2d) { return __builtin_shufflevector(x, x, 0, 1); }
+float narrow(vf x, float) { return x[0]; }
+v4f narrow(vf x, v4f) { return __builtin_shufflevector(x, x, 0, 1, 2, 3); }
+#define JX_TIER_UNARY(F)                                                                           \
+  extern "C" vd _ZGVdN4v_##F(vd);                                                                  \
+  extern "C" vf _ZGVdN8v_##F##f(vf);                                                               \
+  JX_UNARY_WIDTH(F##_w1, double, _ZGVdN4v_##F)                                                     \
+  JX_UNARY_WIDTH(F##_w2, v2d, _ZGVdN4v_##F)                                                        \
+  JX_UNARY_WIDTH(F##f_w1, float, _ZGVdN8v_##F##f)                                                  \
+  JX_UNARY_WIDTH(F##f_w4, v4f, _ZGVdN8v_##F##f)
+JX_TIER_UNARY(exp)
+JX_TIER_UNARY(log)
+JX_TIER_UNARY(sin)
+JX_TIER_UNARY(cos)
+JX_TIER_UNARY(tan)
+JX_TIER_UNARY(tanh)
+JX_TIER_UNARY(expm1)
+JX_TIER_UNARY(log1p)
+#undef JX_TIER_UNARY
+extern "C" vd _ZGVdN4vv_pow(vd, vd);
+extern "C" vf _ZGVdN8vv_powf(vf, vf);
+JX_BINARY_WIDTH(pow_w1, double, _ZGVdN4vv_pow)
+JX_BINARY_WIDTH(pow_w2, v2d, _ZGVdN4vv_pow)
+JX_BINARY_WIDTH(powf_w1, float, _ZGVdN8vv_powf)
+JX_BINARY_WIDTH(powf_w4, v4f, _ZGVdN8vv_powf)
+} // namespace avx2
+#pragma GCC pop_options
+
+struct Function {
+  const char *name;
+  unsigned args;
+};
+constexpr Function functions[] = {{"exp", 1},  {"log", 1},   {"sin", 1},   {"cos", 1}, {"tan", 1},
+                                  {"tanh", 1}, {"expm1", 1}, {"log1p", 1}, {"pow", 2}};
+
+// The widest lane count per type, and the narrower widths that go through wrappers.
+struct Tier {
+  char isa; // the vector ABI's ISA letter: 'e' AVX-512, 'd' AVX2
+  unsigned widest_double, widest_float;
+  std::vector<unsigned> narrow_double, narrow_float;
+};
+Tier tier(bool avx512) {
+  if (avx512) return {'e', 8, 16, {2, 4}, {4, 8}};
+  return {'d', 4, 8, {2}, {4}};
+}
+
+} // namespace
+
+std::string math_function(const std::string &libm_name, bool is_float) {
+  return "jx_" + libm_name + (is_float ? "f" : "");
+}
+
+std::vector<VectorVariant> math_vector_variants(bool avx512) {
+  const Tier t = tier(avx512);
+  std::vector<VectorVariant> out;
+  for (const Function &f : functions)
+    for (bool is_float : {false, true}) {
+      const std::string libm = std::string(f.name) + (is_float ? "f" : "");
+      const std::string scalar = math_function(f.name, is_float);
+      const unsigned widest = is_float ? t.widest_float : t.widest_double;
+      out.push_back({scalar,
+                     "_ZGV" + std::string(1, t.isa) + "N" + std::to_string(widest) +
+                         std::string(f.args, 'v') + "_" + libm,
+                     widest, f.args});
+      for (unsigned lanes : is_float ? t.narrow_float : t.narrow_double)
+        out.push_back({scalar, scalar + "_w" + std::to_string(lanes), lanes, f.args});
+    }
+  return out;
+}
+
+std::vector<MathSymbol> math_symbols(bool avx512) {
+  auto at = [](auto fn) { return reinterpret_cast<void *>(fn); };
+#define JX_SYMBOLS_512(F)                                                                          \
+  {"jx_" #F, at(&avx512::F##_w1)}, {"jx_" #F "_w2", at(&avx512::F##_w2)},                          \
+      {"jx_" #F "_w4", at(&avx512::F##_w4)}, {"jx_" #F "f", at(&avx512::F##f_w1)},                 \
+      {"jx_" #F "f_w4", at(&avx512::F##f_w4)}, {                                                   \
+    "jx_" #F "f_w8", at(&avx512::F##f_w8)                                                          \
+  }
+#define JX_SYMBOLS_2(F)                                                                            \
+  {"jx_" #F, at(&avx2::F##_w1)}, {"jx_" #F "_w2", at(&avx2::F##_w2)},                              \
+      {"jx_" #F "f", at(&avx2::F##f_w1)}, {                                                        \
+    "jx_" #F "f_w4", at(&avx2::F##f_w4)                                                            \
+  }
+  if (avx512)
+    return {JX_SYMBOLS_512(exp),   JX_SYMBOLS_512(log),   JX_SYMBOLS_512(sin),
+            JX_SYMBOLS_512(cos),   JX_SYMBOLS_512(tan),   JX_SYMBOLS_512(tanh),
+            JX_SYMBOLS_512(expm1), JX_SYMBOLS_512(log1p), JX_SYMBOLS_512(pow)};
+  return {JX_SYMBOLS_2(exp),   JX_SYMBOLS_2(log),   JX_SYMBOLS_2(sin),
+          JX_SYMBOLS_2(cos),   JX_SYMBOLS_2(tan),   JX_SYMBOLS_2(tanh),
+          JX_SYMBOLS_2(expm1), JX_SYMBOLS_2(log1p), JX_SYMBOLS_2(pow)};
+#undef JX_SYMBOLS_512
+#undef JX_SYMBOLS_2
+}
+
+} // namespace jx::codegen

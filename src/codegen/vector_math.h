@@ -1,0 +1,34 @@
+// One implementation per math function and host: every width a kernel uses (the vectorized body,
+// its epilogue, a scalar remainder) computes through the host's widest libmvec variant, so an
+// element's value does not depend on its position in a loop, an array's shape or a sharding.
+// No LLVM types here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace jx::codegen {
+
+// A vector variant of a scalar math function, for LLVM's vectorizer (a VecDesc).
+struct VectorVariant {
+  std::string scalar; // the name kernels call, e.g. "jx_exp", "jx_powf"
+  std::string vector; // the function taking and returning `lanes`-wide vectors
+  unsigned lanes;
+  unsigned args;
+};
+
+struct MathSymbol {
+  std::string name;
+  void *address;
+};
+
+// The math functions kernels call (libm names: exp, log, sin, cos, tan, tanh, expm1, log1p, pow),
+// as "jx_<name>" for double and "jx_<name>f" for float.
+std::string math_function(const std::string &libm_name, bool is_float);
+
+// For a host with AVX-512 (else AVX2): the vector variants to register, and the addresses of the
+// jx_ wrappers (scalar and narrower widths, each computing in the widest variant).
+std::vector<VectorVariant> math_vector_variants(bool avx512);
+std::vector<MathSymbol> math_symbols(bool avx512);
+
+} // namespace jx::codegen
