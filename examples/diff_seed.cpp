@@ -1,6 +1,7 @@
-// Seed 000 (unsharded for now): first-order finite difference along axis 0 of a 4096x4096
-// float64 normal sample with a zero row prepended, compiled through
-// jit(...).lower(ShapeDtypeStruct).compile() as in the JAX original. Prints result and times.
+// Seed 000: first-order finite difference along axis 0 of a 4096x4096 float64 normal sample with
+// a zero row prepended, on 8 CPU devices in the seed's three layouts (1,1), (8,1) and (1,8),
+// compiled through jit(..., in_shardings, out_shardings).lower(ShapeDtypeStruct).compile() as in
+// the JAX original. Prints the result and the times, and checks every layout exactly.
 #include <jx/jx.h>
 
 #include <algorithm>
@@ -8,6 +9,8 @@
 #include <cstring>
 #include <fmt/core.h>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "seeds.h"
 
@@ -30,38 +33,52 @@ int main(int argc, char **argv) {
     return std::chrono::duration<double, std::milli>(t1 - t0).count();
   };
 
+  // As the seed: 8 CPU devices and the three PositionalSharding layouts.
+  jx::config::set_num_cpu_devices(8);
   auto t0 = clock::now();
   auto x = jx::random::normal(jx::random::PRNGKey(0), shape, jx::float64).block_until_ready();
-  auto t1 = clock::now();
-  auto calc_fd =
-      jx::jit(seeds::calc_fd_kernel).lower(jx::ShapeDtypeStruct{shape, jx::float64}).compile();
-  auto t2 = clock::now();
-  Array result = calc_fd(x);
-  std::vector<double> times;
-  for (int r = 0; r < reps; ++r) {
-    auto start = clock::now();
-    result = calc_fd(x).block_until_ready();
-    times.push_back(ms(start, clock::now()));
-  }
-  std::sort(times.begin(), times.end());
-
-  fmt::print("diff seed: x {}x{} float64 normal in {:.1f} ms; calc_fd compiled in {:.1f} ms, run "
-             "median {:.2f} ms "
-             "(min {:.2f}, {} reps)\n",
-             n, n, ms(t0, t1), ms(t1, t2), times[times.size() / 2], times[0], reps);
-  fmt::print("result shape ({}, {}), result[:3, :4] =\n{}\n", result.shape()[0], result.shape()[1],
-             result(jx::slice(0, 3), jx::slice(0, 4)));
-  // Row 0 is x[0] itself; every other row is x[i] - x[i-1].
-  auto check = jnp::max(jnp::abs(result(jx::slice(1, jx::none)) -
-                                 (x(jx::slice(1, jx::none)) - x(jx::slice(jx::none, -1)))))
-                   .item<double>();
-  bool ok = check == 0 && jnp::all(result(0) == x(0)).item<bool>();
+  fmt::print("diff seed: x {}x{} float64 normal in {:.1f} ms, {} devices\n", n, n,
+             ms(t0, clock::now()), jx::device_count());
+  bool ok = true;
   if (n == 4096) {
     // jax.random.normal(PRNGKey(0), (4096, 4096), 'f8')[:4, :4], from JAX itself.
     auto corner = jnp::load(reference);
     auto err = jnp::max(jnp::abs(x(jx::slice(0, 4), jx::slice(0, 4)) - corner)).item<double>();
     fmt::print("x[:4, :4] vs JAX: max abs difference {:.3g}\n", err);
-    ok = ok && err <= 1e-15;
+    ok = err <= 1e-15;
+  }
+  // Row 0 is x[0] itself; every other row is x[i] - x[i-1], exactly.
+  auto expected = jnp::concatenate(
+      {x(jx::slice(0, 1)), x(jx::slice(1, jx::none)) - x(jx::slice(jx::none, -1))}, 0);
+  for (auto [rows, cols] : {std::pair{1, 1}, std::pair{8, 1}, std::pair{1, 8}}) {
+    std::vector<jx::Device> devices = jx::devices();
+    devices.resize(size_t(rows * cols));
+    const jx::Sharding sharding =
+        jx::PositionalSharding(jx::mesh_utils::create_device_mesh({rows * cols}, devices))
+            .reshape(rows, cols);
+    Array placed = jx::device_put(x, sharding);
+    auto t1 = clock::now();
+    auto calc_fd =
+        jx::jit(seeds::calc_fd_kernel, {.in_shardings = {sharding}, .out_shardings = {sharding}})
+            .lower(jx::ShapeDtypeStruct{shape, jx::float64})
+            .compile();
+    auto t2 = clock::now();
+    Array result = calc_fd(placed);
+    std::vector<double> times;
+    for (int r = 0; r < reps; ++r) {
+      auto start = clock::now();
+      result = calc_fd(placed).block_until_ready();
+      times.push_back(ms(start, clock::now()));
+    }
+    std::sort(times.begin(), times.end());
+    const bool same = jnp::all(result == expected).item<bool>();
+    fmt::print("sharding ({}, {}): compiled in {:.1f} ms, run median {:.2f} ms (min {:.2f}, {} "
+               "reps), {} shards, {}\n",
+               rows, cols, ms(t1, t2), times[times.size() / 2], times[0], reps,
+               result.addressable_shards().size(), same ? "exact" : "MISMATCH");
+    if (rows == 1 && cols == 1)
+      fmt::print("result[:3, :4] =\n{}\n", result(jx::slice(0, 3), jx::slice(0, 4)));
+    ok = ok && same;
   }
   fmt::print("{}\n", ok ? "ok" : "MISMATCH");
   return ok ? 0 : 1;

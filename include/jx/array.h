@@ -102,6 +102,9 @@ public:
   // x.sharding: how the array is placed on devices. SingleDeviceSharding(devices()[0]) unless
   // device_put placed it otherwise (results of ops get that default for now).
   Sharding sharding() const;
+  // Whether device_put (or a computation with out_shardings) placed x: jit then holds it to its
+  // in_shardings, where an uncommitted array is placed as asked (JAX's committed arrays).
+  bool committed() const { return sharding_.has_value(); }
   // x.addressable_shards: one per device of x.sharding(), by device id.
   std::vector<Shard> addressable_shards() const;
 

@@ -38,6 +38,10 @@ struct JitOptions {
   // Positions of array arguments whose memory an output of the same size may reuse
   // (jax.jit's donate_argnums). A donated array is deleted by the call: reading it raises.
   std::vector<int> donate_argnums = {};
+  // jax.jit's in_shardings and out_shardings: one per array argument / output, or one for all.
+  // Each device computes its shard of an output; a committed argument placed otherwise than its
+  // in_sharding is a ValueError when called.
+  std::vector<Sharding> in_shardings = {}, out_shardings = {};
 };
 
 namespace detail {

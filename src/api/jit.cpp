@@ -20,6 +20,19 @@ public:
 };
 
 namespace {
+// The sharding for item i of n given as one per item or one for all (none when not given).
+const Sharding *sharding_for(const std::vector<Sharding> &shardings, size_t i) {
+  if (shardings.empty()) return nullptr;
+  return &shardings[shardings.size() == 1 ? 0 : i];
+}
+
+void check_sharding_count(const std::vector<Sharding> &shardings, size_t n, const char *what) {
+  if (shardings.size() > 1 && shardings.size() != n)
+    throw ValueError(fmt::format("{} has {} shardings, but the function has {} {}", what,
+                                 shardings.size(), n,
+                                 what[0] == 'i' ? "array arguments" : "outputs"));
+}
+
 std::string spec_text(const ShapeDtypeStruct &s) {
   return fmt::format("{}[{}]", dtype_name(s.dtype), fmt::join(s.shape, ","));
 }
@@ -39,6 +52,10 @@ std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const
       throw ValueError(fmt::format("donate_argnums contains {}, but the function has {} array "
                                    "arguments",
                                    position, specs.size()));
+  check_sharding_count(options.in_shardings, specs.size(), "in_shardings");
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (const Sharding *s = sharding_for(options.in_shardings, i))
+      s->check_compatible_aval(specs[i].shape);
   auto program = std::make_shared<Program>();
   program->specs = specs;
   program->options = options;
@@ -49,13 +66,26 @@ std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const
   }
   for (const Array &out : f(args))
     program->outputs.push_back(out.node());
+  check_sharding_count(options.out_shardings, program->outputs.size(), "out_shardings");
+  for (size_t i = 0; i < program->outputs.size(); ++i)
+    if (const Sharding *s = sharding_for(options.out_shardings, i))
+      s->check_compatible_aval(program->outputs[i]->shape);
   return program;
 }
 
 void compile(Program &program) {
   std::call_once(program.compiled, [&] {
+    const JitOptions &options = program.options;
+    std::vector<backend::Placement> placements;
+    for (size_t i = 0; i < program.outputs.size(); ++i) {
+      backend::Placement placement;
+      if (const Sharding *s = sharding_for(options.out_shardings, i))
+        for (const ShardBox &box : s->shard_boxes(program.outputs[i]->shape))
+          placement.push_back({box.device.id, box.lo, box.hi});
+      placements.push_back(std::move(placement));
+    }
     program.executable = std::make_unique<backend::Executable>(
-        program.params, program.outputs, program.options.fuse, program.options.donate_argnums);
+        program.params, program.outputs, options.fuse, options.donate_argnums, placements);
   });
 }
 
@@ -73,6 +103,16 @@ std::vector<Array> call(const Program &program, const std::vector<Array> &args) 
                     "compiled: expected {}, got {}",
                     signature(program.specs), signature(given)));
   }
+  const std::vector<Sharding> &in_shardings = program.options.in_shardings;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Sharding *expected = sharding_for(in_shardings, i);
+    if (expected && args[i].committed() &&
+        !args[i].sharding().is_equivalent_to(*expected, int64_t(args[i].ndim())))
+      throw ValueError(fmt::format(
+          "Compiled object called with input sharding(s) does not match the sharding(s) the "
+          "computation was compiled with: argument {} is placed as {}, compiled for {}",
+          i, args[i].sharding().str(), expected->str()));
+  }
   std::vector<runtime::BufferPtr> buffers;
   for (const Array &a : args)
     buffers.push_back(api::realize(a.node()));
@@ -80,7 +120,11 @@ std::vector<Array> call(const Program &program, const std::vector<Array> &args) 
   std::vector<Array> out;
   for (size_t i = 0; i < results.size(); ++i) {
     const ir::Node &o = *program.outputs[i];
-    out.push_back(api::wrap(ir::constant(results[i], o.dtype, o.shape)));
+    ir::NodePtr value = ir::constant(results[i], o.dtype, o.shape);
+    if (const Sharding *s = sharding_for(program.options.out_shardings, i))
+      out.push_back(Array(value, *s));
+    else
+      out.push_back(api::wrap(value));
   }
   return out;
 }

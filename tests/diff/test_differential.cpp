@@ -19,6 +19,7 @@
 #include "diff/random_graph.h"
 #include "ir/builder.h"
 #include "ir/printer.h"
+#include "jit/executable.h"
 
 namespace {
 
@@ -103,6 +104,57 @@ TEST(Differential, RandomGraphs) {
   fmt::print("{} graphs from seed {} in {:.2f} s; {} compared within an error bound, {} differ "
              "bitwise; {} of {} elements could not be checked\n",
              graphs, base, seconds_since(t0), bounded, differing, unchecked, elements);
+  failures.report(graphs);
+}
+
+// A mesh over the first (up to) two axes of shape: each split 1, 2, 3, 4 or 8 ways (at most 8
+// devices), boxes of uneven sizes where the split does not divide the axis.
+jx::backend::Placement random_grid(const Shape &shape, std::mt19937_64 &rng) {
+  static constexpr int64_t splits[] = {1, 2, 3, 4, 8};
+  const size_t axes = std::min<size_t>(shape.size(), 2);
+  std::vector<int64_t> mesh(axes, 1);
+  for (size_t a = 0; a < axes; ++a)
+    do
+      mesh[a] = splits[rng() % 5];
+    while (a == 1 && mesh[0] * mesh[1] > 8);
+  const int64_t devices = axes == 0 ? 1 : axes == 1 ? mesh[0] : mesh[0] * mesh[1];
+  jx::backend::Placement placement;
+  for (int64_t d = 0; d < devices; ++d) {
+    jx::backend::DeviceBox box{int(d), std::vector<int64_t>(shape.size(), 0), shape};
+    int64_t rest = d;
+    for (size_t a = axes; a-- > 0;) {
+      const int64_t k = rest % mesh[a];
+      rest /= mesh[a];
+      box.lo[a] = shape[a] * k / mesh[a];
+      box.hi[a] = shape[a] * (k + 1) / mesh[a];
+    }
+    placement.push_back(box);
+  }
+  return placement;
+}
+
+// Every op of the generator under placements of the output across up to 8 devices: the same bits
+// as the unplaced program.
+TEST(Differential, PlacedGraphsMatchUnplacedBitForBit) {
+  const uint64_t graphs = std::max<uint64_t>(1, graph_count() / 4), base = base_seed();
+  Failures failures;
+  for (uint64_t seed = base; seed < base + graphs; ++seed) {
+    std::string description;
+    try {
+      GeneratedGraph g = random_graph(seed);
+      description = g.description;
+      std::mt19937_64 rng(seed);
+      const NodePtr root = g.root.node();
+      jx::backend::Placement placement = random_grid(root->shape, rng);
+      BufferPtr whole = jx::backend::Executable({}, {root}).run({})[0];
+      BufferPtr placed = jx::backend::Executable({}, {root}, true, {}, {placement}).run({})[0];
+      CompareResult r = compare_buffers(g.root, whole, placed, {});
+      if (!r.ok)
+        failures.add(seed, fmt::format("{} devices: {}", placement.size(), r.message), description);
+    } catch (const std::exception &e) {
+      failures.add(seed, fmt::format("threw: {}", e.what()), description);
+    }
+  }
   failures.report(graphs);
 }
 

@@ -46,8 +46,9 @@ TEST_P(Placed, DiffSeedMatchesUnplacedBitForBit) {
   Executable placed({param}, {out.node()}, true, {}, {grid(rows, cols, mr, mc)});
   EXPECT_EQ(values(placed.run({input})[0], rows * cols),
             values(whole.run({input})[0], rows * cols));
-  if (mr * mc > 1)
+  if (mr * mc > 1) {
     EXPECT_NE(placed.as_text().find(" dev1["), std::string::npos) << placed.as_text();
+  }
 }
 
 TEST_P(Placed, SimpsonMatchesUnplacedBitForBit) {
