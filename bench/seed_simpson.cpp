@@ -22,12 +22,14 @@ using jx::Array;
 using namespace seed_bench;
 
 int main(int argc, char **argv) {
-  std::string variant = "stack", out;
+  std::string variant = "stack", shard = "none", out;
   int reps = 20;
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--variant") && i + 1 < argc) {
       variant = argv[++i];
+    } else if (!std::strcmp(argv[i], "--shard") && i + 1 < argc) {
+      shard = argv[++i];
     } else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
       reps = std::max(1, std::atoi(argv[++i]));
     } else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) {
@@ -36,8 +38,8 @@ int main(int argc, char **argv) {
       json = true;
     } else {
       std::fprintf(stderr,
-                   "usage: %s [--variant stack|broadcast] [--reps N] [--out FILE.npy] "
-                   "[--json]\n",
+                   "usage: %s [--variant stack|broadcast] [--shard none|functions|intervals] "
+                   "[--reps N] [--out FILE.npy] [--json]\n",
                    argv[0]);
       return 2;
     }
@@ -46,7 +48,19 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "--variant must be stack or broadcast\n");
     return 2;
   }
+  if (shard != "none" && shard != "functions" && shard != "intervals") {
+    std::fprintf(stderr, "--shard must be none, functions or intervals\n");
+    return 2;
+  }
   const bool broadcast = variant == "broadcast";
+  // --shard: the (200 functions, 100 intervals) result over 8 CPU devices along one axis.
+  jx::JitOptions options;
+  if (shard != "none") {
+    jx::config::set_num_cpu_devices(8);
+    jx::Mesh mesh = jx::make_mesh({8}, {"d"});
+    options.out_shardings = {
+        jx::NamedSharding(mesh, shard == "functions" ? jx::P("d", nullptr) : jx::P(nullptr, "d"))};
+  }
   auto funcN = [broadcast](const Array &x) {
     return broadcast ? seeds::funcN_broadcast(x) : seeds::funcN(x);
   };
@@ -57,7 +71,8 @@ int main(int argc, char **argv) {
   auto t0 = Clock::now();
   jx::ShapeDtypeStruct interval{{100}, jx::float64};
   auto simps =
-      jx::jit([&](const Array &lo, const Array &hi) { return seeds::simps(funcN, lo, hi, 512); })
+      jx::jit([&](const Array &lo, const Array &hi) { return seeds::simps(funcN, lo, hi, 512); },
+              options)
           .lower(interval, interval)
           .compile();
   const double compile_ms = ms_since(t0);
@@ -68,12 +83,12 @@ int main(int argc, char **argv) {
 
   if (!out.empty()) jnp::save(out, *S);
   if (json) {
-    fmt::print("{{\"variant\": \"{}\", \"median_ms\": {:.3f}, \"min_ms\": {:.3f}, \"compile_ms\": "
-               "{:.1f}, \"rss_growth_mib\": {:.1f}}}\n",
-               variant, median, min, compile_ms, rss_growth);
+    fmt::print("{{\"variant\": \"{}\", \"shard\": \"{}\", \"median_ms\": {:.3f}, \"min_ms\": "
+               "{:.3f}, \"compile_ms\": {:.1f}, \"rss_growth_mib\": {:.1f}}}\n",
+               variant, shard, median, min, compile_ms, rss_growth);
   } else {
-    fmt::print("simpson seed, {} variant: result ({}, {}) {}\n", variant, S->shape()[0],
-               S->shape()[1], jx::dtype_name(S->dtype()));
+    fmt::print("simpson seed, {} variant, sharded over {}: result ({}, {}) {}\n", variant, shard,
+               S->shape()[0], S->shape()[1], jx::dtype_name(S->dtype()));
     fmt::print("compile {:.1f} ms; run median {:.2f} ms, min {:.2f} ms over {} reps\n", compile_ms,
                median, min, reps);
     fmt::print("peak RSS growth over the calls: {:.1f} MiB\n", rss_growth);

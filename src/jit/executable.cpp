@@ -131,6 +131,31 @@ Placement distinct_boxes(const Placement &placement, const Shape &shape) {
   return out;
 }
 
+// Innermost runs shorter than this waste the vector loop (an 8-lane body, a 4-lane epilogue and
+// the loop overhead for a dozen elements).
+constexpr int64_t min_inner_run = 64;
+
+// The boxes the devices of a placement compute. A placement that cuts the innermost axis into
+// short runs is computed in bands of whole rows instead, one per device: on shared memory any
+// split gives the same bits (math is position independent), and this one keeps long rows.
+Placement compute_boxes(Placement boxes, const Shape &shape) {
+  if (shape.size() < 2 || boxes.empty()) return boxes;
+  const size_t inner = shape.size() - 1;
+  const bool short_runs = std::any_of(boxes.begin(), boxes.end(), [&](const DeviceBox &b) {
+    return b.hi[inner] - b.lo[inner] < std::min(min_inner_run, shape[inner]);
+  });
+  if (!short_runs) return boxes;
+  Placement bands;
+  const int64_t n = int64_t(boxes.size());
+  for (int64_t d = 0; d < n; ++d) {
+    DeviceBox band{boxes[size_t(d)].device, std::vector<int64_t>(shape.size(), 0), shape};
+    band.lo[0] = shape[0] * d / n;
+    band.hi[0] = shape[0] * (d + 1) / n;
+    if (band.hi[0] > band.lo[0]) bands.push_back(band);
+  }
+  return bands;
+}
+
 // Tasks for the pool: each box split along axis 0 so that there are about 4 per thread in all
 // (a device's box is one task when there are that many devices), none below the minimum chunk.
 std::vector<int64_t> box_tasks(const Placement &boxes, int64_t work_per_element) {
@@ -169,10 +194,10 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
     for (size_t i = 0; i < placements.size() && i < roots.size(); ++i)
       if (!placements[i].empty() &&
           std::find(kernel.roots.begin(), kernel.roots.end(), roots[i]) != kernel.roots.end())
-        return distinct_boxes(placements[i], shape);
+        return compute_boxes(distinct_boxes(placements[i], shape), shape);
     for (size_t i = 0; i < placements.size() && i < roots.size(); ++i)
       if (!placements[i].empty() && roots[i]->shape == shape)
-        return distinct_boxes(placements[i], shape);
+        return compute_boxes(distinct_boxes(placements[i], shape), shape);
     return {};
   };
   std::unordered_map<const ir::Node *, int> slot;

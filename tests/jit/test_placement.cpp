@@ -79,3 +79,21 @@ TEST(Placement, ReplicasComputeOnce) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Placement, ShortInnermostRunsBecomeRowBands) {
+  // 1x8 over 100 columns: runs of 12 or 13 elements. The devices compute bands of whole rows.
+  auto x = jx::ir::parameter(0, jx::float64, {200, 100});
+  Array out = jnp::exp(Array(x));
+  Executable placed({x}, {out.node()}, true, {}, {grid(200, 100, 1, 8)});
+  const std::string text = placed.as_text();
+  EXPECT_NE(text.find(" dev0[0:25,0:100] dev1[25:50,0:100]"), std::string::npos) << text;
+  // 1x8 over 4096 columns: runs of 512, boxes as placed.
+  auto wide = jx::ir::parameter(0, jx::float64, {16, 4096});
+  Array wide_out = jnp::exp(Array(wide));
+  Executable columns({wide}, {wide_out.node()}, true, {}, {grid(16, 4096, 1, 8)});
+  EXPECT_NE(columns.as_text().find(" dev1[0:16,512:1024]"), std::string::npos) << columns.as_text();
+}
+
+} // namespace
