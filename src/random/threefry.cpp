@@ -19,8 +19,11 @@
 
 // Unless the target already has FMA, the bulk samplers get an x86-64-v3 (AVX2+FMA) clone:
 // std::fma then inlines and the loops vectorize. (Clang dispatches "arch=" clones on the CPU
-// model, so it gets an FMA clone instead.)
-#if defined(__x86_64__) && defined(__linux__) && !defined(__FMA__) && defined(__clang__)
+// model, so it gets an FMA clone instead.) Not under ThreadSanitizer: the clones' resolver runs
+// during relocation, before the sanitizer's runtime is up.
+#if defined(__SANITIZE_THREAD__)
+#define JX_FMA_CLONES
+#elif defined(__x86_64__) && defined(__linux__) && !defined(__FMA__) && defined(__clang__)
 #define JX_FMA_CLONES __attribute__((target_clones("fma", "default")))
 #elif defined(__x86_64__) && defined(__linux__) && !defined(__FMA__) && defined(__GNUC__)
 #define JX_FMA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
