@@ -5,6 +5,7 @@
 // JX_DIFF_SEED=<seed> JX_DIFF_GRAPHS=1 reruns a failing one.
 #include <jx/jx.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -107,26 +108,32 @@ TEST(Differential, RandomGraphs) {
   failures.report(graphs);
 }
 
-// A mesh over the first (up to) two axes of shape: each split 1, 2, 3, 4 or 8 ways (at most 8
-// devices), boxes of uneven sizes where the split does not divide the axis.
+// A 1-D or 2-D mesh over one or two random axes of shape, each split 1, 2, 3, 4 or 8 ways (at most
+// 8 devices), boxes of uneven sizes where the split does not divide the axis.
 jx::backend::Placement random_grid(const Shape &shape, std::mt19937_64 &rng) {
   static constexpr int64_t splits[] = {1, 2, 3, 4, 8};
-  const size_t axes = std::min<size_t>(shape.size(), 2);
-  std::vector<int64_t> mesh(axes, 1);
-  for (size_t a = 0; a < axes; ++a)
+  std::vector<size_t> axes;
+  for (size_t a = 0; a < shape.size(); ++a)
+    axes.push_back(a);
+  std::shuffle(axes.begin(), axes.end(), rng);
+  axes.resize(std::min<size_t>(axes.size(), 1 + rng() % 2));
+  std::vector<int64_t> mesh(axes.size(), 1);
+  for (size_t m = 0; m < mesh.size(); ++m)
     do
-      mesh[a] = splits[rng() % 5];
-    while (a == 1 && mesh[0] * mesh[1] > 8);
-  const int64_t devices = axes == 0 ? 1 : axes == 1 ? mesh[0] : mesh[0] * mesh[1];
+      mesh[m] = splits[rng() % 5];
+    while (m == 1 && mesh[0] * mesh[1] > 8);
+  int64_t devices = 1;
+  for (int64_t m : mesh)
+    devices *= m;
   jx::backend::Placement placement;
   for (int64_t d = 0; d < devices; ++d) {
     jx::backend::DeviceBox box{int(d), std::vector<int64_t>(shape.size(), 0), shape};
     int64_t rest = d;
-    for (size_t a = axes; a-- > 0;) {
-      const int64_t k = rest % mesh[a];
-      rest /= mesh[a];
-      box.lo[a] = shape[a] * k / mesh[a];
-      box.hi[a] = shape[a] * (k + 1) / mesh[a];
+    for (size_t m = mesh.size(); m-- > 0;) {
+      const int64_t k = rest % mesh[m], a = int64_t(axes[m]);
+      rest /= mesh[m];
+      box.lo[a] = shape[a] * k / mesh[m];
+      box.hi[a] = shape[a] * (k + 1) / mesh[m];
     }
     placement.push_back(box);
   }
