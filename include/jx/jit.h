@@ -28,6 +28,8 @@ struct CostAnalysis {
   double flops = 0; // arithmetic, comparisons, selects; 2 per multiply-add of a contraction
   double transcendentals = 0; // exp, log, pow, sin, cos, tan, tanh, expm1, log1p, sqrt, erf_inv
   double bytes_accessed = 0;
+  // Bytes devices read from other devices' shards (halo exchanges, gathers) in a sharded program.
+  double communication_bytes = 0;
 };
 
 // Options of jx::jit (jax.jit's keyword arguments, as they land).

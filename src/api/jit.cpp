@@ -76,16 +76,22 @@ std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const
 void compile(Program &program) {
   std::call_once(program.compiled, [&] {
     const JitOptions &options = program.options;
-    std::vector<backend::Placement> placements;
-    for (size_t i = 0; i < program.outputs.size(); ++i) {
-      backend::Placement placement;
-      if (const Sharding *s = sharding_for(options.out_shardings, i))
-        for (const ShardBox &box : s->shard_boxes(program.outputs[i]->shape))
-          placement.push_back({box.device.id, box.lo, box.hi});
-      placements.push_back(std::move(placement));
-    }
+    auto placements = [](const std::vector<Sharding> &shardings,
+                         const std::vector<ir::NodePtr> &nodes) {
+      std::vector<backend::Placement> out;
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        backend::Placement placement;
+        if (const Sharding *s = sharding_for(shardings, i))
+          for (const ShardBox &box : s->shard_boxes(nodes[i]->shape))
+            placement.push_back({box.device.id, box.lo, box.hi});
+        out.push_back(std::move(placement));
+      }
+      return out;
+    };
     program.executable = std::make_unique<backend::Executable>(
-        program.params, program.outputs, options.fuse, options.donate_argnums, placements);
+        program.params, program.outputs, options.fuse, options.donate_argnums,
+        placements(options.out_shardings, program.outputs),
+        placements(options.in_shardings, program.params));
   });
 }
 
@@ -135,7 +141,7 @@ std::string compiled_text(const Program &program) { return program.executable->a
 
 CostAnalysis cost_analysis(const Program &program) {
   backend::Executable::Cost c = program.executable->cost();
-  return {c.flops, c.transcendentals, c.bytes_accessed};
+  return {c.flops, c.transcendentals, c.bytes_accessed, c.communication_bytes};
 }
 
 } // namespace jx::detail

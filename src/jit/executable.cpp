@@ -1,6 +1,7 @@
 // Executable: fusion steps resolved to compiled kernels and buffer slots once; run() then only
 // allocates outputs and launches kernels on the thread pool.
 #include "jit/executable.h"
+#include "jit/regions.h"
 
 #include <jx/error.h>
 
@@ -156,6 +157,45 @@ Placement compute_boxes(Placement boxes, const Shape &shape) {
   return bands;
 }
 
+// Per placed input of a kernel: the bytes its devices read outside their own shards of it. Reads
+// from at most two other devices each are a halo exchange (XLA's collective-permute); wider ones
+// gather the input (all-gather).
+std::vector<Transfer> transfers(const codegen::KernelPlan &plan, const Placement &boxes,
+                                const std::vector<int> &slots,
+                                const std::unordered_map<int, Placement> &placement) {
+  std::vector<Transfer> out;
+  for (size_t k = 0; k < plan.inputs.size(); ++k) {
+    auto placed = placement.find(slots[k]);
+    if (placed == placement.end() || placed->second.empty()) continue;
+    const ir::Node &input = *plan.inputs[k];
+    double bytes = 0;
+    size_t widest = 0;
+    for (const DeviceBox &b : boxes) {
+      const auto regions = input_regions(plan, {b.lo, b.hi});
+      auto read = regions.find(&input);
+      if (read == regions.end()) continue;
+      int64_t local = 0;
+      size_t sources = 0;
+      for (const DeviceBox &shard : placed->second) {
+        const int64_t overlap = intersect(read->second, {shard.lo, shard.hi}).size();
+        if (shard.device == b.device)
+          local = std::max(local, overlap);
+        else
+          sources += overlap > 0;
+      }
+      if (std::any_of(placed->second.begin(), placed->second.end(),
+                      [&](const DeviceBox &s) { return s.device == b.device; }))
+        bytes += double((read->second.size() - local) * itemsize(input.dtype));
+      else
+        bytes += double(read->second.size() * itemsize(input.dtype));
+      widest = std::max(widest, sources);
+    }
+    if (bytes > 0)
+      out.push_back({slots[k], widest <= 2 ? "collective-permute" : "all-gather", bytes});
+  }
+  return out;
+}
+
 // Tasks for the pool: each box split along axis 0 so that there are about 4 per thread in all
 // (a device's box is one task when there are that many devices), none below the minimum chunk.
 std::vector<int64_t> box_tasks(const Placement &boxes, int64_t work_per_element) {
@@ -181,7 +221,8 @@ std::vector<int64_t> box_tasks(const Placement &boxes, int64_t work_per_element)
 }
 
 Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse,
-                       const std::vector<int> &donated, const std::vector<Placement> &placements)
+                       const std::vector<int> &donated, const std::vector<Placement> &placements,
+                       const std::vector<Placement> &param_placements)
     : params_(std::move(params)), outputs_(std::move(outputs)) {
   // The unfused baseline also skips the graph passes: it is the op-by-op program as written.
   const std::vector<ir::NodePtr> roots = fuse ? passes::optimize(outputs_) : outputs_;
@@ -204,6 +245,7 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
   std::unordered_map<const ir::Node *, int> param_position;
   for (size_t i = 0; i < params_.size(); ++i)
     param_position[params_[i].get()] = int(i);
+  std::unordered_map<int, Placement> slot_placement; // placed arguments and kernel outputs
   for (passes::Step &p : plan) {
     Step s{.kind = Step::Kind::Buffer, .node = p.node};
     if (p.kind == passes::Step::Kind::Kernel)
@@ -216,6 +258,8 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
     case passes::Step::Kind::Parameter:
       if (!param_position.count(p.node.get())) interp::throw_concretization_error(*p.node);
       s.kind = Step::Kind::Parameter;
+      if (size_t i = size_t(param_position.at(p.node.get())); i < param_placements.size())
+        slot_placement[s.outs[0]] = param_placements[i];
       break;
     case passes::Step::Kind::Random: s.kind = Step::Kind::Random; break;
     case passes::Step::Kind::Kernel:
@@ -234,6 +278,9 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
           for (size_t a = 0; a < shape.size(); ++a)
             if (b.lo[a] != 0 || b.hi[a] != shape[a]) p.plan.boxed_axes |= uint32_t(1) << a;
         s.tasks = box_tasks(s.boxes, work_per_element(*p.node));
+        s.transfers = transfers(p.plan, s.boxes, s.inputs, slot_placement);
+        for (int out : s.outs)
+          slot_placement[out] = s.boxes;
       }
       break;
     }
@@ -253,6 +300,10 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
     cost_.flops += c.flops;
     cost_.transcendentals += c.transcendentals;
     cost_.bytes_accessed += c.bytes_accessed;
+  }
+  for (const Step &s : steps_) {
+    for (const Transfer &t : s.transfers)
+      cost_.communication_bytes += t.bytes;
   }
   for (size_t k = 0; k < kernels.size(); ++k)
     owners[k]->kernel = std::move(kernels[k]);
@@ -443,6 +494,8 @@ std::string Executable::as_text() const {
         ranges.push_back(fmt::format("{}:{}", b.lo[a], b.hi[a]));
       text += fmt::format(" dev{}[{}]", b.device, fmt::join(ranges, ","));
     }
+    for (const Transfer &t : s.transfers)
+      text += fmt::format("\n    {} of %{}: {} bytes", t.collective, t.input, int64_t(t.bytes));
     text += "\n";
   }
   if (intermediate_bytes_)

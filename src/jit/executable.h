@@ -20,6 +20,15 @@ struct DeviceBox {
 // Where an array lives: one box per device (equal boxes for replicas); empty: one device.
 using Placement = std::vector<DeviceBox>;
 
+// What the devices of a placed kernel read from other devices' shards of one input, as the
+// collective a distributed runtime would run for it (on shared memory: direct reads after the
+// producing step's barrier).
+struct Transfer {
+  int input; // slot
+  const char *collective;
+  double bytes;
+};
+
 class Executable {
 public:
   // params: Parameter nodes in argument order (bound at run time); outputs: the values returned.
@@ -27,9 +36,11 @@ public:
   // donated: argument positions whose memory an output of the same size may take (the caller's
   // array is then deleted), as jax.jit's donate_argnums.
   // placements: per output (or none), the devices computing it, each its own box; kernels of
-  // intermediates with an output's shape follow that output's placement.
+  // intermediates with an output's shape follow that output's placement. param_placements: where
+  // each argument's shards live (for the communication the plan reports).
   Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse = true,
-             const std::vector<int> &donated = {}, const std::vector<Placement> &placements = {});
+             const std::vector<int> &donated = {}, const std::vector<Placement> &placements = {},
+             const std::vector<Placement> &param_placements = {});
 
   std::vector<runtime::BufferPtr> run(const std::vector<runtime::BufferPtr> &args) const;
 
@@ -39,6 +50,7 @@ public:
   // Operation counts and bytes moved by one run (see jx::CostAnalysis).
   struct Cost {
     double flops = 0, transcendentals = 0, bytes_accessed = 0;
+    double communication_bytes = 0; // read by devices from other devices' shards
   };
   Cost cost() const { return cost_; }
 
@@ -65,6 +77,7 @@ private:
     // pool, each a box {lo_0, hi_0, lo_1, hi_1, ...}; empty: rows of the whole output.
     Placement boxes{};
     std::vector<int64_t> tasks{};
+    std::vector<Transfer> transfers{};
   };
   void donate(int position, const std::vector<passes::Step> &plan);
   void assign_arena(const std::vector<int> &last_reader);

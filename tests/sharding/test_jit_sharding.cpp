@@ -120,3 +120,38 @@ TEST(JitSharding, ShardingCountAndRankAreChecked) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(JitSharding, PlanShowsTheHaloExchangeAndItsBytes) {
+  // (8, 1): each device but the first reads the row above its shard from its neighbour.
+  const Sharding rows = positional(8, 1), cols = positional(1, 8);
+  auto lower = [](const Sharding &s) {
+    return jx::jit(seeds::calc_fd_kernel, {.in_shardings = {s}, .out_shardings = {s}})
+        .lower(jx::ShapeDtypeStruct{{64, 1024}, jx::float64})
+        .compile();
+  };
+  auto by_rows = lower(rows);
+  const double halo = 7 * 1024 * 8; // 7 devices, one row of 1024 doubles each
+  EXPECT_NE(by_rows.as_text().find("collective-permute of %0: 57344 bytes"), std::string::npos)
+      << by_rows.as_text();
+  EXPECT_EQ(by_rows.cost_analysis().communication_bytes, halo);
+  // (1, 8): the difference runs along each device's own columns.
+  auto by_cols = lower(cols);
+  EXPECT_EQ(by_cols.cost_analysis().communication_bytes, 0);
+  EXPECT_EQ(by_cols.as_text().find("collective-permute"), std::string::npos) << by_cols.as_text();
+}
+
+TEST(JitSharding, ReductionAcrossShardsGathers) {
+  // Every device's rows of the (8, 1)-sharded output read all of the column-sharded input.
+  const Sharding rows = positional(8, 1), cols = positional(1, 8);
+  auto f = [](const Array &a) { return a - jnp::sum(a, {1}, true); };
+  auto compiled = jx::jit(f, {.in_shardings = {cols}, .out_shardings = {rows}})
+                      .lower(jx::ShapeDtypeStruct{{64, 64}, jx::float64})
+                      .compile();
+  EXPECT_GT(compiled.cost_analysis().communication_bytes, 0);
+  Array x = jx::random::normal(jx::random::PRNGKey(3), {64, 64}, jx::float64);
+  EXPECT_EQ(values(compiled(jx::device_put(x, cols))), values(jx::jit(f)(x)));
+}
+
+} // namespace
