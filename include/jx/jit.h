@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -20,6 +21,9 @@ namespace jx {
 struct ShapeDtypeStruct {
   Shape shape;
   DType dtype = float64;
+  // Where the argument lives (jax.ShapeDtypeStruct's sharding=): the in_sharding when jit's
+  // options give none.
+  std::optional<Sharding> sharding = std::nullopt;
 };
 
 // Compiled::cost_analysis(), as XLA's: operation counts per call and the bytes the kernels read
@@ -179,7 +183,9 @@ private:
   static void collect(const A &a, std::vector<ShapeDtypeStruct> &specs,
                       std::vector<Array> &arrays) {
     if constexpr (detail::is_array_v<A>) {
-      specs.push_back({a.shape(), a.dtype()});
+      // A placed argument's sharding is part of the signature, as in JAX.
+      specs.push_back({a.shape(), a.dtype(),
+                       a.committed() ? std::optional<Sharding>(a.sharding()) : std::nullopt});
       arrays.push_back(a);
     }
   }

@@ -15,6 +15,9 @@ public:
   std::vector<ShapeDtypeStruct> specs;
   JitOptions options;
   std::vector<ir::NodePtr> params, outputs;
+  // Resolved at trace time: options' shardings, else the arguments' own (propagated to outputs
+  // of an argument's shape).
+  std::vector<std::optional<Sharding>> in_shardings, out_shardings;
   std::once_flag compiled;
   std::unique_ptr<backend::Executable> executable;
 };
@@ -34,7 +37,9 @@ void check_sharding_count(const std::vector<Sharding> &shardings, size_t n, cons
 }
 
 std::string spec_text(const ShapeDtypeStruct &s) {
-  return fmt::format("{}[{}]", dtype_name(s.dtype), fmt::join(s.shape, ","));
+  std::string text = fmt::format("{}[{}]", dtype_name(s.dtype), fmt::join(s.shape, ","));
+  if (s.sharding) text += fmt::format(" {}", s.sharding->str());
+  return text;
 }
 } // namespace
 
@@ -67,22 +72,37 @@ std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const
   for (const Array &out : f(args))
     program->outputs.push_back(out.node());
   check_sharding_count(options.out_shardings, program->outputs.size(), "out_shardings");
-  for (size_t i = 0; i < program->outputs.size(); ++i)
-    if (const Sharding *s = sharding_for(options.out_shardings, i))
-      s->check_compatible_aval(program->outputs[i]->shape);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const Sharding *given = sharding_for(options.in_shardings, i);
+    program->in_shardings.push_back(given ? std::optional<Sharding>(*given) : specs[i].sharding);
+  }
+  for (size_t i = 0; i < program->outputs.size(); ++i) {
+    const ir::Node &out = *program->outputs[i];
+    std::optional<Sharding> sharding;
+    if (const Sharding *s = sharding_for(options.out_shardings, i)) {
+      s->check_compatible_aval(out.shape);
+      sharding = *s;
+    } else {
+      // Propagation, simplest form: an output of a placed argument's shape is placed like it.
+      for (size_t k = 0; k < specs.size() && !sharding; ++k)
+        if (program->in_shardings[k] && specs[k].shape == out.shape)
+          sharding = program->in_shardings[k];
+    }
+    program->out_shardings.push_back(sharding);
+  }
   return program;
 }
 
 void compile(Program &program) {
   std::call_once(program.compiled, [&] {
     const JitOptions &options = program.options;
-    auto placements = [](const std::vector<Sharding> &shardings,
+    auto placements = [](const std::vector<std::optional<Sharding>> &shardings,
                          const std::vector<ir::NodePtr> &nodes) {
       std::vector<backend::Placement> out;
       for (size_t i = 0; i < nodes.size(); ++i) {
         backend::Placement placement;
-        if (const Sharding *s = sharding_for(shardings, i))
-          for (const ShardBox &box : s->shard_boxes(nodes[i]->shape))
+        if (shardings[i])
+          for (const ShardBox &box : shardings[i]->shard_boxes(nodes[i]->shape))
             placement.push_back({box.device.id, box.lo, box.hi});
         out.push_back(std::move(placement));
       }
@@ -90,8 +110,8 @@ void compile(Program &program) {
     };
     program.executable = std::make_unique<backend::Executable>(
         program.params, program.outputs, options.fuse, options.donate_argnums,
-        placements(options.out_shardings, program.outputs),
-        placements(options.in_shardings, program.params));
+        placements(program.out_shardings, program.outputs),
+        placements(program.in_shardings, program.params));
   });
 }
 
@@ -127,7 +147,7 @@ std::vector<Array> call(const Program &program, const std::vector<Array> &args) 
   for (size_t i = 0; i < results.size(); ++i) {
     const ir::Node &o = *program.outputs[i];
     ir::NodePtr value = ir::constant(results[i], o.dtype, o.shape);
-    if (const Sharding *s = sharding_for(program.options.out_shardings, i))
+    if (const std::optional<Sharding> &s = program.out_shardings[i])
       out.push_back(Array(value, *s));
     else
       out.push_back(api::wrap(value));

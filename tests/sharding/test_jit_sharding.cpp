@@ -155,3 +155,35 @@ TEST(JitSharding, ReductionAcrossShardsGathers) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(JitSharding, ArgumentShardingsPropagateWithoutOptions) {
+  // No in/out_shardings: a placed argument's sharding is part of the signature and its
+  // placement carries to outputs of its shape, as JAX propagates it.
+  const Sharding rows = positional(8, 1), cols = positional(1, 8);
+  auto f = jx::jit([](const Array &a) { return jnp::exp(a) - a; });
+  Array x = jx::random::normal(jx::random::PRNGKey(4), {64, 512}, jx::float64);
+  const std::vector<double> expected = values(f(x));
+  EXPECT_FALSE(f(x).committed());
+  Array by_rows = f(jx::device_put(x, rows)), by_cols = f(jx::device_put(x, cols));
+  EXPECT_TRUE(by_rows.sharding() == rows);
+  EXPECT_TRUE(by_cols.sharding() == cols);
+  EXPECT_EQ(values(by_rows), expected);
+  EXPECT_EQ(values(by_cols), expected);
+  EXPECT_EQ(f.cache_size(), 3u);
+}
+
+TEST(JitSharding, ShapeDtypeStructCarriesTheSharding) {
+  const Sharding rows = positional(8, 1);
+  auto compiled = jx::jit(seeds::calc_fd_kernel)
+                      .lower(jx::ShapeDtypeStruct{{64, 1024}, jx::float64, rows})
+                      .compile();
+  EXPECT_GT(compiled.cost_analysis().communication_bytes, 0);
+  Array x = jx::random::normal(jx::random::PRNGKey(5), {64, 1024}, jx::float64);
+  Array out = compiled(jx::device_put(x, rows));
+  EXPECT_TRUE(out.sharding() == rows);
+  EXPECT_EQ(values(out), values(jx::jit(seeds::calc_fd_kernel)(x)));
+}
+
+} // namespace
