@@ -233,4 +233,8 @@ template <class F> Jitted<F> jit(F f, JitOptions options = {}) {
   return Jitted<F>(std::move(f), options);
 }
 
+// jax.lax.with_sharding_constraint: inside a traced function, x's value is materialized with
+// this placement (each device computes its shard); outside, device_put.
+Array with_sharding_constraint(const Array &x, const Sharding &sharding);
+
 } // namespace jx

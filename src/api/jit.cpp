@@ -18,11 +18,16 @@ public:
   // Resolved at trace time: options' shardings, else the arguments' own (propagated to outputs
   // of an argument's shape).
   std::vector<std::optional<Sharding>> in_shardings, out_shardings;
+  // with_sharding_constraint inside the traced function: values materialized with a placement.
+  std::vector<std::pair<ir::NodePtr, Sharding>> constraints;
   std::once_flag compiled;
   std::unique_ptr<backend::Executable> executable;
 };
 
 namespace {
+// The program being traced on this thread (for with_sharding_constraint).
+thread_local Program *tracing = nullptr;
+
 // The sharding for item i of n given as one per item or one for all (none when not given).
 const Sharding *sharding_for(const std::vector<Sharding> &shardings, size_t i) {
   if (shardings.empty()) return nullptr;
@@ -69,8 +74,16 @@ std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const
     program->params.push_back(ir::parameter(int64_t(i), specs[i].dtype, specs[i].shape));
     args.push_back(api::wrap(program->params.back()));
   }
-  for (const Array &out : f(args))
-    program->outputs.push_back(out.node());
+  struct Tracing {
+    explicit Tracing(Program *p) : outer(tracing) { tracing = p; }
+    ~Tracing() { tracing = outer; }
+    Program *outer;
+  };
+  {
+    Tracing scope(program.get());
+    for (const Array &out : f(args))
+      program->outputs.push_back(out.node());
+  }
   check_sharding_count(options.out_shardings, program->outputs.size(), "out_shardings");
   for (size_t i = 0; i < specs.size(); ++i) {
     const Sharding *given = sharding_for(options.in_shardings, i);
@@ -108,10 +121,16 @@ void compile(Program &program) {
       }
       return out;
     };
+    // Constrained values are extra outputs of the executable, placed as constrained.
+    std::vector<ir::NodePtr> roots = program.outputs;
+    std::vector<std::optional<Sharding>> root_shardings = program.out_shardings;
+    for (const auto &[node, sharding] : program.constraints) {
+      roots.push_back(node);
+      root_shardings.push_back(sharding);
+    }
     program.executable = std::make_unique<backend::Executable>(
-        program.params, program.outputs, options.fuse, options.donate_argnums,
-        placements(program.out_shardings, program.outputs),
-        placements(program.in_shardings, program.params));
+        program.params, roots, options.fuse, options.donate_argnums,
+        placements(root_shardings, roots), placements(program.in_shardings, program.params));
   });
 }
 
@@ -144,7 +163,7 @@ std::vector<Array> call(const Program &program, const std::vector<Array> &args) 
     buffers.push_back(api::realize(a.node()));
   std::vector<runtime::BufferPtr> results = program.executable->run(buffers);
   std::vector<Array> out;
-  for (size_t i = 0; i < results.size(); ++i) {
+  for (size_t i = 0; i < program.outputs.size(); ++i) {
     const ir::Node &o = *program.outputs[i];
     ir::NodePtr value = ir::constant(results[i], o.dtype, o.shape);
     if (const std::optional<Sharding> &s = program.out_shardings[i])
@@ -165,3 +184,14 @@ CostAnalysis cost_analysis(const Program &program) {
 }
 
 } // namespace jx::detail
+
+namespace jx {
+
+Array with_sharding_constraint(const Array &x, const Sharding &sharding) {
+  if (!detail::tracing) return device_put(x, sharding);
+  sharding.check_compatible_aval(x.shape());
+  detail::tracing->constraints.push_back({x.node(), sharding});
+  return Array(x.node(), sharding);
+}
+
+} // namespace jx

@@ -187,3 +187,26 @@ TEST(JitSharding, ShapeDtypeStructCarriesTheSharding) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(JitSharding, WithShardingConstraintPlacesAnIntermediate) {
+  const Sharding rows = positional(8, 1);
+  auto f = [&](const Array &a) {
+    Array e = jx::with_sharding_constraint(jnp::exp(a(jx::slice(jx::none, jx::none, -1))), rows);
+    EXPECT_TRUE(e.sharding() == rows);
+    return jnp::sum(e, {0});
+  };
+  auto compiled = jx::jit(f).lower(jx::ShapeDtypeStruct{{64, 16}, jx::float64}).compile();
+  const std::string plan = compiled.as_text();
+  EXPECT_NE(plan.find("kernel exp : f64[64,16] reads 0 rows=64 dev0[0:8,0:16]"), std::string::npos)
+      << plan;
+  Array x = jx::random::normal(jx::random::PRNGKey(6), {64, 16}, jx::float64);
+  EXPECT_EQ(values(compiled(x)),
+            values(jnp::sum(jnp::exp(x(jx::slice(jx::none, jx::none, -1))), {0})));
+  // Outside jit it places the array, as device_put.
+  EXPECT_TRUE(jx::with_sharding_constraint(x, rows).sharding() == rows);
+  EXPECT_THROW(jx::with_sharding_constraint(jnp::ones({4}), rows), jx::ValueError);
+}
+
+} // namespace
