@@ -490,28 +490,41 @@ private:
     throw Error(fmt::format("internal: {} is not a movement op", op_name(n.op)));
   }
 
+  // Output and input axes pair up in groups of equal size (a split, a merge, unit axes): within
+  // a group the flat index maps over, so a split axis is p * m + q and only merged axes need a
+  // division.
   Index reshape_index(const Node &n, const Node &x, const Index &idx) {
-    // Only size-1 axes differ (expand_dims, squeeze): map the others one to one.
-    auto non_unit = [](const Shape &s) {
-      std::vector<int64_t> axes;
-      for (size_t i = 0; i < s.size(); ++i)
-        if (s[i] != 1) axes.push_back(int64_t(i));
-      return axes;
-    };
-    std::vector<int64_t> out_axes = non_unit(n.shape), in_axes = non_unit(x.shape);
-    Index xi(x.shape.size(), c64(0));
-    bool simple = out_axes.size() == in_axes.size();
-    for (size_t i = 0; simple && i < out_axes.size(); ++i)
-      simple = n.shape[out_axes[i]] == x.shape[in_axes[i]];
-    if (simple) {
-      for (size_t i = 0; i < out_axes.size(); ++i)
-        xi[in_axes[i]] = idx[out_axes[i]];
-      return xi;
+    const Shape &out = n.shape, &in = x.shape;
+    Index xi(in.size(), c64(0));
+    size_t i = 0, j = 0;
+    while (i < out.size() || j < in.size()) {
+      const size_t i0 = i, j0 = j;
+      int64_t po = 1, pi = 1;
+      if (i < out.size()) po *= out[i++];
+      if (j < in.size()) pi *= in[j++];
+      while (po != pi && (i < out.size() || j < in.size())) {
+        if (j == in.size() || (po < pi && i < out.size()))
+          po *= out[i++];
+        else
+          pi *= in[j++];
+      }
+      Value *flat = c64(0);
+      int64_t stride = 1;
+      for (size_t k = i; k-- > i0;) {
+        flat =
+            b_.CreateAdd(flat, b_.CreateMul(idx[k], c64(stride), "", true, true), "", true, true);
+        stride *= out[k];
+      }
+      if (j - j0 == 1) {
+        xi[j0] = flat;
+        continue;
+      }
+      stride = 1;
+      for (size_t k = j; k-- > j0;) {
+        xi[k] = b_.CreateURem(b_.CreateUDiv(flat, c64(stride)), c64(in[k]));
+        stride *= in[k];
+      }
     }
-    Value *flat = linear(idx, row_major_strides(n.shape));
-    const auto in_strides = row_major_strides(x.shape);
-    for (size_t i = 0; i < x.shape.size(); ++i)
-      xi[i] = b_.CreateURem(b_.CreateUDiv(flat, c64(in_strides[i])), c64(x.shape[i]));
     return xi;
   }
 
