@@ -24,6 +24,7 @@ constexpr NamedPass pipeline[] = {
     {"simplify", simplify},
     {"stack_to_broadcast", stack_to_broadcast},
     {"sink_movement", sink_movement},
+    {"split_reductions", split_reductions},
 };
 
 constexpr int max_rounds = 4;

@@ -1,0 +1,49 @@
+// split_reductions: a large reduction to a few values (a full sum, a column of a tall array) runs
+// in two stages: 16 partial results over equal slices of its outermost reduced axis, then their
+// combination. The partials are rows a kernel spreads over the thread pool and the devices (an
+// all-reduce's two halves); the one-stage form would run on one thread. The split depends only
+// on the shapes, never on the thread or device count, so every placement gives the same bits.
+#include "ir/builder.h"
+#include "passes/passes.h"
+#include "passes/rewrite.h"
+
+namespace jx::passes {
+namespace {
+
+using ir::Node;
+using ir::NodePtr;
+using ir::Op;
+
+constexpr int64_t partials = 16;
+constexpr int64_t min_elements = int64_t(1) << 16;
+
+NodePtr split(const NodePtr &n) {
+  if (n->realized() || n->size() >= partials || n->inputs.empty() ||
+      n->inputs[0]->size() < min_elements)
+    return n;
+  if (n->op != Op::ReduceSum && n->op != Op::ReduceProd && n->op != Op::ReduceMax &&
+      n->op != Op::ReduceMin)
+    return n;
+  const NodePtr &x = n->inputs[0];
+  const std::vector<int64_t> &axes = n->attrs;
+  const int64_t axis = axes.front(); // the outermost reduced axis
+  if (x->shape[axis] % partials != 0 || x->shape[axis] < 2 * partials) return n;
+  // x with `axis` split into (partials, rest): the partial index p becomes a kept axis.
+  Shape split_shape = x->shape;
+  split_shape[axis] = x->shape[axis] / partials;
+  split_shape.insert(split_shape.begin() + axis, partials);
+  std::vector<int64_t> partial_axes;
+  for (int64_t a : axes)
+    partial_axes.push_back(a + 1);
+  NodePtr partial = ir::reduce(n->op, ir::reshape(x, split_shape), partial_axes);
+  // Every axis before the outermost reduced one is kept: p sits at `axis` in the partials.
+  return ir::reduce(n->op, partial, {axis});
+}
+
+} // namespace
+
+std::vector<ir::NodePtr> split_reductions(const std::vector<ir::NodePtr> &roots) {
+  return rewrite(roots, split);
+}
+
+} // namespace jx::passes
