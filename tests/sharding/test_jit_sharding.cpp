@@ -227,3 +227,25 @@ TEST(JitSharding, SplitReductionsGiveTheSameBitsOnEveryMesh) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(JitSharding, ReshardingRoundTrips) {
+  // rows -> columns -> a 2x4 grid -> rows again, through computations and device_put.
+  const Sharding rows = positional(8, 1), cols = positional(1, 8);
+  const Sharding grid = jx::NamedSharding(jx::make_mesh({2, 4}, {"x", "y"}), P("x", "y"));
+  Array x = jx::random::normal(jx::random::PRNGKey(8), {64, 128}, jx::float64);
+  auto twice = jx::jit([](const Array &a) { return a * 2; },
+                       {.in_shardings = {rows}, .out_shardings = {cols}});
+  auto half = jx::jit([](const Array &a) { return a / 2; },
+                      {.in_shardings = {cols}, .out_shardings = {grid}});
+  Array y = half(twice(jx::device_put(x, rows)));
+  EXPECT_TRUE(y.sharding() == grid);
+  Array back = jx::device_put(y, rows);
+  EXPECT_TRUE(back.sharding() == rows);
+  EXPECT_EQ(values(back), values(x));
+  for (const jx::Shard &shard : back.addressable_shards())
+    EXPECT_EQ(values(shard.data), values(x(shard.index[0], shard.index[1])));
+}
+
+} // namespace
