@@ -1,6 +1,6 @@
 """jx beside its peers: the fusion_bench workloads in NumPy, numexpr and JAX (CPU, x64), and jx's
-own benchmark executables, in one table of medians with speedups and ratios to the hand-written
-limits (bench/limits/).
+own benchmark executables (the seeds also sharded over 8 CPU devices: *_8dev_* rows, jx only), in
+one table of medians with speedups and ratios to the hand-written limits (bench/limits/).
 
 Run from the repository root after building the bench targets:
     python3 bench/peers/peers.py [--reps 10] [--rounds 3] [--build build] [--skip-fusion-bench]
@@ -41,7 +41,11 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 WORKLOADS = [
     "simpson_stack",
     "simpson_broadcast",
+    "simpson_stack_8dev_functions",
+    "simpson_stack_8dev_intervals",
     "diff_4096",
+    "diff_4096_8dev_8x1",
+    "diff_4096_8dev_1x8",
     "chain10_4096x1024",
     "softmax_4096x1024",
     "matmul_bcast_256",
@@ -228,23 +232,34 @@ def jx_round(bench, reps, fusion_bench):
                 notes.append(f"seed_simpson --variant {variant}: compile {r['compile_ms']:.0f} ms, "
                              f"peak RSS growth {r['rss_growth_mib']:.1f} MiB, "
                              f"max rel err vs NumPy {err:.2g}")
-    if os.path.exists(exe("seed_diff")):
-        r = run_json([exe("seed_diff"), "--json", "--reps", str(reps)])
+    # The seeds sharded over 8 CPU devices (jx only: the peers run on one device).
+    for shard in ("functions", "intervals"):
+        if os.path.exists(exe("seed_simpson")):
+            r = run_json([exe("seed_simpson"), "--json", "--shard", shard, "--reps", str(reps)])
+            if r:
+                cols["jx"][f"simpson_stack_8dev_{shard}"] = r["median_ms"]
+    for mesh in ("1x1", "8x1", "1x8"):
+        if not os.path.exists(exe("seed_diff")):
+            break
+        r = run_json([exe("seed_diff"), "--json", "--mesh", mesh, "--reps", str(reps)])
         if r:
-            cols["jx"]["diff_4096"] = r["median_ms"]
-            notes.append(f"seed_diff (mesh {r['mesh']}): compile {r['compile_ms']:.0f} ms, "
-                         f"peak RSS growth {r['rss_growth_mib']:.1f} MiB")
+            cols["jx"]["diff_4096" if mesh == "1x1" else f"diff_4096_8dev_{mesh}"] = r["median_ms"]
+            notes.append(f"seed_diff (8 devices, mesh {r['mesh']}): compile "
+                         f"{r['compile_ms']:.0f} ms, peak RSS growth {r['rss_growth_mib']:.1f} MiB")
     if os.path.exists(exe("simpson_limit")):
         r = run_json([exe("simpson_limit"), "--json", "--reps", str(reps)])
         if r and "median_ms" in r:
-            cols["limit"]["simpson_stack"] = cols["limit"]["simpson_broadcast"] = r["median_ms"]
+            for w in ("simpson_stack", "simpson_broadcast", "simpson_stack_8dev_functions",
+                      "simpson_stack_8dev_intervals"):
+                cols["limit"][w] = r["median_ms"]
             notes.append(f"simpson_limit: {r['kernel']} kernel {r['median_ms']:.2f} ms on 2 "
                          f"threads, {r['median_ms_1t']:.2f} ms on 1; pow kernel "
                          f"{r['pow_median_ms']:.2f} ms on 2 threads")
     if os.path.exists(exe("copy_limit")):
         r = run_json([exe("copy_limit"), "--json", "--reps", str(reps)])
         if r:
-            cols["limit"]["diff_4096"] = r["median_ms"]
+            for w in ("diff_4096", "diff_4096_8dev_8x1", "diff_4096_8dev_1x8"):
+                cols["limit"][w] = r["median_ms"]
             notes.append(f"copy_limit: memcpy {r['median_ms']:.2f} ms on 2 threads "
                          f"({r['gb_per_s']:.1f} GB/s), plain diff loop "
                          f"{r['diff_loop_median_ms']:.2f} ms")
