@@ -11,6 +11,8 @@ namespace {
 // registers. The overloads of widen and narrow are defined per tier, for its target.
 #define JX_UNARY_WIDTH(NAME, VN, WIDE)                                                             \
   VN NAME(VN x) { return narrow(WIDE(widen(x)), VN{}); }
+// The one-argument functions (pow, the two-argument one, is spelled out per tier).
+#define JX_UNARY_FUNCTIONS(X) X(exp) X(log) X(sin) X(cos) X(tan) X(tanh) X(expm1) X(log1p)
 #define JX_BINARY_WIDTH(NAME, VN, WIDE)                                                            \
   VN NAME(VN x, VN y) { return narrow(WIDE(widen(x), widen(y)), VN{}); }
 
@@ -48,14 +50,7 @@ v8f narrow(vf x, v8f) { return __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6
   JX_UNARY_WIDTH(F##f_w1, float, _ZGVeN16v_##F##f)                                                 \
   JX_UNARY_WIDTH(F##f_w4, v4f, _ZGVeN16v_##F##f)                                                   \
   JX_UNARY_WIDTH(F##f_w8, v8f, _ZGVeN16v_##F##f)
-JX_TIER_UNARY(exp)
-JX_TIER_UNARY(log)
-JX_TIER_UNARY(sin)
-JX_TIER_UNARY(cos)
-JX_TIER_UNARY(tan)
-JX_TIER_UNARY(tanh)
-JX_TIER_UNARY(expm1)
-JX_TIER_UNARY(log1p)
+JX_UNARY_FUNCTIONS(JX_TIER_UNARY)
 #undef JX_TIER_UNARY
 extern "C" vd _ZGVeN8vv_pow(vd, vd);
 extern "C" vf _ZGVeN16vv_powf(vf, vf);
@@ -90,14 +85,7 @@ v4f narrow(vf x, v4f) { return __builtin_shufflevector(x, x, 0, 1, 2, 3); }
   JX_UNARY_WIDTH(F##_w2, v2d, _ZGVdN4v_##F)                                                        \
   JX_UNARY_WIDTH(F##f_w1, float, _ZGVdN8v_##F##f)                                                  \
   JX_UNARY_WIDTH(F##f_w4, v4f, _ZGVdN8v_##F##f)
-JX_TIER_UNARY(exp)
-JX_TIER_UNARY(log)
-JX_TIER_UNARY(sin)
-JX_TIER_UNARY(cos)
-JX_TIER_UNARY(tan)
-JX_TIER_UNARY(tanh)
-JX_TIER_UNARY(expm1)
-JX_TIER_UNARY(log1p)
+JX_UNARY_FUNCTIONS(JX_TIER_UNARY)
 #undef JX_TIER_UNARY
 extern "C" vd _ZGVdN4vv_pow(vd, vd);
 extern "C" vf _ZGVdN8vv_powf(vf, vf);
@@ -152,24 +140,16 @@ std::vector<VectorVariant> math_vector_variants(bool avx512) {
 
 std::vector<MathSymbol> math_symbols(bool avx512) {
   auto at = [](auto fn) { return reinterpret_cast<void *>(fn); };
+// Each function's wrappers, comma-terminated for the X-macro lists.
 #define JX_SYMBOLS_512(F)                                                                          \
   {"jx_" #F, at(&avx512::F##_w1)}, {"jx_" #F "_w2", at(&avx512::F##_w2)},                          \
       {"jx_" #F "_w4", at(&avx512::F##_w4)}, {"jx_" #F "f", at(&avx512::F##f_w1)},                 \
-      {"jx_" #F "f_w4", at(&avx512::F##f_w4)}, {                                                   \
-    "jx_" #F "f_w8", at(&avx512::F##f_w8)                                                          \
-  }
+      {"jx_" #F "f_w4", at(&avx512::F##f_w4)}, {"jx_" #F "f_w8", at(&avx512::F##f_w8)},
 #define JX_SYMBOLS_2(F)                                                                            \
   {"jx_" #F, at(&avx2::F##_w1)}, {"jx_" #F "_w2", at(&avx2::F##_w2)},                              \
-      {"jx_" #F "f", at(&avx2::F##f_w1)}, {                                                        \
-    "jx_" #F "f_w4", at(&avx2::F##f_w4)                                                            \
-  }
-  if (avx512)
-    return {JX_SYMBOLS_512(exp),   JX_SYMBOLS_512(log),   JX_SYMBOLS_512(sin),
-            JX_SYMBOLS_512(cos),   JX_SYMBOLS_512(tan),   JX_SYMBOLS_512(tanh),
-            JX_SYMBOLS_512(expm1), JX_SYMBOLS_512(log1p), JX_SYMBOLS_512(pow)};
-  return {JX_SYMBOLS_2(exp),   JX_SYMBOLS_2(log),   JX_SYMBOLS_2(sin),
-          JX_SYMBOLS_2(cos),   JX_SYMBOLS_2(tan),   JX_SYMBOLS_2(tanh),
-          JX_SYMBOLS_2(expm1), JX_SYMBOLS_2(log1p), JX_SYMBOLS_2(pow)};
+      {"jx_" #F "f", at(&avx2::F##f_w1)}, {"jx_" #F "f_w4", at(&avx2::F##f_w4)},
+  if (avx512) return {JX_UNARY_FUNCTIONS(JX_SYMBOLS_512) JX_SYMBOLS_512(pow)};
+  return {JX_UNARY_FUNCTIONS(JX_SYMBOLS_2) JX_SYMBOLS_2(pow)};
 #undef JX_SYMBOLS_512
 #undef JX_SYMBOLS_2
 }

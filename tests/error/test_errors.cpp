@@ -6,22 +6,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "test_util.h"
+
 namespace jnp = jx::numpy;
 using jx::Array;
 
 namespace {
 
-// Runs f, expects exception type E whose message contains `part`.
-template <class E, class F> void expect_error(F &&f, const std::string &part) {
-  try {
-    f();
-    FAIL() << "no exception; expected one containing: " << part;
-  } catch (const E &e) {
-    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << "message: " << e.what();
-  } catch (const std::exception &e) {
-    FAIL() << "wrong exception type; message: " << e.what();
-  }
-}
+using test_util::expect_error;
 
 Array m(int64_t r, int64_t c) { return jnp::zeros({r, c}); }
 

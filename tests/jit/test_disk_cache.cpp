@@ -12,14 +12,11 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
-#include <spawn.h>
 #include <sstream>
-#include <sys/wait.h>
 
 #include "jit/disk_cache.h"
 #include "jit/jit.h"
-
-extern char **environ;
+#include "test_util.h"
 
 namespace jnp = jx::numpy;
 namespace dc = jx::backend::disk_cache;
@@ -230,30 +227,10 @@ struct ChildResult {
 // tmp/cache.
 ChildResult run_child(const TempDir &tmp) {
   const std::string dir = tmp.path() + "/cache", out = tmp.path() + "/stats";
-  std::vector<std::string> env;
-  for (char **e = environ; *e; ++e) {
-    std::string_view v(*e);
-    if (v.starts_with("JX_CACHE_DIR=") || v.starts_with("JX_DISK_CACHE_TEST_OUT=") ||
-        v.starts_with("GTEST_"))
-      continue;
-    env.emplace_back(v);
-  }
-  env.push_back("JX_CACHE_DIR=" + dir);
-  env.push_back("JX_DISK_CACHE_TEST_OUT=" + out);
-  std::vector<char *> envp;
-  for (std::string &s : env)
-    envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string exe = "/proc/self/exe", filter = "--gtest_filter=DiskCacheChild.CompileAndCheck";
-  char *argv[] = {exe.data(), filter.data(), nullptr};
-
   ChildResult result;
-  pid_t pid;
-  if (posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv, envp.data()) != 0) return result;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.exit_code = test_util::run_self("DiskCacheChild.CompileAndCheck",
+                                         {"JX_CACHE_DIR=" + dir, "JX_DISK_CACHE_TEST_OUT=" + out});
+  if (result.exit_code < 0) return result;
   std::istringstream in(read_all(out));
   if (!(in >> result.stats.hits >> result.stats.misses >> result.stats.rejected >>
         result.stats.write_failures))
@@ -261,6 +238,14 @@ ChildResult run_child(const TempDir &tmp) {
   std::error_code ec;
   fs::remove(out, ec);
   return result;
+}
+
+// A run after `cold` filled the cache: every kernel comes from disk.
+void expect_warm(const ChildResult &warm, const ChildResult &cold) {
+  ASSERT_EQ(warm.exit_code, 0);
+  EXPECT_EQ(warm.stats.hits, cold.stats.misses);
+  EXPECT_EQ(warm.stats.misses, 0u);
+  EXPECT_EQ(warm.stats.rejected, 0u);
 }
 
 } // namespace
@@ -290,11 +275,7 @@ TEST(DiskCache, ASecondProcessLoadsTheKernelsFromDisk) {
   for (const std::string &f : files)
     EXPECT_TRUE(dc::decode(read_all(f))) << f;
 
-  const ChildResult warm = run_child(tmp);
-  ASSERT_EQ(warm.exit_code, 0);
-  EXPECT_EQ(warm.stats.hits, cold.stats.misses);
-  EXPECT_EQ(warm.stats.misses, 0u);
-  EXPECT_EQ(warm.stats.rejected, 0u);
+  expect_warm(run_child(tmp), cold);
   EXPECT_EQ(entries(dir), files);
 }
 
@@ -329,11 +310,7 @@ TEST(DiskCache, CorruptEntriesAreRecompiledAndRewrittenNeverRun) {
   for (const std::string &f : files)
     EXPECT_TRUE(dc::decode(read_all(f))) << f;
 
-  const ChildResult warm = run_child(tmp);
-  ASSERT_EQ(warm.exit_code, 0);
-  EXPECT_EQ(warm.stats.hits, cold.stats.misses);
-  EXPECT_EQ(warm.stats.misses, 0u);
-  EXPECT_EQ(warm.stats.rejected, 0u);
+  expect_warm(run_child(tmp), cold);
 }
 
 TEST(DiskCache, InProcessMissesAreWrittenAndUnwritableDirectoriesIgnored) {

@@ -6,13 +6,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <gtest/gtest.h>
-#include <spawn.h>
 #include <string>
 #include <string_view>
-#include <sys/wait.h>
 #include <vector>
 
 #include "runtime/devices.h"
+#include "test_util.h"
 
 namespace jnp = jx::numpy;
 using jx::Array;
@@ -21,8 +20,6 @@ using jx::P;
 using jx::Shape;
 using jx::ShardBox;
 using jx::Sharding;
-
-extern char **environ;
 
 namespace {
 
@@ -40,17 +37,7 @@ public:
 const testing::Environment *const eight_devices =
     testing::AddGlobalTestEnvironment(new EightDevices);
 
-// Runs f, expects exception type E whose message contains `part`.
-template <class E, class F> void expect_error(F &&f, const std::string &part) {
-  try {
-    f();
-    FAIL() << "no exception; expected one containing: " << part;
-  } catch (const E &e) {
-    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << "message: " << e.what();
-  } catch (const std::exception &e) {
-    FAIL() << "wrong exception type; message: " << e.what();
-  }
-}
+using test_util::expect_error;
 
 std::vector<Device> first(int n) {
   std::vector<Device> all = jx::devices();
@@ -121,26 +108,9 @@ TEST(DeviceCountChild, ReadsTheEnvironment) {
 }
 
 TEST(DeviceCount, ComesFromTheEnvironment) {
-  std::vector<std::string> env;
-  for (char **e = environ; *e; ++e) {
-    std::string_view v(*e);
-    if (!v.starts_with("JX_NUM_CPU_DEVICES=") && !v.starts_with("GTEST_")) env.emplace_back(v);
-  }
-  env.push_back("JX_NUM_CPU_DEVICES=3");
-  env.push_back(std::string(child_flag) + "=1");
-  std::vector<char *> envp;
-  for (std::string &s : env)
-    envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string exe = "/proc/self/exe", filter = "--gtest_filter=DeviceCountChild.*";
-  char *argv[] = {exe.data(), filter.data(), nullptr};
-  pid_t pid;
-  ASSERT_EQ(posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv, envp.data()), 0);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(test_util::run_self("DeviceCountChild.*",
+                                {"JX_NUM_CPU_DEVICES=3", std::string(child_flag) + "=1"}),
+            0);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,58 @@
+// Helpers shared by test executables: typed error checks and re-running this test binary as a
+// child process (for what only a fresh process shows: a cold cache, a device count from the
+// environment).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <spawn.h>
+#include <string>
+#include <string_view>
+#include <sys/wait.h>
+#include <vector>
+
+extern char **environ;
+
+namespace test_util {
+
+// Runs f, expects exception type E whose message contains `part`.
+template <class E, class F> void expect_error(F &&f, const std::string &part) {
+  try {
+    f();
+    FAIL() << "no exception; expected one containing: " << part;
+  } catch (const E &e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << "message: " << e.what();
+  } catch (const std::exception &e) {
+    FAIL() << "wrong exception type; message: " << e.what();
+  }
+}
+
+// Runs this test binary again with --gtest_filter=filter and the environment with `set`
+// ("NAME=value" entries) replacing those variables (GTEST_ ones dropped). Returns the exit code
+// (128 + signal if killed), or -1 if it could not start.
+inline int run_self(const std::string &filter, const std::vector<std::string> &set) {
+  std::vector<std::string> env;
+  for (char **e = environ; *e; ++e) {
+    std::string_view v(*e);
+    bool replaced = v.starts_with("GTEST_");
+    for (const std::string &s : set)
+      replaced = replaced || v.starts_with(s.substr(0, s.find('=') + 1));
+    if (!replaced) env.emplace_back(v);
+  }
+  env.insert(env.end(), set.begin(), set.end());
+  std::vector<char *> envp;
+  for (std::string &s : env)
+    envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::string exe = "/proc/self/exe", flag = "--gtest_filter=" + filter;
+  char *argv[] = {exe.data(), flag.data(), nullptr};
+  pid_t pid;
+  if (posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv, envp.data()) != 0) return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+} // namespace test_util
