@@ -148,9 +148,8 @@ std::vector<Array> call(const Program &program, const std::vector<Array> &args) 
                     "compiled: expected {}, got {}",
                     signature(program.specs), signature(given)));
   }
-  const std::vector<Sharding> &in_shardings = program.options.in_shardings;
   for (size_t i = 0; i < args.size(); ++i) {
-    const Sharding *expected = sharding_for(in_shardings, i);
+    const std::optional<Sharding> &expected = program.in_shardings[i];
     if (expected && args[i].committed() &&
         !args[i].sharding().is_equivalent_to(*expected, int64_t(args[i].ndim())))
       throw ValueError(fmt::format(

@@ -3,6 +3,9 @@
 // compiled for its instruction set (GCC target pragmas) and used only on hosts that have it.
 #include "codegen/vector_math.h"
 
+#include <cmath>
+#include <math.h>
+
 namespace jx::codegen {
 namespace {
 
@@ -109,10 +112,13 @@ struct Tier {
   unsigned widest_double, widest_float;
   std::vector<unsigned> narrow_double, narrow_float;
 };
-Tier tier(bool avx512) {
-  if (avx512) return {'e', 8, 16, {2, 4}, {4, 8}};
+Tier tier_of(MathTier tier) {
+  if (tier == MathTier::avx512) return {'e', 8, 16, {2, 4}, {4, 8}};
   return {'d', 4, 8, {2}, {4}};
 }
+
+double pow_double(double x, double y) { return std::pow(x, y); }
+float pow_float(float x, float y) { return std::pow(x, y); }
 
 } // namespace
 
@@ -120,8 +126,9 @@ std::string math_function(const std::string &libm_name, bool is_float) {
   return "jx_" + libm_name + (is_float ? "f" : "");
 }
 
-std::vector<VectorVariant> math_vector_variants(bool avx512) {
-  const Tier t = tier(avx512);
+std::vector<VectorVariant> math_vector_variants(MathTier tier) {
+  if (tier == MathTier::scalar) return {};
+  const Tier t = tier_of(tier);
   std::vector<VectorVariant> out;
   for (const Function &f : functions)
     for (bool is_float : {false, true}) {
@@ -138,8 +145,15 @@ std::vector<VectorVariant> math_vector_variants(bool avx512) {
   return out;
 }
 
-std::vector<MathSymbol> math_symbols(bool avx512) {
+std::vector<MathSymbol> math_symbols(MathTier tier) {
   auto at = [](auto fn) { return reinterpret_cast<void *>(fn); };
+  // Without AVX2: libm's scalar functions (no vector variants are registered).
+#define JX_SYMBOLS_LIBM(F)                                                                         \
+  {"jx_" #F, at(static_cast<double (*)(double)>(&::F))}, {"jx_" #F "f", at(&::F##f)},
+  if (tier == MathTier::scalar)
+    return {JX_UNARY_FUNCTIONS(JX_SYMBOLS_LIBM){"jx_pow", at(&pow_double)},
+            {"jx_powf", at(&pow_float)}};
+#undef JX_SYMBOLS_LIBM
 // Each function's wrappers, comma-terminated for the X-macro lists.
 #define JX_SYMBOLS_512(F)                                                                          \
   {"jx_" #F, at(&avx512::F##_w1)}, {"jx_" #F "_w2", at(&avx512::F##_w2)},                          \
@@ -148,7 +162,7 @@ std::vector<MathSymbol> math_symbols(bool avx512) {
 #define JX_SYMBOLS_2(F)                                                                            \
   {"jx_" #F, at(&avx2::F##_w1)}, {"jx_" #F "_w2", at(&avx2::F##_w2)},                              \
       {"jx_" #F "f", at(&avx2::F##f_w1)}, {"jx_" #F "f_w4", at(&avx2::F##f_w4)},
-  if (avx512) return {JX_UNARY_FUNCTIONS(JX_SYMBOLS_512) JX_SYMBOLS_512(pow)};
+  if (tier == MathTier::avx512) return {JX_UNARY_FUNCTIONS(JX_SYMBOLS_512) JX_SYMBOLS_512(pow)};
   return {JX_UNARY_FUNCTIONS(JX_SYMBOLS_2) JX_SYMBOLS_2(pow)};
 #undef JX_SYMBOLS_512
 #undef JX_SYMBOLS_2

@@ -26,9 +26,13 @@ struct MathSymbol {
 // as "jx_<name>" for double and "jx_<name>f" for float.
 std::string math_function(const std::string &libm_name, bool is_float);
 
-// For a host with AVX-512 (else AVX2): the vector variants to register, and the addresses of the
-// jx_ wrappers (scalar and narrower widths, each computing in the widest variant).
-std::vector<VectorVariant> math_vector_variants(bool avx512);
-std::vector<MathSymbol> math_symbols(bool avx512);
+// What the host runs: libmvec's AVX-512 or AVX2 variants, or (without AVX2 and FMA) scalar libm
+// with no vector variants.
+enum class MathTier { avx512, avx2, scalar };
+
+// The vector variants to register for a tier, and the addresses of the jx_ functions (scalar and
+// narrower widths, each computing in the widest variant).
+std::vector<VectorVariant> math_vector_variants(MathTier tier);
+std::vector<MathSymbol> math_symbols(MathTier tier);
 
 } // namespace jx::codegen

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <functional>
+#include <optional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -174,20 +176,19 @@ std::vector<Transfer> transfers(const codegen::KernelPlan &plan, const Placement
       const auto regions = input_regions(plan, {b.lo, b.hi});
       auto read = regions.find(&input);
       if (read == regions.end()) continue;
-      int64_t local = 0;
+      std::optional<Region> own;
+      for (const DeviceBox &shard : placed->second)
+        if (shard.device == b.device) own = Region{shard.lo, shard.hi};
+      // Devices holding part of what this one reads beyond its own shard (replicas of its own
+      // part do not count).
       size_t sources = 0;
       for (const DeviceBox &shard : placed->second) {
-        const int64_t overlap = intersect(read->second, {shard.lo, shard.hi}).size();
-        if (shard.device == b.device)
-          local = std::max(local, overlap);
-        else
-          sources += overlap > 0;
+        if (shard.device == b.device) continue;
+        const Region part = intersect(read->second, {shard.lo, shard.hi});
+        sources += part.size() > (own ? intersect(part, *own).size() : 0);
       }
-      if (std::any_of(placed->second.begin(), placed->second.end(),
-                      [&](const DeviceBox &s) { return s.device == b.device; }))
-        bytes += double((read->second.size() - local) * itemsize(input.dtype));
-      else
-        bytes += double(read->second.size() * itemsize(input.dtype));
+      const int64_t local = own ? intersect(read->second, *own).size() : 0;
+      bytes += double((read->second.size() - local) * itemsize(input.dtype));
       widest = std::max(widest, sources);
     }
     if (bytes > 0)
@@ -318,7 +319,8 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
     last_reader[out] = -1;
   for (int s = 0; s < slot_count_; ++s)
     if (last_reader[s] >= 0) steps_[last_reader[s]].frees.push_back(s);
-  for (int position : donated)
+  // Each argument once, however often it is listed.
+  for (int position : std::set<int>(donated.begin(), donated.end()))
     donate(position, plan);
   assign_arena(last_reader);
 }
@@ -382,7 +384,9 @@ void Executable::donate(int position, const std::vector<passes::Step> &plan) {
     Step &s = steps_[i];
     if (s.kind != Step::Kind::Kernel || !s.kernel) continue;
     const bool reads = std::count(s.inputs.begin(), s.inputs.end(), pslot) > 0;
-    if (reads && !reads_in_place(plan[i].plan, &p)) continue;
+    // In place only in a kernel of one root: noalias lets LLVM move another root's load of the
+    // argument after this root's store.
+    if (reads && (s.roots.size() > 1 || !reads_in_place(plan[i].plan, &p))) continue;
     for (size_t r = 0; r < s.roots.size(); ++r) {
       if (s.roots[r]->size() * itemsize(s.roots[r]->dtype) != bytes) continue;
       s.donors.resize(s.roots.size(), -1);
@@ -428,7 +432,7 @@ std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::Buffe
         // A donated argument's memory is taken only when nothing but the caller's array, args
         // and (until freed) its slot refer to it.
         const long exclusive = 2 + (donor >= 0 && slots[s.donor_slots[r]] != nullptr);
-        if (donor >= 0 && args.at(donor).use_count() == exclusive)
+        if (donor >= 0 && args.at(donor).use_count() == exclusive && !args[donor]->deleted())
           address[s.outs[r]] = (slots[s.outs[r]] = runtime::Buffer::take(*args[donor]))->data();
         else
           place(s.outs[r], root.size() * itemsize(root.dtype));

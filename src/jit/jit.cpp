@@ -45,20 +45,24 @@ void check(llvm::Error error, const char *what) {
 }
 
 // The vector variants of the jx_ math functions kernels call (codegen/vector_math.h): the host's
-// widest libmvec variant, and wrappers through it for narrower widths.
-std::vector<llvm::VecDesc> math_library(bool avx512) {
-  // VecDesc holds StringRefs: the strings live as long as the process.
-  static auto *names =
-      new std::vector<codegen::VectorVariant>(codegen::math_vector_variants(avx512));
-  std::vector<llvm::VecDesc> out;
-  static auto *abis = new std::vector<std::string>;
-  abis->reserve(names->size());
-  for (const codegen::VectorVariant &v : *names) {
-    abis->push_back(fmt::format("_ZGV_LLVM_N{}{}", v.lanes, std::string(v.args, 'v')));
-    out.emplace_back(v.scalar, v.vector, llvm::ElementCount::getFixed(v.lanes), false,
-                     abis->back());
-  }
-  return out;
+// widest libmvec variant, and wrappers through it for narrower widths. Built once: VecDesc holds
+// StringRefs into the strings kept here.
+const std::vector<llvm::VecDesc> &math_library(codegen::MathTier tier) {
+  struct Library {
+    std::vector<codegen::VectorVariant> variants;
+    std::vector<std::string> abis;
+    std::vector<llvm::VecDesc> descs;
+  };
+  static const Library *library = [&] {
+    auto *l = new Library{codegen::math_vector_variants(tier), {}, {}};
+    for (const codegen::VectorVariant &v : l->variants)
+      l->abis.push_back(fmt::format("_ZGV_LLVM_N{}{}", v.lanes, std::string(v.args, 'v')));
+    for (size_t i = 0; i < l->variants.size(); ++i)
+      l->descs.emplace_back(l->variants[i].scalar, l->variants[i].vector,
+                            llvm::ElementCount::getFixed(l->variants[i].lanes), false, l->abis[i]);
+    return l;
+  }();
+  return library->descs;
 }
 
 // LLVM vectorizes a loop's remainder only after main loops of 16 or more lanes. Kernels with short
@@ -92,12 +96,17 @@ public:
     builder.setRelocationModel(llvm::Reloc::PIC_);
     builder.setCodeModel(llvm::CodeModel::Small);
     machine_ = check(builder.createTargetMachine(), "target machine");
-    avx512_ = machine_->getTargetFeatureString().contains("+avx512f");
+    const llvm::StringRef features = machine_->getTargetFeatureString();
+    avx512_ = features.contains("+avx512f");
+    math_tier_ = avx512_ ? codegen::MathTier::avx512
+                 : features.contains("+avx2") && features.contains("+fma")
+                     ? codegen::MathTier::avx2
+                     : codegen::MathTier::scalar;
     if (const char *dir = std::getenv("JX_CACHE_DIR")) cache_dir_ = dir;
     // Everything besides the kernels' IR that decides the machine code; the vector-library
     // table and optimize()'s tuning are code, so kCacheFormat names their revision.
     std::string vector_library;
-    for (const llvm::VecDesc &d : math_library(avx512_))
+    for (const llvm::VecDesc &d : math_library(math_tier_))
       vector_library +=
           fmt::format("{}>{}/{};", d.getScalarFnName().str(), d.getVectorFnName().str(),
                       d.getVectorizationFactor().getKnownMinValue());
@@ -119,7 +128,7 @@ public:
     for (const codegen::RuntimeSymbol &s : codegen::runtime_symbols())
       runtime[jit_->mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
                                                 llvm::JITSymbolFlags::Exported};
-    for (const codegen::MathSymbol &s : codegen::math_symbols(avx512_))
+    for (const codegen::MathSymbol &s : codegen::math_symbols(math_tier_))
       runtime[jit_->mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
                                                 llvm::JITSymbolFlags::Exported};
     check(lib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "runtime symbols");
@@ -309,7 +318,7 @@ private:
     // the vector library and math calls stay scalar.
     llvm::Triple triple(module.getTargetTriple());
     llvm::TargetLibraryInfoImpl tli(triple);
-    tli.addVectorizableFunctions(math_library(avx512_));
+    tli.addVectorizableFunctions(math_library(math_tier_));
     fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tli); });
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
@@ -322,6 +331,7 @@ private:
   std::mutex mutex_;
   std::unique_ptr<llvm::TargetMachine> machine_;
   bool avx512_ = false;
+  codegen::MathTier math_tier_ = codegen::MathTier::scalar;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::unordered_map<std::string, std::shared_ptr<const CompiledKernel>> cache_;
   std::unordered_set<std::string> names_; // kernel symbols given out (defined in the JIT)

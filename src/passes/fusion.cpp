@@ -1,6 +1,8 @@
 // Fusion into kernels: materialization decisions, then one KernelPlan per materialized node.
 #include "passes/fusion.h"
 
+#include <jx/error.h>
+
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -93,36 +95,43 @@ std::vector<Step> merge_siblings(std::vector<Step> steps) {
   std::unordered_map<const Node *, size_t> producer;
   for (size_t i = 0; i < steps.size(); ++i)
     producer[steps[i].node.get()] = i;
-  // Steps each step depends on, directly or transitively (steps are in topological order).
-  std::vector<std::unordered_set<size_t>> depends(steps.size());
-  for (size_t i = 0; i < steps.size(); ++i)
-    for (const Node *in : steps[i].plan.inputs) {
-      const size_t p = producer.at(in);
-      depends[i].insert(p);
-      depends[i].insert(depends[p].begin(), depends[p].end());
-    }
   auto elementwise = [](const Step &s) {
     const OpKind kind = op_kind(s.node->op);
     return s.kind == Step::Kind::Kernel && kind != OpKind::Reduce && kind != OpKind::Contraction &&
            s.node->size() > 0;
   };
+  // Groups, and the groups each one depends on transitively (through steps outside it too): a
+  // step joins a group only if the group is not among what the step needs, so the groups stay a
+  // DAG.
   std::vector<std::vector<size_t>> groups;
+  std::vector<std::unordered_set<size_t>> needs;
   std::vector<size_t> group_of(steps.size());
   for (size_t i = 0; i < steps.size(); ++i) {
+    std::unordered_set<size_t> step_needs;
+    for (const Node *in : steps[i].plan.inputs) {
+      const size_t g = group_of[producer.at(in)];
+      step_needs.insert(g);
+      step_needs.insert(needs[g].begin(), needs[g].end());
+    }
     size_t g = groups.size();
     if (elementwise(steps[i]))
       for (size_t candidate = 0; candidate < groups.size(); ++candidate) {
         const Step &first = steps[groups[candidate][0]];
-        if (!elementwise(first) || first.node->shape != steps[i].node->shape) continue;
-        if (std::none_of(groups[candidate].begin(), groups[candidate].end(),
-                         [&](size_t m) { return depends[i].count(m) > 0; })) {
+        if (elementwise(first) && first.node->shape == steps[i].node->shape &&
+            !step_needs.count(candidate)) {
           g = candidate;
           break;
         }
       }
-    if (g == groups.size()) groups.emplace_back();
+    if (g == groups.size()) {
+      groups.emplace_back();
+      needs.emplace_back();
+    }
     groups[g].push_back(i);
     group_of[i] = g;
+    // g now needs what the step needs, and so does every group that needs g.
+    for (size_t h = 0; h < groups.size(); ++h)
+      if (h == g || needs[h].count(g)) needs[h].insert(step_needs.begin(), step_needs.end());
   }
   // Merged plans: the members' roots, and their inputs without repeats.
   std::vector<Step> merged;
@@ -138,21 +147,19 @@ std::vector<Step> merge_siblings(std::vector<Step> steps) {
     }
     merged.push_back(std::move(step));
   }
-  // Dependency order of the groups: each group after the groups of its members' inputs.
-  std::vector<std::unordered_set<size_t>> needs(groups.size());
-  for (size_t i = 0; i < steps.size(); ++i)
-    for (size_t d : depends[i])
-      if (group_of[d] != group_of[i]) needs[group_of[i]].insert(group_of[d]);
+  // Dependency order of the groups: each group after every group it needs.
   std::vector<Step> ordered;
   std::vector<bool> done(groups.size(), false);
-  while (ordered.size() < groups.size())
+  while (ordered.size() < groups.size()) {
+    const size_t before = ordered.size();
     for (size_t g = 0; g < groups.size(); ++g)
       if (!done[g] &&
           std::all_of(needs[g].begin(), needs[g].end(), [&](size_t d) { return done[d]; })) {
         done[g] = true;
         ordered.push_back(std::move(merged[g]));
-        break;
       }
+    if (ordered.size() == before) throw Error("internal: multi-output fusion made a cycle");
+  }
   return ordered;
 }
 

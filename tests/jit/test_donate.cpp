@@ -77,3 +77,16 @@ TEST(Donate, OutOfRangeIsAValueError) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Donate, RepeatedPositionsDonateOnce) {
+  auto f = jx::jit([](const Array &x) { return std::make_tuple(x + 1, jnp::sin(x)); },
+                   {.donate_argnums = {0, 0}});
+  Array x = jnp::arange(4096.0);
+  auto [a, b] = f(x);
+  EXPECT_EQ(values(a)[10], 11);
+  EXPECT_EQ(values(b)[0], 0);
+}
+
+} // namespace

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "ir/builder.h"
 #include "passes/fusion.h"
@@ -103,6 +104,30 @@ TEST(Fusion, ReductionsKeepKernelsOfTheirOwn) {
   auto steps = jx::passes::plan_steps({s, e});
   for (const Step *k : kernels(steps))
     EXPECT_EQ(k->plan.roots.size(), 1u);
+}
+
+} // namespace
+
+namespace {
+
+TEST(Fusion, SiblingGroupsNeverDependOnEachOtherBothWays) {
+  // a3 could join a1's group and b4 b2's, each on its own, but together the groups would need
+  // each other through the two sums.
+  NodePtr x = param(0, {3}), y = ir::parameter(1, jx::float64, {4});
+  NodePtr a1 = ir::unary(Op::Exp, x), b2 = ir::unary(Op::Exp, y);
+  NodePtr a3 = ir::binary(Op::Mul, x, ir::broadcast(ir::reduce(Op::ReduceSum, b2, {0}), {3}, {}));
+  NodePtr b4 = ir::binary(Op::Mul, y, ir::broadcast(ir::reduce(Op::ReduceSum, a1, {0}), {4}, {}));
+  auto steps = jx::passes::plan_steps({a1, b2, a3, b4});
+  // Every kernel runs after the kernels producing its inputs.
+  std::unordered_map<const jx::ir::Node *, size_t> at;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].kind != Step::Kind::Kernel) at[steps[i].node.get()] = i;
+    for (const NodePtr &r : steps[i].plan.roots)
+      at[r.get()] = i;
+  }
+  for (size_t i = 0; i < steps.size(); ++i)
+    for (const jx::ir::Node *in : steps[i].plan.inputs)
+      EXPECT_LT(at.at(in), i);
 }
 
 } // namespace

@@ -184,6 +184,7 @@ TEST(JitSharding, ShapeDtypeStructCarriesTheSharding) {
   Array out = compiled(jx::device_put(x, rows));
   EXPECT_TRUE(out.sharding() == rows);
   EXPECT_EQ(values(out), values(jx::jit(seeds::calc_fd_kernel)(x)));
+  EXPECT_THROW(compiled(jx::device_put(x, positional(1, 8))), jx::ValueError);
 }
 
 } // namespace
