@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/node.h"
+#include "runtime/program.h"
 
 namespace jx::codegen {
 
@@ -15,7 +16,7 @@ namespace jx::codegen {
 // int64 otherwise), so a changed constant reuses the compiled code. The kernel computes the box of
 // its output given by box = {lo_0, hi_0, lo_1, hi_1, ...} (nothing for a 0-d output); it reads
 // the bounds of its boxed axes only and covers the others whole.
-using KernelFn = void (*)(const int64_t *box, void *const *buffers);
+using KernelFn = runtime::KernelFn;
 
 struct KernelPlan {
   // What the kernel writes, one output buffer each: a reduction or contraction alone, or

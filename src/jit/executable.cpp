@@ -323,6 +323,7 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
   for (int position : std::set<int>(donated.begin(), donated.end()))
     donate(position, plan);
   assign_arena(last_reader);
+  program_ = runtime_program();
 }
 
 // Buffer assignment, as XLA's heap simulator: intermediates, largest first, each at the lowest
@@ -400,81 +401,53 @@ void Executable::donate(int position, const std::vector<passes::Step> &plan) {
 }
 
 std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::BufferPtr> &args) const {
-  // Slots with buffers of their own, and every slot's address.
-  std::vector<runtime::BufferPtr> slots(slot_count_);
-  std::vector<void *> address(slot_count_);
-  runtime::BufferPtr arena = arena_bytes_ ? runtime::make_buffer(arena_bytes_) : nullptr;
-  auto place = [&](int slot, size_t bytes) {
-    if (arena_offset_[slot] >= 0)
-      address[slot] = static_cast<char *>(arena->data()) + arena_offset_[slot];
-    else
-      address[slot] = (slots[slot] = runtime::make_buffer(bytes))->data();
-  };
+  return runtime::run(program_, args);
+}
+
+// The steps as the runtime runs them: sizes, slots, kernel entry points and tasks, with the
+// graph only behind the value and fill callbacks.
+runtime::Program Executable::runtime_program() const {
+  runtime::Program program{.steps = {},
+                           .outputs = output_slots_,
+                           .arena_offset = arena_offset_,
+                           .arena_bytes = arena_bytes_,
+                           .slot_count = slot_count_};
   for (const Step &s : steps_) {
-    const ir::Node &n = *s.node;
+    runtime::Step r{
+        .kind = runtime::Step::Kind::Value, .outs = s.outs, .out_bytes = {}, .frees = s.frees};
+    const ir::NodePtr node = s.node;
     switch (s.kind) {
-    case Step::Kind::Buffer: address[s.outs[0]] = (slots[s.outs[0]] = n.value())->data(); break;
+    case Step::Kind::Buffer: r.value = [node] { return node->value(); }; break;
     case Step::Kind::Parameter:
-      address[s.outs[0]] = (slots[s.outs[0]] = args.at(n.attrs[0]))->data();
+      r.kind = runtime::Step::Kind::Argument;
+      r.argument = int(node->attrs[0]);
       break;
     case Step::Kind::Random:
-      place(s.outs[0], n.size() * itemsize(n.dtype));
-      random_impl::uniform01({uint32_t(n.attrs[0]), uint32_t(n.attrs[1])}, n.shape, n.dtype,
-                             address[s.outs[0]]);
+      r.kind = runtime::Step::Kind::Fill;
+      r.out_bytes = {size_t(node->size()) * itemsize(node->dtype)};
+      r.fill = [node](void *out) {
+        random_impl::uniform01({uint32_t(node->attrs[0]), uint32_t(node->attrs[1])}, node->shape,
+                               node->dtype, out);
+      };
       break;
-    case Step::Kind::Kernel: {
-      std::vector<void *> buffers, inputs;
-      for (int in : s.inputs)
-        inputs.push_back(address[in]);
-      for (size_t r = 0; r < s.outs.size(); ++r) {
-        const ir::Node &root = *s.roots[r];
-        const int donor = s.donors.empty() ? -1 : s.donors[r];
-        // A donated argument's memory is taken only when nothing but the caller's array, args
-        // and (until freed) its slot refer to it.
-        const long exclusive = 2 + (donor >= 0 && slots[s.donor_slots[r]] != nullptr);
-        if (donor >= 0 && args.at(donor).use_count() == exclusive && !args[donor]->deleted())
-          address[s.outs[r]] = (slots[s.outs[r]] = runtime::Buffer::take(*args[donor]))->data();
-        else
-          place(s.outs[r], root.size() * itemsize(root.dtype));
-        buffers.push_back(address[s.outs[r]]);
-      }
-      if (!s.kernel) break;
-      buffers.insert(buffers.end(), inputs.begin(), inputs.end());
-      buffers.push_back(const_cast<uint64_t *>(s.literals.data()));
-      codegen::KernelFn fn = s.kernel->fn;
-      const Shape &extent = s.roots[0]->shape;
-      if (!s.boxes.empty()) {
-        // Each device's box, in the tasks planned for it.
-        const size_t box_size = 2 * extent.size();
-        const int64_t *tasks = s.tasks.data();
-        runtime::default_pool().run_batch(int64_t(s.tasks.size() / box_size), [&](int64_t t) {
-          fn(tasks + t * box_size, buffers.data());
-        });
-        break;
-      }
-      runtime::default_pool().parallel_for(0, s.outer, s.grain, [&](int64_t begin, int64_t end) {
-        // Rows [begin, end), every other axis whole; on the stack for the usual ranks.
-        int64_t local[16];
-        std::vector<int64_t> heap(extent.size() > 8 ? 2 * extent.size() : 0);
-        int64_t *box = heap.empty() ? local : heap.data();
-        box[0] = begin;
-        box[1] = end;
-        for (size_t axis = 1; axis < extent.size(); ++axis) {
-          box[2 * axis] = 0;
-          box[2 * axis + 1] = extent[axis];
-        }
-        fn(box, buffers.data());
-      });
+    case Step::Kind::Kernel:
+      r.kind = runtime::Step::Kind::Kernel;
+      for (const ir::NodePtr &root : s.roots)
+        r.out_bytes.push_back(size_t(root->size()) * itemsize(root->dtype));
+      r.kernel = s.kernel ? s.kernel->fn : nullptr;
+      r.inputs = s.inputs;
+      r.literals = s.literals;
+      r.extent = s.roots[0]->shape;
+      r.outer = s.outer;
+      r.grain = s.grain;
+      r.tasks = s.tasks;
+      r.donors = s.donors;
+      r.donor_slots = s.donor_slots;
       break;
     }
-    }
-    for (int f : s.frees)
-      slots[f].reset();
+    program.steps.push_back(std::move(r));
   }
-  std::vector<runtime::BufferPtr> out;
-  for (int o : output_slots_)
-    out.push_back(slots[o]);
-  return out;
+  return program;
 }
 
 std::string Executable::as_text() const {

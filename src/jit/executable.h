@@ -9,6 +9,7 @@
 #include "ir/node.h"
 #include "jit/jit.h"
 #include "passes/fusion.h"
+#include "runtime/program.h"
 
 namespace jx::backend {
 
@@ -81,12 +82,14 @@ private:
   };
   void donate(int position, const std::vector<passes::Step> &plan);
   void assign_arena(const std::vector<int> &last_reader);
+  runtime::Program runtime_program() const;
   std::vector<ir::NodePtr> params_, outputs_;
   std::vector<Step> steps_;
   std::vector<int> output_slots_;
   int slot_count_ = 0;
   std::vector<int64_t> arena_offset_; // per slot: offset in the arena, or -1 (own buffer)
   size_t arena_bytes_ = 0, intermediate_bytes_ = 0;
+  runtime::Program program_; // what run() hands the runtime
   Cost cost_;
 };
 

@@ -1,0 +1,86 @@
+// The runtime's program loop: slots, the arena, donations, and kernel launches on the pool.
+#include "runtime/program.h"
+
+#include "runtime/thread_pool.h"
+
+namespace jx::runtime {
+
+std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> &args) {
+  // Slots with buffers of their own, and every slot's address.
+  std::vector<BufferPtr> slots(size_t(program.slot_count));
+  std::vector<void *> address(size_t(program.slot_count));
+  BufferPtr arena = program.arena_bytes ? make_buffer(program.arena_bytes) : nullptr;
+  auto place = [&](int slot, size_t bytes) {
+    if (program.arena_offset[size_t(slot)] >= 0)
+      address[size_t(slot)] =
+          static_cast<char *>(arena->data()) + program.arena_offset[size_t(slot)];
+    else
+      address[size_t(slot)] = (slots[size_t(slot)] = make_buffer(bytes))->data();
+  };
+  for (const Step &s : program.steps) {
+    switch (s.kind) {
+    case Step::Kind::Value:
+      address[size_t(s.outs[0])] = (slots[size_t(s.outs[0])] = s.value())->data();
+      break;
+    case Step::Kind::Argument:
+      address[size_t(s.outs[0])] = (slots[size_t(s.outs[0])] = args.at(size_t(s.argument)))->data();
+      break;
+    case Step::Kind::Fill:
+      place(s.outs[0], s.out_bytes[0]);
+      s.fill(address[size_t(s.outs[0])]);
+      break;
+    case Step::Kind::Kernel: {
+      std::vector<void *> buffers, inputs;
+      for (int in : s.inputs)
+        inputs.push_back(address[size_t(in)]);
+      for (size_t r = 0; r < s.outs.size(); ++r) {
+        const int out = s.outs[r], donor = s.donors.empty() ? -1 : s.donors[r];
+        // A donated argument's memory is taken only when nothing but the caller's array, args
+        // and (until freed) its slot refer to it.
+        const long exclusive = 2 + (donor >= 0 && slots[size_t(s.donor_slots[r])] != nullptr);
+        if (donor >= 0 && args.at(size_t(donor)).use_count() == exclusive &&
+            !args[size_t(donor)]->deleted())
+          address[size_t(out)] = (slots[size_t(out)] = Buffer::take(*args[size_t(donor)]))->data();
+        else
+          place(out, s.out_bytes[r]);
+        buffers.push_back(address[size_t(out)]);
+      }
+      if (!s.kernel) break;
+      buffers.insert(buffers.end(), inputs.begin(), inputs.end());
+      buffers.push_back(const_cast<uint64_t *>(s.literals.data()));
+      const KernelFn fn = s.kernel;
+      const size_t rank = s.extent.size();
+      if (!s.tasks.empty()) {
+        // Each device's box, in the tasks planned for it.
+        const int64_t *tasks = s.tasks.data();
+        default_pool().run_batch(int64_t(s.tasks.size() / (2 * rank)), [&](int64_t t) {
+          fn(tasks + t * int64_t(2 * rank), buffers.data());
+        });
+        break;
+      }
+      default_pool().parallel_for(0, s.outer, s.grain, [&](int64_t begin, int64_t end) {
+        // Rows [begin, end), every other axis whole; on the stack for the usual ranks.
+        int64_t local[16];
+        std::vector<int64_t> heap(rank > 8 ? 2 * rank : 0);
+        int64_t *box = heap.empty() ? local : heap.data();
+        box[0] = begin;
+        box[1] = end;
+        for (size_t axis = 1; axis < rank; ++axis) {
+          box[2 * axis] = 0;
+          box[2 * axis + 1] = s.extent[axis];
+        }
+        fn(box, buffers.data());
+      });
+      break;
+    }
+    }
+    for (int f : s.frees)
+      slots[size_t(f)].reset();
+  }
+  std::vector<BufferPtr> out;
+  for (int o : program.outputs)
+    out.push_back(slots[size_t(o)]);
+  return out;
+}
+
+} // namespace jx::runtime

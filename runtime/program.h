@@ -1,0 +1,51 @@
+// A compiled program as the runtime runs it: numbered buffer slots, and steps that fill them
+// (values that exist already, arguments, runtime fills such as random numbers, and generated
+// kernels over boxes of their outputs). The JIT builds one per executable; ahead-of-time objects
+// will carry one. No LLVM and no graph here.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "runtime/buffer.h"
+
+namespace jx::runtime {
+
+// A generated kernel: computes the box {lo_0, hi_0, lo_1, hi_1, ...} of its outputs from
+// buffers = {outputs..., inputs..., literal values}.
+using KernelFn = void (*)(const int64_t *box, void *const *buffers);
+
+struct Step {
+  enum class Kind { Value, Argument, Fill, Kernel } kind;
+  std::vector<int> outs{};         // slots written
+  std::vector<size_t> out_bytes{}; // Fill, Kernel: the size of each output
+  std::vector<int> frees{};        // slots whose last reader is this step
+  // Value: the buffer (a constant, a realized value; the callback may refuse a deleted one).
+  std::function<BufferPtr()> value{};
+  int argument = 0;                      // Argument: its position
+  std::function<void(void *out)> fill{}; // Fill
+  // Kernel (null for an empty output).
+  KernelFn kernel = nullptr;
+  std::vector<int> inputs{};        // slots read
+  std::vector<uint64_t> literals{}; // the literal buffer
+  std::vector<int64_t> extent{};    // the output's shape
+  int64_t outer = 0, grain = 1;     // rows of axis 0, rows per chunk (no tasks)
+  std::vector<int64_t> tasks{};     // boxes of 2 * rank bounds, one task each; empty: rows
+  std::vector<int> donors{};        // per output: the donated argument it takes, or -1
+  std::vector<int> donor_slots{};   // per output: that argument's slot
+};
+
+struct Program {
+  std::vector<Step> steps;
+  std::vector<int> outputs;          // slots returned
+  std::vector<int64_t> arena_offset; // per slot: offset in the per-call arena, or -1
+  size_t arena_bytes = 0;
+  int slot_count = 0;
+};
+
+// Runs program on the default thread pool: one arena per call (so calls may overlap), kernels
+// split into their tasks or into row chunks. Thread-safe.
+std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> &args);
+
+} // namespace jx::runtime

@@ -1,0 +1,95 @@
+// runtime::run on programs written by hand: what the JIT (and later AOT objects) hand the runtime,
+// with no LLVM involved.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <vector>
+
+#include "runtime/program.h"
+
+namespace {
+
+using jx::runtime::BufferPtr;
+using jx::runtime::Program;
+using jx::runtime::Step;
+
+// out[i] = in[i] * literal over rows [box[0], box[1]) of a 1-D array.
+void scale(const int64_t *box, void *const *buffers) {
+  auto *out = static_cast<double *>(buffers[0]);
+  const auto *in = static_cast<const double *>(buffers[1]);
+  const double factor = std::bit_cast<double>(static_cast<const uint64_t *>(buffers[2])[0]);
+  for (int64_t i = box[0]; i < box[1]; ++i)
+    out[i] = in[i] * factor;
+}
+
+Step kernel_step(int in, int out, double factor, int64_t n) {
+  Step s{.kind = Step::Kind::Kernel, .outs = {out}, .out_bytes = {size_t(n) * sizeof(double)}};
+  s.kernel = &scale;
+  s.inputs = {in};
+  s.literals = {std::bit_cast<uint64_t>(factor)};
+  s.extent = {n};
+  s.outer = n;
+  s.grain = 16;
+  return s;
+}
+
+BufferPtr iota(int64_t n) {
+  BufferPtr b = jx::runtime::make_buffer(size_t(n) * sizeof(double));
+  for (int64_t i = 0; i < n; ++i)
+    b->as<double>()[i] = double(i);
+  return b;
+}
+
+TEST(RuntimeProgram, ChainThroughTheArena) {
+  // x -> (x * 2, in the arena) -> * 3 (the output).
+  const int64_t n = 1000;
+  Program p;
+  p.slot_count = 3;
+  p.steps.push_back({.kind = Step::Kind::Argument, .outs = {0}});
+  p.steps.push_back(kernel_step(0, 1, 2.0, n));
+  p.steps.push_back(kernel_step(1, 2, 3.0, n));
+  p.steps[2].frees = {1};
+  p.outputs = {2};
+  p.arena_offset = {-1, 0, -1};
+  p.arena_bytes = size_t(n) * sizeof(double);
+  std::vector<BufferPtr> out = jx::runtime::run(p, {iota(n)});
+  ASSERT_EQ(out.size(), 1u);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[0]->as<double>()[i], 6.0 * double(i));
+}
+
+TEST(RuntimeProgram, TasksCoverTheirBoxesOnly) {
+  // Two devices' boxes, [0, 300) and [300, 700); rows from 700 on are nobody's and stay 0.
+  const int64_t n = 1000;
+  Program p;
+  p.slot_count = 2;
+  p.steps.push_back({.kind = Step::Kind::Argument, .outs = {0}});
+  p.steps.push_back(kernel_step(0, 1, -1.0, n));
+  p.steps[1].tasks = {0, 300, 300, 700};
+  p.outputs = {1};
+  p.arena_offset = {-1, -1};
+  BufferPtr x = iota(n);
+  BufferPtr out = jx::runtime::run(p, {x})[0];
+  for (int64_t i = 0; i < 700; ++i)
+    ASSERT_EQ(out->as<double>()[i], -double(i));
+}
+
+TEST(RuntimeProgram, ValuesAndFills) {
+  Program p;
+  p.slot_count = 2;
+  BufferPtr constant = iota(4);
+  p.steps.push_back(
+      {.kind = Step::Kind::Value, .outs = {0}, .value = [constant] { return constant; }});
+  p.steps.push_back({.kind = Step::Kind::Fill, .outs = {1}, .out_bytes = {4 * sizeof(double)}});
+  p.steps[1].fill = [](void *out) {
+    for (int i = 0; i < 4; ++i)
+      static_cast<double *>(out)[i] = 7;
+  };
+  p.outputs = {0, 1};
+  p.arena_offset = {-1, -1};
+  std::vector<BufferPtr> out = jx::runtime::run(p, {});
+  EXPECT_EQ(out[0], constant);
+  EXPECT_EQ(out[1]->as<double>()[3], 7);
+}
+
+} // namespace
