@@ -4,7 +4,6 @@
 #include <algorithm>
 
 #include "ir/builder.h"
-#include "ir/printer.h"
 
 namespace jx::backend {
 namespace {
@@ -148,13 +147,35 @@ Region intersect(const Region &a, const Region &b) {
 
 std::unordered_map<const ir::Node *, Region> input_regions(const codegen::KernelPlan &plan,
                                                            const Region &box) {
-  const std::vector<const Node *> order = ir::topological_order(plan.roots);
-  std::unordered_map<const Node *, Region> need;
-  for (const ir::NodePtr &root : plan.roots)
-    need[root.get()] = box;
   std::unordered_map<const Node *, bool> inputs;
   for (const Node *in : plan.inputs)
     inputs[in] = true;
+  // The kernel's own nodes in post order (operands first): a walk from the roots that stops at
+  // the inputs, not the whole graph upstream of them.
+  std::vector<const Node *> order;
+  std::unordered_map<const Node *, bool> visited;
+  std::vector<std::pair<const Node *, size_t>> stack;
+  for (const ir::NodePtr &root : plan.roots)
+    if (!visited[root.get()]) {
+      visited[root.get()] = true;
+      stack.push_back({root.get(), 0});
+    }
+  while (!stack.empty()) {
+    auto &[n, next] = stack.back();
+    if (!inputs.count(n) && next < n->inputs.size()) {
+      const Node *in = n->inputs[next++].get();
+      if (!visited[in]) {
+        visited[in] = true;
+        stack.push_back({in, 0});
+      }
+      continue;
+    }
+    order.push_back(n);
+    stack.pop_back();
+  }
+  std::unordered_map<const Node *, Region> need;
+  for (const ir::NodePtr &root : plan.roots)
+    need[root.get()] = box;
   // Consumers before their operands: reverse topological order; stop at the kernel's inputs.
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const Node *n = *it;
