@@ -22,7 +22,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include "codegen/vector_math.h"
+#include "runtime/vector_math.h"
 #include "interp/scalar_ops.h"
 #include "ir/builder.h"
 #include "random/threefry.h"
@@ -655,7 +655,7 @@ private:
   // exp, log, pow, ...: jx's math functions, one implementation at every vector width.
   Value *math(const char *name, DType t, std::vector<Value *> args) {
     llvm::Type *type = args[0]->getType();
-    return call(math_function(name, t == DType::float32), type, std::move(args));
+    return call(runtime::math_function(name, t == DType::float32), type, std::move(args));
   }
 
   Value *unary(Op op, DType t, Value *x) {

@@ -29,7 +29,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "codegen/emit.h"
-#include "codegen/vector_math.h"
+#include "runtime/vector_math.h"
 #include "jit/disk_cache.h"
 
 namespace jx::backend {
@@ -44,18 +44,18 @@ void check(llvm::Error error, const char *what) {
   if (error) throw Error(fmt::format("internal: {}: {}", what, llvm::toString(std::move(error))));
 }
 
-// The vector variants of the jx_ math functions kernels call (codegen/vector_math.h): the host's
+// The vector variants of the jx_ math functions kernels call (runtime/vector_math.h): the host's
 // widest libmvec variant, and wrappers through it for narrower widths. Built once: VecDesc holds
 // StringRefs into the strings kept here.
-const std::vector<llvm::VecDesc> &math_library(codegen::MathTier tier) {
+const std::vector<llvm::VecDesc> &math_library(runtime::MathTier tier) {
   struct Library {
-    std::vector<codegen::VectorVariant> variants;
+    std::vector<runtime::VectorVariant> variants;
     std::vector<std::string> abis;
     std::vector<llvm::VecDesc> descs;
   };
   static const Library *library = [&] {
-    auto *l = new Library{codegen::math_vector_variants(tier), {}, {}};
-    for (const codegen::VectorVariant &v : l->variants)
+    auto *l = new Library{runtime::math_vector_variants(tier), {}, {}};
+    for (const runtime::VectorVariant &v : l->variants)
       l->abis.push_back(fmt::format("_ZGV_LLVM_N{}{}", v.lanes, std::string(v.args, 'v')));
     for (size_t i = 0; i < l->variants.size(); ++i)
       l->descs.emplace_back(l->variants[i].scalar, l->variants[i].vector,
@@ -98,10 +98,10 @@ public:
     machine_ = check(builder.createTargetMachine(), "target machine");
     const llvm::StringRef features = machine_->getTargetFeatureString();
     avx512_ = features.contains("+avx512f");
-    math_tier_ = avx512_ ? codegen::MathTier::avx512
+    math_tier_ = avx512_ ? runtime::MathTier::avx512
                  : features.contains("+avx2") && features.contains("+fma")
-                     ? codegen::MathTier::avx2
-                     : codegen::MathTier::scalar;
+                     ? runtime::MathTier::avx2
+                     : runtime::MathTier::scalar;
     if (const char *dir = std::getenv("JX_CACHE_DIR")) cache_dir_ = dir;
     // Everything besides the kernels' IR that decides the machine code; the vector-library
     // table and optimize()'s tuning are code, so kCacheFormat names their revision.
@@ -128,7 +128,7 @@ public:
     for (const codegen::RuntimeSymbol &s : codegen::runtime_symbols())
       runtime[jit_->mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
                                                 llvm::JITSymbolFlags::Exported};
-    for (const codegen::MathSymbol &s : codegen::math_symbols(math_tier_))
+    for (const runtime::MathSymbol &s : runtime::math_symbols(math_tier_))
       runtime[jit_->mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
                                                 llvm::JITSymbolFlags::Exported};
     check(lib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "runtime symbols");
@@ -331,7 +331,7 @@ private:
   std::mutex mutex_;
   std::unique_ptr<llvm::TargetMachine> machine_;
   bool avx512_ = false;
-  codegen::MathTier math_tier_ = codegen::MathTier::scalar;
+  runtime::MathTier math_tier_ = runtime::MathTier::scalar;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::unordered_map<std::string, std::shared_ptr<const CompiledKernel>> cache_;
   std::unordered_set<std::string> names_; // kernel symbols given out (defined in the JIT)

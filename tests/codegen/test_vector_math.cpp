@@ -10,7 +10,7 @@
 #include <limits>
 
 #include "codegen/kernel.h"
-#include "codegen/vector_math.h"
+#include "runtime/vector_math.h"
 #include "ir/builder.h"
 #include "jit/jit.h"
 
@@ -196,13 +196,13 @@ namespace {
 
 // Every tier's scalar jx_ functions, on the tiers this host can run.
 TEST(VectorMathTiers, ScalarFunctionsOfEachTier) {
-  using jx::codegen::MathTier;
+  using jx::runtime::MathTier;
   std::vector<MathTier> tiers{MathTier::scalar};
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     tiers.push_back(MathTier::avx2);
   if (__builtin_cpu_supports("avx512f")) tiers.push_back(MathTier::avx512);
   for (MathTier tier : tiers) {
-    const auto symbols = jx::codegen::math_symbols(tier);
+    const auto symbols = jx::runtime::math_symbols(tier);
     auto find = [&](const std::string &name) -> void * {
       for (const auto &s : symbols)
         if (s.name == name) return s.address;
@@ -214,7 +214,7 @@ TEST(VectorMathTiers, ScalarFunctionsOfEachTier) {
     for (double x : {-3.5, 0.0, 1.0, 42.25})
       EXPECT_LE(ulp_distance(exp(x), std::exp(x)), 4) << int(tier) << " exp(" << x << ")";
     EXPECT_LE(ulp_distance_f(powf(2.5f, 3.5f), std::pow(2.5f, 3.5f)), 4) << int(tier);
-    EXPECT_EQ(jx::codegen::math_vector_variants(tier).empty(), tier == MathTier::scalar);
+    EXPECT_EQ(jx::runtime::math_vector_variants(tier).empty(), tier == MathTier::scalar);
   }
 }
 

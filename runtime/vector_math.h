@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace jx::codegen {
+namespace jx::runtime {
 
 // A vector variant of a scalar math function, for LLVM's vectorizer (a VecDesc).
 struct VectorVariant {
@@ -35,4 +35,4 @@ enum class MathTier { avx512, avx2, scalar };
 std::vector<VectorVariant> math_vector_variants(MathTier tier);
 std::vector<MathSymbol> math_symbols(MathTier tier);
 
-} // namespace jx::codegen
+} // namespace jx::runtime

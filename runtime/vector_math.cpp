@@ -1,12 +1,12 @@
 // The jx_ math wrappers: a scalar or a narrow vector is padded into one call of the host's widest
 // libmvec variant, so every width computes the same value for the same input. Each tier is
 // compiled for its instruction set (GCC target pragmas) and used only on hosts that have it.
-#include "codegen/vector_math.h"
+#include "runtime/vector_math.h"
 
 #include <cmath>
 #include <math.h>
 
-namespace jx::codegen {
+namespace jx::runtime {
 namespace {
 
 // NAME_wN: the function at N lanes through WIDE, the widest libmvec variant: widen() pads with
@@ -168,4 +168,4 @@ std::vector<MathSymbol> math_symbols(MathTier tier) {
 #undef JX_SYMBOLS_2
 }
 
-} // namespace jx::codegen
+} // namespace jx::runtime
