@@ -42,5 +42,11 @@ constexpr bool is_elementwise(Op op) {
   OpKind k = op_kind(op);
   return k == OpKind::Unary || k == OpKind::Binary || k == OpKind::Ternary;
 }
+// Computed by a math library (libm in the evaluator, libmvec in kernels), so correct to a few
+// ulp rather than exactly: exp, expm1, log, log1p, sin, cos, tan, tanh, pow.
+constexpr bool is_libm_function(Op op) {
+  return op == Op::Exp || op == Op::Expm1 || op == Op::Log || op == Op::Log1p || op == Op::Sin ||
+         op == Op::Cos || op == Op::Tan || op == Op::Tanh || op == Op::Pow;
+}
 
 } // namespace jx::ir

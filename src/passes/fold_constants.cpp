@@ -82,25 +82,10 @@ bool constant_array(const Node &n) {
   return scalar_of(n) || n.op == Op::Iota || n.op == Op::Constant;
 }
 
-// Functions kernels compute through libmvec, which may differ from the evaluator's libm by a few
-// ulp: folding them would make a value depend on whether its inputs were constants.
-bool transcendental(Op op) {
-  switch (op) {
-  case Op::Exp:
-  case Op::Expm1:
-  case Op::Log:
-  case Op::Log1p:
-  case Op::Sin:
-  case Op::Cos:
-  case Op::Tan:
-  case Op::Tanh:
-  case Op::Pow: return true;
-  default: return false;
-  }
-}
-
 NodePtr fold_array(const NodePtr &n) {
-  if (n->size() > max_folded_elements || transcendental(n->op) ||
+  // Kernels compute libm functions through libmvec, which may differ from the evaluator's libm by
+  // a few ulp: folding them would make a value depend on whether its inputs were constants.
+  if (n->size() > max_folded_elements || ir::is_libm_function(n->op) ||
       !std::all_of(n->inputs.begin(), n->inputs.end(),
                    [](const NodePtr &x) { return constant_array(*x); }))
     return n;

@@ -23,21 +23,13 @@ constexpr int max_inline_depth = 64;
 // Per-element cost of an op computed inline, in units of one arithmetic op: transcendental
 // functions, divisions and powers cost many; index arithmetic and casts nothing.
 int op_work(const Node &n) {
+  if (ir::is_libm_function(n.op)) return 16;
   switch (n.op) {
-  case Op::Exp:
-  case Op::Expm1:
-  case Op::Log:
-  case Op::Log1p:
   case Op::Sqrt:
-  case Op::Sin:
-  case Op::Cos:
-  case Op::Tan:
-  case Op::Tanh:
   case Op::ErfInv:
   case Op::Div:
   case Op::Rem:
-  case Op::FloorDiv:
-  case Op::Pow: return 16;
+  case Op::FloorDiv: return 16;
   case Op::Convert: return 0;
   default: break;
   }

@@ -41,19 +41,8 @@ double smallest_subnormal(DType t) {
 
 // Error of a libm-dependent op's own implementation, in eps * |result|.
 double libm_error(Op op) {
-  switch (op) {
-  case Op::Exp:
-  case Op::Expm1:
-  case Op::Log:
-  case Op::Log1p:
-  case Op::Sin:
-  case Op::Cos:
-  case Op::Tan:
-  case Op::Tanh:
-  case Op::Pow: return 4;
-  case Op::ErfInv: return 16;
-  default: return 0;
-  }
+  if (jx::ir::is_libm_function(op)) return 4;
+  return op == Op::ErfInv ? 16 : 0;
 }
 
 // Builds, for each node, a float64 node of the same shape bounding how far a correct

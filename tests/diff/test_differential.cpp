@@ -319,19 +319,9 @@ private:
     case Op::DotGeneral:
       if (fl) return contract(*n, inputs[0], inputs[1]);
       break;
-    case Op::Exp:
-    case Op::Expm1:
-    case Op::Log:
-    case Op::Log1p:
-    case Op::Sin:
-    case Op::Cos:
-    case Op::Tan:
-    case Op::Tanh:
-    case Op::Pow:
-    case Op::ErfInv:
-      if (fl) return perturb(same_op(*n, inputs));
-      break;
-    default: break;
+    default:
+      if (fl && (jx::ir::is_libm_function(n->op) || n->op == Op::ErfInv))
+        return perturb(same_op(*n, inputs));
     }
     return same_op(*n, inputs);
   }
