@@ -61,21 +61,10 @@ Executable::Cost kernel_cost(const codegen::KernelPlan &plan) {
     case ir::OpKind::Unary:
     case ir::OpKind::Binary:
     case ir::OpKind::Ternary:
-      switch (n->op) {
-      case ir::Op::Exp:
-      case ir::Op::Expm1:
-      case ir::Op::Log:
-      case ir::Op::Log1p:
-      case ir::Op::Sin:
-      case ir::Op::Cos:
-      case ir::Op::Tan:
-      case ir::Op::Tanh:
-      case ir::Op::Pow:
-      case ir::Op::Sqrt:
-      case ir::Op::ErfInv: cost.transcendentals += size; break;
-      case ir::Op::Convert: break;
-      default: cost.flops += size;
-      }
+      if (ir::is_libm_function(n->op) || n->op == ir::Op::Sqrt || n->op == ir::Op::ErfInv)
+        cost.transcendentals += size;
+      else if (n->op != ir::Op::Convert)
+        cost.flops += size;
       break;
     case ir::OpKind::Reduce: cost.flops += double(n->inputs[0]->size()); break;
     case ir::OpKind::Contraction: {
@@ -251,26 +240,26 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
     Step s{.kind = Step::Kind::Buffer, .node = p.node};
     if (p.kind == passes::Step::Kind::Kernel)
       for (const ir::NodePtr &root : p.plan.roots)
-        s.outs.push_back(slot[root.get()] = slot_count_++);
+        s.run.outs.push_back(slot[root.get()] = slot_count_++);
     else
-      s.outs.push_back(slot[p.node.get()] = slot_count_++);
+      s.run.outs.push_back(slot[p.node.get()] = slot_count_++);
     switch (p.kind) {
     case passes::Step::Kind::Buffer: break;
     case passes::Step::Kind::Parameter:
       if (!param_position.count(p.node.get())) interp::throw_concretization_error(*p.node);
       s.kind = Step::Kind::Parameter;
       if (size_t i = size_t(param_position.at(p.node.get())); i < param_placements.size())
-        slot_placement[s.outs[0]] = param_placements[i];
+        slot_placement[s.run.outs[0]] = param_placements[i];
       break;
     case passes::Step::Kind::Random: s.kind = Step::Kind::Random; break;
     case passes::Step::Kind::Kernel:
       s.kind = Step::Kind::Kernel;
       s.roots = p.plan.roots;
-      s.literals = p.plan.literal_values();
+      s.run.literals = p.plan.literal_values();
       for (const ir::Node *in : p.plan.inputs)
-        s.inputs.push_back(slot.at(in));
-      s.outer = p.plan.outer_extent();
-      s.grain =
+        s.run.inputs.push_back(slot.at(in));
+      s.run.outer = p.plan.outer_extent();
+      s.run.grain =
           std::max<int64_t>(1, min_chunk_elements / std::max<int64_t>(1, work_per_row(*p.node)));
       s.boxes = placement_of(p.plan);
       if (!s.boxes.empty()) {
@@ -278,9 +267,9 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
         for (const DeviceBox &b : s.boxes)
           for (size_t a = 0; a < shape.size(); ++a)
             if (b.lo[a] != 0 || b.hi[a] != shape[a]) p.plan.boxed_axes |= uint32_t(1) << a;
-        s.tasks = box_tasks(s.boxes, work_per_element(*p.node));
-        s.transfers = transfers(p.plan, s.boxes, s.inputs, slot_placement);
-        for (int out : s.outs)
+        s.run.tasks = box_tasks(s.boxes, work_per_element(*p.node));
+        s.transfers = transfers(p.plan, s.boxes, s.run.inputs, slot_placement);
+        for (int out : s.run.outs)
           slot_placement[out] = s.boxes;
       }
       break;
@@ -313,12 +302,12 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
   // Free each intermediate after its last reader.
   std::vector<int> last_reader(slot_count_, -1);
   for (size_t i = 0; i < steps_.size(); ++i)
-    for (int in : steps_[i].inputs)
+    for (int in : steps_[i].run.inputs)
       last_reader[in] = int(i);
   for (int out : output_slots_)
     last_reader[out] = -1;
   for (int s = 0; s < slot_count_; ++s)
-    if (last_reader[s] >= 0) steps_[last_reader[s]].frees.push_back(s);
+    if (last_reader[s] >= 0) steps_[last_reader[s]].run.frees.push_back(s);
   // Each argument once, however often it is listed.
   for (int position : std::set<int>(donated.begin(), donated.end()))
     donate(position, plan);
@@ -337,13 +326,13 @@ void Executable::assign_arena(const std::vector<int> &last_reader) {
   for (size_t i = 0; i < steps_.size(); ++i) {
     const Step &s = steps_[i];
     if (s.kind != Step::Kind::Kernel && s.kind != Step::Kind::Random) continue;
-    for (size_t r = 0; r < s.outs.size(); ++r) {
+    for (size_t r = 0; r < s.run.outs.size(); ++r) {
       const ir::Node &n = s.kind == Step::Kind::Kernel ? *s.roots[r] : *s.node;
-      const bool donated = !s.donors.empty() && s.donors[r] >= 0;
+      const bool donated = !s.run.donors.empty() && s.run.donors[r] >= 0;
       const size_t bytes = (n.size() * itemsize(n.dtype) + runtime::Buffer::alignment - 1) /
                            runtime::Buffer::alignment * runtime::Buffer::alignment;
-      if (last_reader[s.outs[r]] < 0 || donated || bytes == 0) continue; // outputs
-      live.push_back({s.outs[r], int(i), last_reader[s.outs[r]], bytes});
+      if (last_reader[s.run.outs[r]] < 0 || donated || bytes == 0) continue; // outputs
+      live.push_back({s.run.outs[r], int(i), last_reader[s.run.outs[r]], bytes});
       intermediate_bytes_ += bytes;
     }
   }
@@ -374,27 +363,27 @@ void Executable::donate(int position, const std::vector<passes::Step> &plan) {
     return s.kind == Step::Kind::Parameter && s.node->attrs[0] == position;
   });
   if (param == steps_.end()) return; // not read
-  const int pslot = param->outs[0];
+  const int pslot = param->run.outs[0];
   if (std::count(output_slots_.begin(), output_slots_.end(), pslot)) return; // returned as is
   const ir::Node &p = *param->node;
   const size_t bytes = p.size() * itemsize(p.dtype);
   size_t first = 0; // the last step reading the argument: no later step may see it overwritten
   for (size_t i = 0; i < steps_.size(); ++i)
-    if (std::count(steps_[i].inputs.begin(), steps_[i].inputs.end(), pslot)) first = i;
+    if (std::count(steps_[i].run.inputs.begin(), steps_[i].run.inputs.end(), pslot)) first = i;
   for (size_t i = first; i < steps_.size(); ++i) {
     Step &s = steps_[i];
     if (s.kind != Step::Kind::Kernel || !s.kernel) continue;
-    const bool reads = std::count(s.inputs.begin(), s.inputs.end(), pslot) > 0;
+    const bool reads = std::count(s.run.inputs.begin(), s.run.inputs.end(), pslot) > 0;
     // In place only in a kernel of one root: noalias lets LLVM move another root's load of the
     // argument after this root's store.
     if (reads && (s.roots.size() > 1 || !reads_in_place(plan[i].plan, &p))) continue;
     for (size_t r = 0; r < s.roots.size(); ++r) {
       if (s.roots[r]->size() * itemsize(s.roots[r]->dtype) != bytes) continue;
-      s.donors.resize(s.roots.size(), -1);
-      s.donor_slots.resize(s.roots.size(), -1);
-      if (s.donors[r] >= 0) continue;
-      s.donors[r] = position;
-      s.donor_slots[r] = pslot;
+      s.run.donors.resize(s.roots.size(), -1);
+      s.run.donor_slots.resize(s.roots.size(), -1);
+      if (s.run.donors[r] >= 0) continue;
+      s.run.donors[r] = position;
+      s.run.donor_slots[r] = pslot;
       return;
     }
   }
@@ -404,8 +393,8 @@ std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::Buffe
   return runtime::run(program_, args);
 }
 
-// The steps as the runtime runs them: sizes, slots, kernel entry points and tasks, with the
-// graph only behind the value and fill callbacks.
+// The steps as the runtime runs them: each step's run part, completed with what follows from its
+// nodes (kinds, sizes, kernel entry points; the graph only behind the value and fill callbacks).
 runtime::Program Executable::runtime_program() const {
   runtime::Program program{.steps = {},
                            .outputs = output_slots_,
@@ -413,11 +402,13 @@ runtime::Program Executable::runtime_program() const {
                            .arena_bytes = arena_bytes_,
                            .slot_count = slot_count_};
   for (const Step &s : steps_) {
-    runtime::Step r{
-        .kind = runtime::Step::Kind::Value, .outs = s.outs, .out_bytes = {}, .frees = s.frees};
+    runtime::Step r = s.run;
     const ir::NodePtr node = s.node;
     switch (s.kind) {
-    case Step::Kind::Buffer: r.value = [node] { return node->value(); }; break;
+    case Step::Kind::Buffer:
+      r.kind = runtime::Step::Kind::Value;
+      r.value = [node] { return node->value(); };
+      break;
     case Step::Kind::Parameter:
       r.kind = runtime::Step::Kind::Argument;
       r.argument = int(node->attrs[0]);
@@ -435,14 +426,7 @@ runtime::Program Executable::runtime_program() const {
       for (const ir::NodePtr &root : s.roots)
         r.out_bytes.push_back(size_t(root->size()) * itemsize(root->dtype));
       r.kernel = s.kernel ? s.kernel->fn : nullptr;
-      r.inputs = s.inputs;
-      r.literals = s.literals;
       r.extent = s.roots[0]->shape;
-      r.outer = s.outer;
-      r.grain = s.grain;
-      r.tasks = s.tasks;
-      r.donors = s.donors;
-      r.donor_slots = s.donor_slots;
       break;
     }
     program.steps.push_back(std::move(r));
@@ -455,16 +439,16 @@ std::string Executable::as_text() const {
   std::string text;
   for (const Step &s : steps_) {
     std::vector<std::string> outs, ops, types;
-    for (size_t r = 0; r < s.outs.size(); ++r) {
+    for (size_t r = 0; r < s.run.outs.size(); ++r) {
       const ir::Node &n = s.kind == Step::Kind::Kernel ? *s.roots[r] : *s.node;
-      outs.push_back(fmt::format("%{}", s.outs[r]));
+      outs.push_back(fmt::format("%{}", s.run.outs[r]));
       ops.emplace_back(ir::op_name(n.op));
       types.push_back(ir::type_str(n));
     }
     text += fmt::format("{} = {} {} : {}", fmt::join(outs, ", "), kinds[int(s.kind)],
                         fmt::join(ops, ", "), fmt::join(types, ", "));
     if (s.kind == Step::Kind::Kernel)
-      text += fmt::format(" reads {} rows={}", fmt::join(s.inputs, ","), s.outer);
+      text += fmt::format(" reads {} rows={}", fmt::join(s.run.inputs, ","), s.run.outer);
     for (const DeviceBox &b : s.boxes) {
       std::vector<std::string> ranges;
       for (size_t a = 0; a < b.lo.size(); ++a)
@@ -480,7 +464,8 @@ std::string Executable::as_text() const {
                         intermediate_bytes_);
   for (const Step &s : steps_)
     if (s.kernel)
-      text += fmt::format("\n; %{} = {}\n{}", s.outs[0], s.kernel->name, s.kernel->optimized_ir);
+      text +=
+          fmt::format("\n; %{} = {}\n{}", s.run.outs[0], s.kernel->name, s.kernel->optimized_ir);
   return text;
 }
 

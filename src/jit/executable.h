@@ -66,19 +66,12 @@ private:
     ir::NodePtr node;                 // the value, or a kernel's first root
     std::vector<ir::NodePtr> roots{}; // Kind::Kernel: what the kernel writes
     std::shared_ptr<const CompiledKernel> kernel{};
-    std::vector<int> inputs{};        // slots
-    std::vector<int> outs{};          // slots: the value, or one per root
-    int64_t outer = 0;                // rows of the kernel's outer loop
-    int64_t grain = 1;                // rows per parallel chunk
-    std::vector<int> frees{};         // slots whose last reader is this step
-    std::vector<uint64_t> literals{}; // the kernel's literal buffer
-    std::vector<int> donors{};        // per root: the donated argument it takes, or -1
-    std::vector<int> donor_slots{};   // per root: that argument's slot
-    // Placed kernels: the devices' distinct boxes, and the tasks they are split into for the
-    // pool, each a box {lo_0, hi_0, lo_1, hi_1, ...}; empty: rows of the whole output.
+    // Placed kernels: the devices' distinct boxes (run.tasks splits them for the pool).
     Placement boxes{};
-    std::vector<int64_t> tasks{};
     std::vector<Transfer> transfers{};
+    // What the runtime needs: slots, literals, chunking, tasks, donations, frees
+    // (runtime_program completes it).
+    runtime::Step run{.kind = runtime::Step::Kind::Value};
   };
   void donate(int position, const std::vector<passes::Step> &plan);
   void assign_arena(const std::vector<int> &last_reader);
