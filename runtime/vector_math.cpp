@@ -1,23 +1,24 @@
 // The jx_ math wrappers: a scalar or a narrow vector is padded into one call of the host's widest
 // libmvec variant, so every width computes the same value for the same input. Each tier is
 // compiled for its instruction set (GCC target pragmas) and used only on hosts that have it.
+// Each wrapper is an exported C symbol named by its tier (jx_avx512_exp_w4), which ahead-of-time
+// objects link against; the JIT binds kernels' tier-neutral names (jx_exp_w4) to the same code.
 #include "runtime/vector_math.h"
 
 #include <cmath>
 #include <math.h>
 
 namespace jx::runtime {
-namespace {
 
 // NAME_wN: the function at N lanes through WIDE, the widest libmvec variant: widen() pads with
 // zero lanes (a valid input of every function here) and narrow() keeps the first N results, in
 // registers. The overloads of widen and narrow are defined per tier, for its target.
 #define JX_UNARY_WIDTH(NAME, VN, WIDE)                                                             \
-  VN NAME(VN x) { return narrow(WIDE(widen(x)), VN{}); }
+  extern "C" VN NAME(VN x) { return narrow(WIDE(widen(x)), VN{}); }
 // The one-argument functions (pow, the two-argument one, is spelled out per tier).
 #define JX_UNARY_FUNCTIONS(X) X(exp) X(log) X(sin) X(cos) X(tan) X(tanh) X(expm1) X(log1p)
 #define JX_BINARY_WIDTH(NAME, VN, WIDE)                                                            \
-  VN NAME(VN x, VN y) { return narrow(WIDE(widen(x), widen(y)), VN{}); }
+  extern "C" VN NAME(VN x, VN y) { return narrow(WIDE(widen(x), widen(y)), VN{}); }
 
 #pragma GCC push_options
 #pragma GCC target("avx512f")
@@ -47,22 +48,22 @@ v8f narrow(vf x, v8f) { return __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6
 #define JX_TIER_UNARY(F)                                                                           \
   extern "C" vd _ZGVeN8v_##F(vd);                                                                  \
   extern "C" vf _ZGVeN16v_##F##f(vf);                                                              \
-  JX_UNARY_WIDTH(F##_w1, double, _ZGVeN8v_##F)                                                     \
-  JX_UNARY_WIDTH(F##_w2, v2d, _ZGVeN8v_##F)                                                        \
-  JX_UNARY_WIDTH(F##_w4, v4d, _ZGVeN8v_##F)                                                        \
-  JX_UNARY_WIDTH(F##f_w1, float, _ZGVeN16v_##F##f)                                                 \
-  JX_UNARY_WIDTH(F##f_w4, v4f, _ZGVeN16v_##F##f)                                                   \
-  JX_UNARY_WIDTH(F##f_w8, v8f, _ZGVeN16v_##F##f)
+  JX_UNARY_WIDTH(jx_avx512_##F, double, _ZGVeN8v_##F)                                              \
+  JX_UNARY_WIDTH(jx_avx512_##F##_w2, v2d, _ZGVeN8v_##F)                                            \
+  JX_UNARY_WIDTH(jx_avx512_##F##_w4, v4d, _ZGVeN8v_##F)                                            \
+  JX_UNARY_WIDTH(jx_avx512_##F##f, float, _ZGVeN16v_##F##f)                                        \
+  JX_UNARY_WIDTH(jx_avx512_##F##f_w4, v4f, _ZGVeN16v_##F##f)                                       \
+  JX_UNARY_WIDTH(jx_avx512_##F##f_w8, v8f, _ZGVeN16v_##F##f)
 JX_UNARY_FUNCTIONS(JX_TIER_UNARY)
 #undef JX_TIER_UNARY
 extern "C" vd _ZGVeN8vv_pow(vd, vd);
 extern "C" vf _ZGVeN16vv_powf(vf, vf);
-JX_BINARY_WIDTH(pow_w1, double, _ZGVeN8vv_pow)
-JX_BINARY_WIDTH(pow_w2, v2d, _ZGVeN8vv_pow)
-JX_BINARY_WIDTH(pow_w4, v4d, _ZGVeN8vv_pow)
-JX_BINARY_WIDTH(powf_w1, float, _ZGVeN16vv_powf)
-JX_BINARY_WIDTH(powf_w4, v4f, _ZGVeN16vv_powf)
-JX_BINARY_WIDTH(powf_w8, v8f, _ZGVeN16vv_powf)
+JX_BINARY_WIDTH(jx_avx512_pow, double, _ZGVeN8vv_pow)
+JX_BINARY_WIDTH(jx_avx512_pow_w2, v2d, _ZGVeN8vv_pow)
+JX_BINARY_WIDTH(jx_avx512_pow_w4, v4d, _ZGVeN8vv_pow)
+JX_BINARY_WIDTH(jx_avx512_powf, float, _ZGVeN16vv_powf)
+JX_BINARY_WIDTH(jx_avx512_powf_w4, v4f, _ZGVeN16vv_powf)
+JX_BINARY_WIDTH(jx_avx512_powf_w8, v8f, _ZGVeN16vv_powf)
 } // namespace avx512
 #pragma GCC pop_options
 
@@ -84,20 +85,33 @@ v4f narrow(vf x, v4f) { return __builtin_shufflevector(x, x, 0, 1, 2, 3); }
 #define JX_TIER_UNARY(F)                                                                           \
   extern "C" vd _ZGVdN4v_##F(vd);                                                                  \
   extern "C" vf _ZGVdN8v_##F##f(vf);                                                               \
-  JX_UNARY_WIDTH(F##_w1, double, _ZGVdN4v_##F)                                                     \
-  JX_UNARY_WIDTH(F##_w2, v2d, _ZGVdN4v_##F)                                                        \
-  JX_UNARY_WIDTH(F##f_w1, float, _ZGVdN8v_##F##f)                                                  \
-  JX_UNARY_WIDTH(F##f_w4, v4f, _ZGVdN8v_##F##f)
+  JX_UNARY_WIDTH(jx_avx2_##F, double, _ZGVdN4v_##F)                                                \
+  JX_UNARY_WIDTH(jx_avx2_##F##_w2, v2d, _ZGVdN4v_##F)                                              \
+  JX_UNARY_WIDTH(jx_avx2_##F##f, float, _ZGVdN8v_##F##f)                                           \
+  JX_UNARY_WIDTH(jx_avx2_##F##f_w4, v4f, _ZGVdN8v_##F##f)
 JX_UNARY_FUNCTIONS(JX_TIER_UNARY)
 #undef JX_TIER_UNARY
 extern "C" vd _ZGVdN4vv_pow(vd, vd);
 extern "C" vf _ZGVdN8vv_powf(vf, vf);
-JX_BINARY_WIDTH(pow_w1, double, _ZGVdN4vv_pow)
-JX_BINARY_WIDTH(pow_w2, v2d, _ZGVdN4vv_pow)
-JX_BINARY_WIDTH(powf_w1, float, _ZGVdN8vv_powf)
-JX_BINARY_WIDTH(powf_w4, v4f, _ZGVdN8vv_powf)
+JX_BINARY_WIDTH(jx_avx2_pow, double, _ZGVdN4vv_pow)
+JX_BINARY_WIDTH(jx_avx2_pow_w2, v2d, _ZGVdN4vv_pow)
+JX_BINARY_WIDTH(jx_avx2_powf, float, _ZGVdN8vv_powf)
+JX_BINARY_WIDTH(jx_avx2_powf_w4, v4f, _ZGVdN8vv_powf)
 } // namespace avx2
 #pragma GCC pop_options
+
+// Hosts without AVX2 and FMA: libm's scalar functions, no vector variants.
+namespace scalar {
+#define JX_TIER_UNARY(F)                                                                           \
+  extern "C" double jx_scalar_##F(double x) { return ::F(x); }                                     \
+  extern "C" float jx_scalar_##F##f(float x) { return ::F##f(x); }
+JX_UNARY_FUNCTIONS(JX_TIER_UNARY)
+#undef JX_TIER_UNARY
+extern "C" double jx_scalar_pow(double x, double y) { return ::pow(x, y); }
+extern "C" float jx_scalar_powf(float x, float y) { return ::powf(x, y); }
+} // namespace scalar
+
+namespace {
 
 struct Function {
   const char *name;
@@ -116,9 +130,6 @@ Tier tier_of(MathTier tier) {
   if (tier == MathTier::avx512) return {'e', 8, 16, {2, 4}, {4, 8}};
   return {'d', 4, 8, {2}, {4}};
 }
-
-double pow_double(double x, double y) { return std::pow(x, y); }
-float pow_float(float x, float y) { return std::pow(x, y); }
 
 } // namespace
 
@@ -147,23 +158,24 @@ std::vector<VectorVariant> math_vector_variants(MathTier tier) {
 
 std::vector<MathSymbol> math_symbols(MathTier tier) {
   auto at = [](auto fn) { return reinterpret_cast<void *>(fn); };
-  // Without AVX2: libm's scalar functions (no vector variants are registered).
-#define JX_SYMBOLS_LIBM(F)                                                                         \
-  {"jx_" #F, at(static_cast<double (*)(double)>(&::F))}, {"jx_" #F "f", at(&::F##f)},
-  if (tier == MathTier::scalar)
-    return {JX_UNARY_FUNCTIONS(JX_SYMBOLS_LIBM){"jx_pow", at(&pow_double)},
-            {"jx_powf", at(&pow_float)}};
-#undef JX_SYMBOLS_LIBM
-// Each function's wrappers, comma-terminated for the X-macro lists.
+  // Each symbol under its tier-neutral name and its link name; the link name is spelled once, so
+  // the list cannot name a function other than the one it takes the address of.
+#define JX_SYMBOL(TIER, NAME) {"jx_" #NAME, "jx_" #TIER "_" #NAME, at(&TIER::jx_##TIER##_##NAME)},
+#define JX_SYMBOLS_SCALAR(F) JX_SYMBOL(scalar, F) JX_SYMBOL(scalar, F##f)
 #define JX_SYMBOLS_512(F)                                                                          \
-  {"jx_" #F, at(&avx512::F##_w1)}, {"jx_" #F "_w2", at(&avx512::F##_w2)},                          \
-      {"jx_" #F "_w4", at(&avx512::F##_w4)}, {"jx_" #F "f", at(&avx512::F##f_w1)},                 \
-      {"jx_" #F "f_w4", at(&avx512::F##f_w4)}, {"jx_" #F "f_w8", at(&avx512::F##f_w8)},
+  JX_SYMBOL(avx512, F)                                                                             \
+  JX_SYMBOL(avx512, F##_w2) JX_SYMBOL(avx512, F##_w4) JX_SYMBOL(avx512, F##f)                      \
+      JX_SYMBOL(avx512, F##f_w4) JX_SYMBOL(avx512, F##f_w8)
 #define JX_SYMBOLS_2(F)                                                                            \
-  {"jx_" #F, at(&avx2::F##_w1)}, {"jx_" #F "_w2", at(&avx2::F##_w2)},                              \
-      {"jx_" #F "f", at(&avx2::F##f_w1)}, {"jx_" #F "f_w4", at(&avx2::F##f_w4)},
-  if (tier == MathTier::avx512) return {JX_UNARY_FUNCTIONS(JX_SYMBOLS_512) JX_SYMBOLS_512(pow)};
-  return {JX_UNARY_FUNCTIONS(JX_SYMBOLS_2) JX_SYMBOLS_2(pow)};
+  JX_SYMBOL(avx2, F) JX_SYMBOL(avx2, F##_w2) JX_SYMBOL(avx2, F##f) JX_SYMBOL(avx2, F##f_w4)
+  switch (tier) {
+  case MathTier::scalar: return {JX_UNARY_FUNCTIONS(JX_SYMBOLS_SCALAR) JX_SYMBOLS_SCALAR(pow)};
+  case MathTier::avx512: return {JX_UNARY_FUNCTIONS(JX_SYMBOLS_512) JX_SYMBOLS_512(pow)};
+  case MathTier::avx2: return {JX_UNARY_FUNCTIONS(JX_SYMBOLS_2) JX_SYMBOLS_2(pow)};
+  }
+  return {};
+#undef JX_SYMBOL
+#undef JX_SYMBOLS_SCALAR
 #undef JX_SYMBOLS_512
 #undef JX_SYMBOLS_2
 }

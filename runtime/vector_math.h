@@ -17,8 +17,11 @@ struct VectorVariant {
   unsigned args;
 };
 
+// A function kernels call: its tier-neutral name in kernels' IR (jx_exp_w4), the exported symbol
+// that defines it for one tier (jx_avx512_exp_w4; ahead-of-time objects are linked against it)
+// and its address (the JIT binds the name to it).
 struct MathSymbol {
-  std::string name;
+  std::string name, link_name;
   void *address;
 };
 
@@ -30,8 +33,8 @@ std::string math_function(const std::string &libm_name, bool is_float);
 // with no vector variants.
 enum class MathTier { avx512, avx2, scalar };
 
-// The vector variants to register for a tier, and the addresses of the jx_ functions (scalar and
-// narrower widths, each computing in the widest variant).
+// The vector variants to register for a tier, and the jx_ functions (scalar and narrower widths,
+// each computing in the widest variant).
 std::vector<VectorVariant> math_vector_variants(MathTier tier);
 std::vector<MathSymbol> math_symbols(MathTier tier);
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "api/internal.h"
-#include "random/threefry.h"
+#include "runtime/threefry.h"
 
 namespace jx::random {
 

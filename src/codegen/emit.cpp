@@ -22,10 +22,9 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include "runtime/vector_math.h"
 #include "interp/scalar_ops.h"
 #include "ir/builder.h"
-#include "random/threefry.h"
+#include "runtime/vector_math.h"
 
 namespace jx::codegen {
 
@@ -36,11 +35,6 @@ using ir::Op;
 using ir::OpKind;
 using llvm::Value;
 using Index = std::vector<Value *>;
-
-extern "C" double jx_erf_inv_f64(double x) { return random_impl::erf_inv(x); }
-extern "C" float jx_erf_inv_f32(float x) { return random_impl::erf_inv(x); }
-extern "C" int64_t jx_ipow_i64(int64_t b, int64_t e) { return interp::int_pow<int64_t>(b, e); }
-extern "C" int32_t jx_ipow_i32(int32_t b, int32_t e) { return interp::int_pow<int32_t>(b, e); }
 
 class Emitter {
 public:
@@ -896,16 +890,6 @@ std::unique_ptr<llvm::Module> emit_kernel(llvm::LLVMContext &context, const Kern
   auto module = std::make_unique<llvm::Module>(name, context);
   emit_kernel_into(*module, plan, name);
   return module;
-}
-
-const std::vector<RuntimeSymbol> &runtime_symbols() {
-  static const std::vector<RuntimeSymbol> symbols = {
-      {"jx_erf_inv_f64", reinterpret_cast<void *>(&jx_erf_inv_f64)},
-      {"jx_erf_inv_f32", reinterpret_cast<void *>(&jx_erf_inv_f32)},
-      {"jx_ipow_i64", reinterpret_cast<void *>(&jx_ipow_i64)},
-      {"jx_ipow_i32", reinterpret_cast<void *>(&jx_ipow_i32)},
-  };
-  return symbols;
 }
 
 } // namespace jx::codegen

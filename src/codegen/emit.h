@@ -19,11 +19,4 @@ std::unique_ptr<llvm::Module> emit_kernel(llvm::LLVMContext &context, const Kern
 // The same into an existing module (kernels compiled together share one optimization run).
 void emit_kernel_into(llvm::Module &module, const KernelPlan &plan, const std::string &name);
 
-// Runtime helpers kernels call (scalar, rarely hot): name -> address, for the JIT's symbol table.
-struct RuntimeSymbol {
-  const char *name;
-  void *address;
-};
-const std::vector<RuntimeSymbol> &runtime_symbols();
-
 } // namespace jx::codegen

@@ -13,7 +13,7 @@
 #include "interp/scalar_ops.h"
 #include "ir/builder.h"
 #include "ir/printer.h"
-#include "random/threefry.h"
+#include "runtime/threefry.h"
 
 namespace jx::interp {
 namespace {

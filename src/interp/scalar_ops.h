@@ -9,36 +9,18 @@
 
 #include "ir/convert.h"
 #include "ir/op.h"
-#include "random/threefry.h"
+#include "runtime/int_math.h"
+#include "runtime/threefry.h"
 
 namespace jx::interp {
 
 using ir::convert_scalar;
 using ir::is_float_v;
 
-template <class T> T wrap_add(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-}
-template <class T> T wrap_sub(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-}
-template <class T> T wrap_mul(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-}
-
-template <class T> T int_pow(T base, T exp) {
-  if (exp < 0) return base == 1 ? 1 : base == -1 ? ((exp & 1) ? -1 : 1) : 0;
-  T result = 1;
-  while (exp) {
-    if (exp & 1) result = wrap_mul(result, base);
-    base = wrap_mul(base, base);
-    exp >>= 1;
-  }
-  return result;
-}
+using runtime::int_pow;
+using runtime::wrap_add;
+using runtime::wrap_mul;
+using runtime::wrap_sub;
 
 // numpy.floor_divide and numpy.remainder (npy_divmod).
 template <class T> void float_divmod(T a, T b, T &floordiv, T &mod) {

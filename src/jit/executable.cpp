@@ -19,7 +19,7 @@
 #include "ir/printer.h"
 #include "passes/fusion.h"
 #include "passes/pipeline.h"
-#include "random/threefry.h"
+#include "runtime/threefry.h"
 #include "runtime/thread_pool.h"
 
 namespace jx::backend {

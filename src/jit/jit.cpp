@@ -13,24 +13,19 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
-#include <llvm/MC/TargetRegistry.h>
-#include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include "codegen/emit.h"
-#include "runtime/vector_math.h"
+#include "codegen/llvm_target.h"
 #include "jit/disk_cache.h"
+#include "runtime/kernel_symbols.h"
 
 namespace jx::backend {
 namespace {
@@ -44,39 +39,6 @@ void check(llvm::Error error, const char *what) {
   if (error) throw Error(fmt::format("internal: {}: {}", what, llvm::toString(std::move(error))));
 }
 
-// The vector variants of the jx_ math functions kernels call (runtime/vector_math.h): the host's
-// widest libmvec variant, and wrappers through it for narrower widths. Built once: VecDesc holds
-// StringRefs into the strings kept here.
-const std::vector<llvm::VecDesc> &math_library(runtime::MathTier tier) {
-  struct Library {
-    std::vector<runtime::VectorVariant> variants;
-    std::vector<std::string> abis;
-    std::vector<llvm::VecDesc> descs;
-  };
-  static const Library *library = [&] {
-    auto *l = new Library{runtime::math_vector_variants(tier), {}, {}};
-    for (const runtime::VectorVariant &v : l->variants)
-      l->abis.push_back(fmt::format("_ZGV_LLVM_N{}{}", v.lanes, std::string(v.args, 'v')));
-    for (size_t i = 0; i < l->variants.size(); ++i)
-      l->descs.emplace_back(l->variants[i].scalar, l->variants[i].vector,
-                            llvm::ElementCount::getFixed(l->variants[i].lanes), false, l->abis[i]);
-    return l;
-  }();
-  return library->descs;
-}
-
-// LLVM vectorizes a loop's remainder only after main loops of 16 or more lanes. Kernels with short
-// rows then spend much of their time in scalar libm calls: the Simpson seed's 100 intervals are
-// 96 lanes of 8-wide exp and 4 scalar calls, a third of the run. A 4-lane vector epilogue covers
-// such remainders. JX_LLVM_FLAGS passes further LLVM options (for experiments). Returns the
-// options in effect, for the disk cache's key.
-std::string set_llvm_options() {
-  const char *argv[] = {"jx", "-epilogue-vectorization-force-VF=4"};
-  llvm::cl::ParseCommandLineOptions(2, argv, "", nullptr, "JX_LLVM_FLAGS");
-  const char *extra = std::getenv("JX_LLVM_FLAGS");
-  return fmt::format("{} JX_LLVM_FLAGS={}", argv[1], extra ? extra : "");
-}
-
 // Kernel symbols are named from their structural key, so that an object file written by one
 // process links into another under the same names.
 std::string kernel_name(const std::string &structural_key) {
@@ -85,38 +47,20 @@ std::string kernel_name(const std::string &structural_key) {
 
 class Jit {
 public:
-  Jit() {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    const std::string options = set_llvm_options();
-    auto builder = check(llvm::orc::JITTargetMachineBuilder::detectHost(), "detect host");
-    builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-    // Kernels are compiled to object files here (for the disk cache) and linked by LLJIT: PIC and
-    // the small code model, as LLJIT configures its own compiler for JITLink.
-    builder.setRelocationModel(llvm::Reloc::PIC_);
-    builder.setCodeModel(llvm::CodeModel::Small);
-    machine_ = check(builder.createTargetMachine(), "target machine");
-    const llvm::StringRef features = machine_->getTargetFeatureString();
-    avx512_ = features.contains("+avx512f");
-    math_tier_ = avx512_ ? runtime::MathTier::avx512
-                 : features.contains("+avx2") && features.contains("+fma")
-                     ? runtime::MathTier::avx2
-                     : runtime::MathTier::scalar;
+  Jit() : target_(codegen::make_target("host")) {
+    const llvm::TargetMachine &machine = *target_.machine;
     if (const char *dir = std::getenv("JX_CACHE_DIR")) cache_dir_ = dir;
     // Everything besides the kernels' IR that decides the machine code; the vector-library
     // table and optimize()'s tuning are code, so kCacheFormat names their revision.
-    std::string vector_library;
-    for (const llvm::VecDesc &d : math_library(math_tier_))
-      vector_library +=
-          fmt::format("{}>{}/{};", d.getScalarFnName().str(), d.getVectorFnName().str(),
-                      d.getVectorizationFactor().getKnownMinValue());
-    host_identity_ = fmt::format(
-        "jx kernel cache {}.{}\nllvm {}\ntriple {}\ncpu {}\nfeatures {}\noptions {}\n"
-        "vector library {:016x}\n",
-        disk_cache::format_version, kCacheFormat, LLVM_VERSION_STRING,
-        machine_->getTargetTriple().str(), machine_->getTargetCPU().str(),
-        machine_->getTargetFeatureString().str(), options, disk_cache::hash64(vector_library));
-    jit_ = check(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(builder).create(), "LLJIT");
+    host_identity_ =
+        fmt::format("jx kernel cache {}.{}\nllvm {}\ntriple {}\ncpu {}\nfeatures {}\noptions {}\n"
+                    "vector library {:016x}\n",
+                    disk_cache::format_version, kCacheFormat, LLVM_VERSION_STRING,
+                    machine.getTargetTriple().str(), machine.getTargetCPU().str(),
+                    machine.getTargetFeatureString().str(), codegen::llvm_options(),
+                    disk_cache::hash64(codegen::math_library_text(target_.math_tier)));
+    jit_ = check(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(target_.builder).create(),
+                 "LLJIT");
     const char prefix = jit_->getDataLayout().getGlobalPrefix();
     auto &lib = jit_->getMainJITDylib();
     lib.addGenerator(check(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix),
@@ -125,10 +69,7 @@ public:
     lib.addGenerator(
         check(llvm::orc::DynamicLibrarySearchGenerator::Load("libmvec.so.1", prefix), "libmvec"));
     llvm::orc::SymbolMap runtime;
-    for (const codegen::RuntimeSymbol &s : codegen::runtime_symbols())
-      runtime[jit_->mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
-                                                llvm::JITSymbolFlags::Exported};
-    for (const runtime::MathSymbol &s : runtime::math_symbols(math_tier_))
+    for (const runtime::MathSymbol &s : runtime::kernel_symbols(target_.math_tier))
       runtime[jit_->mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
                                                 llvm::JITSymbolFlags::Exported};
     check(lib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "runtime symbols");
@@ -175,12 +116,12 @@ public:
       loaded = load_entry(entry_path, identity, batch, object);
     }
     if (!loaded) {
-      optimize(*module);
+      codegen::optimize(*module, target_);
       for (auto &[key, kernel] : batch) {
         llvm::raw_string_ostream ir(kernel->optimized_ir);
         module->getFunction(kernel->name)->print(ir);
       }
-      object = emit_object(*module);
+      object = codegen::emit_object(*module, target_);
       if (!entry_path.empty()) store_entry(entry_path, std::move(identity), batch, object);
     }
     check(jit_->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, "jx_kernels")),
@@ -202,14 +143,8 @@ public:
     std::lock_guard lock(mutex_);
     llvm::LLVMContext context;
     std::unique_ptr<llvm::Module> module = codegen::emit_kernel(context, plan, "jx_kernel");
-    optimize(*module);
-    llvm::SmallString<0> text;
-    llvm::raw_svector_ostream os(text);
-    llvm::legacy::PassManager pm;
-    if (machine_->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-      throw Error("internal: the target cannot emit assembly");
-    pm.run(*module);
-    return std::string(text.str());
+    codegen::optimize(*module, target_);
+    return codegen::emit_assembly(*module, target_);
   }
 
   size_t compiled_count() {
@@ -284,54 +219,8 @@ private:
       ++disk_stats_.write_failures;
   }
 
-  // Machine code for the optimized module, as a relocatable object file.
-  std::string emit_object(llvm::Module &module) {
-    llvm::SmallVector<char, 0> buffer;
-    llvm::raw_svector_ostream os(buffer);
-    llvm::legacy::PassManager pm;
-    if (machine_->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-      throw Error("internal: the target cannot emit object files");
-    pm.run(module);
-    return std::string(buffer.data(), buffer.size());
-  }
-
-  void optimize(llvm::Module &module) {
-    module.setDataLayout(machine_->createDataLayout());
-    module.setTargetTriple(machine_->getTargetTriple().str());
-    for (llvm::Function &f : module) {
-      if (f.isDeclaration()) continue;
-      f.addFnAttr("target-cpu", machine_->getTargetCPU());
-      f.addFnAttr("target-features", machine_->getTargetFeatureString());
-      // LLVM defaults to 256-bit vectors on AVX-512 hosts; kernels dominated by libmvec calls
-      // gain from the 8-lane variants.
-      if (avx512_) f.addFnAttr("prefer-vector-width", "512");
-    }
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PipelineTuningOptions tuning;
-    tuning.LoopVectorization = true;
-    tuning.SLPVectorization = true;
-    llvm::PassBuilder pb(machine_.get(), tuning);
-    // Registered before the defaults, or registerFunctionAnalyses installs a plain TLI without
-    // the vector library and math calls stay scalar.
-    llvm::Triple triple(module.getTargetTriple());
-    llvm::TargetLibraryInfoImpl tli(triple);
-    tli.addVectorizableFunctions(math_library(math_tier_));
-    fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tli); });
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
-  }
-
   std::mutex mutex_;
-  std::unique_ptr<llvm::TargetMachine> machine_;
-  bool avx512_ = false;
-  runtime::MathTier math_tier_ = runtime::MathTier::scalar;
+  codegen::Target target_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::unordered_map<std::string, std::shared_ptr<const CompiledKernel>> cache_;
   std::unordered_set<std::string> names_; // kernel symbols given out (defined in the JIT)

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/node.h"
-#include "random/threefry.h"
+#include "runtime/threefry.h"
 
 namespace jnp = jx::numpy;
 

@@ -1,5 +1,5 @@
 // Tests of the jax.random core (src/random/threefry) against bit patterns recorded from JAX.
-#include "random/threefry.h"
+#include "runtime/threefry.h"
 
 #include <gtest/gtest.h>
 

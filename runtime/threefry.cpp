@@ -8,7 +8,7 @@
 #pragma GCC optimize("fp-contract=off", "no-trapping-math")
 #endif
 
-#include "random/threefry.h"
+#include "runtime/threefry.h"
 
 #include <algorithm>
 #include <bit>

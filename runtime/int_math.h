@@ -1,0 +1,34 @@
+// NumPy's wrapping integer arithmetic (C++ leaves signed overflow undefined), shared by the
+// reference evaluator and the runtime helpers compiled kernels call.
+#pragma once
+
+#include <type_traits>
+
+namespace jx::runtime {
+
+template <class T> T wrap_add(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+}
+template <class T> T wrap_sub(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+}
+template <class T> T wrap_mul(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+}
+
+// numpy.power for integers: negative exponents give 0 except for bases 1 and -1.
+template <class T> T int_pow(T base, T exp) {
+  if (exp < 0) return base == 1 ? 1 : base == -1 ? ((exp & 1) ? -1 : 1) : 0;
+  T result = 1;
+  while (exp) {
+    if (exp & 1) result = wrap_mul(result, base);
+    base = wrap_mul(base, base);
+    exp >>= 1;
+  }
+  return result;
+}
+
+} // namespace jx::runtime

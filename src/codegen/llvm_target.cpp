@@ -1,0 +1,171 @@
+#include "codegen/llvm_target.h"
+
+#include <jx/error.h>
+
+#include <array>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <mutex>
+
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Host.h>
+
+namespace jx::codegen {
+namespace {
+
+template <class T> T check(llvm::Expected<T> value, const char *what) {
+  if (!value) throw Error(fmt::format("internal: {}: {}", what, llvm::toString(value.takeError())));
+  return std::move(*value);
+}
+
+// The vector variants of the jx_ math functions kernels call (runtime/vector_math.h): the tier's
+// widest libmvec variant, and wrappers through it for narrower widths. Built once per tier:
+// VecDesc holds StringRefs into the strings kept here.
+const std::vector<llvm::VecDesc> &math_library(runtime::MathTier tier) {
+  struct Library {
+    std::vector<runtime::VectorVariant> variants;
+    std::vector<std::string> abis;
+    std::vector<llvm::VecDesc> descs;
+  };
+  static std::array<const Library *, 3> libraries{};
+  static std::mutex mutex;
+  std::lock_guard lock(mutex);
+  const Library *&library = libraries[size_t(tier)];
+  if (!library) {
+    auto *l = new Library{runtime::math_vector_variants(tier), {}, {}};
+    for (const runtime::VectorVariant &v : l->variants)
+      l->abis.push_back(fmt::format("_ZGV_LLVM_N{}{}", v.lanes, std::string(v.args, 'v')));
+    for (size_t i = 0; i < l->variants.size(); ++i)
+      l->descs.emplace_back(l->variants[i].scalar, l->variants[i].vector,
+                            llvm::ElementCount::getFixed(l->variants[i].lanes), false, l->abis[i]);
+    library = l;
+  }
+  return library->descs;
+}
+
+} // namespace
+
+const std::string &llvm_options() {
+  // LLVM vectorizes a loop's remainder only after main loops of 16 or more lanes. Kernels with
+  // short rows then spend much of their time in scalar libm calls: the Simpson seed's 100
+  // intervals are 96 lanes of 8-wide exp and 4 scalar calls, a third of the run. A 4-lane vector
+  // epilogue covers such remainders. JX_LLVM_FLAGS passes further LLVM options (for experiments).
+  static const std::string options = [] {
+    const char *argv[] = {"jx", "-epilogue-vectorization-force-VF=4"};
+    llvm::cl::ParseCommandLineOptions(2, argv, "", nullptr, "JX_LLVM_FLAGS");
+    const char *extra = std::getenv("JX_LLVM_FLAGS");
+    return fmt::format("{} JX_LLVM_FLAGS={}", argv[1], extra ? extra : "");
+  }();
+  return options;
+}
+
+Target make_target(const std::string &cpu) {
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  llvm_options();
+  llvm::orc::JITTargetMachineBuilder builder =
+      cpu == "host"
+          ? check(llvm::orc::JITTargetMachineBuilder::detectHost(), "detect host")
+          : llvm::orc::JITTargetMachineBuilder(llvm::Triple(llvm::sys::getProcessTriple()));
+  if (cpu != "host") {
+    std::string error;
+    const llvm::Target *target =
+        llvm::TargetRegistry::lookupTarget(builder.getTargetTriple().str(), error);
+    if (!target) throw Error(fmt::format("internal: {}", error));
+    auto info = std::unique_ptr<llvm::MCSubtargetInfo>(
+        target->createMCSubtargetInfo(builder.getTargetTriple().str(), "", ""));
+    if (!info->isCPUStringValid(cpu))
+      throw ValueError(fmt::format("unknown target CPU '{}' (expected 'host' or an LLVM CPU name "
+                                   "such as 'x86-64-v3')",
+                                   cpu));
+    builder.setCPU(cpu);
+  }
+  builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  // Kernels are compiled to relocatable object files (the disk cache, ahead-of-time libraries)
+  // and linked by LLJIT or the system linker: PIC and the small code model.
+  builder.setRelocationModel(llvm::Reloc::PIC_);
+  builder.setCodeModel(llvm::CodeModel::Small);
+  std::unique_ptr<llvm::TargetMachine> machine =
+      check(builder.createTargetMachine(), "target machine");
+  const llvm::MCSubtargetInfo &info = *machine->getMCSubtargetInfo();
+  const bool avx512 = info.checkFeatures("+avx512f");
+  const runtime::MathTier tier = avx512                             ? runtime::MathTier::avx512
+                                 : info.checkFeatures("+avx2,+fma") ? runtime::MathTier::avx2
+                                                                    : runtime::MathTier::scalar;
+  return {std::move(builder), std::move(machine), tier, avx512};
+}
+
+void optimize(llvm::Module &module, const Target &target) {
+  llvm::TargetMachine &machine = *target.machine;
+  module.setDataLayout(machine.createDataLayout());
+  module.setTargetTriple(machine.getTargetTriple().str());
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration()) continue;
+    f.addFnAttr("target-cpu", machine.getTargetCPU());
+    f.addFnAttr("target-features", machine.getTargetFeatureString());
+    // LLVM defaults to 256-bit vectors on AVX-512 hosts; kernels dominated by libmvec calls gain
+    // from the 8-lane variants.
+    if (target.avx512) f.addFnAttr("prefer-vector-width", "512");
+  }
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder pb(&machine, tuning);
+  // Registered before the defaults, or registerFunctionAnalyses installs a plain TLI without the
+  // vector library and math calls stay scalar.
+  llvm::Triple triple(module.getTargetTriple());
+  llvm::TargetLibraryInfoImpl tli(triple);
+  tli.addVectorizableFunctions(math_library(target.math_tier));
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tli); });
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+}
+
+namespace {
+std::string emit_file(llvm::Module &module, const Target &target, llvm::CodeGenFileType type) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (target.machine->addPassesToEmitFile(pm, os, nullptr, type))
+    throw Error("internal: the target cannot emit this file type");
+  pm.run(module);
+  return std::string(buffer.data(), buffer.size());
+}
+} // namespace
+
+std::string emit_object(llvm::Module &module, const Target &target) {
+  return emit_file(module, target, llvm::CodeGenFileType::ObjectFile);
+}
+
+std::string emit_assembly(llvm::Module &module, const Target &target) {
+  return emit_file(module, target, llvm::CodeGenFileType::AssemblyFile);
+}
+
+std::string math_library_text(runtime::MathTier tier) {
+  std::string text;
+  for (const llvm::VecDesc &d : math_library(tier))
+    text += fmt::format("{}>{}/{};", d.getScalarFnName().str(), d.getVectorFnName().str(),
+                        d.getVectorizationFactor().getKnownMinValue());
+  return text;
+}
+
+} // namespace jx::codegen
