@@ -32,7 +32,8 @@ int device_count() {
 
 bool request_device_count(int n) {
   std::lock_guard lock(count_mutex);
-  if (fixed_count.load(std::memory_order_relaxed) != 0) return false;
+  // Asking again for the count in use changes nothing.
+  if (const int fixed = fixed_count.load(std::memory_order_relaxed); fixed != 0) return fixed == n;
   requested_count = n;
   return true;
 }

@@ -14,8 +14,8 @@ namespace jx::runtime {
 // request_device_count, else JX_NUM_CPU_DEVICES, else 1.
 int device_count();
 
-// Requests n devices (n > 0). Returns false, changing nothing, once device_count() has fixed the
-// count.
+// Requests n devices (n > 0). Once device_count() has fixed the count, returns whether n is that
+// count (changing nothing).
 bool request_device_count(int n);
 
 // JX_NUM_CPU_DEVICES's value if it is a positive integer; other values are ignored, as for

@@ -1,17 +1,27 @@
 // The runtime's program loop: slots, the arena, donations, and kernel launches on the pool.
 #include "runtime/program.h"
 
+#include <cstring>
+
 #include "runtime/thread_pool.h"
+#include "runtime/threefry.h"
 
 namespace jx::runtime {
 
-std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> &args) {
+std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> &args,
+                           const std::vector<BufferPtr> &results) {
   // Slots with buffers of their own, and every slot's address.
   std::vector<BufferPtr> slots(size_t(program.slot_count));
   std::vector<void *> address(size_t(program.slot_count));
+  // Output slots computed into the caller's buffers (the first output of a slot returned twice).
+  std::vector<BufferPtr> given(results.empty() ? 0 : size_t(program.slot_count));
+  for (size_t i = 0; i < results.size(); ++i)
+    if (!given[size_t(program.outputs[i])]) given[size_t(program.outputs[i])] = results[i];
   BufferPtr arena = program.arena_bytes ? make_buffer(program.arena_bytes) : nullptr;
   auto place = [&](int slot, size_t bytes) {
-    if (program.arena_offset[size_t(slot)] >= 0)
+    if (!given.empty() && given[size_t(slot)])
+      address[size_t(slot)] = (slots[size_t(slot)] = given[size_t(slot)])->data();
+    else if (program.arena_offset[size_t(slot)] >= 0)
       address[size_t(slot)] =
           static_cast<char *>(arena->data()) + program.arena_offset[size_t(slot)];
     else
@@ -27,7 +37,7 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
       break;
     case Step::Kind::Fill:
       place(s.outs[0], s.out_bytes[0]);
-      s.fill(address[size_t(s.outs[0])]);
+      random_impl::uniform01({s.key_hi, s.key_lo}, s.extent, s.dtype, address[size_t(s.outs[0])]);
       break;
     case Step::Kind::Kernel: {
       std::vector<void *> buffers, inputs;
@@ -38,7 +48,7 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
         // A donated argument's memory is taken only when nothing but the caller's array, args
         // and (until freed) its slot refer to it.
         const long exclusive = 2 + (donor >= 0 && slots[size_t(s.donor_slots[r])] != nullptr);
-        if (donor >= 0 && args.at(size_t(donor)).use_count() == exclusive &&
+        if (donor >= 0 && given.empty() && args.at(size_t(donor)).use_count() == exclusive &&
             !args[size_t(donor)]->deleted())
           address[size_t(out)] = (slots[size_t(out)] = Buffer::take(*args[size_t(donor)]))->data();
         else
@@ -80,6 +90,12 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
   std::vector<BufferPtr> out;
   for (int o : program.outputs)
     out.push_back(slots[size_t(o)]);
+  // Outputs not computed into the caller's buffer: arguments, constants, repeated outputs.
+  for (size_t i = 0; i < results.size(); ++i)
+    if (out[i] != results[i]) {
+      std::memcpy(results[i]->data(), out[i]->data(), results[i]->bytes());
+      out[i] = results[i];
+    }
   return out;
 }
 

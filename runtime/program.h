@@ -1,12 +1,14 @@
 // A compiled program as the runtime runs it: numbered buffer slots, and steps that fill them
-// (values that exist already, arguments, runtime fills such as random numbers, and generated
-// kernels over boxes of their outputs). The JIT builds one per executable; ahead-of-time objects
-// will carry one. No LLVM and no graph here.
+// (values that exist already, arguments, random fills, and generated kernels over boxes of their
+// outputs). The JIT builds one per executable; ahead-of-time objects carry one encoded
+// (runtime/aot.h). No LLVM and no graph here.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <vector>
+
+#include <jx/dtype.h>
 
 #include "runtime/buffer.h"
 
@@ -23,13 +25,15 @@ struct Step {
   std::vector<int> frees{};        // slots whose last reader is this step
   // Value: the buffer (a constant, a realized value; the callback may refuse a deleted one).
   std::function<BufferPtr()> value{};
-  int argument = 0;                      // Argument: its position
-  std::function<void(void *out)> fill{}; // Fill
+  int argument = 0; // Argument: its position
+  // Fill: jax.random.uniform's [0, 1) values of `extent` for the key (hi, lo).
+  uint32_t key_hi = 0, key_lo = 0;
+  DType dtype = DType::float64;
   // Kernel (null for an empty output).
   KernelFn kernel = nullptr;
   std::vector<int> inputs{};        // slots read
   std::vector<uint64_t> literals{}; // the literal buffer
-  std::vector<int64_t> extent{};    // the output's shape
+  std::vector<int64_t> extent{};    // the output's shape (Fill too)
   int64_t outer = 0, grain = 1;     // rows of axis 0, rows per chunk (no tasks)
   std::vector<int64_t> tasks{};     // boxes of 2 * rank bounds, one task each; empty: rows
   std::vector<int> donors{};        // per output: the donated argument it takes, or -1
@@ -45,7 +49,10 @@ struct Program {
 };
 
 // Runs program on the default thread pool: one arena per call (so calls may overlap), kernels
-// split into their tasks or into row chunks. Thread-safe.
-std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> &args);
+// split into their tasks or into row chunks. Thread-safe. results: none, or per output the
+// buffer to write it into (kernels write there directly; values that are not computed by this
+// call are copied); the outputs returned are then those buffers.
+std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> &args,
+                           const std::vector<BufferPtr> &results = {});
 
 } // namespace jx::runtime

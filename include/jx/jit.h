@@ -106,6 +106,8 @@ public:
   // The kernel plan and each kernel's optimized LLVM IR.
   std::string as_text() const { return detail::compiled_text(*program_); }
   CostAnalysis cost_analysis() const { return detail::cost_analysis(*program_); }
+  // The traced and compiled program (what jx::aot writes out).
+  const std::shared_ptr<const detail::Program> &program() const { return program_; }
 
 private:
   std::shared_ptr<const detail::Program> program_;

@@ -5,24 +5,10 @@
 #include <fmt/ranges.h>
 
 #include "api/internal.h"
+#include "api/program.h"
 #include "ir/printer.h"
-#include "jit/executable.h"
 
 namespace jx::detail {
-
-class Program {
-public:
-  std::vector<ShapeDtypeStruct> specs;
-  JitOptions options;
-  std::vector<ir::NodePtr> params, outputs;
-  // Resolved at trace time: options' shardings, else the arguments' own (propagated to outputs
-  // of an argument's shape).
-  std::vector<std::optional<Sharding>> in_shardings, out_shardings;
-  // with_sharding_constraint inside the traced function: values materialized with a placement.
-  std::vector<std::pair<ir::NodePtr, Sharding>> constraints;
-  std::once_flag compiled;
-  std::unique_ptr<backend::Executable> executable;
-};
 
 namespace {
 // The program being traced on this thread (for with_sharding_constraint).

@@ -19,7 +19,6 @@
 #include "ir/printer.h"
 #include "passes/fusion.h"
 #include "passes/pipeline.h"
-#include "runtime/threefry.h"
 #include "runtime/thread_pool.h"
 
 namespace jx::backend {
@@ -295,8 +294,10 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
     for (const Transfer &t : s.transfers)
       cost_.communication_bytes += t.bytes;
   }
-  for (size_t k = 0; k < kernels.size(); ++k)
+  for (size_t k = 0; k < kernels.size(); ++k) {
     owners[k]->kernel = std::move(kernels[k]);
+    owners[k]->plan = std::make_shared<const codegen::KernelPlan>(*to_compile[k]);
+  }
   for (const ir::NodePtr &o : roots)
     output_slots_.push_back(slot.at(o.get()));
   // Free each intermediate after its last reader.
@@ -394,7 +395,7 @@ std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::Buffe
 }
 
 // The steps as the runtime runs them: each step's run part, completed with what follows from its
-// nodes (kinds, sizes, kernel entry points; the graph only behind the value and fill callbacks).
+// nodes (kinds, sizes, kernel entry points; the graph only behind the value callback).
 runtime::Program Executable::runtime_program() const {
   runtime::Program program{.steps = {},
                            .outputs = output_slots_,
@@ -416,10 +417,10 @@ runtime::Program Executable::runtime_program() const {
     case Step::Kind::Random:
       r.kind = runtime::Step::Kind::Fill;
       r.out_bytes = {size_t(node->size()) * itemsize(node->dtype)};
-      r.fill = [node](void *out) {
-        random_impl::uniform01({uint32_t(node->attrs[0]), uint32_t(node->attrs[1])}, node->shape,
-                               node->dtype, out);
-      };
+      r.key_hi = uint32_t(node->attrs[0]);
+      r.key_lo = uint32_t(node->attrs[1]);
+      r.dtype = node->dtype;
+      r.extent = node->shape;
       break;
     case Step::Kind::Kernel:
       r.kind = runtime::Step::Kind::Kernel;
@@ -432,6 +433,13 @@ runtime::Program Executable::runtime_program() const {
     program.steps.push_back(std::move(r));
   }
   return program;
+}
+
+std::vector<const codegen::KernelPlan *> Executable::kernel_plans() const {
+  std::vector<const codegen::KernelPlan *> plans;
+  for (const Step &s : steps_)
+    if (s.kernel) plans.push_back(s.plan.get());
+  return plans;
 }
 
 std::string Executable::as_text() const {

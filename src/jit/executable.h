@@ -60,12 +60,18 @@ public:
   size_t arena_bytes() const { return arena_bytes_; }
   size_t intermediate_bytes() const { return intermediate_bytes_; }
 
+  // What jx::aot compiles ahead of time: the runtime program, and the plan of each of its kernels
+  // in step order (steps with a null kernel have none).
+  const runtime::Program &program() const { return program_; }
+  std::vector<const codegen::KernelPlan *> kernel_plans() const;
+
 private:
   struct Step {
     enum class Kind { Buffer, Parameter, Random, Kernel } kind;
     ir::NodePtr node;                 // the value, or a kernel's first root
     std::vector<ir::NodePtr> roots{}; // Kind::Kernel: what the kernel writes
     std::shared_ptr<const CompiledKernel> kernel{};
+    std::shared_ptr<const codegen::KernelPlan> plan{}; // of kernel
     // Placed kernels: the devices' distinct boxes (run.tasks splits them for the pool).
     Placement boxes{};
     std::vector<Transfer> transfers{};

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/program.h"
+#include "runtime/threefry.h"
 
 namespace {
 
@@ -80,16 +81,43 @@ TEST(RuntimeProgram, ValuesAndFills) {
   BufferPtr constant = iota(4);
   p.steps.push_back(
       {.kind = Step::Kind::Value, .outs = {0}, .value = [constant] { return constant; }});
-  p.steps.push_back({.kind = Step::Kind::Fill, .outs = {1}, .out_bytes = {4 * sizeof(double)}});
-  p.steps[1].fill = [](void *out) {
-    for (int i = 0; i < 4; ++i)
-      static_cast<double *>(out)[i] = 7;
-  };
+  p.steps.push_back({.kind = Step::Kind::Fill,
+                     .outs = {1},
+                     .out_bytes = {4 * sizeof(double)},
+                     .key_hi = 0,
+                     .key_lo = 42,
+                     .extent = {4}});
   p.outputs = {0, 1};
   p.arena_offset = {-1, -1};
   std::vector<BufferPtr> out = jx::runtime::run(p, {});
   EXPECT_EQ(out[0], constant);
-  EXPECT_EQ(out[1]->as<double>()[3], 7);
+  std::vector<double> expected(4);
+  jx::random_impl::uniform01({0, 42}, {4}, jx::DType::float64, expected.data());
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(out[1]->as<double>()[i], expected[size_t(i)]);
+}
+
+TEST(RuntimeProgram, ResultsIntoTheCallersBuffers) {
+  // Outputs: a kernel's (written in place), the argument itself and the kernel's again (copied).
+  const int64_t n = 100;
+  Program p;
+  p.slot_count = 2;
+  p.steps.push_back({.kind = Step::Kind::Argument, .outs = {0}});
+  p.steps.push_back(kernel_step(0, 1, 2.0, n));
+  p.outputs = {1, 0, 1};
+  p.arena_offset = {-1, -1};
+  std::vector<double> a(n), b(n), c(n);
+  auto borrow = [&](std::vector<double> &v) {
+    return jx::runtime::Buffer::borrow(v.data(), v.size() * sizeof(double));
+  };
+  std::vector<BufferPtr> results{borrow(a), borrow(b), borrow(c)};
+  std::vector<BufferPtr> out = jx::runtime::run(p, {iota(n)}, results);
+  EXPECT_EQ(out, results);
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(a[size_t(i)], 2.0 * double(i));
+    ASSERT_EQ(b[size_t(i)], double(i));
+    ASSERT_EQ(c[size_t(i)], 2.0 * double(i));
+  }
 }
 
 } // namespace

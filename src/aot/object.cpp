@@ -1,0 +1,110 @@
+#include "aot/object.h"
+
+#include <jx/error.h>
+
+#include <fmt/format.h>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "codegen/emit.h"
+#include "codegen/llvm_target.h"
+#include "runtime/kernel_symbols.h"
+
+namespace jx::aot_impl {
+namespace {
+
+const char *tier_name(runtime::MathTier tier) {
+  switch (tier) {
+  case runtime::MathTier::avx512: return "avx512";
+  case runtime::MathTier::avx2: return "avx2";
+  case runtime::MathTier::scalar: return "scalar";
+  }
+  return "scalar";
+}
+
+// A private, read-only global; constants are aligned as runtime buffers are.
+llvm::GlobalVariable *private_constant(llvm::Module &module, llvm::Constant *init,
+                                       const std::string &name, uint64_t align) {
+  auto *g = new llvm::GlobalVariable(module, init->getType(), true,
+                                     llvm::GlobalValue::PrivateLinkage, init, name);
+  g->setAlignment(llvm::Align(align));
+  return g;
+}
+
+} // namespace
+
+Object emit_object(const ObjectContents &c) {
+  const codegen::Target target = codegen::make_target(c.target_cpu);
+  llvm::LLVMContext context;
+  llvm::Module module("jx_aot_" + c.name, context);
+  std::vector<std::string> kernel_names;
+  for (size_t k = 0; k < c.kernels.size(); ++k) {
+    kernel_names.push_back(fmt::format("jx_aot_{}_kernel{}", c.name, k));
+    codegen::emit_kernel_into(module, *c.kernels[k], kernel_names.back());
+  }
+  codegen::optimize(module, target);
+  // Only the entry point is visible: kernels of several AOT functions may share a program.
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration()) f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  // Kernels call the runtime's functions by tier-neutral names; link against the tier's symbols.
+  for (const runtime::MathSymbol &s : runtime::kernel_symbols(target.math_tier))
+    if (s.name != s.link_name)
+      if (llvm::Function *f = module.getFunction(s.name)) f->setName(s.link_name);
+
+  llvm::Type *i64 = llvm::Type::getInt64Ty(context), *i32 = llvm::Type::getInt32Ty(context);
+  llvm::PointerType *ptr = llvm::PointerType::getUnqual(context);
+  auto *program = private_constant(
+      module,
+      llvm::ConstantDataArray::get(
+          context, llvm::ArrayRef<uint64_t>(reinterpret_cast<const uint64_t *>(c.program.data()),
+                                            c.program.size())),
+      "jx_aot_program", 8);
+  std::vector<llvm::Constant *> kernels, constants;
+  for (const std::string &name : kernel_names)
+    kernels.push_back(module.getFunction(name));
+  for (size_t i = 0; i < c.constants.size(); ++i) {
+    const auto *bytes = static_cast<const uint8_t *>(c.constants[i]->data());
+    constants.push_back(private_constant(
+        module,
+        llvm::ConstantDataArray::get(
+            context, llvm::ArrayRef<uint8_t>(bytes, bytes + c.constants[i]->bytes())),
+        fmt::format("jx_aot_constant{}", i), runtime::Buffer::alignment));
+  }
+  auto table = [&](std::vector<llvm::Constant *> &entries, const char *name) -> llvm::Constant * {
+    if (entries.empty()) return llvm::ConstantPointerNull::get(ptr);
+    auto *type = llvm::ArrayType::get(ptr, entries.size());
+    return private_constant(module, llvm::ConstantArray::get(type, entries), name, 8);
+  };
+  llvm::Constant *kernel_table = table(kernels, "jx_aot_kernels");
+  llvm::Constant *constant_table = table(constants, "jx_aot_constants");
+
+  // int32_t NAME(args, num_args, results, num_results, error, error_size) -> jx_aot_run(...)
+  auto *run_type =
+      llvm::FunctionType::get(i32, {ptr, i64, ptr, ptr, ptr, i32, ptr, i32, ptr, i64}, false);
+  llvm::FunctionCallee run = module.getOrInsertFunction("jx_aot_run", run_type);
+  auto *entry_type = llvm::FunctionType::get(i32, {ptr, i32, ptr, i32, ptr, i64}, false);
+  if (module.getFunction(c.name) || module.getNamedGlobal(c.name))
+    throw ValueError(fmt::format("jx.aot: the name '{}' is taken by a runtime symbol", c.name));
+  auto *entry =
+      llvm::Function::Create(entry_type, llvm::GlobalValue::ExternalLinkage, c.name, module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", entry));
+  auto arg = [&](unsigned i) { return entry->getArg(i); };
+  b.CreateRet(
+      b.CreateCall(run, {program, llvm::ConstantInt::get(i64, c.program.size()), kernel_table,
+                         constant_table, arg(0), arg(1), arg(2), arg(3), arg(4), arg(5)}));
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (llvm::verifyModule(module, &os))
+    throw Error("internal: invalid LLVM IR for AOT function " + c.name + ": " + os.str());
+  return {codegen::emit_object(module, target), target.machine->getTargetCPU().str(),
+          tier_name(target.math_tier)};
+}
+
+} // namespace jx::aot_impl

@@ -1,0 +1,30 @@
+// The LLVM half of jx::aot: one relocatable object holding a function's kernels, its encoded
+// program and constants, and the C entry point that hands them to jx_aot_run. No LLVM types here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel.h"
+#include "runtime/buffer.h"
+
+namespace jx::aot_impl {
+
+struct ObjectContents {
+  std::string name;       // the entry point's symbol
+  std::string target_cpu; // "host" or an LLVM CPU name
+  std::vector<const codegen::KernelPlan *> kernels;
+  std::vector<int64_t> program; // runtime::aot::encode's words
+  std::vector<runtime::BufferPtr> constants;
+};
+
+struct Object {
+  std::string bytes;
+  std::string cpu;  // the CPU the code is for (the host's name for "host")
+  std::string tier; // the math tier its kernels link against: avx512, avx2 or scalar
+};
+
+Object emit_object(const ObjectContents &contents);
+
+} // namespace jx::aot_impl

@@ -1,0 +1,32 @@
+// jx::jit's traced program (detail::Program): shared by jit's calls and by jx::aot, which writes
+// its compiled form out.
+#pragma once
+
+#include <jx/jit.h>
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "ir/node.h"
+#include "jit/executable.h"
+
+namespace jx::detail {
+
+class Program {
+public:
+  std::vector<ShapeDtypeStruct> specs;
+  JitOptions options;
+  std::vector<ir::NodePtr> params, outputs;
+  // Resolved at trace time: options' shardings, else the arguments' own (propagated to outputs
+  // of an argument's shape).
+  std::vector<std::optional<Sharding>> in_shardings, out_shardings;
+  // with_sharding_constraint inside the traced function: values materialized with a placement.
+  std::vector<std::pair<ir::NodePtr, Sharding>> constraints;
+  std::once_flag compiled;
+  std::unique_ptr<backend::Executable> executable;
+};
+
+} // namespace jx::detail
