@@ -42,6 +42,10 @@ demo: build
 	./$(BUILD)/bench/seed_diff --mesh 1x1
 	./$(BUILD)/bench/seed_diff --mesh 8x1
 	./$(BUILD)/bench/seed_diff --mesh 1x8
+	./$(BUILD)/examples/aot_seeds
+	@echo "ldd ./$(BUILD)/examples/aot_seeds:" && ldd ./$(BUILD)/examples/aot_seeds
+	@! ldd ./$(BUILD)/examples/aot_seeds | grep -q libLLVM || (echo "aot_seeds links LLVM" && false)
+	./$(BUILD)/bench/aot_bench
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')

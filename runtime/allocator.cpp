@@ -59,9 +59,13 @@ void *system_allocate(size_t capacity) {
 
 } // namespace
 
+size_t block_capacity(size_t bytes) {
+  const size_t size = size_class(bytes);
+  return size >= huge_page ? (size + huge_page - 1) / huge_page * huge_page : size;
+}
+
 void *allocate(size_t bytes, size_t *capacity) {
-  size_t size = size_class(bytes);
-  if (size >= huge_page) size = (size + huge_page - 1) / huge_page * huge_page;
+  const size_t size = block_capacity(bytes);
   *capacity = size;
   Cache &c = cache();
   {

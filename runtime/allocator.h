@@ -10,6 +10,8 @@ namespace jx::runtime {
 // large); *capacity receives its real size, which deallocate needs back.
 void *allocate(size_t bytes, size_t *capacity);
 void deallocate(void *block, size_t capacity);
+// The capacity allocate gives a request of `bytes`.
+size_t block_capacity(size_t bytes);
 
 struct AllocatorStats {
   size_t cached_bytes; // free blocks held for reuse

@@ -1,6 +1,8 @@
 // The ahead-of-time program format and jx_aot_run, the entry every generated function calls.
 #include "runtime/aot.h"
 
+#include "runtime/allocator.h"
+
 #include <jx/error.h>
 
 #include <algorithm>
@@ -229,6 +231,19 @@ int32_t fail(int32_t status, const std::string &message, char *error, size_t err
 } // namespace
 
 extern "C" int32_t jx_aot_abi_version(void) { return JX_AOT_ABI_VERSION; }
+
+extern "C" void *jx_aot_allocate(size_t bytes) {
+  size_t capacity;
+  try {
+    return jx::runtime::allocate(bytes, &capacity);
+  } catch (const std::bad_alloc &) {
+    return nullptr;
+  }
+}
+
+extern "C" void jx_aot_free(void *data, size_t bytes) {
+  jx::runtime::deallocate(data, jx::runtime::block_capacity(bytes));
+}
 
 extern "C" int32_t jx_aot_run(const int64_t *program, int64_t program_words,
                               const jx_aot_kernel *kernels, const void *const *constants,

@@ -43,6 +43,13 @@ extern "C" {
 /* The runtime's ABI version (JX_AOT_ABI_VERSION of the libjx_runtime linked in). */
 int32_t jx_aot_abi_version(void);
 
+/* Memory for arguments and results like the runtime's own buffers: 64-byte aligned, and when
+ * large 2 MiB aligned and backed by huge pages (kernels striding across rows then miss the TLB
+ * far less), recycled through the runtime's caching allocator. NULL when out of memory. Free with
+ * jx_aot_free and the same size. */
+void *jx_aot_allocate(size_t bytes);
+void jx_aot_free(void *data, size_t bytes);
+
 /* Runs an encoded program (what a generated entry point does): checks the arguments and results
  * against its signature, then computes the results into their buffers. Returns a jx_aot_status;
  * on failure writes a message into error (when error_size > 0). Thread-safe. */
@@ -54,6 +61,8 @@ int32_t jx_aot_run(const int64_t *program, int64_t program_words, const jx_aot_k
 #ifdef __cplusplus
 }
 
+#include <new>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -67,6 +76,33 @@ public:
 
 private:
   int32_t status_;
+};
+
+/* n elements of T in jx_aot_allocate's memory, zero-filled; converts to std::span (the
+ * generated wrappers' parameters). */
+template <class T> class Buffer {
+public:
+  explicit Buffer(size_t n) : data_(static_cast<T *>(jx_aot_allocate(n * sizeof(T)))), size_(n) {
+    if (!data_) throw std::bad_alloc();
+    for (size_t i = 0; i < n; ++i)
+      data_[i] = T();
+  }
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+  ~Buffer() { jx_aot_free(data_, size_ * sizeof(T)); }
+  T *data() { return data_; }
+  const T *data() const { return data_; }
+  size_t size() const { return size_; }
+  T &operator[](size_t i) { return data_[i]; }
+  const T &operator[](size_t i) const { return data_[i]; }
+  T *begin() { return data_; }
+  T *end() { return data_ + size_; }
+  operator std::span<T>() { return {data_, size_}; }
+  operator std::span<const T>() const { return {data_, size_}; }
+
+private:
+  T *data_;
+  size_t size_;
 };
 } // namespace jx::aot
 #endif
