@@ -1,0 +1,201 @@
+// The functions tests/aot compiles ahead of time (generator.cpp) and also runs through the JIT
+// (test_aot.cpp): each is one jx::jit(...).lower(...) defined here, so that both sides trace the
+// same function for the same signature.
+#pragma once
+
+#include <jx/jx.h>
+
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include "diff/random_graph.h"
+#include "seeds.h"
+
+namespace aot_test {
+
+namespace jnp = jx::numpy;
+using jx::Array;
+using jx::ShapeDtypeStruct;
+
+// The diff seed's size: the seed's own 4096 x 4096.
+inline constexpr int64_t diff_n = 4096;
+inline constexpr int64_t simpson_intervals = 100;
+inline constexpr int simpson_points = 512;
+// Odd, so that vector bodies, epilogues and scalar remainders all run.
+inline constexpr int64_t math_n = 1003;
+
+// ---- the seeds ----
+
+inline auto simpson_stack() {
+  const ShapeDtypeStruct interval{{simpson_intervals}, jx::float64};
+  return jx::jit([](const Array &a, const Array &b) {
+           return seeds::simps([](const Array &x) { return seeds::funcN(x); }, a, b,
+                               simpson_points);
+         })
+      .lower(interval, interval);
+}
+
+inline auto simpson_broadcast() {
+  const ShapeDtypeStruct interval{{simpson_intervals}, jx::float64};
+  return jx::jit([](const Array &a, const Array &b) {
+           return seeds::simps([](const Array &x) { return seeds::funcN_broadcast(x); }, a, b,
+                               simpson_points);
+         })
+      .lower(interval, interval);
+}
+
+// The seed's PositionalSharding over rows x cols of the 8 CPU devices.
+inline jx::Sharding diff_sharding(int rows, int cols) {
+  jx::config::set_num_cpu_devices(8);
+  std::vector<jx::Device> devices = jx::devices();
+  devices.resize(size_t(rows * cols));
+  return jx::PositionalSharding(jx::mesh_utils::create_device_mesh({rows * cols}, devices))
+      .reshape(rows, cols);
+}
+
+inline auto diff(int rows, int cols) {
+  const jx::Sharding sharding = diff_sharding(rows, cols);
+  return jx::jit(seeds::calc_fd_kernel, {.in_shardings = {sharding}, .out_shardings = {sharding}})
+      .lower(ShapeDtypeStruct{{diff_n, diff_n}, jx::float64});
+}
+
+// ---- random numbers (runtime Fill steps; erf_inv, a runtime helper, for normal) ----
+
+inline auto random_normal() {
+  return jx::jit([] {
+           return std::tuple{jx::random::normal(jx::random::PRNGKey(0), {256, 256}, jx::float64),
+                             jx::random::normal(jx::random::PRNGKey(3), {math_n}, jx::float32)};
+         })
+      .lower();
+}
+
+inline auto random_uniform() {
+  return jx::jit([] {
+           return std::tuple{
+               jx::random::uniform(jx::random::PRNGKey(1), {257, 3}),
+               jx::random::uniform(jx::random::PRNGKey(2), {math_n}, jx::float32, -2.0, 3.0)};
+         })
+      .lower();
+}
+
+// ---- targeted functions ----
+
+// Several results of different shapes and dtypes.
+inline auto several_outputs() {
+  const ShapeDtypeStruct spec{{64, 33}, jx::float64};
+  return jx::jit([](const Array &x, const Array &y) {
+           return std::tuple{x + y, (x * y).astype(jx::float32), jnp::transpose(x),
+                             jnp::sin(x) - y};
+         })
+      .lower(spec, spec);
+}
+
+// Arguments returned unchanged (copied into the results), around a computed result.
+inline auto passthrough() {
+  const ShapeDtypeStruct spec{{10, 7}, jx::float64};
+  const ShapeDtypeStruct ints{{5}, jx::int32};
+  return jx::jit([](const Array &x, const Array &y, const Array &i) {
+           return std::tuple{x, x * y, y, i};
+         })
+      .lower(spec, spec, ints);
+}
+
+// Results that are constants: literal data, a filled array, an iota.
+inline auto constant_output() {
+  return jx::jit([](const Array &x) {
+           return std::tuple{x * 2.0, jnp::array({1.5, -2.0, 3.25, 1e300}), jnp::full({4, 4}, 7.5),
+                             jnp::arange(10), jnp::array({1, 2, 3}).astype(jx::int32)};
+         })
+      .lower(ShapeDtypeStruct{{8}, jx::float64});
+}
+
+// One value returned several times: a computed one and an argument.
+inline auto repeated_output() {
+  return jx::jit([](const Array &x) {
+           const Array y = jnp::sin(x) * 2.0;
+           return std::tuple{y, y, x, y + 1.0, x};
+         })
+      .lower(ShapeDtypeStruct{{100, 3}, jx::float64});
+}
+
+// Integer powers of arrays (the runtime's jx_ipow_i32 / jx_ipow_i64).
+inline auto int_power() {
+  const ShapeDtypeStruct i32{{math_n}, jx::int32}, i64{{math_n}, jx::int64};
+  return jx::jit([](const Array &a, const Array &b, const Array &c, const Array &d) {
+           return std::tuple{jnp::power(a, b), jnp::power(c, d), jnp::power(c, 3)};
+         })
+      .lower(i32, i32, i64, i64);
+}
+
+// float32 transcendental functions: the math tier's float wrappers (libmvec's f variants). The
+// last result combines them in a sum of non-negative terms (where defined), so that its error
+// stays within a few ulp of the functions'.
+inline auto float32_math() {
+  const ShapeDtypeStruct spec{{math_n}, jx::float32};
+  return jx::jit([](const Array &x, const Array &y) {
+           return std::tuple{jnp::exp(x), jnp::log(x), jnp::power(x, y), jnp::tanh(x),
+                             jnp::exp(-x) * jnp::power(x, y) + jnp::tanh(y) * jnp::tanh(y)};
+         })
+      .lower(spec, spec);
+}
+
+// bool results: comparisons and logic.
+inline auto bool_output() {
+  const ShapeDtypeStruct spec{{37, 5}, jx::float64};
+  return jx::jit([](const Array &x, const Array &y) {
+           return std::tuple{x > y, jnp::logical_and(x > 0.0, jnp::isfinite(y)), jnp::isnan(x)};
+         })
+      .lower(spec, spec);
+}
+
+// 0-d results, and a 0-d argument.
+inline auto scalar_output() {
+  return jx::jit([](const Array &x, const Array &s) {
+           return std::tuple{jnp::sum(x * s), jnp::argmax(x), s * 2.0};
+         })
+      .lower(ShapeDtypeStruct{{50}, jx::float64}, ShapeDtypeStruct{{}, jx::float64});
+}
+
+// Reductions: along each axis and whole, large enough for split reductions.
+inline auto reduction() {
+  return jx::jit([](const Array &x) {
+           return std::tuple{jnp::sum(x, {1}), jnp::mean(x, {0}), jnp::max(x), jnp::sum(x)};
+         })
+      .lower(ShapeDtypeStruct{{300, 1000}, jx::float64});
+}
+
+// Empty arguments and results (their data may be null).
+inline auto empty_arrays() {
+  return jx::jit([](const Array &x, const Array &y) {
+           return std::tuple{x * 2.0, jnp::sum(x, {0}), y + 1.0};
+         })
+      .lower(ShapeDtypeStruct{{0, 3}, jx::float64}, ShapeDtypeStruct{{4}, jx::float64});
+}
+
+// A value placed over the 8 devices inside the function (with_sharding_constraint adds it to the
+// compiled program's outputs; it is not a result).
+inline auto sharding_constraint() {
+  const jx::Sharding rows = diff_sharding(8, 1);
+  return jx::jit([rows](const Array &x) {
+           const Array y = jx::with_sharding_constraint(jnp::exp(x) * 2.0, rows);
+           return y(jx::slice(1, jx::none)) - y(jx::slice(0, -1));
+         })
+      .lower(ShapeDtypeStruct{{64, 40}, jx::float64});
+}
+
+// A donated argument (jax's donate_argnums): the JIT may compute the result in its memory; an
+// AOT entry point reads its arguments only.
+inline auto donated_argument() {
+  return jx::jit([](const Array &x) { return x * 2.0 + 1.0; }, {.donate_argnums = {0}})
+      .lower(ShapeDtypeStruct{{1000}, jx::float64});
+}
+
+// ---- random graphs ----
+
+// Zero-argument functions returning random_graph(seed)'s root (leaves of literal data).
+inline auto random_graph(uint64_t seed) {
+  return jx::jit([seed] { return jx::diff::random_graph(seed).root; }).lower();
+}
+
+} // namespace aot_test
