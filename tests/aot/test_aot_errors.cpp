@@ -1,0 +1,584 @@
+// What can go wrong around ahead-of-time compiled functions: bad calls of a generated entry
+// point (a status and a message naming the problem, results untouched), the C++ wrapper's
+// CallError, the ABI version, the program encoding against corrupt words, and jx::aot::compile's
+// and the generator's errors and files.
+#include <jx/aot.h>
+#include <jx/jx.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+
+#include "aot/aot_test_util.h"
+#include "aot/functions.h"
+#include "api/program.h"
+#include "runtime/aot.h"
+#include "several_outputs.h"
+#include "simpson_stack.h"
+#include "test_util.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using aot_test::ResultBuffer;
+using jx::Array;
+using test_util::expect_error;
+
+// ---- bad calls of an entry point ----
+
+// A call of simpson_stack (float64[100], float64[100]) -> (float64[200,100]) that tests break
+// one piece at a time.
+class SimpsonCall : public testing::Test {
+protected:
+  SimpsonCall()
+      : a(100, 0.5), b(100, 1.5), like(jx::numpy::zeros({200, 100})),
+        result(like), args{{{a.data(), JX_AOT_FLOAT64, 1, interval_shape},
+                            {b.data(), JX_AOT_FLOAT64, 1, interval_shape}}},
+        results{{{result.data(), JX_AOT_FLOAT64, 2, result_shape}}} {}
+
+  // Calls it; error gets the message.
+  int32_t call(int32_t num_args = 2, int32_t num_results = 1) {
+    return call_with(args.data(), num_args, results.data(), num_results);
+  }
+  int32_t call_with(const jx_aot_array *in, int32_t num_args, const jx_aot_array *out,
+                    int32_t num_results) {
+    std::memset(error, 'x', sizeof error);
+    error[sizeof error - 1] = 0;
+    return simpson_stack(in, num_args, out, num_results, error, sizeof error);
+  }
+  // Expects JX_AOT_ERROR_ARGUMENTS, a message containing each of parts, and no result written.
+  void expect_rejected(int32_t status, std::initializer_list<std::string> parts) {
+    EXPECT_EQ(status, JX_AOT_ERROR_ARGUMENTS);
+    for (const std::string &part : parts)
+      EXPECT_NE(std::string(error).find(part), std::string::npos)
+          << "message: " << error << "\nexpected it to contain: " << part;
+    EXPECT_TRUE(result.untouched()) << "a failed call wrote its result";
+  }
+
+  std::vector<double> a, b;
+  Array like;
+  ResultBuffer result;
+  int64_t interval_shape[1] = {100}, result_shape[2] = {200, 100};
+  std::array<jx_aot_array, 2> args;
+  std::array<jx_aot_array, 1> results;
+  char error[512];
+};
+
+TEST_F(SimpsonCall, Succeeds) {
+  EXPECT_EQ(call(), JX_AOT_OK) << error;
+  EXPECT_FALSE(result.untouched());
+  EXPECT_TRUE(result.guards_intact());
+}
+
+TEST_F(SimpsonCall, WrongArgumentCount) {
+  expect_rejected(call(1, 1), {"called with 1 arguments and 1 results",
+                               "takes 2 arguments (float64[100], float64[100])",
+                               "returns 1 results (float64[200,100])"});
+  expect_rejected(call(3, 1), {"called with 3 arguments"});
+  expect_rejected(call(-1, 1), {"called with -1 arguments"});
+}
+
+TEST_F(SimpsonCall, WrongResultCount) {
+  expect_rejected(call(2, 0), {"called with 2 arguments and 0 results",
+                               "returns 1 results (float64[200,100])"});
+  expect_rejected(call(2, 2), {"called with 2 arguments and 2 results"});
+}
+
+TEST_F(SimpsonCall, WrongDtype) {
+  args[1].dtype = JX_AOT_FLOAT32;
+  expect_rejected(call(), {"argument 1 is float32[100], expected float64[100]"});
+  args[1].dtype = JX_AOT_FLOAT64;
+  results[0].dtype = JX_AOT_INT64;
+  expect_rejected(call(), {"result 0 is int64[200,100], expected float64[200,100]"});
+}
+
+TEST_F(SimpsonCall, UnknownDtypeCode) {
+  args[0].dtype = 7;
+  expect_rejected(call(), {"argument 0 is dtype code 7, rank 1, expected float64[100]"});
+  args[0].dtype = -1;
+  expect_rejected(call(), {"argument 0 is dtype code -1"});
+}
+
+TEST_F(SimpsonCall, WrongRank) {
+  const int64_t column[2] = {100, 1};
+  args[1].rank = 2;
+  args[1].shape = column;
+  expect_rejected(call(), {"argument 1 is float64[100,1], expected float64[100]"});
+  args[1].rank = 0;
+  expect_rejected(call(), {"argument 1 is float64[], expected float64[100]"});
+  args[1].rank = -3;
+  expect_rejected(call(), {"argument 1 is dtype code 4, rank -3, expected float64[100]"});
+  args[1] = args[0];
+  results[0].rank = 1;
+  expect_rejected(call(), {"result 0 is float64[200], expected float64[200,100]"});
+}
+
+TEST_F(SimpsonCall, WrongShape) {
+  const int64_t shorter[1] = {99};
+  args[0].shape = shorter;
+  expect_rejected(call(), {"argument 0 is float64[99], expected float64[100]"});
+  args[0].shape = interval_shape;
+  const int64_t transposed[2] = {100, 200};
+  results[0].shape = transposed;
+  expect_rejected(call(), {"result 0 is float64[100,200], expected float64[200,100]"});
+  // A shape pointer that is null where the rank needs one.
+  results[0].shape = nullptr;
+  expect_rejected(call(), {"result 0 is", "expected float64[200,100]"});
+}
+
+TEST_F(SimpsonCall, NullData) {
+  args[1].data = nullptr;
+  expect_rejected(call(), {"argument 1 has no data"});
+  args[1].data = b.data();
+  results[0].data = nullptr;
+  expect_rejected(call(), {"result 0 has no data"});
+}
+
+TEST_F(SimpsonCall, ResultOverlappingAnArgument) {
+  // The result's last elements are argument 1's first ones.
+  std::vector<double> shared(20000 + 50, 0.25);
+  args[1].data = shared.data() + 19950;
+  results[0].data = shared.data();
+  const std::vector<double> before = shared;
+  EXPECT_EQ(call(), JX_AOT_ERROR_ARGUMENTS);
+  EXPECT_NE(std::string(error).find("result 0 overlaps argument 1"), std::string::npos) << error;
+  EXPECT_TRUE(shared == before) << "a failed call wrote its result";
+  // Right after it, not overlapping: accepted.
+  std::vector<double> adjacent(20000 + 100, 0.25);
+  results[0].data = adjacent.data();
+  args[1].data = adjacent.data() + 20000;
+  EXPECT_EQ(call(), JX_AOT_OK) << error;
+}
+
+TEST(AotCall, OverlappingResults) {
+  // several_outputs: (float64[64,33], float32[64,33], float64[33,64], float64[64,33]).
+  std::vector<double> x(64 * 33, 1.0), y(64 * 33, 2.0);
+  const int64_t shape[2] = {64, 33}, transposed[2] = {33, 64};
+  const jx_aot_array args[2] = {{x.data(), JX_AOT_FLOAT64, 2, shape},
+                                {y.data(), JX_AOT_FLOAT64, 2, shape}};
+  std::vector<double> r0(64 * 33), r2(64 * 33), r3(64 * 33);
+  std::vector<float> r1(64 * 33);
+  jx_aot_array results[4] = {{r0.data(), JX_AOT_FLOAT64, 2, shape},
+                             {r1.data(), JX_AOT_FLOAT32, 2, shape},
+                             {r2.data(), JX_AOT_FLOAT64, 2, transposed},
+                             {r3.data(), JX_AOT_FLOAT64, 2, shape}};
+  char error[256] = "";
+  ASSERT_EQ(several_outputs(args, 2, results, 4, error, sizeof error), JX_AOT_OK) << error;
+  // Result 3 starting in the middle of result 0.
+  std::fill(r0.begin(), r0.end(), -7.0);
+  results[3].data = r0.data() + 100;
+  EXPECT_EQ(several_outputs(args, 2, results, 4, error, sizeof error), JX_AOT_ERROR_ARGUMENTS);
+  EXPECT_NE(std::string(error).find("result 3 overlaps result 0"), std::string::npos) << error;
+  EXPECT_TRUE(std::all_of(r0.begin(), r0.end(), [](double v) { return v == -7.0; }));
+  // Two results in one buffer.
+  results[3].data = r2.data();
+  EXPECT_EQ(several_outputs(args, 2, results, 4, error, sizeof error), JX_AOT_ERROR_ARGUMENTS);
+  EXPECT_NE(std::string(error).find("result 3 overlaps result 2"), std::string::npos) << error;
+}
+
+TEST_F(SimpsonCall, ErrorBufferSizes) {
+  args[0].dtype = JX_AOT_INT32;
+  // A short buffer gets the start of the message, terminated.
+  char small[12];
+  std::memset(small, 'x', sizeof small);
+  EXPECT_EQ(simpson_stack(args.data(), 2, results.data(), 1, small, sizeof small),
+            JX_AOT_ERROR_ARGUMENTS);
+  EXPECT_EQ(std::strlen(small), sizeof small - 1);
+  // No buffer at all: the status alone.
+  EXPECT_EQ(simpson_stack(args.data(), 2, results.data(), 1, nullptr, 0), JX_AOT_ERROR_ARGUMENTS);
+  EXPECT_EQ(simpson_stack(args.data(), 2, results.data(), 1, small, 0), JX_AOT_ERROR_ARGUMENTS);
+  EXPECT_TRUE(result.untouched());
+}
+
+// ---- the C++ wrapper ----
+
+TEST(AotWrapper, WrongSpanSizeThrowsCallError) {
+  std::vector<double> a(100), b(99), S(200 * 100);
+  try {
+    simpson_stack_aot::call(a, b, S);
+    FAIL() << "no CallError";
+  } catch (const jx::aot::CallError &e) {
+    EXPECT_EQ(e.status(), JX_AOT_ERROR_ARGUMENTS);
+    EXPECT_STREQ(e.what(), "simpson_stack: arg1 has 99 elements, expected 100 (float64[100])");
+  }
+  b.resize(100);
+  S.resize(10);
+  try {
+    simpson_stack_aot::call(a, b, S);
+    FAIL() << "no CallError";
+  } catch (const jx::aot::CallError &e) {
+    EXPECT_EQ(e.status(), JX_AOT_ERROR_ARGUMENTS);
+    EXPECT_STREQ(e.what(),
+                 "simpson_stack: result0 has 10 elements, expected 20000 (float64[200,100])");
+  }
+  // A CallError is a std::runtime_error.
+  EXPECT_THROW(simpson_stack_aot::call(a, b, S), std::runtime_error);
+}
+
+// ---- the ABI version and the program encoding ----
+
+TEST(AotAbi, RuntimeVersionIsTheHeaders) { EXPECT_EQ(jx_aot_abi_version(), JX_AOT_ABI_VERSION); }
+
+namespace rt = jx::runtime;
+
+int kernel_calls = 0;
+void fake_kernel(const int64_t *, void *const *) { ++kernel_calls; }
+void other_kernel(const int64_t *, void *const *) {}
+
+// A program with a step of each kind and every field set.
+rt::Program every_kind_of_step() {
+  rt::Program p;
+  p.slot_count = 5;
+  p.arena_bytes = 256;
+  p.arena_offset = {-1, -1, 0, 64, -1};
+  p.outputs = {4, 1};
+  p.steps.push_back({.kind = rt::Step::Kind::Argument, .outs = {0}, .argument = 0});
+  p.steps.push_back({.kind = rt::Step::Kind::Value, .outs = {1}, .out_bytes = {32}});
+  p.steps.push_back({.kind = rt::Step::Kind::Fill,
+                     .outs = {2},
+                     .out_bytes = {48},
+                     .key_hi = 0xdeadbeef,
+                     .key_lo = 7,
+                     .dtype = jx::DType::float32,
+                     .extent = {3, 4}});
+  p.steps.push_back({.kind = rt::Step::Kind::Kernel,
+                     .outs = {3},
+                     .out_bytes = {64},
+                     .frees = {2},
+                     .dtype = jx::DType::int32,
+                     .kernel = fake_kernel,
+                     .inputs = {0, 2},
+                     .literals = {0x3ff0000000000000u, uint64_t(-5)},
+                     .extent = {4, 4},
+                     .outer = 4,
+                     .grain = 2});
+  p.steps.push_back({.kind = rt::Step::Kind::Kernel,
+                     .outs = {4},
+                     .out_bytes = {8},
+                     .frees = {0, 3},
+                     .kernel = nullptr,
+                     .inputs = {3},
+                     .extent = {0},
+                     .outer = 0,
+                     .tasks = {0, 0}});
+  p.steps.push_back({.kind = rt::Step::Kind::Kernel,
+                     .outs = {4},
+                     .out_bytes = {8},
+                     .kernel = other_kernel,
+                     .extent = {1},
+                     .outer = 1,
+                     .tasks = {0, 1}});
+  return p;
+}
+
+const rt::aot::Signature signature{{{jx::DType::float64, {2, 2}}},
+                                   {{jx::DType::bool_, {}}, {jx::DType::int64, {4}}}};
+
+TEST(AotEncoding, RoundTrip) {
+  const rt::Program p = every_kind_of_step();
+  const std::vector<int64_t> words = rt::aot::encode(p, signature);
+  const jx_aot_kernel kernels[] = {fake_kernel, other_kernel};
+  alignas(64) static const double constant[4] = {1, 2, 3, 4};
+  const void *const constants[] = {constant};
+  const rt::aot::Decoded d =
+      rt::aot::decode(words.data(), int64_t(words.size()), kernels, constants);
+  EXPECT_EQ(rt::aot::spec_text(d.signature.args), "float64[2,2]");
+  EXPECT_EQ(rt::aot::spec_text(d.signature.results), "bool[], int64[4]");
+  const rt::Program &q = d.program;
+  EXPECT_EQ(q.slot_count, p.slot_count);
+  EXPECT_EQ(q.arena_bytes, p.arena_bytes);
+  EXPECT_EQ(q.arena_offset, p.arena_offset);
+  EXPECT_EQ(q.outputs, p.outputs);
+  ASSERT_EQ(q.steps.size(), p.steps.size());
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    SCOPED_TRACE(i);
+    const rt::Step &s = p.steps[i], &t = q.steps[i];
+    EXPECT_EQ(t.kind, s.kind);
+    EXPECT_EQ(t.outs, s.outs);
+    EXPECT_EQ(t.out_bytes, s.out_bytes);
+    EXPECT_EQ(t.frees, s.frees);
+    EXPECT_EQ(t.argument, s.argument);
+    EXPECT_EQ(t.key_hi, s.key_hi);
+    EXPECT_EQ(t.key_lo, s.key_lo);
+    EXPECT_EQ(t.dtype, s.dtype);
+    EXPECT_EQ(t.kernel, s.kernel);
+    EXPECT_EQ(t.inputs, s.inputs);
+    EXPECT_EQ(t.literals, s.literals);
+    EXPECT_EQ(t.extent, s.extent);
+    EXPECT_EQ(t.outer, s.outer);
+    EXPECT_EQ(t.grain, s.grain);
+    EXPECT_EQ(t.tasks, s.tasks);
+  }
+  // The constant is bound from the table, not copied.
+  ASSERT_TRUE(q.steps[1].value);
+  EXPECT_EQ(q.steps[1].value()->data(), constant);
+  EXPECT_EQ(q.steps[1].value()->bytes(), 32u);
+  // Encoding the decoded program gives the same words.
+  EXPECT_EQ(rt::aot::encode(q, d.signature), words);
+}
+
+// A program the JIT compiled, encoded and decoded, runs to the JIT's results.
+TEST(AotEncoding, DecodedJitProgramRunsLikeTheJit) {
+  const auto compiled = aot_test::float32_math().compile();
+  const jx::detail::Program &program = *compiled.program();
+  rt::Program run = program.executable->program();
+  rt::aot::Signature sig;
+  for (const jx::ShapeDtypeStruct &s : program.specs)
+    sig.args.push_back({s.dtype, s.shape});
+  for (const auto &o : program.outputs)
+    sig.results.push_back({o->dtype, o->shape});
+  std::vector<jx_aot_kernel> kernels;
+  std::vector<rt::BufferPtr> values;
+  std::vector<const void *> constants;
+  for (rt::Step &s : run.steps) {
+    if (s.kernel) kernels.push_back(s.kernel);
+    if (s.kind == rt::Step::Kind::Value) {
+      values.push_back(s.value());
+      constants.push_back(values.back()->data());
+      s.out_bytes = {values.back()->bytes()};
+    }
+  }
+  const std::vector<int64_t> words = rt::aot::encode(run, sig);
+  const rt::aot::Decoded d =
+      rt::aot::decode(words.data(), int64_t(words.size()), kernels.data(), constants.data());
+  const std::vector<Array> args = {
+      aot_test::random_array({aot_test::math_n}, jx::float32, 21, 0, 5),
+      aot_test::random_array({aot_test::math_n}, jx::float32, 22, -2, 2)};
+  const auto outputs = compiled.call(args);
+  const std::vector<Array> expected =
+      jx::detail::Outputs<std::decay_t<decltype(outputs)>>::flatten(outputs);
+  std::vector<rt::BufferPtr> in;
+  for (const Array &a : args)
+    in.push_back(rt::Buffer::borrow(const_cast<void *>(a.data()),
+                                    size_t(a.size()) * jx::itemsize(a.dtype())));
+  const std::vector<rt::BufferPtr> out = rt::run(d.program, in);
+  ASSERT_EQ(out.size(), expected.size());
+  for (size_t i = 0; i < out.size(); ++i)
+    EXPECT_EQ(aot_test::first_mismatch(expected[i], expected[i].data(), out[i]->data()), "")
+        << "result " << i;
+}
+
+TEST(AotEncoding, CorruptWordsAreErrors) {
+  const std::vector<int64_t> words = rt::aot::encode(every_kind_of_step(), signature);
+  const jx_aot_kernel kernels[] = {fake_kernel, other_kernel};
+  static const double constant[4] = {};
+  const void *const constants[] = {constant};
+  auto decode = [&](const std::vector<int64_t> &w) {
+    return rt::aot::decode(w.data(), int64_t(w.size()), kernels, constants);
+  };
+  std::vector<int64_t> bad = words;
+  bad[0] ^= 1;
+  expect_error<jx::Error>([&] { decode(bad); }, "not a jx program");
+  bad = words;
+  bad[1] = JX_AOT_ABI_VERSION + 1;
+  expect_error<jx::Error>([&] { decode(bad); }, "generated for ABI version " +
+                                                    std::to_string(JX_AOT_ABI_VERSION + 1) +
+                                                    ", but this runtime is ABI version " +
+                                                    std::to_string(JX_AOT_ABI_VERSION));
+  // Every truncation (an empty program too).
+  for (size_t n = 0; n < words.size(); ++n)
+    expect_error<jx::Error>(
+        [&] { decode(std::vector<int64_t>(words.begin(), words.begin() + int64_t(n))); },
+        "jx AOT program");
+  bad = words;
+  bad.push_back(0);
+  expect_error<jx::Error>([&] { decode(bad); }, "trailing words");
+  // The argument count (word 2) absurdly large, and negative.
+  bad = words;
+  bad[2] = int64_t(1) << 60;
+  expect_error<jx::Error>([&] { decode(bad); }, "corrupt length");
+  bad[2] = -1;
+  expect_error<jx::Error>([&] { decode(bad); }, "corrupt length");
+  // The first argument's dtype (word 3).
+  bad = words;
+  bad[3] = 9;
+  expect_error<jx::Error>([&] { decode(bad); }, "corrupt dtype");
+}
+
+TEST(AotEncoding, RunReportsAnotherAbiVersion) {
+  // Static: jx_aot_run remembers programs by their address.
+  static const std::vector<int64_t> words = [] {
+    std::vector<int64_t> w = rt::aot::encode(every_kind_of_step(), signature);
+    w[1] = JX_AOT_ABI_VERSION + 1;
+    return w;
+  }();
+  const jx_aot_kernel kernels[] = {fake_kernel, other_kernel};
+  static const double constant[4] = {};
+  const void *const constants[] = {constant};
+  char error[256] = "";
+  EXPECT_EQ(jx_aot_run(words.data(), int64_t(words.size()), kernels, constants, nullptr, 0, nullptr,
+                       0, error, sizeof error),
+            JX_AOT_ERROR_ABI);
+  EXPECT_NE(std::string(error).find("generated for ABI version " +
+                                    std::to_string(JX_AOT_ABI_VERSION + 1)),
+            std::string::npos)
+      << error;
+  // Not a jx program at all: the same status.
+  static const int64_t garbage[4] = {1, 2, 3, 4};
+  EXPECT_EQ(jx_aot_run(garbage, 4, kernels, constants, nullptr, 0, nullptr, 0, error, sizeof error),
+            JX_AOT_ERROR_ABI);
+  EXPECT_NE(std::string(error).find("not a jx program"), std::string::npos) << error;
+}
+
+// ---- jx::aot::compile and the generator ----
+
+// A fresh directory, removed at the end of the test.
+class TempDir {
+public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "jx_aot_test_XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  std::string str() const { return path_.string(); }
+  size_t entries() const {
+    return size_t(std::distance(fs::directory_iterator(path_), fs::directory_iterator{}));
+  }
+
+private:
+  fs::path path_;
+};
+
+std::string read_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+auto scale_by_two() {
+  return jx::jit([](const Array &x) { return x * 2.0f; })
+      .lower(jx::ShapeDtypeStruct{{3, 4}, jx::float32});
+}
+
+TEST(AotCompile, WritesObjectAndHeader) {
+  TempDir dir;
+  const jx::aot::Files files = jx::aot::compile(scale_by_two(), "scale_by_two", dir.str());
+  EXPECT_EQ(files.object, dir.str() + "/scale_by_two.o");
+  EXPECT_EQ(files.header, dir.str() + "/scale_by_two.h");
+  EXPECT_EQ(files.kernels, 1u);
+  const std::string object = read_file(files.object), header = read_file(files.header);
+  ASSERT_GT(object.size(), 4u);
+  EXPECT_EQ(object.substr(0, 4), "\x7f"
+                                 "ELF");
+  EXPECT_NE(object.find("scale_by_two"), std::string::npos);
+  EXPECT_NE(header.find("//   scale_by_two(float32[3,4]) -> (float32[3,4])"), std::string::npos)
+      << header;
+  EXPECT_NE(header.find("int32_t scale_by_two(const jx_aot_array *args, int32_t num_args"),
+            std::string::npos)
+      << header;
+  EXPECT_NE(header.find("namespace scale_by_two_aot"), std::string::npos) << header;
+  EXPECT_NE(header.find("inline void call(std::span<const float> arg0, std::span<float> result0)"),
+            std::string::npos)
+      << header;
+  // From a Compiled too, and for a named CPU.
+  const jx::aot::Files v3 = jx::aot::compile(scale_by_two().compile(), "scale_v3", dir.str(),
+                                             {.target_cpu = "x86-64-v3"});
+  EXPECT_NE(read_file(v3.header).find("for CPU x86-64-v3 (math tier avx2)"), std::string::npos);
+  EXPECT_EQ(dir.entries(), 4u);
+}
+
+TEST(AotCompile, NameMustBeACIdentifier) {
+  TempDir dir;
+  for (const std::string name : {"", "9lives", "has space", "a-b", "x.y", "ünïcode", "a/b"})
+    expect_error<jx::ValueError>([&] { jx::aot::compile(scale_by_two(), name, dir.str()); },
+                                 "'" + name + "' is not a C identifier");
+  EXPECT_EQ(dir.entries(), 0u);
+}
+
+TEST(AotCompile, NameOfARuntimeSymbol) {
+  TempDir dir;
+  expect_error<jx::ValueError>([&] { jx::aot::compile(scale_by_two(), "jx_aot_run", dir.str()); },
+                               "the name 'jx_aot_run' is taken by a runtime symbol");
+  EXPECT_EQ(dir.entries(), 0u);
+}
+
+TEST(AotCompile, UnknownTargetCpu) {
+  TempDir dir;
+  expect_error<jx::ValueError>(
+      [&] { jx::aot::compile(scale_by_two(), "scale", dir.str(), {.target_cpu = "pentium-9000"}); },
+      "unknown target CPU 'pentium-9000'");
+  EXPECT_EQ(dir.entries(), 0u);
+}
+
+TEST(AotCompile, UnwritableDirectory) {
+  expect_error<jx::Error>(
+      [&] { jx::aot::compile(scale_by_two(), "scale", "/nonexistent/jx/aot/dir"); },
+      "cannot write /nonexistent/jx/aot/dir/scale.");
+}
+
+} // namespace
+
+// Registered in this test program's own generator registry (generator_main below).
+JX_AOT_FUNCTION(test_registered_scale) { return scale_by_two(); }
+
+namespace {
+
+int generator(std::vector<std::string> arguments) {
+  arguments.insert(arguments.begin(), "generator");
+  std::vector<char *> argv;
+  for (std::string &a : arguments)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return jx::aot::generator_main(int(arguments.size()), argv.data());
+}
+
+TEST(AotGenerator, WritesAndTimesEachFunction) {
+  TempDir dir;
+  testing::internal::CaptureStdout();
+  const int status = generator({"--output-dir", dir.str(), "test_registered_scale"});
+  std::fflush(stdout);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(status, 0);
+  // The line the build log shows: name, files, kernels, milliseconds (not asserted on).
+  EXPECT_TRUE(std::regex_match(
+      out, std::regex("jx\\.aot: test_registered_scale -> .*/test_registered_scale\\.o \\+ "
+                      ".*/test_registered_scale\\.h \\(1 kernels\\) in [0-9]+ ms\n")))
+      << out;
+  EXPECT_TRUE(fs::exists(dir.str() + "/test_registered_scale.o"));
+  EXPECT_TRUE(fs::exists(dir.str() + "/test_registered_scale.h"));
+}
+
+TEST(AotGenerator, ListsItsFunctions) {
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(generator({"--list"}), 0);
+  std::fflush(stdout);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "test_registered_scale\n");
+}
+
+TEST(AotGenerator, BadCommandLines) {
+  TempDir dir;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(generator({"--output-dir", dir.str(), "no_such_function"}), 1);
+  EXPECT_EQ(generator({"--output-dir", dir.str()}), 2);
+  EXPECT_EQ(generator({"--bogus", "test_registered_scale"}), 2);
+  EXPECT_EQ(generator({"--output-dir", dir.str(), "--target-cpu", "pentium-9000",
+                       "test_registered_scale"}),
+            1);
+  std::fflush(stderr);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("no function 'no_such_function' is registered (registered: "
+                     "test_registered_scale)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("usage:"), std::string::npos) << err;
+  EXPECT_NE(err.find("unknown target CPU 'pentium-9000'"), std::string::npos) << err;
+  EXPECT_EQ(dir.entries(), 0u);
+}
+
+TEST(AotGenerator, RegistrationErrors) {
+  auto maker = [] { return scale_by_two().compile().program(); };
+  expect_error<jx::ValueError>([&] { jx::aot::register_function("test_registered_scale", maker); },
+                               "the function 'test_registered_scale' is registered twice");
+  expect_error<jx::ValueError>([&] { jx::aot::register_function("not-a-name", maker); },
+                               "'not-a-name' is not a C identifier");
+}
+
+} // namespace
