@@ -139,6 +139,15 @@ TEST_F(SimpsonCall, NullData) {
   expect_rejected(call(), {"result 0 has no data"});
 }
 
+TEST_F(SimpsonCall, NullArgumentArray) {
+  // The count is right; the array is missing. The message should say so.
+  expect_rejected(call_with(nullptr, 2, results.data(), 1), {"null"});
+}
+
+TEST_F(SimpsonCall, NullResultArray) {
+  expect_rejected(call_with(args.data(), 2, nullptr, 1), {"null"});
+}
+
 TEST_F(SimpsonCall, ResultOverlappingAnArgument) {
   // The result's last elements are argument 1's first ones.
   std::vector<double> shared(20000 + 50, 0.25);
@@ -498,6 +507,39 @@ TEST(AotCompile, NameOfARuntimeSymbol) {
   expect_error<jx::ValueError>([&] { jx::aot::compile(scale_by_two(), "jx_aot_run", dir.str()); },
                                "the name 'jx_aot_run' is taken by a runtime symbol");
   EXPECT_EQ(dir.entries(), 0u);
+}
+
+// A C or C++ keyword is spelled like an identifier but is none: NAME.h would not compile
+// (`int32_t class(...)`, `namespace class_aot` is fine but the declaration is not).
+TEST(AotCompile, NameMustNotBeAKeyword) {
+  TempDir dir;
+  for (const std::string name : {"class", "int", "for", "delete", "register"})
+    expect_error<jx::ValueError>([&] { jx::aot::compile(scale_by_two(), name, dir.str()); },
+                                 "'" + name + "'");
+}
+
+// Names that are C identifiers but clash with what NAME.h includes or the runtime defines: the
+// header does not compile (`int32_t std(...)` redeclares namespace std; `jx_aot_abi_version`
+// conflicts with aot_abi.h's declaration), or the object's symbol duplicates libjx_runtime's.
+TEST(AotCompile, NameMustNotClashWithTheAbi) {
+  TempDir dir;
+  for (const std::string name : {"std", "jx", "jx_aot_abi_version", "jx_aot_array", "int32_t"})
+    expect_error<jx::ValueError>([&] { jx::aot::compile(scale_by_two(), name, dir.str()); },
+                                 "'" + name + "'");
+}
+
+// The include guard of NAME.h is JX_AOT_<NAME in upper case>_H: for "abi" that is aot_abi.h's own
+// guard (abi.h then stops at its #error, aot_abi.h never included), and names differing only in
+// case ("scale", "SCALE") share one guard, so the second header included is silently empty.
+TEST(AotCompile, HeaderGuardsAreDistinct) {
+  TempDir dir;
+  auto guard = [&](const std::string &name) {
+    const std::string header = read_file(jx::aot::compile(scale_by_two(), name, dir.str()).header);
+    const size_t at = header.find("#ifndef ");
+    return header.substr(at + 8, header.find('\n', at) - at - 8);
+  };
+  EXPECT_NE(guard("abi"), "JX_AOT_ABI_H");
+  EXPECT_NE(guard("scale"), guard("SCALE"));
 }
 
 TEST(AotCompile, UnknownTargetCpu) {
