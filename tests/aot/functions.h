@@ -91,12 +91,13 @@ inline auto several_outputs() {
       .lower(spec, spec);
 }
 
-// Arguments returned unchanged (copied into the results), around a computed result.
+// Arguments returned unchanged (copied into the results), around a computed result; and one
+// reshaped (the same bytes).
 inline auto passthrough() {
   const ShapeDtypeStruct spec{{10, 7}, jx::float64};
   const ShapeDtypeStruct ints{{5}, jx::int32};
   return jx::jit([](const Array &x, const Array &y, const Array &i) {
-           return std::tuple{x, x * y, y, i};
+           return std::tuple{x, x * y, y, i, jnp::reshape(y, {70})};
          })
       .lower(spec, spec, ints);
 }

@@ -58,6 +58,10 @@
                                          int32_t, char *, size_t);
 JX_AOT_TEST_RANDOM_GRAPHS(JX_AOT_TEST_DECLARE_GRAPH)
 
+// c_caller.c: simpson_stack called from C.
+extern "C" int32_t c_call_simpson_stack(const double *a, const double *b, double *result,
+                                        char *error, size_t error_size);
+
 namespace {
 
 namespace jnp = jx::numpy;
@@ -179,6 +183,17 @@ TEST(AotHost, SimpsonThroughTheCppWrapper) {
   EXPECT_EQ(aot_test::first_mismatch(expected, expected.data(), S.data()), "");
   EXPECT_EQ(simpson_stack_aot::result0_shape, (std::array<int64_t, 2>{200, 100}));
   EXPECT_EQ(simpson_stack_aot::result0_dtype, JX_AOT_FLOAT64);
+}
+
+TEST(AotHost, SimpsonCalledFromC) {
+  const std::vector<Array> args = simpson_args();
+  const Array expected = jit_outputs(aot_test::simpson_stack(), args)[0];
+  const std::vector<double> a = args[0].to_vector<double>(), b = args[1].to_vector<double>();
+  std::vector<double> S(size_t(expected.size()), std::nan(""));
+  char error[256] = "";
+  ASSERT_EQ(c_call_simpson_stack(a.data(), b.data(), S.data(), error, sizeof error), JX_AOT_OK)
+      << error;
+  EXPECT_EQ(aot_test::first_mismatch(expected, expected.data(), S.data()), "");
 }
 
 TEST(AotHost, DiffSeedInThreeShardings) {
