@@ -4,7 +4,8 @@
 # jx::aot_main), runs it at build time to write <name>.o and <name>.h for each function, and
 # makes <target> a static library of those objects: link it, include "<name>.h", and the program
 # needs only jx::runtime (no LLVM). TARGET_CPU: "host" (default) or an LLVM CPU name such as
-# x86-64-v3. Libraries from one generator source share its executable.
+# x86-64-v3. Libraries from one generator source share its executable, whose target name the
+# library's JX_AOT_GENERATOR property holds (to add sources or include directories to it).
 function(jx_add_aot_library target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "GENERATOR;TARGET_CPU" "FUNCTIONS")
   if(NOT arg_GENERATOR OR NOT arg_FUNCTIONS)
@@ -44,4 +45,5 @@ function(jx_add_aot_library target)
   set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CXX)
   target_include_directories(${target} PUBLIC "${dir}")
   target_link_libraries(${target} PUBLIC jx::runtime)
+  set_target_properties(${target} PROPERTIES JX_AOT_GENERATOR ${generator})
 endfunction()

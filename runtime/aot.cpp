@@ -260,8 +260,17 @@ extern "C" int32_t jx_aot_run(const int64_t *program, int64_t program_words,
     return fail(JX_AOT_ERROR_RUNTIME, "out of memory", error, error_size);
   }
   const aot::Signature &sig = d->signature;
-  if (num_args != int32_t(sig.args.size()) || num_results != int32_t(sig.results.size()) ||
-      (num_args && !args) || (num_results && !results))
+  if (num_args && !args)
+    return fail(JX_AOT_ERROR_ARGUMENTS,
+                "args is null, but the function takes " + std::to_string(sig.args.size()) +
+                    " arguments (" + aot::spec_text(sig.args) + ")",
+                error, error_size);
+  if (num_results && !results)
+    return fail(JX_AOT_ERROR_ARGUMENTS,
+                "results is null, but the function returns " + std::to_string(sig.results.size()) +
+                    " results (" + aot::spec_text(sig.results) + ")",
+                error, error_size);
+  if (num_args != int32_t(sig.args.size()) || num_results != int32_t(sig.results.size()))
     return fail(JX_AOT_ERROR_ARGUMENTS,
                 "called with " + std::to_string(num_args) + " arguments and " +
                     std::to_string(num_results) + " results, but the function takes " +

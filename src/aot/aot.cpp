@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "aot/object.h"
 #include "api/program.h"
@@ -17,11 +18,116 @@
 namespace jx::aot {
 namespace {
 
-bool is_identifier(const std::string &name) {
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+// Why name cannot name a generated function (its C symbol, NAME.h's declaration and the
+// NAME_aot namespace), or "".
+std::string bad_name(const std::string &name) {
+  bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
   for (char ch : name)
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') return false;
-  return true;
+    identifier = identifier && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
+  if (!identifier) return "is not a C identifier";
+  static const std::set<std::string> keywords = {"alignas",
+                                                 "alignof",
+                                                 "and",
+                                                 "and_eq",
+                                                 "asm",
+                                                 "auto",
+                                                 "bitand",
+                                                 "bitor",
+                                                 "bool",
+                                                 "break",
+                                                 "case",
+                                                 "catch",
+                                                 "char",
+                                                 "char8_t",
+                                                 "char16_t",
+                                                 "char32_t",
+                                                 "class",
+                                                 "compl",
+                                                 "concept",
+                                                 "const",
+                                                 "consteval",
+                                                 "constexpr",
+                                                 "constinit",
+                                                 "const_cast",
+                                                 "continue",
+                                                 "co_await",
+                                                 "co_return",
+                                                 "co_yield",
+                                                 "decltype",
+                                                 "default",
+                                                 "delete",
+                                                 "do",
+                                                 "double",
+                                                 "dynamic_cast",
+                                                 "else",
+                                                 "enum",
+                                                 "explicit",
+                                                 "export",
+                                                 "extern",
+                                                 "false",
+                                                 "float",
+                                                 "for",
+                                                 "friend",
+                                                 "goto",
+                                                 "if",
+                                                 "inline",
+                                                 "int",
+                                                 "long",
+                                                 "mutable",
+                                                 "namespace",
+                                                 "new",
+                                                 "noexcept",
+                                                 "not",
+                                                 "not_eq",
+                                                 "nullptr",
+                                                 "operator",
+                                                 "or",
+                                                 "or_eq",
+                                                 "private",
+                                                 "protected",
+                                                 "public",
+                                                 "register",
+                                                 "reinterpret_cast",
+                                                 "requires",
+                                                 "restrict",
+                                                 "return",
+                                                 "short",
+                                                 "signed",
+                                                 "sizeof",
+                                                 "static",
+                                                 "static_assert",
+                                                 "static_cast",
+                                                 "struct",
+                                                 "switch",
+                                                 "template",
+                                                 "this",
+                                                 "thread_local",
+                                                 "throw",
+                                                 "true",
+                                                 "try",
+                                                 "typedef",
+                                                 "typeid",
+                                                 "typename",
+                                                 "union",
+                                                 "unsigned",
+                                                 "using",
+                                                 "virtual",
+                                                 "void",
+                                                 "volatile",
+                                                 "wchar_t",
+                                                 "while",
+                                                 "xor",
+                                                 "xor_eq",
+                                                 "main"};
+  if (keywords.count(name)) return "is a C or C++ keyword (or main)";
+  // What NAME.h's includes declare and what the runtime exports.
+  if (name == "std" || name == "jx" || name.starts_with("jx_") || name.ends_with("_t"))
+    return "clashes with a name of the C library, the C++ standard library or the jx runtime "
+           "(std, jx, jx_*, *_t)";
+  if (name[0] == '_' && (name.size() == 1 || name[1] == '_' || std::isupper(name[1])))
+    return "is reserved in C and C++ (a leading underscore with an upper-case letter or another "
+           "underscore)";
+  return "";
 }
 
 const char *c_type(DType t) {
@@ -56,9 +162,8 @@ int64_t element_count(const std::vector<int64_t> &shape) {
 // NAME.h: the C entry point, and in C++ the signature's constants and a typed call.
 std::string header_text(const std::string &name, const runtime::aot::Signature &sig,
                         const aot_impl::Object &object) {
-  std::string guard = "JX_AOT_" + name + "_H";
-  for (char &ch : guard)
-    ch = char(std::toupper(static_cast<unsigned char>(ch)));
+  // The name as it is: names differing in case get distinct guards, and none is aot_abi.h's.
+  const std::string guard = "JX_AOT_FUNCTION_" + name + "_H";
   std::string h = fmt::format(
       "// {0}: generated by jx::aot for CPU {1} (math tier {2}). Do not edit.\n"
       "//   {0}({3}) -> ({4})\n"
@@ -135,8 +240,8 @@ std::map<std::string, Maker> &registry() {
 
 Files compile(const jx::detail::Program &program, const std::string &name,
               const std::string &directory, const Options &options) {
-  if (!is_identifier(name))
-    throw ValueError(fmt::format("jx.aot: '{}' is not a C identifier", name));
+  if (const std::string why = bad_name(name); !why.empty())
+    throw ValueError(fmt::format("jx.aot: the function name '{}' {}", name, why));
   const backend::Executable &executable = *program.executable;
   runtime::aot::Signature signature;
   for (const ShapeDtypeStruct &s : program.specs)
@@ -165,8 +270,8 @@ Files compile(const jx::detail::Program &program, const std::string &name,
 }
 
 bool register_function(const std::string &name, Maker make) {
-  if (!is_identifier(name))
-    throw ValueError(fmt::format("jx.aot: '{}' is not a C identifier", name));
+  if (const std::string why = bad_name(name); !why.empty())
+    throw ValueError(fmt::format("jx.aot: the function name '{}' {}", name, why));
   if (!registry().emplace(name, std::move(make)).second)
     throw ValueError(fmt::format("jx.aot: the function '{}' is registered twice", name));
   return true;
