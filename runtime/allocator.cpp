@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -65,6 +66,8 @@ size_t block_capacity(size_t bytes) {
 }
 
 void *allocate(size_t bytes, size_t *capacity) {
+  // Larger requests would wrap around in the size classes.
+  if (bytes > size_t(PTRDIFF_MAX) / 2) throw std::bad_alloc();
   const size_t size = block_capacity(bytes);
   *capacity = size;
   Cache &c = cache();

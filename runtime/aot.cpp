@@ -1,16 +1,15 @@
-// The ahead-of-time program format and jx_aot_run, the entry every generated function calls.
+// The ahead-of-time program format and jx_aot_run_v1, the entry every generated function calls.
 #include "runtime/aot.h"
-
-#include "runtime/allocator.h"
 
 #include <jx/error.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <new>
+
+#include "runtime/allocator.h"
+#include "runtime/thread_pool.h"
 
 namespace jx::runtime::aot {
 namespace {
@@ -40,17 +39,21 @@ public:
   std::vector<int64_t> words;
 };
 
+void unbound_kernel(const int64_t *, void *const *) {}
+
+[[noreturn]] void corrupt(const std::string &what) { throw Error("jx AOT program: " + what); }
+
 class Reader {
 public:
   Reader(const int64_t *words, int64_t count) : words_(words), count_(count) {}
   int64_t word() {
-    if (at_ >= count_) throw Error("jx AOT program: truncated");
+    if (at_ >= count_) corrupt("truncated");
     return words_[at_++];
   }
-  // A count, bounded by what is left to read (a corrupt count must not allocate the world).
+  // A count, at most what is left to read (a corrupt count must not allocate the world).
   size_t count() {
     const int64_t n = word();
-    if (n < 0 || n > count_ - at_ + 1) throw Error("jx AOT program: corrupt length");
+    if (n < 0 || n > count_ - at_) corrupt("corrupt length");
     return size_t(n);
   }
   template <class T> std::vector<T> list() {
@@ -61,7 +64,7 @@ public:
   }
   DType dtype() {
     const int64_t d = word();
-    if (d < 0 || d > int64_t(DType::float64)) throw Error("jx AOT program: corrupt dtype");
+    if (d < 0 || d > int64_t(DType::float64)) corrupt("corrupt dtype");
     return DType(d);
   }
   std::vector<ArraySpec> specs() {
@@ -69,6 +72,8 @@ public:
     for (ArraySpec &s : out) {
       s.dtype = dtype();
       s.shape = list<int64_t>();
+      for (int64_t d : s.shape)
+        if (d < 0 || d > (int64_t(1) << 40)) corrupt("corrupt shape");
     }
     return out;
   }
@@ -79,7 +84,123 @@ private:
   int64_t count_, at_ = 0;
 };
 
+size_t byte_size(DType dtype, const std::vector<int64_t> &shape) {
+  size_t n = itemsize(dtype);
+  for (int64_t d : shape)
+    n *= size_t(d);
+  return n;
+}
+
+// What run() relies on: every slot written once before it is read, sizes that agree with the
+// signature and the arena, indices inside their tables, boxes inside their extents.
+void validate(const Decoded &d, int64_t kernel_count, int64_t constant_count) {
+  const Program &p = d.program;
+  const auto slots = size_t(p.slot_count);
+  if (p.slot_count < 0 || p.arena_offset.size() != slots) corrupt("slot table");
+  std::vector<int64_t> bytes(slots, -1); // per written slot, its size
+  auto check_slot = [&](int slot, bool written) {
+    if (slot < 0 || size_t(slot) >= slots) corrupt("slot out of range");
+    if ((bytes[size_t(slot)] >= 0) != written)
+      corrupt(written ? "slot read before it is written" : "slot written twice");
+  };
+  int64_t kernels = 0, constants = 0;
+  for (const Step &s : p.steps) {
+    for (int in : s.inputs)
+      check_slot(in, true);
+    for (int f : s.frees)
+      check_slot(f, true);
+    const bool single = s.kind != Step::Kind::Kernel;
+    if (s.outs.empty() || (single && s.outs.size() != 1)) corrupt("step outputs");
+    if (s.kind != Step::Kind::Argument && s.out_bytes.size() != s.outs.size())
+      corrupt("step output sizes");
+    for (size_t r = 0; r < s.outs.size(); ++r) {
+      check_slot(s.outs[r], false);
+      int64_t size = 0;
+      if (s.kind == Step::Kind::Argument) {
+        if (s.argument < 0 || size_t(s.argument) >= d.signature.args.size())
+          corrupt("argument out of range");
+        size = int64_t(byte_size(d.signature.args[size_t(s.argument)].dtype,
+                                 d.signature.args[size_t(s.argument)].shape));
+      } else {
+        size = int64_t(s.out_bytes[r]);
+      }
+      const int64_t offset = p.arena_offset[size_t(s.outs[r])];
+      if (offset >= 0 &&
+          ((single && s.kind != Step::Kind::Fill) || offset > int64_t(p.arena_bytes) - size))
+        corrupt("arena offset");
+      if (offset < -1) corrupt("arena offset");
+      bytes[size_t(s.outs[r])] = size;
+    }
+    switch (s.kind) {
+    case Step::Kind::Value: ++constants; break;
+    case Step::Kind::Argument: break;
+    case Step::Kind::Fill:
+      if (!is_floating(s.dtype) || s.out_bytes[0] != byte_size(s.dtype, s.extent))
+        corrupt("random fill");
+      break;
+    case Step::Kind::Kernel: {
+      kernels += s.kernel != nullptr;
+      const size_t rank = s.extent.size();
+      if (s.outer < 0 || s.grain < 1 || s.box_work < 1) corrupt("kernel bounds");
+      if (!s.boxes.empty() && (rank == 0 || s.boxes.size() % (2 * rank) != 0))
+        corrupt("device boxes");
+      for (size_t i = 0; i < s.boxes.size(); ++i) {
+        const int64_t extent = s.extent[(i / 2) % rank];
+        if (s.boxes[i] < 0 || s.boxes[i] > extent || (i % 2 && s.boxes[i] < s.boxes[i - 1]))
+          corrupt("device boxes");
+      }
+      break;
+    }
+    }
+  }
+  if (kernels != kernel_count || constants != constant_count) corrupt("table sizes");
+  if (p.outputs.size() != d.signature.results.size()) corrupt("result count");
+  for (size_t i = 0; i < p.outputs.size(); ++i) {
+    const int out = p.outputs[i];
+    check_slot(out, true);
+    const ArraySpec &r = d.signature.results[i];
+    if (bytes[size_t(out)] != int64_t(byte_size(r.dtype, r.shape))) corrupt("result size");
+  }
+}
+
 } // namespace
+
+uint64_t host_cpu_features() {
+  // __builtin_cpu_supports takes literals only: the list spelled out, in cpu_features' order.
+  const int has[] = {__builtin_cpu_supports("popcnt"),
+                     __builtin_cpu_supports("sse4.2"),
+                     __builtin_cpu_supports("avx"),
+                     __builtin_cpu_supports("avx2"),
+                     __builtin_cpu_supports("fma"),
+                     __builtin_cpu_supports("bmi"),
+                     __builtin_cpu_supports("bmi2"),
+                     __builtin_cpu_supports("avx512f"),
+                     __builtin_cpu_supports("avx512dq"),
+                     __builtin_cpu_supports("avx512bw"),
+                     __builtin_cpu_supports("avx512vl"),
+                     __builtin_cpu_supports("avx512cd"),
+                     __builtin_cpu_supports("avx512vbmi"),
+                     __builtin_cpu_supports("avx512ifma"),
+                     __builtin_cpu_supports("avx512vnni"),
+                     __builtin_cpu_supports("avx512bitalg"),
+                     __builtin_cpu_supports("avx512vpopcntdq"),
+                     __builtin_cpu_supports("avx512bf16"),
+                     __builtin_cpu_supports("avx512fp16"),
+                     __builtin_cpu_supports("avx512vbmi2")};
+  static_assert(sizeof(has) / sizeof(has[0]) == cpu_feature_count);
+  uint64_t mask = 0;
+  for (size_t i = 0; i < cpu_feature_count; ++i)
+    mask |= uint64_t(has[i] != 0) << i;
+  return mask;
+}
+
+std::string missing_cpu_features(uint64_t required, uint64_t host) {
+  std::string names;
+  for (size_t i = 0; i < cpu_feature_count; ++i)
+    if ((required & ~host) >> i & 1)
+      names += std::string(names.empty() ? "" : ", ") + cpu_features[i];
+  return names;
+}
 
 std::string spec_text(const std::vector<ArraySpec> &specs) {
   std::string text;
@@ -96,10 +217,19 @@ std::string spec_text(const std::vector<ArraySpec> &specs) {
   return text;
 }
 
-std::vector<int64_t> encode(const Program &program, const Signature &signature) {
+std::vector<int64_t> encode(const Program &program, const Signature &signature,
+                            uint64_t required_features) {
+  int64_t kernels = 0, constants = 0;
+  for (const Step &s : program.steps) {
+    kernels += s.kernel != nullptr;
+    constants += s.kind == Step::Kind::Value;
+  }
   Writer w;
   w.word(magic);
   w.word(JX_AOT_ABI_VERSION);
+  w.word(int64_t(required_features));
+  w.word(kernels);
+  w.word(constants);
   w.specs(signature.args);
   w.specs(signature.results);
   w.word(program.slot_count);
@@ -122,19 +252,22 @@ std::vector<int64_t> encode(const Program &program, const Signature &signature) 
     w.list(s.extent);
     w.word(s.outer);
     w.word(s.grain);
-    w.list(s.tasks);
+    w.list(s.boxes);
+    w.word(s.box_work);
   }
   return std::move(w.words);
 }
 
 Decoded decode(const int64_t *words, int64_t count, const jx_aot_kernel *kernels,
-               const void *const *constants) {
+               const void *const *constants, int64_t threads) {
   Reader r(words, count);
-  if (r.word() != magic) throw Error("jx AOT program: not a jx program");
+  if (r.word() != magic) corrupt("not a jx program");
   if (const int64_t version = r.word(); version != JX_AOT_ABI_VERSION)
     throw Error("jx AOT program: generated for ABI version " + std::to_string(version) +
                 ", but this runtime is ABI version " + std::to_string(JX_AOT_ABI_VERSION));
   Decoded d;
+  d.required_features = uint64_t(r.word());
+  const int64_t kernel_count = r.word(), constant_count = r.word();
   d.signature.args = r.specs();
   d.signature.results = r.specs();
   Program &p = d.program;
@@ -143,9 +276,10 @@ Decoded decode(const int64_t *words, int64_t count, const jx_aot_kernel *kernels
   p.arena_offset = r.list<int64_t>();
   p.outputs = r.list<int>();
   const size_t steps = r.count();
-  size_t kernel = 0, constant = 0;
   for (size_t i = 0; i < steps; ++i) {
-    Step s{.kind = Step::Kind(r.word())};
+    const int64_t kind = r.word();
+    if (kind < 0 || kind > int64_t(Step::Kind::Kernel)) corrupt("corrupt step kind");
+    Step s{.kind = Step::Kind(kind)};
     s.outs = r.list<int>();
     s.out_bytes = r.list<size_t>();
     s.frees = r.list<int>();
@@ -153,22 +287,27 @@ Decoded decode(const int64_t *words, int64_t count, const jx_aot_kernel *kernels
     s.key_hi = uint32_t(r.word());
     s.key_lo = uint32_t(r.word());
     s.dtype = r.dtype();
-    const bool has_kernel = r.word() != 0;
+    s.kernel = r.word() ? &unbound_kernel : nullptr; // bound from the table once validated
     s.inputs = r.list<int>();
     s.literals = r.list<uint64_t>();
     s.extent = r.list<int64_t>();
     s.outer = r.word();
     s.grain = r.word();
-    s.tasks = r.list<int64_t>();
-    if (has_kernel) s.kernel = kernels[kernel++];
+    s.boxes = r.list<int64_t>();
+    s.box_work = r.word();
+    p.steps.push_back(std::move(s));
+  }
+  if (!r.done()) corrupt("trailing words");
+  validate(d, kernel_count, constant_count);
+  size_t kernel = 0, constant = 0;
+  for (Step &s : p.steps) {
+    if (s.kernel) s.kernel = kernels[kernel++];
     if (s.kind == Step::Kind::Value) {
-      if (s.out_bytes.size() != 1) throw Error("jx AOT program: a constant without its size");
       BufferPtr value = Buffer::borrow(const_cast<void *>(constants[constant++]), s.out_bytes[0]);
       s.value = [value] { return value; };
     }
-    p.steps.push_back(std::move(s));
+    s.tasks = split_boxes(s.boxes, s.extent.size(), s.box_work, threads);
   }
-  if (!r.done()) throw Error("jx AOT program: trailing words");
   return d;
 }
 
@@ -178,18 +317,11 @@ namespace {
 
 using jx::runtime::aot::ArraySpec;
 
-// Programs decoded so far, by their words' address (each object's program is decoded once).
-const jx::runtime::aot::Decoded &decoded(const int64_t *words, int64_t count,
-                                         const jx_aot_kernel *kernels,
-                                         const void *const *constants) {
-  static std::mutex mutex;
-  static std::map<const int64_t *, std::unique_ptr<jx::runtime::aot::Decoded>> programs;
-  std::lock_guard lock(mutex);
-  auto &slot = programs[words];
-  if (!slot)
-    slot = std::make_unique<jx::runtime::aot::Decoded>(
-        jx::runtime::aot::decode(words, count, kernels, constants));
-  return *slot;
+size_t byte_size_of(const ArraySpec &s) {
+  size_t n = jx::itemsize(s.dtype);
+  for (int64_t d : s.shape)
+    n *= size_t(d);
+  return n;
 }
 
 // An argument's or result's mismatch with its spec, or "".
@@ -199,14 +331,13 @@ std::string mismatch(const char *what, size_t i, const jx_aot_array &a, const Ar
       a.rank == int32_t(spec.shape.size()) &&
       (a.rank == 0 || (a.shape && std::equal(spec.shape.begin(), spec.shape.end(), a.shape)));
   if (dtype_ok && shape_ok) {
-    int64_t size = 1;
-    for (int64_t n : spec.shape)
-      size *= n;
-    if (!a.data && size > 0) return std::string(what) + " " + std::to_string(i) + " has no data";
+    if (!a.data && byte_size_of(spec) > 0)
+      return std::string(what) + " " + std::to_string(i) + " has no data";
     return "";
   }
+  // The given shape is printed only when it can be read sensibly (a garbage rank is not).
   std::string given;
-  if (a.dtype >= 0 && a.dtype <= int32_t(jx::DType::float64) && a.rank >= 0 &&
+  if (a.dtype >= 0 && a.dtype <= int32_t(jx::DType::float64) && a.rank >= 0 && a.rank <= 32 &&
       (a.rank == 0 || a.shape))
     given = jx::runtime::aot::spec_text(
         {{jx::DType(a.dtype), std::vector<int64_t>(a.shape, a.shape + a.rank)}});
@@ -216,49 +347,40 @@ std::string mismatch(const char *what, size_t i, const jx_aot_array &a, const Ar
          jx::runtime::aot::spec_text({spec});
 }
 
-size_t byte_size(const ArraySpec &s) {
-  size_t n = jx::itemsize(s.dtype);
-  for (int64_t d : s.shape)
-    n *= size_t(d);
-  return n;
-}
-
 int32_t fail(int32_t status, const std::string &message, char *error, size_t error_size) {
   if (error && error_size > 0) std::snprintf(error, error_size, "%s", message.c_str());
   return status;
 }
 
-} // namespace
-
-extern "C" int32_t jx_aot_abi_version(void) { return JX_AOT_ABI_VERSION; }
-
-extern "C" void *jx_aot_allocate(size_t bytes) {
-  size_t capacity;
-  try {
-    return jx::runtime::allocate(bytes, &capacity);
-  } catch (const std::bad_alloc &) {
-    return nullptr;
-  }
-}
-
-extern "C" void jx_aot_free(void *data, size_t bytes) {
-  jx::runtime::deallocate(data, jx::runtime::block_capacity(bytes));
-}
-
-extern "C" int32_t jx_aot_run(const int64_t *program, int64_t program_words,
-                              const jx_aot_kernel *kernels, const void *const *constants,
-                              const jx_aot_array *args, int32_t num_args,
-                              const jx_aot_array *results, int32_t num_results, char *error,
-                              size_t error_size) {
+int32_t run(void **state, const int64_t *program, int64_t program_words,
+            const jx_aot_kernel *kernels, const void *const *constants, const jx_aot_array *args,
+            int32_t num_args, const jx_aot_array *results, int32_t num_results, char *error,
+            size_t error_size) {
   using namespace jx::runtime;
-  const aot::Decoded *d;
-  try {
-    d = &decoded(program, program_words, kernels, constants);
-  } catch (const jx::Error &e) {
-    return fail(JX_AOT_ERROR_ABI, e.what(), error, error_size);
-  } catch (const std::bad_alloc &) {
-    return fail(JX_AOT_ERROR_RUNTIME, "out of memory", error, error_size);
+  // Decoded once per object, published in the object's own slot (so an unloaded and reloaded
+  // object never sees another's program); a losing racer drops its copy.
+  std::atomic_ref<void *> slot(*state);
+  auto *d = static_cast<const aot::Decoded *>(slot.load(std::memory_order_acquire));
+  if (!d) {
+    std::unique_ptr<aot::Decoded> fresh;
+    try {
+      fresh = std::make_unique<aot::Decoded>(
+          aot::decode(program, program_words, kernels, constants, default_pool().size()));
+    } catch (const jx::Error &e) {
+      return fail(JX_AOT_ERROR_ABI, e.what(), error, error_size);
+    }
+    void *expected = nullptr;
+    if (slot.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel))
+      d = fresh.release();
+    else
+      d = static_cast<const aot::Decoded *>(expected);
   }
+  static const uint64_t host = aot::host_cpu_features();
+  if (const std::string missing = aot::missing_cpu_features(d->required_features, host);
+      !missing.empty())
+    return fail(JX_AOT_ERROR_CPU,
+                "this object was compiled for a CPU with " + missing + ", which this one lacks",
+                error, error_size);
   const aot::Signature &sig = d->signature;
   if (num_args && !args)
     return fail(JX_AOT_ERROR_ARGUMENTS,
@@ -286,16 +408,16 @@ extern "C" int32_t jx_aot_run(const int64_t *program, int64_t program_words,
   // Results are written while arguments are read: they must not share memory.
   for (size_t i = 0; problem.empty() && i < sig.results.size(); ++i) {
     const char *r = static_cast<const char *>(results[i].data);
-    const size_t rn = byte_size(sig.results[i]);
+    const size_t rn = byte_size_of(sig.results[i]);
     auto overlaps = [&](const void *p, size_t n) {
       const char *q = static_cast<const char *>(p);
       return rn > 0 && n > 0 && r < q + n && q < r + rn;
     };
     for (size_t k = 0; problem.empty() && k < sig.args.size(); ++k)
-      if (overlaps(args[k].data, byte_size(sig.args[k])))
+      if (overlaps(args[k].data, byte_size_of(sig.args[k])))
         problem = "result " + std::to_string(i) + " overlaps argument " + std::to_string(k);
     for (size_t k = 0; problem.empty() && k < i; ++k)
-      if (overlaps(results[k].data, byte_size(sig.results[k])))
+      if (overlaps(results[k].data, byte_size_of(sig.results[k])))
         problem = "result " + std::to_string(i) + " overlaps result " + std::to_string(k);
   }
   if (!problem.empty())
@@ -303,17 +425,46 @@ extern "C" int32_t jx_aot_run(const int64_t *program, int64_t program_words,
                 "Argument types differ from the types for which this computation was compiled: " +
                     problem,
                 error, error_size);
+  std::vector<BufferPtr> in, out;
+  for (size_t i = 0; i < sig.args.size(); ++i)
+    in.push_back(Buffer::borrow(args[i].data, byte_size_of(sig.args[i])));
+  for (size_t i = 0; i < sig.results.size(); ++i)
+    out.push_back(Buffer::borrow(results[i].data, byte_size_of(sig.results[i])));
+  jx::runtime::run(d->program, in, out);
+  return JX_AOT_OK;
+}
+
+} // namespace
+
+extern "C" int32_t jx_aot_abi_version(void) { return JX_AOT_ABI_VERSION; }
+
+extern "C" void *jx_aot_allocate(size_t bytes) {
+  size_t capacity;
   try {
-    std::vector<BufferPtr> in, out;
-    for (size_t i = 0; i < sig.args.size(); ++i)
-      in.push_back(Buffer::borrow(args[i].data, byte_size(sig.args[i])));
-    for (size_t i = 0; i < sig.results.size(); ++i)
-      out.push_back(Buffer::borrow(results[i].data, byte_size(sig.results[i])));
-    run(d->program, in, out);
+    return jx::runtime::allocate(bytes, &capacity);
+  } catch (const std::bad_alloc &) {
+    return nullptr;
+  }
+}
+
+extern "C" void jx_aot_free(void *data, size_t bytes) {
+  jx::runtime::deallocate(data, jx::runtime::block_capacity(bytes));
+}
+
+extern "C" int32_t jx_aot_run_v1(void **state, const int64_t *program, int64_t program_words,
+                                 const jx_aot_kernel *kernels, const void *const *constants,
+                                 const jx_aot_array *args, int32_t num_args,
+                                 const jx_aot_array *results, int32_t num_results, char *error,
+                                 size_t error_size) {
+  // Nothing may escape into C callers.
+  try {
+    return run(state, program, program_words, kernels, constants, args, num_args, results,
+               num_results, error, error_size);
   } catch (const std::bad_alloc &) {
     return fail(JX_AOT_ERROR_RUNTIME, "out of memory", error, error_size);
   } catch (const std::exception &e) {
     return fail(JX_AOT_ERROR_RUNTIME, e.what(), error, error_size);
+  } catch (...) {
+    return fail(JX_AOT_ERROR_RUNTIME, "unknown error", error, error_size);
   }
-  return JX_AOT_OK;
 }

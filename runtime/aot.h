@@ -1,6 +1,7 @@
 // A runtime::Program as ahead-of-time objects carry it: a versioned array of 64-bit words (the
-// signature, then every step's fields), with kernels and constants given by position in tables
-// the object also holds. Written by jx::aot (src/aot), read by jx_aot_run (include/jx/aot_abi.h).
+// CPU features the kernels need, the table sizes, the signature, then every step's fields), with
+// kernels and constants given by position in tables the object also holds. Written by jx::aot
+// (src/aot), read by jx_aot_run_v1 (include/jx/aot_abi.h).
 #pragma once
 
 #include <jx/aot_abi.h>
@@ -23,18 +24,53 @@ struct Signature {
   std::vector<ArraySpec> args, results;
 };
 
-// Encodes program: Value steps are numbered in order (the object's constant table: out_bytes[0]
-// must hold each one's size), kernels likewise (steps with a null kernel take no entry).
-std::vector<int64_t> encode(const Program &program, const Signature &signature);
+// x86 features compiled kernels may use, bit i for cpu_features[i], by the names LLVM's
+// "+feature" strings and GCC's __builtin_cpu_supports share. An object records those of its
+// target; a host lacking one gets an error instead of an illegal instruction.
+inline constexpr const char *cpu_features[] = {"popcnt",
+                                               "sse4.2",
+                                               "avx",
+                                               "avx2",
+                                               "fma",
+                                               "bmi",
+                                               "bmi2",
+                                               "avx512f",
+                                               "avx512dq",
+                                               "avx512bw",
+                                               "avx512vl",
+                                               "avx512cd",
+                                               "avx512vbmi",
+                                               "avx512ifma",
+                                               "avx512vnni",
+                                               "avx512bitalg",
+                                               "avx512vpopcntdq",
+                                               "avx512bf16",
+                                               "avx512fp16",
+                                               "avx512vbmi2"};
+inline constexpr size_t cpu_feature_count = sizeof(cpu_features) / sizeof(cpu_features[0]);
+// The features of cpu_features this host has.
+uint64_t host_cpu_features();
+// The names of the features in required that host lacks, comma separated ("" when none).
+std::string missing_cpu_features(uint64_t required, uint64_t host);
+
+// Encodes program for an object whose kernels need `required_features`: Value steps are numbered
+// in order (the object's constant table: out_bytes[0] must hold each one's size), kernels
+// likewise (steps with a null kernel take no entry), placed kernels keep their device boxes (the
+// tasks are split again for the pool that runs them).
+std::vector<int64_t> encode(const Program &program, const Signature &signature,
+                            uint64_t required_features);
 
 struct Decoded {
   Program program;
   Signature signature;
+  uint64_t required_features = 0;
 };
-// The program of words, its kernels and constants bound from the tables; a jx::Error when the
-// words are not an encoded program of this ABI version.
+// The program of words, validated (every slot, size, index and bound consistent, so that a
+// corrupt program is an error, not a wild write), its kernels and constants bound from the
+// tables, its device boxes split into tasks for `threads`. A jx::Error otherwise, naming the
+// problem.
 Decoded decode(const int64_t *words, int64_t count, const jx_aot_kernel *kernels,
-               const void *const *constants);
+               const void *const *constants, int64_t threads);
 
 // The text of a signature's arrays, as jx writes them: "float64[100,3], int32[]".
 std::string spec_text(const std::vector<ArraySpec> &specs);

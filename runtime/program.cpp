@@ -1,12 +1,37 @@
 // The runtime's program loop: slots, the arena, donations, and kernel launches on the pool.
 #include "runtime/program.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "runtime/thread_pool.h"
 #include "runtime/threefry.h"
 
 namespace jx::runtime {
+
+std::vector<int64_t> split_boxes(const std::vector<int64_t> &boxes, size_t rank,
+                                 int64_t work_per_element, int64_t threads) {
+  std::vector<int64_t> tasks;
+  if (rank == 0) return tasks;
+  const int64_t count = int64_t(boxes.size() / (2 * rank));
+  if (count == 0) return tasks;
+  const int64_t per_box = std::max<int64_t>(1, (4 * threads + count - 1) / count);
+  for (int64_t b = 0; b < count; ++b) {
+    const int64_t *box = boxes.data() + b * int64_t(2 * rank);
+    int64_t row = work_per_element;
+    for (size_t a = 1; a < rank; ++a)
+      row *= box[2 * a + 1] - box[2 * a];
+    const int64_t rows = box[1] - box[0];
+    const int64_t min_rows = std::max<int64_t>(1, min_chunk_elements / std::max<int64_t>(1, row));
+    const int64_t chunks = std::max<int64_t>(1, std::min(per_box, rows / min_rows));
+    for (int64_t c = 0; c < chunks; ++c) {
+      tasks.push_back(box[0] + rows * c / chunks);
+      tasks.push_back(box[0] + rows * (c + 1) / chunks);
+      tasks.insert(tasks.end(), box + 2, box + 2 * rank);
+    }
+  }
+  return tasks;
+}
 
 std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> &args,
                            const std::vector<BufferPtr> &results) {
@@ -93,7 +118,7 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
   // Outputs not computed into the caller's buffer: arguments, constants, repeated outputs.
   for (size_t i = 0; i < results.size(); ++i)
     if (out[i] != results[i]) {
-      std::memcpy(results[i]->data(), out[i]->data(), results[i]->bytes());
+      if (results[i]->bytes()) std::memcpy(results[i]->data(), out[i]->data(), results[i]->bytes());
       out[i] = results[i];
     }
   return out;

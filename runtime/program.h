@@ -35,10 +35,24 @@ struct Step {
   std::vector<uint64_t> literals{}; // the literal buffer
   std::vector<int64_t> extent{};    // the output's shape (Fill too)
   int64_t outer = 0, grain = 1;     // rows of axis 0, rows per chunk (no tasks)
-  std::vector<int64_t> tasks{};     // boxes of 2 * rank bounds, one task each; empty: rows
-  std::vector<int> donors{};        // per output: the donated argument it takes, or -1
-  std::vector<int> donor_slots{};   // per output: that argument's slot
+  // Placed kernels: the devices' distinct boxes (2 * rank bounds each) and the elements visited
+  // per output element; tasks is their split for the pool (split_boxes), one task each. Empty:
+  // row chunks.
+  std::vector<int64_t> boxes{};
+  int64_t box_work = 1;
+  std::vector<int64_t> tasks{};
+  std::vector<int> donors{};      // per output: the donated argument it takes, or -1
+  std::vector<int> donor_slots{}; // per output: that argument's slot
 };
+
+// Elements per parallel chunk below which splitting costs more than it gains.
+inline constexpr int64_t min_chunk_elements = 1 << 14;
+
+// Tasks for a pool of `threads`: each box split along axis 0 so that there are about 4 per thread
+// in all (a device's box is one task when there are that many devices), none below
+// min_chunk_elements of work.
+std::vector<int64_t> split_boxes(const std::vector<int64_t> &boxes, size_t rank,
+                                 int64_t work_per_element, int64_t threads);
 
 struct Program {
   std::vector<Step> steps;

@@ -23,6 +23,7 @@ namespace jx::runtime {
 #pragma GCC push_options
 #pragma GCC target("avx512f")
 namespace avx512 {
+namespace {
 typedef double vd __attribute__((vector_size(64)));
 typedef double v4d __attribute__((vector_size(32)));
 typedef double v2d __attribute__((vector_size(16)));
@@ -45,6 +46,7 @@ v4d narrow(vd x, v4d) { return __builtin_shufflevector(x, x, 0, 1, 2, 3); }
 float narrow(vf x, float) { return x[0]; }
 v4f narrow(vf x, v4f) { return __builtin_shufflevector(x, x, 0, 1, 2, 3); }
 v8f narrow(vf x, v8f) { return __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7); }
+} // namespace
 #define JX_TIER_UNARY(F)                                                                           \
   extern "C" vd _ZGVeN8v_##F(vd);                                                                  \
   extern "C" vf _ZGVeN16v_##F##f(vf);                                                              \
@@ -70,6 +72,7 @@ JX_BINARY_WIDTH(jx_avx512_powf_w8, v8f, _ZGVeN16vv_powf)
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 namespace avx2 {
+namespace {
 typedef double vd __attribute__((vector_size(32)));
 typedef double v2d __attribute__((vector_size(16)));
 typedef float vf __attribute__((vector_size(32)));
@@ -82,6 +85,7 @@ double narrow(vd x, double) { return x[0]; }
 v2d narrow(vd x, v2d) { return __builtin_shufflevector(x, x, 0, 1); }
 float narrow(vf x, float) { return x[0]; }
 v4f narrow(vf x, v4f) { return __builtin_shufflevector(x, x, 0, 1, 2, 3); }
+} // namespace
 #define JX_TIER_UNARY(F)                                                                           \
   extern "C" vd _ZGVdN4v_##F(vd);                                                                  \
   extern "C" vf _ZGVdN8v_##F##f(vf);                                                               \
@@ -164,8 +168,9 @@ std::vector<MathSymbol> math_symbols(MathTier tier) {
 #define JX_SYMBOLS_SCALAR(F) JX_SYMBOL(scalar, F) JX_SYMBOL(scalar, F##f)
 #define JX_SYMBOLS_512(F)                                                                          \
   JX_SYMBOL(avx512, F)                                                                             \
-  JX_SYMBOL(avx512, F##_w2) JX_SYMBOL(avx512, F##_w4) JX_SYMBOL(avx512, F##f)                      \
-      JX_SYMBOL(avx512, F##f_w4) JX_SYMBOL(avx512, F##f_w8)
+  JX_SYMBOL(avx512, F##_w2)                                                                        \
+  JX_SYMBOL(avx512, F##_w4) JX_SYMBOL(avx512, F##f) JX_SYMBOL(avx512, F##f_w4)                     \
+      JX_SYMBOL(avx512, F##f_w8)
 #define JX_SYMBOLS_2(F)                                                                            \
   JX_SYMBOL(avx2, F) JX_SYMBOL(avx2, F##_w2) JX_SYMBOL(avx2, F##f) JX_SYMBOL(avx2, F##f_w4)
   switch (tier) {

@@ -22,8 +22,9 @@ struct Files {
   size_t kernels = 0;
 };
 
-// Writes directory/name.o and directory/name.h for program. name must be a C identifier; the
-// object defines the C function `name` (and nothing else visible but it).
+// Writes directory/name.o and directory/name.h for program. name must be a C identifier that is
+// no keyword and clashes with nothing NAME.h declares (a jx::ValueError says why). The object
+// exports one symbol, jx_aot_fn_<name>; NAME.h declares the inline C function `name` calling it.
 Files compile(const detail::Program &program, const std::string &name, const std::string &directory,
               const Options &options = {});
 
@@ -48,14 +49,14 @@ bool register_function(const std::string &name, Maker make);
 // status (jx::aot_main's main returns it).
 int generator_main(int argc, char **argv);
 
-namespace detail {
+namespace impl {
 template <class Out> std::shared_ptr<const jx::detail::Program> program_of(const Lowered<Out> &l) {
   return l.compile().program();
 }
 template <class Out> std::shared_ptr<const jx::detail::Program> program_of(const Compiled<Out> &c) {
   return c.program();
 }
-} // namespace detail
+} // namespace impl
 
 } // namespace jx::aot
 
@@ -68,6 +69,6 @@ template <class Out> std::shared_ptr<const jx::detail::Program> program_of(const
   static auto jx_aot_make_##NAME();                                                                \
   [[maybe_unused]] static const bool jx_aot_registered_##NAME = ::jx::aot::register_function(      \
       #NAME, [](auto...) -> std::shared_ptr<const ::jx::detail::Program> {                         \
-        return ::jx::aot::detail::program_of(jx_aot_make_##NAME());                                \
+        return ::jx::aot::impl::program_of(jx_aot_make_##NAME());                                  \
       });                                                                                          \
   static auto jx_aot_make_##NAME()

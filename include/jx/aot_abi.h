@@ -22,8 +22,9 @@ enum jx_aot_dtype {
 enum jx_aot_status {
   JX_AOT_OK = 0,
   JX_AOT_ERROR_ARGUMENTS = 1, /* count, dtype, shape or data of an argument or result */
-  JX_AOT_ERROR_ABI = 2,       /* the object was generated for another runtime ABI version */
-  JX_AOT_ERROR_RUNTIME = 3    /* the run failed (out of memory) */
+  JX_AOT_ERROR_ABI = 2,       /* the object's program is of another ABI version, or corrupt */
+  JX_AOT_ERROR_RUNTIME = 3,   /* the run failed (out of memory) */
+  JX_AOT_ERROR_CPU = 4        /* the object needs CPU features this machine lacks */
 };
 
 /* A dense, C-ordered array the caller owns: an argument (read) or a result (written). */
@@ -50,13 +51,15 @@ int32_t jx_aot_abi_version(void);
 void *jx_aot_allocate(size_t bytes);
 void jx_aot_free(void *data, size_t bytes);
 
-/* Runs an encoded program (what a generated entry point does): checks the arguments and results
- * against its signature, then computes the results into their buffers. Returns a jx_aot_status;
- * on failure writes a message into error (when error_size > 0). Thread-safe. */
-int32_t jx_aot_run(const int64_t *program, int64_t program_words, const jx_aot_kernel *kernels,
-                   const void *const *constants, const jx_aot_array *args, int32_t num_args,
-                   const jx_aot_array *results, int32_t num_results, char *error,
-                   size_t error_size);
+/* Runs an encoded program (what a generated entry point does): decodes it once into *state (the
+ * object's own slot, null at first), checks the CPU, the arguments and results against its
+ * signature, then computes the results into their buffers. Returns a jx_aot_status; on failure
+ * writes a message into error (when error_size > 0). Thread-safe. The name carries the ABI
+ * version, so that an object of another version fails to link instead of calling it wrongly. */
+int32_t jx_aot_run_v1(void **state, const int64_t *program, int64_t program_words,
+                      const jx_aot_kernel *kernels, const void *const *constants,
+                      const jx_aot_array *args, int32_t num_args, const jx_aot_array *results,
+                      int32_t num_results, char *error, size_t error_size);
 
 #ifdef __cplusplus
 }
@@ -82,7 +85,10 @@ private:
  * generated wrappers' parameters). */
 template <class T> class Buffer {
 public:
-  explicit Buffer(size_t n) : data_(static_cast<T *>(jx_aot_allocate(n * sizeof(T)))), size_(n) {
+  explicit Buffer(size_t n)
+      : data_(n > SIZE_MAX / sizeof(T) ? nullptr
+                                       : static_cast<T *>(jx_aot_allocate(n * sizeof(T)))),
+        size_(n) {
     if (!data_) throw std::bad_alloc();
     for (size_t i = 0; i < n; ++i)
       data_[i] = T();

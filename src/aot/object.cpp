@@ -11,6 +11,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "codegen/emit.h"
@@ -38,15 +39,27 @@ llvm::GlobalVariable *private_constant(llvm::Module &module, llvm::Constant *ini
   return g;
 }
 
+// The runtime::aot::cpu_features the target's code may use.
+uint64_t required_features(const llvm::TargetMachine &machine) {
+  uint64_t mask = 0;
+  for (size_t i = 0; i < runtime::aot::cpu_feature_count; ++i)
+    if (machine.getMCSubtargetInfo()->checkFeatures(std::string("+") +
+                                                    runtime::aot::cpu_features[i]))
+      mask |= uint64_t(1) << i;
+  return mask;
+}
+
 } // namespace
 
 Object emit_object(const ObjectContents &c) {
   const codegen::Target target = codegen::make_target(c.target_cpu);
+  const std::vector<int64_t> words =
+      runtime::aot::encode(c.program, c.signature, required_features(*target.machine));
   llvm::LLVMContext context;
-  llvm::Module module("jx_aot_" + c.name, context);
+  llvm::Module module("jx_aot_" + c.symbol, context);
   std::vector<std::string> kernel_names;
   for (size_t k = 0; k < c.kernels.size(); ++k) {
-    kernel_names.push_back(fmt::format("jx_aot_{}_kernel{}", c.name, k));
+    kernel_names.push_back(fmt::format("{}_kernel{}", c.symbol, k));
     codegen::emit_kernel_into(module, *c.kernels[k], kernel_names.back());
   }
   codegen::optimize(module, target);
@@ -63,9 +76,13 @@ Object emit_object(const ObjectContents &c) {
   auto *program = private_constant(
       module,
       llvm::ConstantDataArray::get(
-          context, llvm::ArrayRef<uint64_t>(reinterpret_cast<const uint64_t *>(c.program.data()),
-                                            c.program.size())),
+          context,
+          llvm::ArrayRef<uint64_t>(reinterpret_cast<const uint64_t *>(words.data()), words.size())),
       "jx_aot_program", 8);
+  // Where the runtime keeps the decoded program: one writable slot per object.
+  auto *state = new llvm::GlobalVariable(module, ptr, false, llvm::GlobalValue::PrivateLinkage,
+                                         llvm::ConstantPointerNull::get(ptr), "jx_aot_state");
+  state->setAlignment(llvm::Align(8));
   std::vector<llvm::Constant *> kernels, constants;
   for (const std::string &name : kernel_names)
     kernels.push_back(module.getFunction(name));
@@ -85,24 +102,25 @@ Object emit_object(const ObjectContents &c) {
   llvm::Constant *kernel_table = table(kernels, "jx_aot_kernels");
   llvm::Constant *constant_table = table(constants, "jx_aot_constants");
 
-  // int32_t NAME(args, num_args, results, num_results, error, error_size) -> jx_aot_run(...)
+  // int32_t SYMBOL(args, num_args, results, num_results, error, error_size) -> jx_aot_run_v1
   auto *run_type =
-      llvm::FunctionType::get(i32, {ptr, i64, ptr, ptr, ptr, i32, ptr, i32, ptr, i64}, false);
-  llvm::FunctionCallee run = module.getOrInsertFunction("jx_aot_run", run_type);
+      llvm::FunctionType::get(i32, {ptr, ptr, i64, ptr, ptr, ptr, i32, ptr, i32, ptr, i64}, false);
+  llvm::FunctionCallee run =
+      module.getOrInsertFunction(fmt::format("jx_aot_run_v{}", JX_AOT_ABI_VERSION), run_type);
   auto *entry_type = llvm::FunctionType::get(i32, {ptr, i32, ptr, i32, ptr, i64}, false);
-  if (module.getFunction(c.name) || module.getNamedGlobal(c.name))
-    throw ValueError(fmt::format("jx.aot: the name '{}' is taken by a runtime symbol", c.name));
+  if (module.getFunction(c.symbol) || module.getNamedGlobal(c.symbol))
+    throw Error(fmt::format("internal: jx.aot: the symbol '{}' is taken", c.symbol));
   auto *entry =
-      llvm::Function::Create(entry_type, llvm::GlobalValue::ExternalLinkage, c.name, module);
+      llvm::Function::Create(entry_type, llvm::GlobalValue::ExternalLinkage, c.symbol, module);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", entry));
   auto arg = [&](unsigned i) { return entry->getArg(i); };
   b.CreateRet(
-      b.CreateCall(run, {program, llvm::ConstantInt::get(i64, c.program.size()), kernel_table,
+      b.CreateCall(run, {state, program, llvm::ConstantInt::get(i64, words.size()), kernel_table,
                          constant_table, arg(0), arg(1), arg(2), arg(3), arg(4), arg(5)}));
   std::string errors;
   llvm::raw_string_ostream os(errors);
   if (llvm::verifyModule(module, &os))
-    throw Error("internal: invalid LLVM IR for AOT function " + c.name + ": " + os.str());
+    throw Error("internal: invalid LLVM IR for AOT function " + c.symbol + ": " + os.str());
   return {codegen::emit_object(module, target), target.machine->getTargetCPU().str(),
           tier_name(target.math_tier)};
 }

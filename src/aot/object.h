@@ -7,15 +7,18 @@
 #include <vector>
 
 #include "codegen/kernel.h"
+#include "runtime/aot.h"
 #include "runtime/buffer.h"
+#include "runtime/program.h"
 
 namespace jx::aot_impl {
 
 struct ObjectContents {
-  std::string name;       // the entry point's symbol
+  std::string symbol;     // the entry point's
   std::string target_cpu; // "host" or an LLVM CPU name
   std::vector<const codegen::KernelPlan *> kernels;
-  std::vector<int64_t> program; // runtime::aot::encode's words
+  runtime::Program program; // Value steps' out_bytes set to their constants' sizes
+  runtime::aot::Signature signature;
   std::vector<runtime::BufferPtr> constants;
 };
 

@@ -24,8 +24,7 @@
 namespace jx::backend {
 
 namespace {
-// Elements per parallel chunk below which splitting costs more than it gains.
-constexpr int64_t min_chunk_elements = 1 << 14;
+using runtime::min_chunk_elements;
 // Elements a kernel visits per output element: a reduction or contraction visits its whole
 // reduced extent.
 int64_t work_per_element(const ir::Node &root) {
@@ -185,30 +184,6 @@ std::vector<Transfer> transfers(const codegen::KernelPlan &plan, const Placement
   return out;
 }
 
-// Tasks for the pool: each box split along axis 0 so that there are about 4 per thread in all
-// (a device's box is one task when there are that many devices), none below the minimum chunk.
-std::vector<int64_t> box_tasks(const Placement &boxes, int64_t work_per_element) {
-  const int64_t threads = runtime::default_pool().size();
-  const int64_t per_box =
-      std::max<int64_t>(1, (4 * threads + int64_t(boxes.size()) - 1) / int64_t(boxes.size()));
-  std::vector<int64_t> tasks;
-  for (const DeviceBox &b : boxes) {
-    int64_t row = work_per_element;
-    for (size_t a = 1; a < b.lo.size(); ++a)
-      row *= b.hi[a] - b.lo[a];
-    const int64_t rows = b.hi[0] - b.lo[0];
-    const int64_t min_rows = std::max<int64_t>(1, min_chunk_elements / std::max<int64_t>(1, row));
-    const int64_t chunks = std::max<int64_t>(1, std::min(per_box, rows / min_rows));
-    for (int64_t c = 0; c < chunks; ++c) {
-      tasks.push_back(b.lo[0] + rows * c / chunks);
-      tasks.push_back(b.lo[0] + rows * (c + 1) / chunks);
-      for (size_t a = 1; a < b.lo.size(); ++a)
-        tasks.insert(tasks.end(), {b.lo[a], b.hi[a]});
-    }
-  }
-  return tasks;
-}
-
 Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse,
                        const std::vector<int> &donated, const std::vector<Placement> &placements,
                        const std::vector<Placement> &param_placements)
@@ -264,9 +239,13 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
       if (!s.boxes.empty()) {
         const Shape &shape = p.plan.roots[0]->shape;
         for (const DeviceBox &b : s.boxes)
-          for (size_t a = 0; a < shape.size(); ++a)
+          for (size_t a = 0; a < shape.size(); ++a) {
             if (b.lo[a] != 0 || b.hi[a] != shape[a]) p.plan.boxed_axes |= uint32_t(1) << a;
-        s.run.tasks = box_tasks(s.boxes, work_per_element(*p.node));
+            s.run.boxes.insert(s.run.boxes.end(), {b.lo[a], b.hi[a]});
+          }
+        s.run.box_work = work_per_element(*p.node);
+        s.run.tasks = runtime::split_boxes(s.run.boxes, shape.size(), s.run.box_work,
+                                           runtime::default_pool().size());
         s.transfers = transfers(p.plan, s.boxes, s.run.inputs, slot_placement);
         for (int out : s.run.outs)
           slot_placement[out] = s.boxes;

@@ -52,10 +52,10 @@
 #include "v3_simpson_broadcast.h"
 #include "v3_simpson_stack.h"
 
-// The random graphs' entry points (their headers declare the same).
+// The random graphs' exported entry points (their headers' inline random_graph_SEED call them).
 #define JX_AOT_TEST_DECLARE_GRAPH(SEED)                                                            \
-  extern "C" int32_t random_graph_##SEED(const jx_aot_array *, int32_t, const jx_aot_array *,      \
-                                         int32_t, char *, size_t);
+  extern "C" int32_t jx_aot_fn_random_graph_##SEED(const jx_aot_array *, int32_t,                  \
+                                                   const jx_aot_array *, int32_t, char *, size_t);
 JX_AOT_TEST_RANDOM_GRAPHS(JX_AOT_TEST_DECLARE_GRAPH)
 
 // c_caller.c: simpson_stack called from C.
@@ -376,7 +376,7 @@ TEST(AotHost, RandomGraphs) {
     uint64_t seed;
     Entry entry;
   };
-#define JX_AOT_TEST_GRAPH_ENTRY(SEED) Graph{SEED, random_graph_##SEED},
+#define JX_AOT_TEST_GRAPH_ENTRY(SEED) Graph{SEED, jx_aot_fn_random_graph_##SEED},
   const std::vector<Graph> graphs = {JX_AOT_TEST_RANDOM_GRAPHS(JX_AOT_TEST_GRAPH_ENTRY)};
 #undef JX_AOT_TEST_GRAPH_ENTRY
   int failures = 0;

@@ -7,10 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <regex>
 
@@ -242,9 +244,9 @@ void other_kernel(const int64_t *, void *const *) {}
 // A program with a step of each kind and every field set.
 rt::Program every_kind_of_step() {
   rt::Program p;
-  p.slot_count = 5;
+  p.slot_count = 6;
   p.arena_bytes = 256;
-  p.arena_offset = {-1, -1, 0, 64, -1};
+  p.arena_offset = {-1, -1, 0, 64, -1, -1};
   p.outputs = {4, 1};
   p.steps.push_back({.kind = rt::Step::Kind::Argument, .outs = {0}, .argument = 0});
   p.steps.push_back({.kind = rt::Step::Kind::Value, .outs = {1}, .out_bytes = {32}});
@@ -268,34 +270,40 @@ rt::Program every_kind_of_step() {
                      .grain = 2});
   p.steps.push_back({.kind = rt::Step::Kind::Kernel,
                      .outs = {4},
-                     .out_bytes = {8},
+                     .out_bytes = {1},
                      .frees = {0, 3},
-                     .kernel = nullptr,
-                     .inputs = {3},
-                     .extent = {0},
-                     .outer = 0,
-                     .tasks = {0, 0}});
-  p.steps.push_back({.kind = rt::Step::Kind::Kernel,
-                     .outs = {4},
-                     .out_bytes = {8},
                      .kernel = other_kernel,
+                     .inputs = {3},
                      .extent = {1},
                      .outer = 1,
-                     .tasks = {0, 1}});
+                     .boxes = {0, 1},
+                     .box_work = 3});
+  p.steps.push_back({.kind = rt::Step::Kind::Kernel,
+                     .outs = {5},
+                     .out_bytes = {0},
+                     .kernel = nullptr,
+                     .extent = {0},
+                     .outer = 0});
   return p;
 }
 
 const rt::aot::Signature signature{{{jx::DType::float64, {2, 2}}},
                                    {{jx::DType::bool_, {}}, {jx::DType::int64, {4}}}};
+constexpr uint64_t some_features = 0b1011;
+constexpr int64_t threads = 3;
+
+rt::aot::Decoded decode(const std::vector<int64_t> &words) {
+  static const jx_aot_kernel kernels[] = {fake_kernel, other_kernel};
+  alignas(64) static const double constant[4] = {1, 2, 3, 4};
+  static const void *const constants[] = {constant};
+  return rt::aot::decode(words.data(), int64_t(words.size()), kernels, constants, threads);
+}
 
 TEST(AotEncoding, RoundTrip) {
   const rt::Program p = every_kind_of_step();
-  const std::vector<int64_t> words = rt::aot::encode(p, signature);
-  const jx_aot_kernel kernels[] = {fake_kernel, other_kernel};
-  alignas(64) static const double constant[4] = {1, 2, 3, 4};
-  const void *const constants[] = {constant};
-  const rt::aot::Decoded d =
-      rt::aot::decode(words.data(), int64_t(words.size()), kernels, constants);
+  const std::vector<int64_t> words = rt::aot::encode(p, signature, some_features);
+  const rt::aot::Decoded d = decode(words);
+  EXPECT_EQ(d.required_features, some_features);
   EXPECT_EQ(rt::aot::spec_text(d.signature.args), "float64[2,2]");
   EXPECT_EQ(rt::aot::spec_text(d.signature.results), "bool[], int64[4]");
   const rt::Program &q = d.program;
@@ -321,14 +329,17 @@ TEST(AotEncoding, RoundTrip) {
     EXPECT_EQ(t.extent, s.extent);
     EXPECT_EQ(t.outer, s.outer);
     EXPECT_EQ(t.grain, s.grain);
-    EXPECT_EQ(t.tasks, s.tasks);
+    EXPECT_EQ(t.boxes, s.boxes);
+    EXPECT_EQ(t.box_work, s.box_work);
+    // Tasks are split again for the pool that runs the program.
+    EXPECT_EQ(t.tasks, rt::split_boxes(s.boxes, s.extent.size(), s.box_work, threads));
   }
   // The constant is bound from the table, not copied.
   ASSERT_TRUE(q.steps[1].value);
-  EXPECT_EQ(q.steps[1].value()->data(), constant);
   EXPECT_EQ(q.steps[1].value()->bytes(), 32u);
+  EXPECT_EQ(q.steps[1].value()->as<double>()[3], 4.0);
   // Encoding the decoded program gives the same words.
-  EXPECT_EQ(rt::aot::encode(q, d.signature), words);
+  EXPECT_EQ(rt::aot::encode(q, d.signature, d.required_features), words);
 }
 
 // A program the JIT compiled, encoded and decoded, runs to the JIT's results.
@@ -352,9 +363,9 @@ TEST(AotEncoding, DecodedJitProgramRunsLikeTheJit) {
       s.out_bytes = {values.back()->bytes()};
     }
   }
-  const std::vector<int64_t> words = rt::aot::encode(run, sig);
-  const rt::aot::Decoded d =
-      rt::aot::decode(words.data(), int64_t(words.size()), kernels.data(), constants.data());
+  const std::vector<int64_t> words = rt::aot::encode(run, sig, 0);
+  const rt::aot::Decoded d = rt::aot::decode(words.data(), int64_t(words.size()), kernels.data(),
+                                             constants.data(), threads);
   const std::vector<Array> args = {
       aot_test::random_array({aot_test::math_n}, jx::float32, 21, 0, 5),
       aot_test::random_array({aot_test::math_n}, jx::float32, 22, -2, 2)};
@@ -373,13 +384,7 @@ TEST(AotEncoding, DecodedJitProgramRunsLikeTheJit) {
 }
 
 TEST(AotEncoding, CorruptWordsAreErrors) {
-  const std::vector<int64_t> words = rt::aot::encode(every_kind_of_step(), signature);
-  const jx_aot_kernel kernels[] = {fake_kernel, other_kernel};
-  static const double constant[4] = {};
-  const void *const constants[] = {constant};
-  auto decode = [&](const std::vector<int64_t> &w) {
-    return rt::aot::decode(w.data(), int64_t(w.size()), kernels, constants);
-  };
+  const std::vector<int64_t> words = rt::aot::encode(every_kind_of_step(), signature, 0);
   std::vector<int64_t> bad = words;
   bad[0] ^= 1;
   expect_error<jx::Error>([&] { decode(bad); }, "not a jx program");
@@ -397,41 +402,101 @@ TEST(AotEncoding, CorruptWordsAreErrors) {
   bad = words;
   bad.push_back(0);
   expect_error<jx::Error>([&] { decode(bad); }, "trailing words");
-  // The argument count (word 2) absurdly large, and negative.
+  // The kernel count (word 3) disagreeing with the steps.
   bad = words;
-  bad[2] = int64_t(1) << 60;
-  expect_error<jx::Error>([&] { decode(bad); }, "corrupt length");
-  bad[2] = -1;
-  expect_error<jx::Error>([&] { decode(bad); }, "corrupt length");
-  // The first argument's dtype (word 3).
+  bad[3] = 5;
+  expect_error<jx::Error>([&] { decode(bad); }, "table sizes");
+  // The argument count (word 5) absurdly large, and negative.
   bad = words;
-  bad[3] = 9;
+  bad[5] = int64_t(1) << 60;
+  expect_error<jx::Error>([&] { decode(bad); }, "corrupt length");
+  bad[5] = -1;
+  expect_error<jx::Error>([&] { decode(bad); }, "corrupt length");
+  // The first argument's dtype (word 6).
+  bad = words;
+  bad[6] = 9;
   expect_error<jx::Error>([&] { decode(bad); }, "corrupt dtype");
 }
 
+// Well-framed programs whose contents run() could not survive: each is an error naming it.
+TEST(AotEncoding, InconsistentProgramsAreErrors) {
+  auto expect_invalid = [](const std::function<void(rt::Program &)> &spoil, const char *what) {
+    rt::Program p = every_kind_of_step();
+    spoil(p);
+    expect_error<jx::Error>([&] { decode(rt::aot::encode(p, signature, 0)); }, what);
+  };
+  expect_invalid([](rt::Program &p) { p.steps[3].inputs = {0, 9}; }, "slot out of range");
+  expect_invalid(
+      [](rt::Program &p) {
+        p.steps[3].inputs = {0, 4};
+      },
+      "slot read before it is written");
+  expect_invalid([](rt::Program &p) { p.steps[5].outs = {4}; }, "slot written twice");
+  expect_invalid([](rt::Program &p) { p.outputs = {4, 2}; }, "result size");
+  expect_invalid([](rt::Program &p) { p.outputs = {4}; }, "result count");
+  expect_invalid([](rt::Program &p) { p.arena_offset[3] = 200; }, "arena offset");
+  expect_invalid([](rt::Program &p) { p.arena_offset[1] = 0; }, "arena offset");
+  expect_invalid([](rt::Program &p) { p.arena_offset.pop_back(); }, "slot table");
+  expect_invalid([](rt::Program &p) { p.steps[2].out_bytes = {40}; }, "random fill");
+  expect_invalid([](rt::Program &p) { p.steps[4].boxes = {0, 2}; }, "device boxes");
+  expect_invalid([](rt::Program &p) { p.steps[4].boxes = {0, 1, 0}; }, "device boxes");
+  expect_invalid([](rt::Program &p) { p.steps[0].argument = 1; }, "argument out of range");
+  expect_invalid([](rt::Program &p) { p.steps[4].outs = {}; }, "step outputs");
+  expect_invalid([](rt::Program &p) { p.steps[1].out_bytes = {}; }, "step output sizes");
+}
+
 TEST(AotEncoding, RunReportsAnotherAbiVersion) {
-  // Static: jx_aot_run remembers programs by their address.
-  static const std::vector<int64_t> words = [] {
-    std::vector<int64_t> w = rt::aot::encode(every_kind_of_step(), signature);
-    w[1] = JX_AOT_ABI_VERSION + 1;
-    return w;
-  }();
+  std::vector<int64_t> words = rt::aot::encode(every_kind_of_step(), signature, 0);
+  words[1] = JX_AOT_ABI_VERSION + 1;
   const jx_aot_kernel kernels[] = {fake_kernel, other_kernel};
   static const double constant[4] = {};
   const void *const constants[] = {constant};
   char error[256] = "";
-  EXPECT_EQ(jx_aot_run(words.data(), int64_t(words.size()), kernels, constants, nullptr, 0, nullptr,
-                       0, error, sizeof error),
+  void *state = nullptr;
+  EXPECT_EQ(jx_aot_run_v1(&state, words.data(), int64_t(words.size()), kernels, constants, nullptr,
+                          0, nullptr, 0, error, sizeof error),
             JX_AOT_ERROR_ABI);
   EXPECT_NE(std::string(error).find("generated for ABI version " +
                                     std::to_string(JX_AOT_ABI_VERSION + 1)),
             std::string::npos)
       << error;
+  EXPECT_EQ(state, nullptr);
   // Not a jx program at all: the same status.
   static const int64_t garbage[4] = {1, 2, 3, 4};
-  EXPECT_EQ(jx_aot_run(garbage, 4, kernels, constants, nullptr, 0, nullptr, 0, error, sizeof error),
+  EXPECT_EQ(jx_aot_run_v1(&state, garbage, 4, kernels, constants, nullptr, 0, nullptr, 0, error,
+                          sizeof error),
             JX_AOT_ERROR_ABI);
   EXPECT_NE(std::string(error).find("not a jx program"), std::string::npos) << error;
+}
+
+TEST(AotEncoding, MissingCpuFeaturesByName) {
+  const uint64_t avx2 = uint64_t(1) << 3, fma = uint64_t(1) << 4, avx512f = uint64_t(1) << 7;
+  ASSERT_STREQ(rt::aot::cpu_features[3], "avx2");
+  EXPECT_EQ(rt::aot::missing_cpu_features(avx2 | fma | avx512f, avx2 | fma), "avx512f");
+  EXPECT_EQ(rt::aot::missing_cpu_features(avx2 | avx512f, 0), "avx2, avx512f");
+  EXPECT_EQ(rt::aot::missing_cpu_features(avx2, avx2 | avx512f), "");
+}
+
+// An object compiled for features this CPU lacks answers JX_AOT_ERROR_CPU, naming them, and
+// runs nothing (no illegal instruction).
+TEST(AotEncoding, MissingCpuFeaturesAreAnError) {
+  const uint64_t missing =
+      ~rt::aot::host_cpu_features() & ((uint64_t(1) << rt::aot::cpu_feature_count) - 1);
+  if (!missing) GTEST_SKIP() << "this CPU has every feature jx checks";
+  const int bit = std::countr_zero(missing);
+  const std::vector<int64_t> words =
+      rt::aot::encode(every_kind_of_step(), signature, uint64_t(1) << bit);
+  const jx_aot_kernel kernels[] = {fake_kernel, other_kernel};
+  static const double constant[4] = {};
+  const void *const constants[] = {constant};
+  char error[256] = "";
+  static void *state = nullptr; // holds the decoded program for the rest of the process
+  kernel_calls = 0;
+  EXPECT_EQ(jx_aot_run_v1(&state, words.data(), int64_t(words.size()), kernels, constants, nullptr,
+                          0, nullptr, 0, error, sizeof error),
+            JX_AOT_ERROR_CPU);
+  EXPECT_NE(std::string(error).find(rt::aot::cpu_features[bit]), std::string::npos) << error;
+  EXPECT_EQ(kernel_calls, 0);
 }
 
 // ---- jx::aot::compile and the generator ----
@@ -477,10 +542,15 @@ TEST(AotCompile, WritesObjectAndHeader) {
   ASSERT_GT(object.size(), 4u);
   EXPECT_EQ(object.substr(0, 4), "\x7f"
                                  "ELF");
-  EXPECT_NE(object.find("scale_by_two"), std::string::npos);
-  EXPECT_NE(header.find("//   scale_by_two(float32[3,4]) -> (float32[3,4])"), std::string::npos)
+  EXPECT_NE(object.find("jx_aot_fn_scale_by_two"), std::string::npos);
+  EXPECT_NE(header.find(" *   scale_by_two(float32[3,4]) -> (float32[3,4])"), std::string::npos)
       << header;
-  EXPECT_NE(header.find("int32_t scale_by_two(const jx_aot_array *args, int32_t num_args"),
+  EXPECT_NE(header.find("int32_t jx_aot_fn_scale_by_two(const jx_aot_array *args, int32_t "
+                        "num_args"),
+            std::string::npos)
+      << header;
+  EXPECT_NE(header.find("static inline int32_t scale_by_two(const jx_aot_array *args, int32_t "
+                        "num_args"),
             std::string::npos)
       << header;
   EXPECT_NE(header.find("namespace scale_by_two_aot"), std::string::npos) << header;
