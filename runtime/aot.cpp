@@ -43,6 +43,20 @@ void unbound_kernel(const int64_t *, void *const *) {}
 
 [[noreturn]] void corrupt(const std::string &what) { throw Error("jx AOT program: " + what); }
 
+// Elements of a shape, each dimension and the product checked (2^40 and 2^56 at most).
+int64_t checked_elements(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (d < 0 || d > (int64_t(1) << 40) || __builtin_mul_overflow(n, d, &n) ||
+        n > (int64_t(1) << 56))
+      corrupt("corrupt shape");
+  return n;
+}
+
+size_t byte_size(DType dtype, const std::vector<int64_t> &shape) {
+  return size_t(checked_elements(shape)) * itemsize(dtype);
+}
+
 class Reader {
 public:
   Reader(const int64_t *words, int64_t count) : words_(words), count_(count) {}
@@ -72,8 +86,7 @@ public:
     for (ArraySpec &s : out) {
       s.dtype = dtype();
       s.shape = list<int64_t>();
-      for (int64_t d : s.shape)
-        if (d < 0 || d > (int64_t(1) << 40)) corrupt("corrupt shape");
+      checked_elements(s.shape);
     }
     return out;
   }
@@ -84,37 +97,35 @@ private:
   int64_t count_, at_ = 0;
 };
 
-size_t byte_size(DType dtype, const std::vector<int64_t> &shape) {
-  size_t n = itemsize(dtype);
-  for (int64_t d : shape)
-    n *= size_t(d);
-  return n;
-}
-
-// What run() relies on: every slot written once before it is read, sizes that agree with the
-// signature and the arena, indices inside their tables, boxes inside their extents.
+// What run() relies on: every slot written once before it is read and not read after it is
+// freed, sizes that agree with the signature, the extents and the arena, indices inside their
+// tables, boxes inside their extents.
 void validate(const Decoded &d, int64_t kernel_count, int64_t constant_count) {
   const Program &p = d.program;
   const auto slots = size_t(p.slot_count);
   if (p.slot_count < 0 || p.arena_offset.size() != slots) corrupt("slot table");
-  std::vector<int64_t> bytes(slots, -1); // per written slot, its size
-  auto check_slot = [&](int slot, bool written) {
+  if (p.arena_bytes > (size_t(1) << 62)) corrupt("arena size");
+  constexpr int64_t unwritten = -1, freed = -2;
+  std::vector<int64_t> bytes(slots, unwritten); // per live slot, its size
+  auto live = [&](int slot) {
     if (slot < 0 || size_t(slot) >= slots) corrupt("slot out of range");
-    if ((bytes[size_t(slot)] >= 0) != written)
-      corrupt(written ? "slot read before it is written" : "slot written twice");
+    if (bytes[size_t(slot)] == unwritten) corrupt("slot read before it is written");
+    if (bytes[size_t(slot)] == freed) corrupt("slot read after it is freed");
   };
   int64_t kernels = 0, constants = 0;
   for (const Step &s : p.steps) {
     for (int in : s.inputs)
-      check_slot(in, true);
+      live(in);
     for (int f : s.frees)
-      check_slot(f, true);
+      live(f);
     const bool single = s.kind != Step::Kind::Kernel;
     if (s.outs.empty() || (single && s.outs.size() != 1)) corrupt("step outputs");
     if (s.kind != Step::Kind::Argument && s.out_bytes.size() != s.outs.size())
       corrupt("step output sizes");
     for (size_t r = 0; r < s.outs.size(); ++r) {
-      check_slot(s.outs[r], false);
+      const int out = s.outs[r];
+      if (out < 0 || size_t(out) >= slots) corrupt("slot out of range");
+      if (bytes[size_t(out)] != unwritten) corrupt("slot written twice");
       int64_t size = 0;
       if (s.kind == Step::Kind::Argument) {
         if (s.argument < 0 || size_t(s.argument) >= d.signature.args.size())
@@ -122,14 +133,14 @@ void validate(const Decoded &d, int64_t kernel_count, int64_t constant_count) {
         size = int64_t(byte_size(d.signature.args[size_t(s.argument)].dtype,
                                  d.signature.args[size_t(s.argument)].shape));
       } else {
+        if (s.out_bytes[r] > (size_t(1) << 62)) corrupt("step output sizes");
         size = int64_t(s.out_bytes[r]);
       }
-      const int64_t offset = p.arena_offset[size_t(s.outs[r])];
-      if (offset >= 0 &&
-          ((single && s.kind != Step::Kind::Fill) || offset > int64_t(p.arena_bytes) - size))
+      const int64_t offset = p.arena_offset[size_t(out)];
+      if (offset < -1 || (offset >= 0 && ((single && s.kind != Step::Kind::Fill) ||
+                                          offset > int64_t(p.arena_bytes) - size)))
         corrupt("arena offset");
-      if (offset < -1) corrupt("arena offset");
-      bytes[size_t(s.outs[r])] = size;
+      bytes[size_t(out)] = size;
     }
     switch (s.kind) {
     case Step::Kind::Value: ++constants; break;
@@ -141,7 +152,15 @@ void validate(const Decoded &d, int64_t kernel_count, int64_t constant_count) {
     case Step::Kind::Kernel: {
       kernels += s.kernel != nullptr;
       const size_t rank = s.extent.size();
-      if (s.outer < 0 || s.grain < 1 || s.box_work < 1) corrupt("kernel bounds");
+      const int64_t elements = checked_elements(s.extent);
+      // Every output has the extent's elements, of 1, 4 or 8 bytes; the rows run over axis 0.
+      for (size_t bytes_out : s.out_bytes)
+        if (bytes_out != size_t(elements) && bytes_out != size_t(4 * elements) &&
+            bytes_out != size_t(8 * elements))
+          corrupt("kernel output sizes");
+      if (!s.kernel && elements > 0) corrupt("kernel missing");
+      if (s.outer != (rank ? s.extent[0] : 1) || s.grain < 1 || s.box_work < 0)
+        corrupt("kernel bounds");
       if (!s.boxes.empty() && (rank == 0 || s.boxes.size() % (2 * rank) != 0))
         corrupt("device boxes");
       for (size_t i = 0; i < s.boxes.size(); ++i) {
@@ -152,12 +171,14 @@ void validate(const Decoded &d, int64_t kernel_count, int64_t constant_count) {
       break;
     }
     }
+    for (int f : s.frees)
+      bytes[size_t(f)] = freed;
   }
   if (kernels != kernel_count || constants != constant_count) corrupt("table sizes");
   if (p.outputs.size() != d.signature.results.size()) corrupt("result count");
   for (size_t i = 0; i < p.outputs.size(); ++i) {
     const int out = p.outputs[i];
-    check_slot(out, true);
+    live(out);
     const ArraySpec &r = d.signature.results[i];
     if (bytes[size_t(out)] != int64_t(byte_size(r.dtype, r.shape))) corrupt("result size");
   }
@@ -166,27 +187,12 @@ void validate(const Decoded &d, int64_t kernel_count, int64_t constant_count) {
 } // namespace
 
 uint64_t host_cpu_features() {
-  // __builtin_cpu_supports takes literals only: the list spelled out, in cpu_features' order.
-  const int has[] = {__builtin_cpu_supports("popcnt"),
-                     __builtin_cpu_supports("sse4.2"),
-                     __builtin_cpu_supports("avx"),
-                     __builtin_cpu_supports("avx2"),
-                     __builtin_cpu_supports("fma"),
-                     __builtin_cpu_supports("bmi"),
-                     __builtin_cpu_supports("bmi2"),
-                     __builtin_cpu_supports("avx512f"),
-                     __builtin_cpu_supports("avx512dq"),
-                     __builtin_cpu_supports("avx512bw"),
-                     __builtin_cpu_supports("avx512vl"),
-                     __builtin_cpu_supports("avx512cd"),
-                     __builtin_cpu_supports("avx512vbmi"),
-                     __builtin_cpu_supports("avx512ifma"),
-                     __builtin_cpu_supports("avx512vnni"),
-                     __builtin_cpu_supports("avx512bitalg"),
-                     __builtin_cpu_supports("avx512vpopcntdq"),
-                     __builtin_cpu_supports("avx512bf16"),
-                     __builtin_cpu_supports("avx512fp16"),
-                     __builtin_cpu_supports("avx512vbmi2")};
+  // Needed when this runs before libgcc's own constructor has filled the CPU model.
+  __builtin_cpu_init();
+  // __builtin_cpu_supports takes literals only: the list's names expanded in place.
+#define JX_AOT_FEATURE_SUPPORTED(NAME) __builtin_cpu_supports(NAME),
+  const int has[] = {JX_AOT_CPU_FEATURES(JX_AOT_FEATURE_SUPPORTED)};
+#undef JX_AOT_FEATURE_SUPPORTED
   static_assert(sizeof(has) / sizeof(has[0]) == cpu_feature_count);
   uint64_t mask = 0;
   for (size_t i = 0; i < cpu_feature_count; ++i)
@@ -196,9 +202,12 @@ uint64_t host_cpu_features() {
 
 std::string missing_cpu_features(uint64_t required, uint64_t host) {
   std::string names;
-  for (size_t i = 0; i < cpu_feature_count; ++i)
+  // Bits past the list come from a newer jx that knows more features: unknown here, so missing.
+  for (size_t i = 0; i < 64; ++i)
     if ((required & ~host) >> i & 1)
-      names += std::string(names.empty() ? "" : ", ") + cpu_features[i];
+      names += std::string(names.empty() ? "" : ", ") + (i < cpu_feature_count
+                                                             ? std::string(cpu_features[i])
+                                                             : "feature bit " + std::to_string(i));
   return names;
 }
 
@@ -357,6 +366,7 @@ int32_t run(void **state, const int64_t *program, int64_t program_words,
             int32_t num_args, const jx_aot_array *results, int32_t num_results, char *error,
             size_t error_size) {
   using namespace jx::runtime;
+  if (!state) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v1: state is null", error, error_size);
   // Decoded once per object, published in the object's own slot (so an unloaded and reloaded
   // object never sees another's program); a losing racer drops its copy.
   std::atomic_ref<void *> slot(*state);

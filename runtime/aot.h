@@ -27,26 +27,17 @@ struct Signature {
 // x86 features compiled kernels may use, bit i for cpu_features[i], by the names LLVM's
 // "+feature" strings and GCC's __builtin_cpu_supports share. An object records those of its
 // target; a host lacking one gets an error instead of an illegal instruction.
-inline constexpr const char *cpu_features[] = {"popcnt",
-                                               "sse4.2",
-                                               "avx",
-                                               "avx2",
-                                               "fma",
-                                               "bmi",
-                                               "bmi2",
-                                               "avx512f",
-                                               "avx512dq",
-                                               "avx512bw",
-                                               "avx512vl",
-                                               "avx512cd",
-                                               "avx512vbmi",
-                                               "avx512ifma",
-                                               "avx512vnni",
-                                               "avx512bitalg",
-                                               "avx512vpopcntdq",
-                                               "avx512bf16",
-                                               "avx512fp16",
-                                               "avx512vbmi2"};
+// clang-format off
+#define JX_AOT_CPU_FEATURES(X)                                                                     \
+  X("popcnt") X("sse4.2") X("avx") X("avx2") X("fma") X("bmi") X("bmi2") X("avx512f")             \
+  X("avx512dq") X("avx512bw") X("avx512vl") X("avx512cd") X("avx512vbmi") X("avx512ifma")          \
+  X("avx512vnni") X("avx512bitalg") X("avx512vpopcntdq") X("avx512bf16") X("avx512fp16")          \
+  X("avx512vbmi2") X("gfni") X("vaes") X("vpclmulqdq") X("avxvnni") X("f16c") X("lzcnt")          \
+  X("movbe") X("avx512vp2intersect")
+// clang-format on
+#define JX_AOT_FEATURE_NAME(NAME) NAME,
+inline constexpr const char *cpu_features[] = {JX_AOT_CPU_FEATURES(JX_AOT_FEATURE_NAME)};
+#undef JX_AOT_FEATURE_NAME
 inline constexpr size_t cpu_feature_count = sizeof(cpu_features) / sizeof(cpu_features[0]);
 // The features of cpu_features this host has.
 uint64_t host_cpu_features();

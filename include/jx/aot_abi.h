@@ -110,7 +110,7 @@ private:
   T *data_;
   size_t size_;
 };
-} // namespace jx::aot
+} /* namespace jx::aot */
 #endif
 
 #endif /* JX_AOT_ABI_H */

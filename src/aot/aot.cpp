@@ -2,6 +2,9 @@
 // header; the registry and command line of generator programs.
 #include <jx/aot.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -120,8 +123,16 @@ std::string bad_name(const std::string &name) {
                                                  "while",
                                                  "xor",
                                                  "xor_eq",
-                                                 "main"};
-  if (keywords.count(name)) return "is a C or C++ keyword (or main)";
+                                                 "main",
+                                                 "typeof",
+                                                 "typeof_unqual",
+                                                 "linux",
+                                                 "unix",
+                                                 "i386",
+                                                 "offsetof"};
+  if (keywords.count(name)) return "is a C or C++ keyword, a predefined macro or main";
+  if (std::none_of(name.begin(), name.end(), [](char ch) { return std::islower(ch); }))
+    return "has no lower-case letter (such names are left to macros: NULL, INT64_MAX, ...)";
   // What NAME.h's includes declare and what the runtime exports.
   if (name == "std" || name == "jx" || name.starts_with("jx_") || name.ends_with("_t"))
     return "clashes with a name of the C library, the C++ standard library or the jx runtime "
@@ -226,25 +237,28 @@ std::string header_text(const std::string &name, const runtime::aot::Signature &
                    "  const jx_aot_array args[{3}] = {4};\n"
                    "  const jx_aot_array results[{5}] = {6};\n"
                    "  char error[512] = \"\";\n"
-                   "  if (const int32_t status = ::{0}(args, num_args, results, num_results, "
+                   "  if (const int32_t status = ::{7}(args, num_args, results, num_results, "
                    "error, sizeof error))\n"
                    "    throw jx::aot::CallError(status, error);\n}}\n\n"
                    "}} // namespace {0}_aot\n#endif\n\n#endif\n",
                    name, fmt::join(params, ", "), fmt::join(checks, ""),
                    std::max<size_t>(1, sig.args.size()), array_list(arrays_in),
-                   std::max<size_t>(1, sig.results.size()), array_list(arrays_out));
+                   std::max<size_t>(1, sig.results.size()), array_list(arrays_out),
+                   entry_symbol(name));
   return h;
 }
 
 // Written under a temporary name and renamed, so that a build never sees half a file.
 void write_file(const std::string &path, const std::string &bytes) {
-  const std::string temporary = path + ".tmp";
+  // Unique per process, so that generators writing one directory at once do not collide.
+  const std::string temporary = fmt::format("{}.{}.tmp", path, getpid());
+  bool written;
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), std::streamsize(bytes.size()));
-    if (!out.flush()) throw Error(fmt::format("jx.aot: cannot write {}", temporary));
+    written = bool(out.flush());
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+  if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
     std::remove(temporary.c_str());
     throw Error(fmt::format("jx.aot: cannot write {}", path));
   }

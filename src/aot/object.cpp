@@ -55,6 +55,13 @@ Object emit_object(const ObjectContents &c) {
   const codegen::Target target = codegen::make_target(c.target_cpu);
   const std::vector<int64_t> words =
       runtime::aot::encode(c.program, c.signature, required_features(*target.machine));
+  // What jx_aot_run_v1 will check on load, checked now: a program it would refuse fails the
+  // generator, not every call of the object.
+  {
+    const std::vector<jx_aot_kernel> kernels(c.kernels.size());
+    const std::vector<const void *> constants(c.constants.size());
+    runtime::aot::decode(words.data(), int64_t(words.size()), kernels.data(), constants.data(), 1);
+  }
   llvm::LLVMContext context;
   llvm::Module module("jx_aot_" + c.symbol, context);
   std::vector<std::string> kernel_names;

@@ -432,7 +432,7 @@ TEST(AotEncoding, InconsistentProgramsAreErrors) {
       },
       "slot read before it is written");
   expect_invalid([](rt::Program &p) { p.steps[5].outs = {4}; }, "slot written twice");
-  expect_invalid([](rt::Program &p) { p.outputs = {4, 2}; }, "result size");
+  expect_invalid([](rt::Program &p) { p.outputs = {4, 5}; }, "result size");
   expect_invalid([](rt::Program &p) { p.outputs = {4}; }, "result count");
   expect_invalid([](rt::Program &p) { p.arena_offset[3] = 200; }, "arena offset");
   expect_invalid([](rt::Program &p) { p.arena_offset[1] = 0; }, "arena offset");
@@ -443,6 +443,20 @@ TEST(AotEncoding, InconsistentProgramsAreErrors) {
   expect_invalid([](rt::Program &p) { p.steps[0].argument = 1; }, "argument out of range");
   expect_invalid([](rt::Program &p) { p.steps[4].outs = {}; }, "step outputs");
   expect_invalid([](rt::Program &p) { p.steps[1].out_bytes = {}; }, "step output sizes");
+  expect_invalid([](rt::Program &p) { p.steps[5].inputs = {2}; }, "slot read after it is freed");
+  expect_invalid([](rt::Program &p) { p.outputs = {3, 1}; }, "slot read after it is freed");
+  expect_invalid([](rt::Program &p) { p.steps[3].outer = 40000; }, "kernel bounds");
+  expect_invalid([](rt::Program &p) { p.steps[4].out_bytes = {40}; }, "kernel output sizes");
+  expect_invalid([](rt::Program &p) { p.steps[3].kernel = nullptr; }, "kernel missing");
+  expect_invalid(
+      [](rt::Program &p) {
+        p.steps[3].extent = {4, int64_t(1) << 41};
+      },
+      "corrupt shape");
+  // A placed reduction over an empty axis visits no elements per output element: valid.
+  rt::Program p = every_kind_of_step();
+  p.steps[4].box_work = 0;
+  EXPECT_EQ(decode(rt::aot::encode(p, signature, 0)).program.steps[4].box_work, 0);
 }
 
 TEST(AotEncoding, RunReportsAnotherAbiVersion) {
@@ -475,6 +489,8 @@ TEST(AotEncoding, MissingCpuFeaturesByName) {
   EXPECT_EQ(rt::aot::missing_cpu_features(avx2 | fma | avx512f, avx2 | fma), "avx512f");
   EXPECT_EQ(rt::aot::missing_cpu_features(avx2 | avx512f, 0), "avx2, avx512f");
   EXPECT_EQ(rt::aot::missing_cpu_features(avx2, avx2 | avx512f), "");
+  // A bit this runtime does not know (from a newer jx) counts as missing.
+  EXPECT_EQ(rt::aot::missing_cpu_features(uint64_t(1) << 60, ~uint64_t(0) >> 4), "feature bit 60");
 }
 
 // An object compiled for features this CPU lacks answers JX_AOT_ERROR_CPU, naming them, and
@@ -583,7 +599,8 @@ TEST(AotCompile, NameOfARuntimeSymbol) {
 // (`int32_t class(...)`, `namespace class_aot` is fine but the declaration is not).
 TEST(AotCompile, NameMustNotBeAKeyword) {
   TempDir dir;
-  for (const std::string name : {"class", "int", "for", "delete", "register"})
+  for (const std::string name : {"class", "int", "for", "delete", "register", "typeof", "linux",
+                                 "NULL", "INT64_MAX", "f_aot", "a__b", "_x"})
     expect_error<jx::ValueError>([&] { jx::aot::compile(scale_by_two(), name, dir.str()); },
                                  "'" + name + "'");
 }
@@ -609,7 +626,7 @@ TEST(AotCompile, HeaderGuardsAreDistinct) {
     return header.substr(at + 8, header.find('\n', at) - at - 8);
   };
   EXPECT_NE(guard("abi"), "JX_AOT_ABI_H");
-  EXPECT_NE(guard("scale"), guard("SCALE"));
+  EXPECT_NE(guard("scale"), guard("Scale"));
 }
 
 TEST(AotCompile, UnknownTargetCpu) {
