@@ -60,10 +60,18 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
     case Step::Kind::Argument:
       address[size_t(s.outs[0])] = (slots[size_t(s.outs[0])] = args.at(size_t(s.argument)))->data();
       break;
-    case Step::Kind::Fill:
+    case Step::Kind::Fill: {
       place(s.outs[0], s.out_bytes[0]);
-      random_impl::uniform01({s.key_hi, s.key_lo}, s.extent, s.dtype, address[size_t(s.outs[0])]);
+      // Split across the pool: an element's bits depend only on its index.
+      void *out = address[size_t(s.outs[0])];
+      int64_t n = 1;
+      for (int64_t d : s.extent)
+        n *= d;
+      default_pool().parallel_for(0, n, 1 << 16, [&](int64_t begin, int64_t end) {
+        random_impl::uniform01_range({s.key_hi, s.key_lo}, s.dtype, out, begin, end);
+      });
       break;
+    }
     case Step::Kind::Kernel: {
       std::vector<void *> buffers, inputs;
       for (int in : s.inputs)

@@ -316,11 +316,12 @@ JX_FMA_CLONES void normal_chunk_f64(Key key, int64_t start, int n, double *out) 
   std::copy_n(u, n, out);
 }
 
-// Runs chunk(start, count) over [0, n) in kChunk pieces.
-template <class F> void by_chunks(int64_t n, F chunk) {
-  for (int64_t s = 0; s < n; s += kChunk)
-    chunk(s, static_cast<int>(std::min<int64_t>(kChunk, n - s)));
+// Runs chunk(start, count) over [begin, end) in kChunk pieces.
+template <class F> void by_chunks(int64_t begin, int64_t end, F chunk) {
+  for (int64_t s = begin; s < end; s += kChunk)
+    chunk(s, static_cast<int>(std::min<int64_t>(kChunk, end - s)));
 }
+template <class F> void by_chunks(int64_t n, F chunk) { by_chunks(0, n, chunk); }
 
 jx::DType check_float(jx::DType dtype, const char *what) {
   if (dtype != jx::DType::float32 && dtype != jx::DType::float64)
@@ -361,13 +362,16 @@ void random_bits(Key key, const std::vector<int64_t> &shape, int bit_width, void
 }
 
 void uniform01(Key key, const std::vector<int64_t> &shape, jx::DType dtype, void *out) {
-  const int64_t n = element_count(shape);
+  uniform01_range(key, dtype, out, 0, element_count(shape));
+}
+
+void uniform01_range(Key key, jx::DType dtype, void *out, int64_t begin, int64_t end) {
   if (check_float(dtype, "jx.random.uniform") == jx::DType::float32) {
     auto *dst = static_cast<float *>(out);
-    by_chunks(n, [&](int64_t s, int m) { uniform_chunk_f32(key, s, m, dst + s); });
+    by_chunks(begin, end, [&](int64_t s, int m) { uniform_chunk_f32(key, s, m, dst + s); });
   } else {
     auto *dst = static_cast<double *>(out);
-    by_chunks(n, [&](int64_t s, int m) { uniform_chunk_f64(key, s, m, dst + s); });
+    by_chunks(begin, end, [&](int64_t s, int m) { uniform_chunk_f64(key, s, m, dst + s); });
   }
 }
 
@@ -382,13 +386,15 @@ void normal(Key key, const std::vector<int64_t> &shape, jx::DType dtype, void *o
   }
 }
 
-double erf_inv(double x) {
+// Compiled kernels call these per element: the FMA clone keeps the 23 fma steps in hardware
+// (the default build's std::fma is a libm call), with the same, exactly rounded, results.
+JX_FMA_CLONES double erf_inv(double x) {
   const double z = x * -x;
   const double l = log1p_neg_sq(z, std::log(z + 1.0));
   return erf_inv_poly(x, l, std::sqrt(std::fabs(l)));
 }
 
-float erf_inv(float x) {
+JX_FMA_CLONES float erf_inv(float x) {
   const float l = log1p_neg_sq(x);
   return erf_inv_poly(x, l, std::sqrt(std::fabs(l)));
 }

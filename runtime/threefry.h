@@ -37,6 +37,9 @@ void random_bits(Key key, const std::vector<int64_t> &shape, int bit_width, void
 // mantissa of a float in [1, 2), minus one. (The "* (max - min) + min" and "max(min, .)" steps of
 // JAX are identities for [0, 1).)
 void uniform01(Key key, const std::vector<int64_t> &shape, jx::DType dtype, void *out);
+// Elements [begin, end) of that sample, in place in out (the whole sample's buffer). An element
+// depends only on the key and its index, so pieces fill in parallel to the same bits.
+void uniform01_range(Key key, jx::DType dtype, void *out, int64_t begin, int64_t end);
 
 // == jax.random.normal(key, shape, dtype), dtype float32 or float64. JAX (random/core.py,
 // _normal_real) composes it as, all in dtype T:

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cstring>
 #include <vector>
 
 #include "runtime/program.h"
@@ -118,6 +119,26 @@ TEST(RuntimeProgram, ResultsIntoTheCallersBuffers) {
     ASSERT_EQ(b[size_t(i)], double(i));
     ASSERT_EQ(c[size_t(i)], 2.0 * double(i));
   }
+}
+
+TEST(RuntimeProgram, LargeFillsSplitAcrossThePoolGiveTheSameBits) {
+  // Pieces of the pool's choosing, not threefry's 512-element chunks.
+  const int64_t n = 300001;
+  Program p;
+  p.slot_count = 1;
+  p.steps.push_back({.kind = Step::Kind::Fill,
+                     .outs = {0},
+                     .out_bytes = {size_t(n) * sizeof(float)},
+                     .key_hi = 3,
+                     .key_lo = 9,
+                     .dtype = jx::DType::float32,
+                     .extent = {n}});
+  p.outputs = {0};
+  p.arena_offset = {-1};
+  BufferPtr out = jx::runtime::run(p, {})[0];
+  std::vector<float> expected(static_cast<size_t>(n));
+  jx::random_impl::uniform01({3, 9}, {n}, jx::DType::float32, expected.data());
+  EXPECT_EQ(std::memcmp(out->data(), expected.data(), expected.size() * sizeof(float)), 0);
 }
 
 } // namespace
