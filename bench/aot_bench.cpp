@@ -61,7 +61,7 @@ bool same_bits(const Array &jit, std::span<const double> aot) {
 } // namespace
 
 int main(int argc, char **argv) {
-  int rounds = 3, reps = 10;
+  int rounds = 5, reps = 20;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc)
       rounds = std::max(1, std::atoi(argv[++i]));
