@@ -56,6 +56,7 @@ int64_t checked_elements(const std::vector<int64_t> &shape) {
 size_t byte_size(DType dtype, const std::vector<int64_t> &shape) {
   return size_t(checked_elements(shape)) * itemsize(dtype);
 }
+size_t byte_size(const ArraySpec &s) { return byte_size(s.dtype, s.shape); }
 
 class Reader {
 public:
@@ -130,8 +131,7 @@ void validate(const Decoded &d, int64_t kernel_count, int64_t constant_count) {
       if (s.kind == Step::Kind::Argument) {
         if (s.argument < 0 || size_t(s.argument) >= d.signature.args.size())
           corrupt("argument out of range");
-        size = int64_t(byte_size(d.signature.args[size_t(s.argument)].dtype,
-                                 d.signature.args[size_t(s.argument)].shape));
+        size = int64_t(byte_size(d.signature.args[size_t(s.argument)]));
       } else {
         if (s.out_bytes[r] > (size_t(1) << 62)) corrupt("step output sizes");
         size = int64_t(s.out_bytes[r]);
@@ -180,7 +180,7 @@ void validate(const Decoded &d, int64_t kernel_count, int64_t constant_count) {
     const int out = p.outputs[i];
     live(out);
     const ArraySpec &r = d.signature.results[i];
-    if (bytes[size_t(out)] != int64_t(byte_size(r.dtype, r.shape))) corrupt("result size");
+    if (bytes[size_t(out)] != int64_t(byte_size(r))) corrupt("result size");
   }
 }
 
@@ -320,18 +320,7 @@ Decoded decode(const int64_t *words, int64_t count, const jx_aot_kernel *kernels
   return d;
 }
 
-} // namespace jx::runtime::aot
-
 namespace {
-
-using jx::runtime::aot::ArraySpec;
-
-size_t byte_size_of(const ArraySpec &s) {
-  size_t n = jx::itemsize(s.dtype);
-  for (int64_t d : s.shape)
-    n *= size_t(d);
-  return n;
-}
 
 // An argument's or result's mismatch with its spec, or "".
 std::string mismatch(const char *what, size_t i, const jx_aot_array &a, const ArraySpec &spec) {
@@ -340,7 +329,7 @@ std::string mismatch(const char *what, size_t i, const jx_aot_array &a, const Ar
       a.rank == int32_t(spec.shape.size()) &&
       (a.rank == 0 || (a.shape && std::equal(spec.shape.begin(), spec.shape.end(), a.shape)));
   if (dtype_ok && shape_ok) {
-    if (!a.data && byte_size_of(spec) > 0)
+    if (!a.data && byte_size(spec) > 0)
       return std::string(what) + " " + std::to_string(i) + " has no data";
     return "";
   }
@@ -348,12 +337,11 @@ std::string mismatch(const char *what, size_t i, const jx_aot_array &a, const Ar
   std::string given;
   if (a.dtype >= 0 && a.dtype <= int32_t(jx::DType::float64) && a.rank >= 0 && a.rank <= 32 &&
       (a.rank == 0 || a.shape))
-    given = jx::runtime::aot::spec_text(
-        {{jx::DType(a.dtype), std::vector<int64_t>(a.shape, a.shape + a.rank)}});
+    given = spec_text({{jx::DType(a.dtype), std::vector<int64_t>(a.shape, a.shape + a.rank)}});
   else
     given = "dtype code " + std::to_string(a.dtype) + ", rank " + std::to_string(a.rank);
   return std::string(what) + " " + std::to_string(i) + " is " + given + ", expected " +
-         jx::runtime::aot::spec_text({spec});
+         spec_text({spec});
 }
 
 int32_t fail(int32_t status, const std::string &message, char *error, size_t error_size) {
@@ -365,17 +353,16 @@ int32_t run(void **state, const int64_t *program, int64_t program_words,
             const jx_aot_kernel *kernels, const void *const *constants, const jx_aot_array *args,
             int32_t num_args, const jx_aot_array *results, int32_t num_results, char *error,
             size_t error_size) {
-  using namespace jx::runtime;
   if (!state) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v1: state is null", error, error_size);
   // Decoded once per object, published in the object's own slot (so an unloaded and reloaded
   // object never sees another's program); a losing racer drops its copy.
   std::atomic_ref<void *> slot(*state);
-  auto *d = static_cast<const aot::Decoded *>(slot.load(std::memory_order_acquire));
+  auto *d = static_cast<const Decoded *>(slot.load(std::memory_order_acquire));
   if (!d) {
-    std::unique_ptr<aot::Decoded> fresh;
+    std::unique_ptr<Decoded> fresh;
     try {
-      fresh = std::make_unique<aot::Decoded>(
-          aot::decode(program, program_words, kernels, constants, default_pool().size()));
+      fresh = std::make_unique<Decoded>(
+          decode(program, program_words, kernels, constants, default_pool().size()));
     } catch (const jx::Error &e) {
       return fail(JX_AOT_ERROR_ABI, e.what(), error, error_size);
     }
@@ -383,32 +370,32 @@ int32_t run(void **state, const int64_t *program, int64_t program_words,
     if (slot.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel))
       d = fresh.release();
     else
-      d = static_cast<const aot::Decoded *>(expected);
+      d = static_cast<const Decoded *>(expected);
   }
-  static const uint64_t host = aot::host_cpu_features();
-  if (const std::string missing = aot::missing_cpu_features(d->required_features, host);
+  static const uint64_t host = host_cpu_features();
+  if (const std::string missing = missing_cpu_features(d->required_features, host);
       !missing.empty())
     return fail(JX_AOT_ERROR_CPU,
                 "this object was compiled for a CPU with " + missing + ", which this one lacks",
                 error, error_size);
-  const aot::Signature &sig = d->signature;
+  const Signature &sig = d->signature;
   if (num_args && !args)
     return fail(JX_AOT_ERROR_ARGUMENTS,
                 "args is null, but the function takes " + std::to_string(sig.args.size()) +
-                    " arguments (" + aot::spec_text(sig.args) + ")",
+                    " arguments (" + spec_text(sig.args) + ")",
                 error, error_size);
   if (num_results && !results)
     return fail(JX_AOT_ERROR_ARGUMENTS,
                 "results is null, but the function returns " + std::to_string(sig.results.size()) +
-                    " results (" + aot::spec_text(sig.results) + ")",
+                    " results (" + spec_text(sig.results) + ")",
                 error, error_size);
   if (num_args != int32_t(sig.args.size()) || num_results != int32_t(sig.results.size()))
     return fail(JX_AOT_ERROR_ARGUMENTS,
                 "called with " + std::to_string(num_args) + " arguments and " +
                     std::to_string(num_results) + " results, but the function takes " +
-                    std::to_string(sig.args.size()) + " arguments (" + aot::spec_text(sig.args) +
+                    std::to_string(sig.args.size()) + " arguments (" + spec_text(sig.args) +
                     ") and returns " + std::to_string(sig.results.size()) + " results (" +
-                    aot::spec_text(sig.results) + ")",
+                    spec_text(sig.results) + ")",
                 error, error_size);
   std::string problem;
   for (size_t i = 0; problem.empty() && i < sig.args.size(); ++i)
@@ -418,16 +405,16 @@ int32_t run(void **state, const int64_t *program, int64_t program_words,
   // Results are written while arguments are read: they must not share memory.
   for (size_t i = 0; problem.empty() && i < sig.results.size(); ++i) {
     const char *r = static_cast<const char *>(results[i].data);
-    const size_t rn = byte_size_of(sig.results[i]);
+    const size_t rn = byte_size(sig.results[i]);
     auto overlaps = [&](const void *p, size_t n) {
       const char *q = static_cast<const char *>(p);
       return rn > 0 && n > 0 && r < q + n && q < r + rn;
     };
     for (size_t k = 0; problem.empty() && k < sig.args.size(); ++k)
-      if (overlaps(args[k].data, byte_size_of(sig.args[k])))
+      if (overlaps(args[k].data, byte_size(sig.args[k])))
         problem = "result " + std::to_string(i) + " overlaps argument " + std::to_string(k);
     for (size_t k = 0; problem.empty() && k < i; ++k)
-      if (overlaps(results[k].data, byte_size_of(sig.results[k])))
+      if (overlaps(results[k].data, byte_size(sig.results[k])))
         problem = "result " + std::to_string(i) + " overlaps result " + std::to_string(k);
   }
   if (!problem.empty())
@@ -437,14 +424,17 @@ int32_t run(void **state, const int64_t *program, int64_t program_words,
                 error, error_size);
   std::vector<BufferPtr> in, out;
   for (size_t i = 0; i < sig.args.size(); ++i)
-    in.push_back(Buffer::borrow(args[i].data, byte_size_of(sig.args[i])));
+    in.push_back(Buffer::borrow(args[i].data, byte_size(sig.args[i])));
   for (size_t i = 0; i < sig.results.size(); ++i)
-    out.push_back(Buffer::borrow(results[i].data, byte_size_of(sig.results[i])));
-  jx::runtime::run(d->program, in, out);
+    out.push_back(Buffer::borrow(results[i].data, byte_size(sig.results[i])));
+  runtime::run(d->program, in, out);
   return JX_AOT_OK;
 }
 
 } // namespace
+} // namespace jx::runtime::aot
+
+using jx::runtime::aot::fail;
 
 extern "C" int32_t jx_aot_abi_version(void) { return JX_AOT_ABI_VERSION; }
 
@@ -468,8 +458,8 @@ extern "C" int32_t jx_aot_run_v1(void **state, const int64_t *program, int64_t p
                                  size_t error_size) {
   // Nothing may escape into C callers.
   try {
-    return run(state, program, program_words, kernels, constants, args, num_args, results,
-               num_results, error, error_size);
+    return jx::runtime::aot::run(state, program, program_words, kernels, constants, args, num_args,
+                                 results, num_results, error, error_size);
   } catch (const std::bad_alloc &) {
     return fail(JX_AOT_ERROR_RUNTIME, "out of memory", error, error_size);
   } catch (const std::exception &e) {

@@ -1,6 +1,8 @@
 // The runtime's program loop: slots, the arena, donations, and kernel launches on the pool.
 #include "runtime/program.h"
 
+#include <jx/shape.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -64,12 +66,10 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
       place(s.outs[0], s.out_bytes[0]);
       // Split across the pool: an element's bits depend only on its index.
       void *out = address[size_t(s.outs[0])];
-      int64_t n = 1;
-      for (int64_t d : s.extent)
-        n *= d;
-      default_pool().parallel_for(0, n, 1 << 16, [&](int64_t begin, int64_t end) {
-        random_impl::uniform01_range({s.key_hi, s.key_lo}, s.dtype, out, begin, end);
-      });
+      default_pool().parallel_for(
+          0, shape_size(s.extent), 1 << 16, [&](int64_t begin, int64_t end) {
+            random_impl::uniform01_range({s.key_hi, s.key_lo}, s.dtype, out, begin, end);
+          });
       break;
     }
     case Step::Kind::Kernel: {

@@ -165,13 +165,6 @@ const char *dtype_code(DType t) {
   return "";
 }
 
-int64_t element_count(const std::vector<int64_t> &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
 // The object's exported symbol for the function NAME (NAME.h's inline NAME calls it).
 std::string entry_symbol(const std::string &name) { return "jx_aot_fn_" + name; }
 
@@ -220,7 +213,7 @@ std::string header_text(const std::string &name, const runtime::aot::Signature &
                     "    throw jx::aot::CallError(JX_AOT_ERROR_ARGUMENTS, \"{2}: {0} has \" + "
                     "std::to_string({0}.size()) +\n"
                     "                                 \" elements, expected {1} ({3})\");\n",
-                    var, element_count(s.shape), name, runtime::aot::spec_text({s})));
+                    var, shape_size(s.shape), name, runtime::aot::spec_text({s})));
   };
   for (size_t i = 0; i < sig.args.size(); ++i)
     describe("arg", i, sig.args[i], false);
