@@ -172,19 +172,26 @@ Array einsum(std::string_view subscripts, const std::vector<Array> &operands) {
     nodes.push_back(node_of(x));
   api::ResultType type = api::result_type(nodes);
 
-  // Label sizes: letters must agree; ellipsis dims broadcast.
+  // Label sizes: across operands a size of 1 broadcasts against any size (0 included), letters and
+  // ellipsis dims alike; within one operand a repeated letter's sizes must agree (a diagonal).
   std::map<Label, int64_t> sizes;
   std::vector<Operand> ops;
   for (size_t k = 0; k < operands.size(); ++k) {
     Operand op{api::cast_node(nodes[k], type.dtype, type.weak),
                expand_term(terms[k], operands[k].ndim(), k)};
+    std::map<Label, int64_t> own;
     for (size_t i = 0; i < op.labels.size(); ++i) {
       Label l = op.labels[i];
       int64_t d = op.node->shape[i];
+      auto [o, first] = own.emplace(l, d);
+      if (!first && o->second != d)
+        throw ShapeError(fmt::format(
+            "dimensions in single operand for collapsing index '{}' don't match ({} != {})",
+            label_name(l), o->second, d));
       auto [it, fresh] = sizes.emplace(l, d);
       if (fresh || it->second == d) continue;
-      if (l >= 256 && (d == 1 || it->second == 1)) {
-        it->second = d == 1 ? it->second : d; // 1 broadcasts against any size, 0 included
+      if (d == 1 || it->second == 1) {
+        it->second = d == 1 ? it->second : d;
         continue;
       }
       throw ShapeError(
@@ -192,12 +199,6 @@ Array einsum(std::string_view subscripts, const std::vector<Array> &operands) {
                       label_name(l), k, d, it->second));
     }
     ops.push_back(std::move(op));
-  }
-  for (Operand &op : ops) {
-    Shape target;
-    for (Label l : op.labels)
-      target.push_back(sizes[l]);
-    op.node = ir::broadcast(op.node, target, api::iota_vector(int64_t(target.size())));
   }
 
   // Output labels.
@@ -247,6 +248,21 @@ Array einsum(std::string_view subscripts, const std::vector<Array> &operands) {
 
   for (Operand &op : ops)
     take_diagonals(op);
+  // An operand with size 1 for a label that others give another size is constant along it, so it
+  // drops that axis instead of being broadcast: a contracted label is then summed by the operands
+  // that have it (sum_j a[i,0] * b[j,k] = a[i,0] * sum_j b[j,k]), a kept one becomes their free or
+  // batch dim. No broadcast node, and the contraction does no repeated multiply-adds.
+  for (Operand &op : ops) {
+    Shape shape;
+    std::vector<Label> labels;
+    for (size_t i = 0; i < op.labels.size(); ++i)
+      if (op.node->shape[i] == sizes[op.labels[i]]) {
+        shape.push_back(op.node->shape[i]);
+        labels.push_back(op.labels[i]);
+      }
+    op.node = ir::reshape(op.node, shape);
+    op.labels = std::move(labels);
+  }
 
   // Labels still needed after operand k: the output and operands after k.
   auto needed_after = [&](size_t k) {

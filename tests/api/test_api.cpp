@@ -133,6 +133,127 @@ TEST(Api, EinsumForms) {
   EXPECT_EQ(jnp::einsum("Ba,aB", jnp::ones({2, 3}), jnp::ones({3, 2})).shape(), (Shape{}));
 }
 
+namespace {
+
+// Brute-force einsum with an explicit output ("ij,jk->ik", letters only): loops over every
+// assignment of the labels, reading a size-1 operand axis at 0 whatever its label's index.
+std::vector<double> loop_einsum(std::string_view spec, const std::vector<Array> &xs) {
+  const size_t arrow = spec.find("->");
+  std::vector<std::string> terms(1);
+  for (char c : spec.substr(0, arrow)) {
+    if (c == ',')
+      terms.emplace_back();
+    else
+      terms.back().push_back(c);
+  }
+  const std::string out(spec.substr(arrow + 2));
+  std::string labels;
+  std::vector<int64_t> sizes;
+  for (size_t k = 0; k < xs.size(); ++k)
+    for (size_t i = 0; i < terms[k].size(); ++i) {
+      const size_t at = labels.find(terms[k][i]);
+      const int64_t d = xs[k].shape()[i];
+      if (at == std::string::npos) {
+        labels.push_back(terms[k][i]);
+        sizes.push_back(d);
+      } else if (sizes[at] == 1) {
+        sizes[at] = d;
+      }
+    }
+  std::vector<std::vector<double>> data;
+  for (const Array &x : xs)
+    data.push_back(x.to_vector<double>());
+  int64_t out_size = 1;
+  for (char c : out)
+    out_size *= sizes[labels.find(c)];
+  std::vector<double> result(out_size, 0.0);
+  std::vector<int64_t> index(labels.size(), 0);
+  auto flat = [&](const std::string &term, const Shape &shape) {
+    int64_t f = 0;
+    for (size_t i = 0; i < term.size(); ++i)
+      f = f * shape[i] + (shape[i] == 1 ? 0 : index[labels.find(term[i])]);
+    return f;
+  };
+  for (;;) {
+    bool empty = std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
+    if (!empty) {
+      double product = 1;
+      for (size_t k = 0; k < xs.size(); ++k)
+        product *= data[k][flat(terms[k], xs[k].shape())];
+      Shape out_shape;
+      for (char c : out)
+        out_shape.push_back(sizes[labels.find(c)]);
+      result[flat(out, out_shape)] += product;
+    }
+    size_t i = labels.size();
+    while (i > 0 && (empty || ++index[i - 1] == sizes[i - 1]))
+      index[--i] = 0;
+    if (i == 0) break;
+  }
+  return result;
+}
+
+Array iota(Shape shape, double start = 1) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return jnp::arange(start, start + double(n)).reshape(shape);
+}
+
+} // namespace
+
+// A label of size 1 broadcasts against the other operands' size for it, as in NumPy and JAX:
+// contracted, batch and free labels alike.
+TEST(Api, EinsumBroadcastsSizeOneLabels) {
+  // Contracted j: result[i,k] = a[i,0] * sum_j b[j,k]; the column sums of 0..19 as (5,4) are
+  // 40 + 5k.
+  Array a = iota({3, 1}), b = jnp::arange(20.0).reshape({5, 4});
+  EXPECT_EQ(jnp::einsum("ij,jk->ik", a, b).to_vector<double>(),
+            (std::vector<double>{40, 45, 50, 55, 80, 90, 100, 110, 120, 135, 150, 165}));
+  EXPECT_EQ(jnp::einsum("ij,jk", a, b).shape(), (Shape{3, 4}));
+  struct Case {
+    const char *spec;
+    std::vector<Shape> shapes;
+  };
+  const std::vector<Case> cases = {
+      {"ij,jk->ik", {{3, 1}, {5, 4}}},             // contracted, size 1 on the left
+      {"ij,jk->ik", {{3, 5}, {1, 4}}},             // contracted, size 1 on the right
+      {"bij,bjk->bik", {{1, 2, 3}, {4, 3, 5}}},    // batch
+      {"bij,bjk->bik", {{4, 2, 3}, {1, 3, 5}}},    // batch, other side
+      {"bij,bjk->bik", {{4, 2, 1}, {1, 3, 5}}},    // batch and contracted
+      {"ij,ij->ij", {{1, 4}, {3, 4}}},             // free (kept in the output)
+      {"ij,ij->ij", {{3, 1}, {1, 4}}},             // an outer product by broadcasting
+      {"ij,ij->i", {{3, 1}, {3, 4}}},              // kept i, summed j
+      {"ij,ij->", {{1, 4}, {3, 1}}},               // everything summed
+      {"i,i->i", {{1}, {3}}},                      // the operand becomes a scalar
+      {"i,i->", {{3}, {1}}},                       // a dot with a size-1 side
+      {"ij,jk,kl->il", {{2, 1}, {4, 3}, {3, 2}}},  // three operands, j size 1 in one
+      {"ij,jk,kl->il", {{2, 3}, {3, 1}, {4, 2}}},  // k size 1 in the middle one
+      {"ij,jk,jl->ikl", {{2, 1}, {3, 4}, {3, 2}}}, // j shared by three, size 1 in one
+      {"ij,ji->ij", {{1, 3}, {3, 2}}},             // the same label in two positions
+      {"ii,i->i", {{1, 1}, {3}}},                  // a diagonal of size 1
+      {"bij,bjk->bik", {{2, 2, 3}, {2, 1, 5}}},    // contracted, batched
+  };
+  for (const Case &c : cases) {
+    std::vector<Array> xs;
+    double start = 1;
+    for (const Shape &s : c.shapes) {
+      xs.push_back(iota(s, start));
+      start += 7;
+    }
+    EXPECT_EQ(jnp::einsum(c.spec, xs).to_vector<double>(), loop_einsum(c.spec, xs)) << c.spec;
+  }
+  // A size-1 label against size 0 is empty; an ellipsis dim of size 1 broadcasts too.
+  EXPECT_EQ(jnp::einsum("ij,jk->ik", jnp::ones({2, 1}), jnp::ones({0, 3})).to_vector<double>(),
+            std::vector<double>(6, 0.0));
+  Array e = jnp::einsum("...ij,...jk->...ik", iota({1, 2, 3}), iota({4, 3, 5}));
+  EXPECT_EQ(e.shape(), (Shape{4, 2, 5}));
+  EXPECT_EQ(e.to_vector<double>(), loop_einsum("bij,bjk->bik", {iota({1, 2, 3}), iota({4, 3, 5})}));
+  // Under jit the same graph is traced.
+  auto f = jx::jit([](const Array &x, const Array &y) { return jnp::einsum("ij,jk->ik", x, y); });
+  EXPECT_EQ(f(a, b).to_vector<double>(), jnp::einsum("ij,jk->ik", a, b).to_vector<double>());
+}
+
 TEST(Api, MatmulDotTensordotShapes) {
   EXPECT_EQ(jnp::matmul(jnp::ones({3}), jnp::ones({3})).shape(), (Shape{}));
   EXPECT_EQ(jnp::matmul(jnp::ones({3}), jnp::ones({3, 4})).shape(), (Shape{4}));

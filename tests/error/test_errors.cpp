@@ -54,6 +54,20 @@ TEST(Errors, EinsumInconsistentSizes) {
   expect_error<jx::ShapeError>(
       [] { jnp::einsum("ij,jk->ik", m(2, 3), m(4, 5)); },
       "size of label 'j' for operand 1 (4) does not match previous terms (3)");
+  // Size 1 broadcasts; other sizes that differ do not, whatever came before.
+  expect_error<jx::ShapeError>(
+      [] { jnp::einsum("ij,jk", m(3, 4), m(5, 6)); },
+      "size of label 'j' for operand 1 (5) does not match previous terms (4)");
+  expect_error<jx::ShapeError>(
+      [] { jnp::einsum("ij,ij->ij", m(2, 4), m(3, 4)); },
+      "size of label 'i' for operand 1 (3) does not match previous terms (2)");
+  expect_error<jx::ShapeError>(
+      [] { jnp::einsum("i,i,i", jnp::zeros({1}), jnp::zeros({5}), jnp::zeros({6})); },
+      "size of label 'i' for operand 2 (6) does not match previous terms (5)");
+  // Within one operand a repeated label's sizes must agree, 1 included.
+  expect_error<jx::ShapeError>(
+      [] { jnp::einsum("ii->i", m(1, 3)); },
+      "dimensions in single operand for collapsing index 'i' don't match (1 != 3)");
 }
 
 TEST(Errors, EinsumWrongOperandCount) {
@@ -201,6 +215,10 @@ TEST(Errors, EmptyReductions) {
 TEST(Errors, ContractionShapes) {
   expect_error<jx::ShapeError>([] { jnp::matmul(m(2, 3), m(4, 5)); },
                                "mismatch in its core dimension 0");
+  expect_error<jx::ShapeError>([] { jnp::matmul(m(3, 4), m(5, 6)); },
+                               "matmul: Input operand 1 has a mismatch in its core dimension 0, "
+                               "with gufunc signature (n?,k),(k,m?)->(n?,m?) (size 5 is different "
+                               "from 4)");
   expect_error<jx::ValueError>([] { jnp::matmul(Array(1.0), m(2, 2)); },
                                "does not have enough dimensions");
   expect_error<jx::ShapeError>([] { jnp::dot(m(2, 3), jnp::zeros({4})); },
