@@ -1,4 +1,4 @@
-// The ahead-of-time program format and jx_aot_run_v1, the entry every generated function calls.
+// The ahead-of-time program format and jx_aot_run_v2, the entry every generated function calls.
 #include "runtime/aot.h"
 
 #include <jx/error.h>
@@ -98,6 +98,36 @@ private:
   int64_t count_, at_ = 0;
 };
 
+// A contraction reads its operands inside their buffers and writes its output whole, through
+// layouts BLAS accepts.
+void validate_contraction(const Step &s, const std::vector<int64_t> &bytes) {
+  const Gemm &g = s.gemm;
+  if (!is_floating(s.dtype) || s.kernel || s.inputs.size() != 2) corrupt("contraction");
+  const int64_t dims[] = {g.batch, g.m, g.n, g.k};
+  for (int64_t d : dims)
+    if (d < 0 || d > (int64_t(1) << 31)) corrupt("contraction shape");
+  const int64_t out_elements = checked_elements({g.batch, g.m, g.n});
+  if (s.out_bytes[0] != size_t(out_elements) * itemsize(s.dtype)) corrupt("contraction output");
+  // The last element each operand is read at lies inside its buffer.
+  auto reads_inside = [&](int slot, const int64_t *strides, int64_t rows, int64_t cols) {
+    const int64_t extents[] = {g.batch, rows, cols};
+    int64_t last = 0;
+    for (int a = 0; a < 3; ++a) {
+      if (strides[a] < 0 || strides[a] > (int64_t(1) << 40)) corrupt("contraction strides");
+      if (extents[a] == 0) return;
+      last += (extents[a] - 1) * strides[a];
+    }
+    if (last >= bytes[size_t(slot)] / int64_t(itemsize(s.dtype))) corrupt("contraction operand");
+  };
+  reads_inside(s.inputs[0], g.lhs, g.m, g.k);
+  reads_inside(s.inputs[1], g.rhs, g.k, g.n);
+  const bool vector_ok =
+      (g.n != 1 || g.k <= 1 || g.rhs[1] != 0) && (g.m != 1 || g.k <= 1 || g.lhs[2] != 0);
+  if (!vector_ok || !blas_layout(g.m, g.k, g.lhs[1], g.lhs[2]) ||
+      !blas_layout(g.k, g.n, g.rhs[1], g.rhs[2]) || g.n > 0x7fffffff)
+    corrupt("contraction layout");
+}
+
 // What run() relies on: every slot written once before it is read and not read after it is
 // freed, sizes that agree with the signature, the extents and the arena, indices inside their
 // tables, boxes inside their extents.
@@ -137,8 +167,9 @@ void validate(const Decoded &d, int64_t kernel_count, int64_t constant_count) {
         size = int64_t(s.out_bytes[r]);
       }
       const int64_t offset = p.arena_offset[size_t(out)];
-      if (offset < -1 || (offset >= 0 && ((single && s.kind != Step::Kind::Fill) ||
-                                          offset > int64_t(p.arena_bytes) - size)))
+      const bool computed = s.kind == Step::Kind::Fill || s.kind == Step::Kind::Contraction;
+      if (offset < -1 ||
+          (offset >= 0 && ((single && !computed) || offset > int64_t(p.arena_bytes) - size)))
         corrupt("arena offset");
       bytes[size_t(out)] = size;
     }
@@ -149,6 +180,7 @@ void validate(const Decoded &d, int64_t kernel_count, int64_t constant_count) {
       if (!is_floating(s.dtype) || s.out_bytes[0] != byte_size(s.dtype, s.extent))
         corrupt("random fill");
       break;
+    case Step::Kind::Contraction: validate_contraction(s, bytes); break;
     case Step::Kind::Kernel: {
       kernels += s.kernel != nullptr;
       const size_t rank = s.extent.size();
@@ -263,6 +295,12 @@ std::vector<int64_t> encode(const Program &program, const Signature &signature,
     w.word(s.grain);
     w.list(s.boxes);
     w.word(s.box_work);
+    for (int64_t v : {s.gemm.batch, s.gemm.m, s.gemm.n, s.gemm.k})
+      w.word(v);
+    for (int a = 0; a < 3; ++a)
+      w.word(s.gemm.lhs[a]);
+    for (int a = 0; a < 3; ++a)
+      w.word(s.gemm.rhs[a]);
   }
   return std::move(w.words);
 }
@@ -287,7 +325,7 @@ Decoded decode(const int64_t *words, int64_t count, const jx_aot_kernel *kernels
   const size_t steps = r.count();
   for (size_t i = 0; i < steps; ++i) {
     const int64_t kind = r.word();
-    if (kind < 0 || kind > int64_t(Step::Kind::Kernel)) corrupt("corrupt step kind");
+    if (kind < 0 || kind > int64_t(Step::Kind::Contraction)) corrupt("corrupt step kind");
     Step s{.kind = Step::Kind(kind)};
     s.outs = r.list<int>();
     s.out_bytes = r.list<size_t>();
@@ -304,6 +342,12 @@ Decoded decode(const int64_t *words, int64_t count, const jx_aot_kernel *kernels
     s.grain = r.word();
     s.boxes = r.list<int64_t>();
     s.box_work = r.word();
+    for (int64_t *v : {&s.gemm.batch, &s.gemm.m, &s.gemm.n, &s.gemm.k})
+      *v = r.word();
+    for (int a = 0; a < 3; ++a)
+      s.gemm.lhs[a] = r.word();
+    for (int a = 0; a < 3; ++a)
+      s.gemm.rhs[a] = r.word();
     p.steps.push_back(std::move(s));
   }
   if (!r.done()) corrupt("trailing words");
@@ -315,7 +359,9 @@ Decoded decode(const int64_t *words, int64_t count, const jx_aot_kernel *kernels
       BufferPtr value = Buffer::borrow(const_cast<void *>(constants[constant++]), s.out_bytes[0]);
       s.value = [value] { return value; };
     }
-    s.tasks = split_boxes(s.boxes, s.extent.size(), s.box_work, threads);
+    s.tasks = s.kind == Step::Kind::Contraction
+                  ? gemm_tiles(s.gemm)
+                  : split_boxes(s.boxes, s.extent.size(), s.box_work, threads);
   }
   return d;
 }
@@ -353,7 +399,7 @@ int32_t run(void **state, const int64_t *program, int64_t program_words,
             const jx_aot_kernel *kernels, const void *const *constants, const jx_aot_array *args,
             int32_t num_args, const jx_aot_array *results, int32_t num_results, char *error,
             size_t error_size) {
-  if (!state) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v1: state is null", error, error_size);
+  if (!state) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v2: state is null", error, error_size);
   // Decoded once per object, published in the object's own slot (so an unloaded and reloaded
   // object never sees another's program); a losing racer drops its copy.
   std::atomic_ref<void *> slot(*state);
@@ -451,7 +497,7 @@ extern "C" void jx_aot_free(void *data, size_t bytes) {
   jx::runtime::deallocate(data, jx::runtime::block_capacity(bytes));
 }
 
-extern "C" int32_t jx_aot_run_v1(void **state, const int64_t *program, int64_t program_words,
+extern "C" int32_t jx_aot_run_v2(void **state, const int64_t *program, int64_t program_words,
                                  const jx_aot_kernel *kernels, const void *const *constants,
                                  const jx_aot_array *args, int32_t num_args,
                                  const jx_aot_array *results, int32_t num_results, char *error,

@@ -1,7 +1,7 @@
 // A runtime::Program as ahead-of-time objects carry it: a versioned array of 64-bit words (the
 // CPU features the kernels need, the table sizes, the signature, then every step's fields), with
 // kernels and constants given by position in tables the object also holds. Written by jx::aot
-// (src/aot), read by jx_aot_run_v1 (include/jx/aot_abi.h).
+// (src/aot), read by jx_aot_run_v2 (include/jx/aot_abi.h).
 #pragma once
 
 #include <jx/aot_abi.h>

@@ -72,6 +72,16 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
           });
       break;
     }
+    case Step::Kind::Contraction: {
+      place(s.outs[0], s.out_bytes[0]);
+      const void *lhs = address[size_t(s.inputs[0])], *rhs = address[size_t(s.inputs[1])];
+      void *out = address[size_t(s.outs[0])];
+      const int64_t *tiles = s.tasks.data();
+      default_pool().run_batch(int64_t(s.tasks.size() / 5), [&](int64_t t) {
+        gemm_tile(s.gemm, s.dtype, tiles + 5 * t, lhs, rhs, out);
+      });
+      break;
+    }
     case Step::Kind::Kernel: {
       std::vector<void *> buffers, inputs;
       for (int in : s.inputs)

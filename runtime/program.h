@@ -1,7 +1,7 @@
 // A compiled program as the runtime runs it: numbered buffer slots, and steps that fill them
-// (values that exist already, arguments, random fills, and generated kernels over boxes of their
-// outputs). The JIT builds one per executable; ahead-of-time objects carry one encoded
-// (runtime/aot.h). No LLVM and no graph here.
+// (values that exist already, arguments, random fills, generated kernels over boxes of their
+// outputs, and contractions through BLAS). The JIT builds one per executable; ahead-of-time objects
+// carry one encoded (runtime/aot.h). No LLVM and no graph here.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <jx/dtype.h>
 
 #include "runtime/buffer.h"
+#include "runtime/gemm.h"
 
 namespace jx::runtime {
 
@@ -19,7 +20,7 @@ namespace jx::runtime {
 using KernelFn = void (*)(const int64_t *box, void *const *buffers);
 
 struct Step {
-  enum class Kind { Value, Argument, Fill, Kernel } kind;
+  enum class Kind { Value, Argument, Fill, Kernel, Contraction } kind;
   std::vector<int> outs{};         // slots written
   std::vector<size_t> out_bytes{}; // Fill, Kernel: the size of each output
   std::vector<int> frees{};        // slots whose last reader is this step
@@ -28,7 +29,9 @@ struct Step {
   int argument = 0; // Argument: its position
   // Fill: jax.random.uniform's [0, 1) values of `extent` for the key (hi, lo).
   uint32_t key_hi = 0, key_lo = 0;
-  DType dtype = DType::float64;
+  DType dtype = DType::float64; // Fill, Contraction
+  // Contraction: out = lhs . rhs for inputs {lhs, rhs}, in the tiles of gemm_tiles (tasks).
+  Gemm gemm{};
   // Kernel (null for an empty output).
   KernelFn kernel = nullptr;
   std::vector<int> inputs{};        // slots read
@@ -37,7 +40,7 @@ struct Step {
   int64_t outer = 0, grain = 1;     // rows of axis 0, rows per chunk (no tasks)
   // Placed kernels: the devices' distinct boxes (2 * rank bounds each) and the elements visited
   // per output element; tasks is their split for the pool (split_boxes), one task each. Empty:
-  // row chunks.
+  // row chunks. Contractions: tasks are their tiles (5 words each).
   std::vector<int64_t> boxes{};
   int64_t box_work = 1;
   std::vector<int64_t> tasks{};

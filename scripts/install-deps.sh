@@ -2,7 +2,8 @@
 # Installs jx's build dependencies from Debian packages; skips what is already installed.
 set -euo pipefail
 
-packages=(cmake make g++ ccache binutils llvm-19-dev libfmt-dev libgtest-dev libbenchmark-dev)
+packages=(cmake make g++ ccache binutils llvm-19-dev libfmt-dev libgtest-dev libbenchmark-dev
+  libopenblas-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 /* Bumped whenever generated objects and the runtime stop understanding each other. */
-#define JX_AOT_ABI_VERSION 1
+#define JX_AOT_ABI_VERSION 2
 
 /* Element types, as jx::DType. */
 enum jx_aot_dtype {
@@ -56,7 +56,7 @@ void jx_aot_free(void *data, size_t bytes);
  * signature, then computes the results into their buffers. Returns a jx_aot_status; on failure
  * writes a message into error (when error_size > 0). Thread-safe. The name carries the ABI
  * version, so that an object of another version fails to link instead of calling it wrongly. */
-int32_t jx_aot_run_v1(void **state, const int64_t *program, int64_t program_words,
+int32_t jx_aot_run_v2(void **state, const int64_t *program, int64_t program_words,
                       const jx_aot_kernel *kernels, const void *const *constants,
                       const jx_aot_array *args, int32_t num_args, const jx_aot_array *results,
                       int32_t num_results, char *error, size_t error_size);

@@ -55,7 +55,7 @@ Object emit_object(const ObjectContents &c) {
   const codegen::Target target = codegen::make_target(c.target_cpu);
   const std::vector<int64_t> words =
       runtime::aot::encode(c.program, c.signature, required_features(*target.machine));
-  // What jx_aot_run_v1 will check on load, checked now: a program it would refuse fails the
+  // What jx_aot_run_v2 will check on load, checked now: a program it would refuse fails the
   // generator, not every call of the object.
   {
     const std::vector<jx_aot_kernel> kernels(c.kernels.size());
@@ -109,7 +109,7 @@ Object emit_object(const ObjectContents &c) {
   llvm::Constant *kernel_table = table(kernels, "jx_aot_kernels");
   llvm::Constant *constant_table = table(constants, "jx_aot_constants");
 
-  // int32_t SYMBOL(args, num_args, results, num_results, error, error_size) -> jx_aot_run_v1
+  // int32_t SYMBOL(args, num_args, results, num_results, error, error_size) -> jx_aot_run_v2
   auto *run_type =
       llvm::FunctionType::get(i32, {ptr, ptr, i64, ptr, ptr, ptr, i32, ptr, i32, ptr, i64}, false);
   llvm::FunctionCallee run =

@@ -226,6 +226,15 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
         slot_placement[s.run.outs[0]] = param_placements[i];
       break;
     case passes::Step::Kind::Random: s.kind = Step::Kind::Random; break;
+    case passes::Step::Kind::Contraction:
+      // Tiles fixed by the shape, whatever the placement: the bits never depend on the mesh.
+      s.kind = Step::Kind::Contraction;
+      s.roots = p.plan.roots;
+      s.run.inputs = {slot.at(p.gemm.lhs), slot.at(p.gemm.rhs)};
+      s.run.gemm = p.gemm.gemm;
+      s.run.dtype = p.node->dtype;
+      s.run.tasks = runtime::gemm_tiles(p.gemm.gemm);
+      break;
     case passes::Step::Kind::Kernel:
       s.kind = Step::Kind::Kernel;
       s.roots = p.plan.roots;
@@ -272,6 +281,11 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
   for (const Step &s : steps_) {
     for (const Transfer &t : s.transfers)
       cost_.communication_bytes += t.bytes;
+    if (s.kind != Step::Kind::Contraction) continue;
+    const runtime::Gemm &g = s.run.gemm;
+    cost_.flops += 2.0 * double(g.batch) * double(g.m) * double(g.n) * double(g.k);
+    for (const ir::Node *n : {s.node.get(), s.node->inputs[0].get(), s.node->inputs[1].get()})
+      cost_.bytes_accessed += double(n->size() * itemsize(n->dtype));
   }
   for (size_t k = 0; k < kernels.size(); ++k) {
     owners[k]->kernel = std::move(kernels[k]);
@@ -305,9 +319,11 @@ void Executable::assign_arena(const std::vector<int> &last_reader) {
   std::vector<Interval> live;
   for (size_t i = 0; i < steps_.size(); ++i) {
     const Step &s = steps_[i];
-    if (s.kind != Step::Kind::Kernel && s.kind != Step::Kind::Random) continue;
+    if (s.kind != Step::Kind::Kernel && s.kind != Step::Kind::Random &&
+        s.kind != Step::Kind::Contraction)
+      continue;
     for (size_t r = 0; r < s.run.outs.size(); ++r) {
-      const ir::Node &n = s.kind == Step::Kind::Kernel ? *s.roots[r] : *s.node;
+      const ir::Node &n = s.kind == Step::Kind::Random ? *s.node : *s.roots[r];
       const bool donated = !s.run.donors.empty() && s.run.donors[r] >= 0;
       const size_t bytes = (n.size() * itemsize(n.dtype) + runtime::Buffer::alignment - 1) /
                            runtime::Buffer::alignment * runtime::Buffer::alignment;
@@ -401,6 +417,11 @@ runtime::Program Executable::runtime_program() const {
       r.dtype = node->dtype;
       r.extent = node->shape;
       break;
+    case Step::Kind::Contraction:
+      r.kind = runtime::Step::Kind::Contraction;
+      r.out_bytes = {size_t(node->size()) * itemsize(node->dtype)};
+      r.extent = node->shape;
+      break;
     case Step::Kind::Kernel:
       r.kind = runtime::Step::Kind::Kernel;
       for (const ir::NodePtr &root : s.roots)
@@ -422,7 +443,7 @@ std::vector<const codegen::KernelPlan *> Executable::kernel_plans() const {
 }
 
 std::string Executable::as_text() const {
-  static constexpr const char *kinds[] = {"buffer", "parameter", "random", "kernel"};
+  static constexpr const char *kinds[] = {"buffer", "parameter", "random", "kernel", "gemm"};
   std::string text;
   for (const Step &s : steps_) {
     std::vector<std::string> outs, ops, types;
@@ -434,8 +455,21 @@ std::string Executable::as_text() const {
     }
     text += fmt::format("{} = {} {} : {}", fmt::join(outs, ", "), kinds[int(s.kind)],
                         fmt::join(ops, ", "), fmt::join(types, ", "));
-    if (s.kind == Step::Kind::Kernel)
+    if (s.kind == Step::Kind::Kernel) {
       text += fmt::format(" reads {} rows={}", fmt::join(s.run.inputs, ","), s.run.outer);
+      // Why a contraction stays a loop (the GEMM cost model's answer).
+      std::string why;
+      for (const ir::NodePtr &root : s.roots)
+        if (root->op == ir::Op::DotGeneral && !passes::plan_gemm(*root, &why))
+          text += fmt::format(" ({})", why);
+    }
+    if (s.kind == Step::Kind::Contraction) {
+      const runtime::Gemm &g = s.run.gemm;
+      text += fmt::format(" reads {} batch={} m={} n={} k={} lhs_strides={},{},{} "
+                          "rhs_strides={},{},{} tiles={}",
+                          fmt::join(s.run.inputs, ","), g.batch, g.m, g.n, g.k, g.lhs[0], g.lhs[1],
+                          g.lhs[2], g.rhs[0], g.rhs[1], g.rhs[2], s.run.tasks.size() / 5);
+    }
     for (const DeviceBox &b : s.boxes) {
       std::vector<std::string> ranges;
       for (size_t a = 0; a < b.lo.size(); ++a)

@@ -67,7 +67,7 @@ public:
 
 private:
   struct Step {
-    enum class Kind { Buffer, Parameter, Random, Kernel } kind;
+    enum class Kind { Buffer, Parameter, Random, Kernel, Contraction } kind;
     ir::NodePtr node;                 // the value, or a kernel's first root
     std::vector<ir::NodePtr> roots{}; // Kind::Kernel: what the kernel writes
     std::shared_ptr<const CompiledKernel> kernel{};

@@ -177,6 +177,17 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
   for (const ir::NodePtr &r : roots)
     root_set.insert(r.get());
 
+  // Contractions through BLAS, and the buffers they read.
+  std::unordered_map<const Node *, GemmPlan> gemms;
+  std::unordered_set<const Node *> gemm_operands;
+  if (fuse)
+    for (const Node *n : order)
+      if (n->op == Op::DotGeneral && !n->realized())
+        if (std::optional<GemmPlan> g = plan_gemm(*n)) {
+          gemm_operands.insert({g->lhs, g->rhs});
+          gemms[n] = *g;
+        }
+
   std::unordered_set<const Node *> hoisted;
   // Materialization decisions in topological order, given the hoisted nodes.
   auto decide = [&] {
@@ -195,7 +206,8 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
                n->op == Op::RandomUniform || n->op == Op::Parameter || kind == OpKind::Reduce ||
                kind == OpKind::Contraction ||
                (users[n] > 1 && remapped_users[n] > 0 && !trivial(*n, cheap_now, materialized)) ||
-               hoisted.count(n) || d >= max_inline_depth || (!fuse && !scalar(*n));
+               hoisted.count(n) || gemm_operands.count(n) || d >= max_inline_depth ||
+               (!fuse && !scalar(*n));
       if (m) materialized.insert(n);
       depth[n] = m ? 0 : d;
     }
@@ -239,6 +251,9 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
       steps.push_back({Step::Kind::Parameter, node, {}});
     } else if (n->op == Op::RandomUniform) {
       steps.push_back({Step::Kind::Random, node, {}});
+    } else if (auto g = gemms.find(n); g != gemms.end()) {
+      steps.push_back(
+          {Step::Kind::Contraction, node, {{node}, {g->second.lhs, g->second.rhs}}, g->second});
     } else {
       // The kernel's inputs: materialized nodes reachable without crossing another one.
       codegen::KernelPlan plan{{node}, {}};

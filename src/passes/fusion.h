@@ -5,21 +5,26 @@
 #include <vector>
 
 #include "codegen/kernel.h"
+#include "passes/contraction.h"
 
 namespace jx::passes {
 
 struct Step {
   enum class Kind {
-    Buffer,    // the value already exists: a constant or a realized node
-    Parameter, // a jit argument, bound when the program runs
-    Random,    // filled by the runtime's threefry (a library call, not a generated kernel)
-    Kernel,    // computed by a generated kernel
+    Buffer,      // the value already exists: a constant or a realized node
+    Parameter,   // a jit argument, bound when the program runs
+    Random,      // filled by the runtime's threefry (a library call, not a generated kernel)
+    Kernel,      // computed by a generated kernel
+    Contraction, // a dot_general computed by BLAS (plan_gemm): plan.inputs are {lhs, rhs}
   };
   Kind kind;
   ir::NodePtr node;         // the value, or a kernel's first root
-  codegen::KernelPlan plan; // Kind::Kernel only
+  codegen::KernelPlan plan; // Kind::Kernel; for Kind::Contraction only its roots and inputs
+  GemmPlan gemm{};          // Kind::Contraction only
 };
 
+// Contractions that plan_gemm accepts run as BLAS calls on buffers: what their operands'
+// transposes and broadcasts read is materialized, the rest of each operand is not copied.
 // A node is materialized when it is a root, already has data, is a reduction or contraction
 // read by a later kernel (inlining would repeat the whole reduction per element), is real work
 // read by several consumers of which some read it at other indices (through a movement op), or

@@ -467,7 +467,7 @@ TEST(AotEncoding, RunReportsAnotherAbiVersion) {
   const void *const constants[] = {constant};
   char error[256] = "";
   void *state = nullptr;
-  EXPECT_EQ(jx_aot_run_v1(&state, words.data(), int64_t(words.size()), kernels, constants, nullptr,
+  EXPECT_EQ(jx_aot_run_v2(&state, words.data(), int64_t(words.size()), kernels, constants, nullptr,
                           0, nullptr, 0, error, sizeof error),
             JX_AOT_ERROR_ABI);
   EXPECT_NE(std::string(error).find("generated for ABI version " +
@@ -477,7 +477,7 @@ TEST(AotEncoding, RunReportsAnotherAbiVersion) {
   EXPECT_EQ(state, nullptr);
   // Not a jx program at all: the same status.
   static const int64_t garbage[4] = {1, 2, 3, 4};
-  EXPECT_EQ(jx_aot_run_v1(&state, garbage, 4, kernels, constants, nullptr, 0, nullptr, 0, error,
+  EXPECT_EQ(jx_aot_run_v2(&state, garbage, 4, kernels, constants, nullptr, 0, nullptr, 0, error,
                           sizeof error),
             JX_AOT_ERROR_ABI);
   EXPECT_NE(std::string(error).find("not a jx program"), std::string::npos) << error;
@@ -508,7 +508,7 @@ TEST(AotEncoding, MissingCpuFeaturesAreAnError) {
   char error[256] = "";
   static void *state = nullptr; // holds the decoded program for the rest of the process
   kernel_calls = 0;
-  EXPECT_EQ(jx_aot_run_v1(&state, words.data(), int64_t(words.size()), kernels, constants, nullptr,
+  EXPECT_EQ(jx_aot_run_v2(&state, words.data(), int64_t(words.size()), kernels, constants, nullptr,
                           0, nullptr, 0, error, sizeof error),
             JX_AOT_ERROR_CPU);
   EXPECT_NE(std::string(error).find(rt::aot::cpu_features[bit]), std::string::npos) << error;

@@ -1,0 +1,126 @@
+// Contractions through OpenBLAS: the shape's tile grid, and one single-threaded call per tile.
+#include "runtime/gemm.h"
+
+#include <algorithm>
+#include <cblas.h>
+#include <cstring>
+#include <mutex>
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace jx::runtime {
+namespace {
+
+// An operand as BLAS reads it: its matrix or its transpose stored row-major with leading
+// dimension ld.
+struct Layout {
+  bool transposed;
+  int ld;
+};
+
+Layout layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
+  if ((cols == 1 || col_stride == 1) && (rows == 1 || row_stride >= std::max<int64_t>(cols, 1)))
+    return {false, int(rows == 1 ? std::max<int64_t>(cols, 1) : row_stride)};
+  return {true, int(cols == 1 ? std::max<int64_t>(rows, 1) : col_stride)};
+}
+
+CBLAS_TRANSPOSE trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
+
+// The pool's threads make the parallelism: OpenBLAS runs each call on its caller's thread.
+void single_threaded_blas() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
+template <class T>
+void tile_of(const Gemm &g, const int64_t *tile, const T *lhs, const T *rhs, T *out) {
+  const int64_t b = tile[0], i0 = tile[1], j0 = tile[3];
+  const int rows = int(tile[2] - i0), cols = int(tile[4] - j0), k = int(g.k);
+  const T *a = lhs + b * g.lhs[0] + i0 * g.lhs[1];
+  const T *x = rhs + b * g.rhs[0] + j0 * g.rhs[2];
+  T *c = out + (b * g.m + i0) * g.n + j0;
+  constexpr bool f64 = sizeof(T) == 8;
+  if (k == 0) {
+    for (int i = 0; i < rows; ++i)
+      std::fill_n(c + int64_t(i) * g.n, cols, T(0));
+    return;
+  }
+  single_threaded_blas();
+  if (g.n == 1) { // matrix times vector
+    const Layout la = layout(rows, k, g.lhs[1], g.lhs[2]);
+    const int m = la.transposed ? k : rows, n = la.transposed ? rows : k;
+    const int incx = k == 1 ? 1 : int(g.rhs[1]);
+    if constexpr (f64)
+      cblas_dgemv(CblasRowMajor, trans(la.transposed), m, n, 1, a, la.ld, x, incx, 0, c, 1);
+    else
+      cblas_sgemv(CblasRowMajor, trans(la.transposed), m, n, 1, a, la.ld, x, incx, 0, c, 1);
+    return;
+  }
+  if (g.m == 1) { // vector times matrix: the matrix's transpose times the vector
+    const Layout lb = layout(k, cols, g.rhs[1], g.rhs[2]);
+    const int m = lb.transposed ? cols : k, n = lb.transposed ? k : cols;
+    const int incx = k == 1 ? 1 : int(g.lhs[2]);
+    if constexpr (f64)
+      cblas_dgemv(CblasRowMajor, trans(!lb.transposed), m, n, 1, x, lb.ld, a, incx, 0, c, 1);
+    else
+      cblas_sgemv(CblasRowMajor, trans(!lb.transposed), m, n, 1, x, lb.ld, a, incx, 0, c, 1);
+    return;
+  }
+  const Layout la = layout(rows, k, g.lhs[1], g.lhs[2]), lb = layout(k, cols, g.rhs[1], g.rhs[2]);
+  if constexpr (f64)
+    cblas_dgemm(CblasRowMajor, trans(la.transposed), trans(lb.transposed), rows, cols, k, 1, a,
+                la.ld, x, lb.ld, 0, c, int(g.n));
+  else
+    cblas_sgemm(CblasRowMajor, trans(la.transposed), trans(lb.transposed), rows, cols, k, 1, a,
+                la.ld, x, lb.ld, 0, c, int(g.n));
+}
+
+int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+} // namespace
+
+bool blas_layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
+  constexpr int64_t int_max = 0x7fffffff;
+  if (rows > int_max || cols > int_max || row_stride > int_max || col_stride > int_max ||
+      row_stride < 0 || col_stride < 0)
+    return false;
+  const bool plain =
+      (cols == 1 || col_stride == 1) && (rows == 1 || row_stride >= std::max<int64_t>(cols, 1));
+  const bool transposed =
+      (rows == 1 || row_stride == 1) && (cols == 1 || col_stride >= std::max<int64_t>(rows, 1));
+  return plain || transposed;
+}
+
+std::vector<int64_t> gemm_tiles(const Gemm &g) {
+  std::vector<int64_t> tiles;
+  if (g.batch == 0 || g.m == 0 || g.n == 0) return tiles;
+  // Halve the longer edge (in multiples of 16 rows or columns) until there are four tiles or a
+  // tile is too little work to share: a function of the shape only.
+  int64_t tm = g.m, tn = g.n;
+  auto count = [&] { return g.batch * ((g.m + tm - 1) / tm) * ((g.n + tn - 1) / tn); };
+  while (count() < 4 && 2.0 * double(tm) * double(tn) * double(g.k) >= double(1 << 22)) {
+    if (tm >= tn && tm >= 32)
+      tm = round_up((tm + 1) / 2, 16);
+    else if (tn >= 32)
+      tn = round_up((tn + 1) / 2, 16);
+    else
+      break;
+  }
+  for (int64_t b = 0; b < g.batch; ++b)
+    for (int64_t i = 0; i < g.m; i += tm)
+      for (int64_t j = 0; j < g.n; j += tn)
+        tiles.insert(tiles.end(), {b, i, std::min(g.m, i + tm), j, std::min(g.n, j + tn)});
+  return tiles;
+}
+
+void gemm_tile(const Gemm &g, DType dtype, const int64_t *tile, const void *lhs, const void *rhs,
+               void *out) {
+  if (dtype == DType::float64)
+    tile_of(g, tile, static_cast<const double *>(lhs), static_cast<const double *>(rhs),
+            static_cast<double *>(out));
+  else
+    tile_of(g, tile, static_cast<const float *>(lhs), static_cast<const float *>(rhs),
+            static_cast<float *>(out));
+}
+
+} // namespace jx::runtime
