@@ -1,9 +1,13 @@
 """jx beside its peers: the fusion_bench workloads in NumPy, numexpr and JAX (CPU, x64), and jx's
 own benchmark executables (the seeds also sharded over 8 CPU devices: *_8dev_* rows, jx only), in
 one table of medians with speedups and ratios to the hand-written limits (bench/limits/).
+--group gemm does the same for the contractions of gemm_bench (NumPy, JAX, jx), against the FMA
+peak (fma_limit), OpenBLAS (blas_limit) and memory bandwidth (copy_limit).
 
 Run from the repository root after building the bench targets:
     python3 bench/peers/peers.py [--reps 10] [--rounds 3] [--build build] [--skip-fusion-bench]
+    python3 bench/peers/peers.py --group gemm [--rounds 3] [--sizes 64,256,...]
+        [--dtypes float32,float64] [--shrink K] [--min-reps 3] [--min-time 1] [--max-reps 1000]
 
 Every round times all peers and runs all jx executables once; each cell is the median over the
 rounds of per-round medians, and each ratio the median of per-round ratios, so that load drifting
@@ -13,6 +17,7 @@ environment (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE, thread counts) is left as the 
 """
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -203,14 +208,23 @@ def jax_cases(inp):
     }
 
 
-def run_json(cmd):
-    """The last line of a jx executable's --json output, or None (with a note) if it failed."""
+def run_json_lines(cmd):
+    """Every line of a jx executable's --json output, or None (with a note) if it failed."""
     try:
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        return json.loads(out.strip().splitlines()[-1])
-    except (OSError, subprocess.CalledProcessError, ValueError, IndexError) as e:
+        lines = [json.loads(line) for line in out.strip().splitlines()]
+        if not lines:
+            raise ValueError("no output")
+        return lines
+    except (OSError, subprocess.CalledProcessError, ValueError) as e:
         print(f"  {' '.join(cmd)}: {e}", file=sys.stderr)
         return None
+
+
+def run_json(cmd):
+    """The last line of a jx executable's --json output, or None (with a note) if it failed."""
+    lines = run_json_lines(cmd)
+    return lines[-1] if lines else None
 
 
 def jx_round(bench, reps, fusion_bench):
@@ -287,14 +301,272 @@ def fmt(v):
     return f"{v:.2f}" if v is not None else "-"
 
 
+def fmt_sig(v, digits=3):
+    """At least `digits` significant digits without exponents: 1234.5, 12.35, 0.0123, or -."""
+    if v is None:
+        return "-"
+    decimals = digits - 1 - math.floor(math.log10(abs(v))) if v else 2
+    return f"{v:.{min(6, max(decimals, 1))}f}"
+
+
+def print_table(header, rows):
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+    for r in [header] + rows:
+        print(" | ".join(c.ljust(wd) if i == 0 else c.rjust(wd)
+                         for i, (c, wd) in enumerate(zip(r, widths))))
+
+
+def median_over(rounds, f):
+    """Median over the rounds of f(round), skipping rounds where it is None."""
+    values = [v for v in map(f, rounds) if v is not None]
+    return statistics.median(values) if values else None
+
+
+# The gemm group: the workloads of bench/gemm_bench.cpp, with the same names, sizes and order.
+
+
+def gemm_workloads(sizes, dtypes, shrink):
+    """[{name, dtype, shapes, flops, fn}]: fn(xp) is the workload as a function of its inputs, or
+    None for the rows only jx runs (sharded over 8 devices)."""
+    dim = lambda d: max(1, d // shrink)
+    product = lambda m, k, n: 2.0 * m * k * n
+    matmul = lambda xp: lambda a, b: a @ b
+    out = []
+
+    def add(name, dtype, shapes, flops, fn):
+        if dtype in dtypes:
+            out.append(dict(name=name, dtype=dtype, shapes=shapes, flops=flops, fn=fn))
+
+    both = ("float32", "float64")
+    for n in sizes:
+        for d in both:
+            add(f"matmul_{n}", d, [(n, n), (n, n)], product(n, n, n), matmul)
+    big, thin = dim(4096), dim(64)
+    for d in both:
+        add(f"matmul_{big}x{thin}_{thin}x{big}", d, [(big, thin), (thin, big)],
+            product(big, thin, big), matmul)
+        add(f"matmul_{thin}x{big}_{big}x{thin}", d, [(thin, big), (big, thin)],
+            product(thin, big, thin), matmul)
+        add(f"matmul_{big}x{big}_{big}x1", d, [(big, big), (big, 1)], product(big, big, 1), matmul)
+    # NumPy's einsum contracts through BLAS only with optimize=True (else one C loop per output).
+    einsum = lambda xp, spec: (lambda *ops: np.einsum(spec, *ops, optimize=True)) if xp is np else (
+        lambda *ops: xp.einsum(spec, *ops))
+    batch, block = dim(64), dim(128)
+    for d in both:
+        add(f"einsum_bij_bjk_{batch}x{block}", d, [(batch, block, block)] * 2,
+            batch * product(block, block, block), lambda xp: einsum(xp, "bij,bjk->bik"))
+    chain = dim(1024)
+    for d in both:
+        add(f"einsum_ij_jk_kl_{chain}", d, [(chain, chain)] * 3, 2 * product(chain, chain, chain),
+            lambda xp: einsum(xp, "ij,jk,kl->il"))
+    for n in (dim(1024), dim(2048)):
+        for d in both:
+            add(f"matmul_tn_{n}", d, [(n, n), (n, n)], product(n, n, n),
+                lambda xp: lambda a, b: xp.dot(xp.transpose(a), b))
+    rows, width = dim(4096), dim(1024)
+    layer = f"{rows}x{width}x{width}"
+    add(f"dense_relu_{layer}", "float32", [(rows, width), (width, width), (width,)],
+        product(rows, width, width), lambda xp: lambda x, w, b: xp.maximum(x @ w + b, 0.0))
+    add(f"dense_matmul_{layer}", "float32", [(rows, width), (width, width)],
+        product(rows, width, width), matmul)
+    square = dim(4096)
+    add(f"transpose_add_{square}", "float64", [(square, square)], 0,
+        lambda xp: lambda x: xp.transpose(x) + 1.0)
+    add(f"sum0_{square}", "float64", [(square, square)], 0, lambda xp: lambda x: xp.sum(x, 0))
+    n = max(8, 2048 // shrink)
+    if n not in sizes:
+        add(f"matmul_{n}", "float64", [(n, n), (n, n)], product(n, n, n), matmul)
+    for mesh in ("8x1", "2x4"):
+        add(f"matmul_{n}_8dev_{mesh}", "float64", [(n, n), (n, n)], product(n, n, n), None)
+    return out
+
+
+def adaptive_ms(fn, min_reps, min_time, max_reps):
+    """gemm_bench's rule: one warm-up call, then calls until at least min_reps of them and
+    min_time seconds in all, at most max_reps; the median in ms."""
+    fn()
+    times = []
+    while (len(times) < min_reps or sum(times) < min_time * 1e3) and len(times) < max_reps:
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def gemm_peer_cases(workloads):
+    """{peer: {(name, dtype): function computing the workload once}}"""
+    cases = {"numpy": {}, "jax": {}}
+    for i, w in enumerate(workloads):
+        if w["fn"] is None:
+            continue
+        rng = np.random.default_rng(i)
+        args = [rng.standard_normal(shape).astype(w["dtype"]) for shape in w["shapes"]]
+        key = (w["name"], w["dtype"])
+        f = w["fn"](np)
+        cases["numpy"][key] = lambda f=f, args=args: f(*args)
+        if jax is not None:
+            jargs = [jnp.asarray(a) for a in args]
+            c = jax.jit(w["fn"](jnp)).lower(*jargs).compile()
+            cases["jax"][key] = lambda c=c, jargs=jargs: c(*jargs).block_until_ready()
+    if jax is None:
+        del cases["jax"]
+    return cases
+
+
+def gemm_round(args, workloads, cases):
+    """One round: every peer timed, every executable run once. Returns {"numpy": {key: ms},
+    "jax": {key: ms}, "jx": {key: json row}, "fma": json, "blas": json, "copy": json}."""
+    rnd = {peer: {key: adaptive_ms(fn, args.min_reps, args.min_time, args.max_reps)
+                  for key, fn in c.items()} for peer, c in cases.items()}
+    bench = os.path.join(args.build, "bench")
+    exe = lambda name: os.path.join(bench, name)
+    timing = ["--min-reps", str(args.min_reps), "--min-time", str(args.min_time)]
+    dtypes = ",".join(args.dtypes)
+    rnd["jx"] = {}
+    if os.path.exists(exe("gemm_bench")):
+        rows = run_json_lines([exe("gemm_bench"), "--json", "--sizes", args.sizes, "--dtypes",
+                               dtypes, "--shrink", str(args.shrink), "--max-reps",
+                               str(args.max_reps)] + timing) or []
+        rnd["jx"] = {(r["name"], r["dtype"]): r for r in rows}
+    if os.path.exists(exe("fma_limit")):
+        rnd["fma"] = run_json([exe("fma_limit"), "--json"])
+    if os.path.exists(exe("blas_limit")):
+        rnd["blas"] = run_json([exe("blas_limit"), "--json", "--sizes", args.sizes, "--dtypes",
+                                dtypes] + timing)
+    if os.path.exists(exe("copy_limit")):
+        rnd["copy"] = run_json([exe("copy_limit"), "--json", "--n", str(max(1, 4096 //
+                                                                           args.shrink)),
+                                "--reps", str(args.reps)])
+    return rnd
+
+
+def gemm_main(args):
+    sizes = [int(n) for n in args.sizes.split(",")]
+    workloads = gemm_workloads(sizes, args.dtypes, args.shrink)
+    print(f"numpy {np.__version__}", file=sys.stderr)
+    if jax is not None:
+        print(f"jax {jax.__version__} on {jax.devices()[0].platform}", file=sys.stderr)
+    else:
+        print("jax not installed: skipped", file=sys.stderr)
+    for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        if var in os.environ:
+            print(f"note: {var}={os.environ[var]} is set (NumPy's and Debian's OpenBLAS read it)",
+                  file=sys.stderr)
+    cases = gemm_peer_cases(workloads)
+    rounds = []
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
+        rounds.append(gemm_round(args, workloads, cases))
+
+    def cell(f):
+        """A cell: the median over the rounds of f(round), formatted."""
+        return fmt_sig(median_over(rounds, f))
+
+    def ms(rnd, col, key):
+        """Round rnd's median ms of a workload in column numpy, jax or jx."""
+        if col == "jx":
+            return (rnd["jx"].get(key) or {}).get("median_ms")
+        return rnd.get(col, {}).get(key)
+
+    def jx_field(rnd, key, field):
+        return (rnd["jx"].get(key) or {}).get(field)
+
+    def fma_peak(rnd, dtype, which="all"):
+        return (rnd.get("fma") or {}).get(f"f{dtype[-2:]}_{which}")
+
+    def blas_at(rnd, n, dtype):
+        """blas_limit's better way at n, in GFLOP/s."""
+        values = [r["gflops"] for r in (rnd.get("blas") or {}).get("results", [])
+                  if r["n"] == n and r["dtype"] == dtype]
+        return max(values) if values else None
+
+    def ratio(a, b):
+        return a / b if a is not None and b else None
+
+    header = ["workload", "dtype", "numpy ms", "jax ms", "jx ms", "jx GFLOP/s", "% FMA peak",
+              "OpenBLAS GFLOP/s", "numpy/jx", "jax/jx", "jx compile ms"]
+    table = []
+    for w in workloads:
+        key, dtype = (w["name"], w["dtype"]), w["dtype"]
+        n = w["name"][len("matmul_"):]
+        square = w["name"].startswith("matmul_") and n.isdigit()
+        gflops = lambda rnd: jx_field(rnd, key, "gflops")
+        peak = lambda rnd: ratio(gflops(rnd), fma_peak(rnd, dtype))
+        table.append([
+            w["name"], dtype,
+            cell(lambda rnd: ms(rnd, "numpy", key)),
+            cell(lambda rnd: ms(rnd, "jax", key)),
+            cell(lambda rnd: ms(rnd, "jx", key)),
+            cell(gflops),
+            cell(lambda rnd: 100 * peak(rnd) if peak(rnd) is not None else None),
+            cell(lambda rnd: blas_at(rnd, int(n), dtype)) if square else "-",
+            cell(lambda rnd: ratio(ms(rnd, "numpy", key), ms(rnd, "jx", key))),
+            cell(lambda rnd: ratio(ms(rnd, "jax", key), ms(rnd, "jx", key))),
+            cell(lambda rnd: jx_field(rnd, key, "compile_ms")),
+        ])
+    print(f"gemm group: medians over {args.rounds} rounds of medians over at least "
+          f"{args.min_reps} calls and {args.min_time:g} s (at most {args.max_reps} calls); ratios "
+          "are medians of per-round ratios; numpy/jx and jax/jx > 1: jx is faster; GFLOP/s = "
+          "2*M*N*K / median; % FMA peak: of fma_limit on all threads, same dtype; OpenBLAS: "
+          "blas_limit's better way at that n")
+    print_table(header, table)
+
+    print("limits (medians over rounds):")
+    threads = (rounds[-1].get("fma") or {}).get("threads")
+    for d in ("float64", "float32"):
+        if median_over(rounds, lambda rnd: fma_peak(rnd, d)) is not None:
+            print(f"  FMA peak {d}: {cell(lambda rnd: fma_peak(rnd, d, '1t'))} GFLOP/s on 1 "
+                  f"thread, {cell(lambda rnd: fma_peak(rnd, d))} on {threads}")
+    last_blas = rounds[-1].get("blas") or {}
+    if last_blas:
+        print(f"  {last_blas.get('config')}, {last_blas.get('threads')} threads:")
+    for d in ("float64", "float32"):
+        best = lambda rnd: (rnd.get("blas") or {}).get(f"best_{d}", {}).get("gflops")
+        if median_over(rounds, best) is not None:
+            where = last_blas.get(f"best_{d}", {})
+            print(f"  OpenBLAS best {d}: {cell(best)} GFLOP/s (last round: {where.get('mode')}, "
+                  f"n = {where.get('n')})")
+    copy = lambda rnd, k: (rnd.get("copy") or {}).get(k)
+    if rounds[-1].get("copy"):
+        print(f"  copy_limit: memcpy {cell(lambda r: copy(r, 'median_ms'))} ms on 2 threads "
+              f"({cell(lambda r: copy(r, 'gb_per_s'))} GB/s read + written); read once "
+              f"{cell(lambda r: copy(r, 'read_ms'))} ms on 2 threads "
+              f"({cell(lambda r: copy(r, 'read_gb_per_s'))} GB/s), "
+              f"{cell(lambda r: copy(r, 'read_ms_1t'))} ms on 1")
+        square = max(1, 4096 // args.shrink)
+        for name, limit, what in ((f"transpose_add_{square}", "median_ms", "2-thread memcpy"),
+                                  (f"sum0_{square}", "read_ms", "2-thread read once")):
+            key = (name, "float64")
+            parts = [f"{col} {cell(lambda r: ratio(ms(r, col, key), copy(r, limit)))}"
+                     for col in ("jx", "numpy", "jax")]
+            print(f"  {name} time over the {what}: {', '.join(parts)}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=10, help="calls per measurement")
+    parser.add_argument("--group", choices=("fusion", "gemm"), default="fusion",
+                        help="fusion: the seeds and fusion_bench's kernels; gemm: contractions")
+    parser.add_argument("--gemm", dest="group", action="store_const", const="gemm",
+                        help="the same as --group gemm")
+    parser.add_argument("--reps", type=int, default=10,
+                        help="calls per measurement (gemm: copy_limit's reps)")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of everything")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--skip-fusion-bench", action="store_true",
                         help="do not run fusion_bench (jx's chain10, softmax and matmul rows)")
+    gemm = parser.add_argument_group("gemm group")
+    gemm.add_argument("--sizes", default="64,256,512,1024,2048,4096",
+                      help="square matmul sizes (also blas_limit's)")
+    gemm.add_argument("--dtypes", default="float32,float64", type=lambda s: s.split(","))
+    gemm.add_argument("--shrink", type=int, default=1,
+                      help="divide the fixed sizes by K (smoke runs; names follow the sizes)")
+    gemm.add_argument("--min-reps", type=int, default=3)
+    gemm.add_argument("--min-time", type=float, default=1.0, help="seconds per measurement")
+    gemm.add_argument("--max-reps", type=int, default=1000)
     args = parser.parse_args()
+    if args.group == "gemm":
+        gemm_main(args)
+        return
 
     inp = make_inputs()
     cases = {"numpy": numpy_cases(inp)}
@@ -328,9 +600,7 @@ def main():
         return a / b if a and b else None
 
     def over_rounds(f):
-        """Median over the rounds of f(round), skipping rounds where it is None."""
-        values = [v for v in map(f, rounds) if v is not None]
-        return statistics.median(values) if values else None
+        return median_over(rounds, f)
 
     columns = ["numpy", "numexpr", "jax", "jx", "jx unfused", "limit"]
     ratios = [("numpy", "jx"), ("jax", "jx"), ("jx", "limit")]
@@ -338,13 +608,10 @@ def main():
     rows = [[w] + [fmt(over_rounds(lambda rnd: cell(rnd, c, w))) for c in columns] +
             [fmt(over_rounds(lambda rnd: ratio(rnd, a, b, w))) for a, b in ratios]
             for w in WORKLOADS]
-    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
     print(f"medians over {args.rounds} rounds of medians over {args.reps} calls; ratios are "
           "medians of per-round ratios; numpy/jx and jax/jx > 1: jx is faster; jx/limit: jx's "
           "time over hand-written C++'s")
-    for r in [header] + rows:
-        print(" | ".join(c.ljust(wd) if i == 0 else c.rjust(wd)
-                         for i, (c, wd) in enumerate(zip(r, widths))))
+    print_table(header, rows)
     print("last round:")
     for note in notes:
         print(f"  {note}")
