@@ -111,6 +111,8 @@ public:
       store_all({});
     } else if (accumulates_rows(first)) {
       emit_row_reduction(first);
+    } else if ((tile_axis_ = transposed_axis()) >= 0) {
+      tiled_box_nest(0, Index(out.size()), nullptr, store_all);
     } else {
       box_nest(0, {}, store_all);
     }
@@ -135,7 +137,7 @@ private:
 
   // ---- loops ----
 
-  template <class F> void loop(Value *begin, Value *end, F &&body) {
+  template <class F> void loop(Value *begin, Value *end, F &&body, int64_t step = 1) {
     llvm::BasicBlock *pre = b_.GetInsertBlock();
     auto *header = llvm::BasicBlock::Create(ctx_, "loop", fn_);
     auto *body_block = llvm::BasicBlock::Create(ctx_, "body", fn_);
@@ -149,7 +151,7 @@ private:
     memo_.emplace_back();
     body(static_cast<Value *>(i));
     memo_.pop_back();
-    i->addIncoming(b_.CreateAdd(i, c64(1), "", true, true), b_.GetInsertBlock());
+    i->addIncoming(b_.CreateAdd(i, c64(step), "", true, true), b_.GetInsertBlock());
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
   }
@@ -165,6 +167,69 @@ private:
       inner.push_back(i);
       box_nest(axis + 1, inner, body);
     });
+  }
+
+  // Loops over the box in tiles of the tiled axis and the last one (tile_axis_): a tile's reads
+  // of a transposed input stay within a few cache lines while its stores run along rows.
+  template <class F> void tiled_box_nest(size_t axis, Index idx, Value *tile_start, F &&body) {
+    const size_t tiled = size_t(tile_axis_), last = bounds_.size() - 1;
+    auto end_of = [&](Value *start, size_t a) {
+      Value *end = b_.CreateAdd(start, c64(tile_edge), "", true, true);
+      return b_.CreateSelect(b_.CreateICmpSLT(end, bounds_[a].second), end, bounds_[a].second);
+    };
+    if (axis == last) {
+      loop(
+          bounds_[last].first, bounds_[last].second,
+          [&](Value *last_start) {
+            Value *tiled_end = end_of(tile_start, tiled), *last_end = end_of(last_start, last);
+            loop(tile_start, tiled_end, [&](Value *i) {
+              loop(last_start, last_end, [&](Value *j) {
+                Index inner = idx;
+                inner[tiled] = i;
+                inner[last] = j;
+                body(inner);
+              });
+            });
+          },
+          tile_edge);
+    } else if (axis == tiled) {
+      loop(
+          bounds_[axis].first, bounds_[axis].second,
+          [&](Value *start) { tiled_box_nest(axis + 1, idx, start, body); }, tile_edge);
+    } else {
+      loop(bounds_[axis].first, bounds_[axis].second, [&](Value *i) {
+        Index inner = idx;
+        inner[axis] = i;
+        tiled_box_nest(axis + 1, inner, tile_start, body);
+      });
+    }
+  }
+
+  // The output axis to tile together with the last one when the kernel reads a large input
+  // transposed (a transpose of the output's shape whose innermost output axis is not its input's
+  // innermost axis), or -1.
+  int transposed_axis() const {
+    const Node &root = *plan_.roots[0];
+    const size_t rank = root.shape.size();
+    if (rank < 2 || op_kind(root.op) == OpKind::Reduce || op_kind(root.op) == OpKind::Contraction)
+      return -1;
+    std::vector<const Node *> stack;
+    std::unordered_map<const Node *, bool> seen;
+    for (const ir::NodePtr &r : plan_.roots)
+      stack.push_back(r.get());
+    while (!stack.empty()) {
+      const Node *n = stack.back();
+      stack.pop_back();
+      if (seen[n] || param_.count(n)) continue;
+      seen[n] = true;
+      if (n->op == Op::Transpose && n->shape == root.shape &&
+          n->inputs[0]->size() >= min_tiled_input && n->attrs[rank - 1] != int64_t(rank - 1))
+        for (size_t a = 0; a + 1 < rank; ++a)
+          if (n->attrs[a] == int64_t(rank - 1)) return int(a);
+      for (const ir::NodePtr &in : n->inputs)
+        stack.push_back(in.get());
+    }
+    return -1;
   }
 
   // Loops over axes [axis, shape.size()) of shape, extending idx.
@@ -864,6 +929,11 @@ private:
   llvm::Module &mod_;
   llvm::IRBuilder<> b_;
   std::vector<std::pair<Value *, Value *>> bounds_; // [lo, hi) of each output axis
+  // Transposed reads: the output axis tiled with the last one (-1: none), the tiles' edge, and the
+  // input size below which the input stays in cache anyway.
+  int tile_axis_ = -1;
+  static constexpr int64_t tile_edge = 32;
+  static constexpr int64_t min_tiled_input = 1 << 15;
   const KernelPlan &plan_;
   llvm::Type *i64_;
   llvm::Function *fn_ = nullptr;

@@ -1,8 +1,11 @@
 // split_reductions: a large reduction to a few values (a full sum, a column of a tall array) runs
 // in two stages: 16 partial results over equal slices of its outermost reduced axis, then their
 // combination. The partials are rows a kernel spreads over the thread pool and the devices (an
-// all-reduce's two halves); the one-stage form would run on one thread. The split depends only
-// on the shapes, never on the thread or device count, so every placement gives the same bits.
+// all-reduce's two halves); the one-stage form would run on one thread. So does a large
+// reduction over leading axes (sum(x, 0)): its one-stage kernel would split the kept columns
+// across threads, each walking every row in short strided pieces; 16 partials each read a block
+// of whole rows in order. The split depends only on the shapes, never on the thread or device
+// count, so every placement gives the same bits.
 #include "ir/builder.h"
 #include "passes/passes.h"
 #include "passes/rewrite.h"
@@ -18,12 +21,12 @@ constexpr int64_t partials = 16;
 constexpr int64_t min_elements = int64_t(1) << 16;
 
 NodePtr split(const NodePtr &n) {
-  if (n->realized() || n->size() >= partials || n->inputs.empty() ||
-      n->inputs[0]->size() < min_elements)
-    return n;
   if (n->op != Op::ReduceSum && n->op != Op::ReduceProd && n->op != Op::ReduceMax &&
       n->op != Op::ReduceMin)
     return n;
+  if (n->realized() || n->attrs.empty() || n->inputs[0]->size() < min_elements) return n;
+  // Few values, or leading axes reduced: then the kept axes are rows the kernel accumulates.
+  if (n->size() >= partials && n->attrs.front() != 0) return n;
   const NodePtr &x = n->inputs[0];
   const std::vector<int64_t> &axes = n->attrs;
   const int64_t axis = axes.front(); // the outermost reduced axis

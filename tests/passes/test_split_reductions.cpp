@@ -1,4 +1,5 @@
-// split_reductions: large reductions to a few values become 16 partials and their combination.
+// split_reductions: large reductions to a few values, or over leading axes, become 16 partials
+// and their combination.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -45,11 +46,29 @@ TEST(SplitReductions, InnerAxisReductionKeepsOuterAxes) {
   pass_test::expect_identical(out, s); // max does not depend on the order
 }
 
+TEST(SplitReductions, LeadingAxisReductionReadsBlocksOfRows) {
+  // sum(x, 0) of (512, 256): 16 partial rows over blocks of 32 whole rows, then their sum.
+  NodePtr x = values({512, 256});
+  NodePtr s = ir::reduce(Op::ReduceSum, x, {0});
+  NodePtr out = split(s);
+  ASSERT_EQ(out->op, Op::ReduceSum);
+  EXPECT_EQ(out->attrs, std::vector<int64_t>{0});
+  EXPECT_EQ(out->inputs[0]->shape, (jx::Shape{16, 256}));
+  EXPECT_EQ(out->inputs[0]->attrs, std::vector<int64_t>{1});
+  const auto a = jx::interp::evaluate({s})[0], b = jx::interp::evaluate({out})[0];
+  for (size_t i = 0; i < 256; ++i)
+    EXPECT_NEAR(a->as<double>()[i], b->as<double>()[i], 1e-12 * 512 * 3);
+  NodePtr m = ir::reduce(Op::ReduceMin, x, {0});
+  pass_test::expect_identical(split(m), m); // min does not depend on the order
+}
+
 TEST(SplitReductions, SmallOrManyOutputsOrIndivisibleStay) {
   NodePtr small = ir::reduce(Op::ReduceSum, values({64, 64}), {0, 1});
   EXPECT_EQ(split(small), small);
-  NodePtr many = ir::reduce(Op::ReduceSum, values({512, 256}), {0});
+  NodePtr many = ir::reduce(Op::ReduceSum, values({256, 512}), {1});
   EXPECT_EQ(split(many), many);
+  NodePtr odd_rows = ir::reduce(Op::ReduceSum, values({513, 256}), {0});
+  EXPECT_EQ(split(odd_rows), odd_rows);
   NodePtr odd = ir::reduce(Op::ReduceSum, values({65537}), {0});
   EXPECT_EQ(split(odd), odd);
   NodePtr arg = ir::arg_reduce(Op::ArgMax, values({65536}), 0);
