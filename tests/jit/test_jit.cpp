@@ -165,6 +165,31 @@ TEST(Jit, CompiledIsCallableFromManyThreads) {
   EXPECT_EQ(mismatches.load(), 0);
 }
 
+TEST(Jit, ContractionsAreCallableFromManyThreads) {
+  // BLAS tiles from four callers at once, each call's tiles on the shared pool (TSan runs this).
+  auto compiled = jx::jit([](const Array &a, const Array &b) {
+                    return jnp::maximum(jnp::matmul(jnp::transpose(a), b) + 1.0, 0.0);
+                  })
+                      .lower(ShapeDtypeStruct{{96, 80}, jnp::float64},
+                             ShapeDtypeStruct{{96, 112}, jnp::float64})
+                      .compile();
+  ASSERT_NE(compiled.as_text().find("gemm dot_general"), std::string::npos);
+  Array a = jnp::sin(jnp::arange(96 * 80.0)).reshape({96, 80});
+  Array b = jnp::cos(jnp::arange(96 * 112.0)).reshape({96, 112});
+  const std::vector<double> expected = values(compiled(a, b));
+  expect_close(compiled(a, b), jnp::maximum(jnp::matmul(jnp::transpose(a), b) + 1.0, 0.0));
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10; ++i)
+        if (values(compiled(a, b)) != expected) ++mismatches;
+    });
+  for (auto &t : threads)
+    t.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
 TEST(KernelCache, ChangedConstantsReuseTheKernel) {
   Array x = jnp::arange(1000.0).block_until_ready();
   (x * 2.0 + 1.0)(10).item<double>();
