@@ -171,7 +171,9 @@ private:
 
   // Loops over the box in tiles of the tiled axis and the last one (tile_axis_): a tile's reads
   // of a transposed input stay within a few cache lines while its stores run along rows.
-  template <class F> void tiled_box_nest(size_t axis, Index idx, Value *tile_start, F &&body) {
+  template <class F> void tiled_box_nest(size_t axis, Index idx, Value *outer_start, F &&body) {
+    // The last axis's tiles run outermost (at the tiled axis's place), so consecutive tiles read
+    // the same rows of the transposed input further along: each of its rows is read in order.
     const size_t tiled = size_t(tile_axis_), last = bounds_.size() - 1;
     auto end_of = [&](Value *start, size_t a) {
       Value *end = b_.CreateAdd(start, c64(tile_edge), "", true, true);
@@ -179,11 +181,11 @@ private:
     };
     if (axis == last) {
       loop(
-          bounds_[last].first, bounds_[last].second,
-          [&](Value *last_start) {
-            Value *tiled_end = end_of(tile_start, tiled), *last_end = end_of(last_start, last);
-            loop(tile_start, tiled_end, [&](Value *i) {
-              loop(last_start, last_end, [&](Value *j) {
+          bounds_[tiled].first, bounds_[tiled].second,
+          [&](Value *tiled_start) {
+            Value *tiled_end = end_of(tiled_start, tiled), *last_end = end_of(outer_start, last);
+            loop(tiled_start, tiled_end, [&](Value *i) {
+              loop(outer_start, last_end, [&](Value *j) {
                 Index inner = idx;
                 inner[tiled] = i;
                 inner[last] = j;
@@ -194,13 +196,13 @@ private:
           tile_edge);
     } else if (axis == tiled) {
       loop(
-          bounds_[axis].first, bounds_[axis].second,
+          bounds_[last].first, bounds_[last].second,
           [&](Value *start) { tiled_box_nest(axis + 1, idx, start, body); }, tile_edge);
     } else {
       loop(bounds_[axis].first, bounds_[axis].second, [&](Value *i) {
         Index inner = idx;
         inner[axis] = i;
-        tiled_box_nest(axis + 1, inner, tile_start, body);
+        tiled_box_nest(axis + 1, inner, outer_start, body);
       });
     }
   }
