@@ -115,7 +115,11 @@ void validate_contraction(const Step &s, const std::vector<int64_t> &bytes) {
     for (int a = 0; a < 3; ++a) {
       if (strides[a] < 0 || strides[a] > (int64_t(1) << 40)) corrupt("contraction strides");
       if (extents[a] == 0) return;
-      last += (extents[a] - 1) * strides[a];
+      // Checked: 2^31 extents times 2^40 strides would wrap to an offset that looks inside.
+      int64_t reach = 0;
+      if (__builtin_mul_overflow(extents[a] - 1, strides[a], &reach) ||
+          __builtin_add_overflow(last, reach, &last))
+        corrupt("contraction operand");
     }
     if (last >= bytes[size_t(slot)] / int64_t(itemsize(s.dtype))) corrupt("contraction operand");
   };
