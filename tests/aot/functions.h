@@ -192,6 +192,24 @@ inline auto donated_argument() {
       .lower(ShapeDtypeStruct{{1000}, jx::float64});
 }
 
+// Contractions (runtime gemm steps, cblas calls in tiles fixed by the shape): float64 read through
+// a transposed operand with a bias-and-relu epilogue kernel, float32 against a transposed right
+// operand with a scaling epilogue, a batch against one broadcast matrix (batch stride 0), a
+// matrix times a vector (gemv) and one large enough for several tiles.
+inline auto contraction() {
+  const ShapeDtypeStruct at{{48, 67}, jx::float64}, b{{48, 53}, jx::float64},
+      bias{{53}, jx::float64}, x{{70, 40}, jx::float32}, yt{{90, 40}, jx::float32},
+      batch{{5, 53, 31}, jx::float64}, big{{256, 160}, jx::float32};
+  return jx::jit([](const Array &at, const Array &b, const Array &bias, const Array &x,
+                    const Array &yt, const Array &batch, const Array &big) {
+           const Array layer = jnp::maximum(jnp::matmul(jnp::transpose(at), b) + bias, 0.0);
+           return std::tuple{layer, jnp::matmul(x, jnp::transpose(yt)) * 0.5f - 1.0f,
+                             jnp::matmul(layer, batch), jnp::matmul(big, big(0)),
+                             jnp::matmul(big, jnp::transpose(big))};
+         })
+      .lower(at, b, bias, x, yt, batch, big);
+}
+
 // ---- random graphs ----
 
 // Zero-argument functions returning random_graph(seed)'s root (leaves of literal data).

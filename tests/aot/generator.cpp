@@ -27,6 +27,7 @@ JX_AOT_FUNCTION(reduction) { return aot_test::reduction(); }
 JX_AOT_FUNCTION(empty_arrays) { return aot_test::empty_arrays(); }
 JX_AOT_FUNCTION(sharding_constraint) { return aot_test::sharding_constraint(); }
 JX_AOT_FUNCTION(donated_argument) { return aot_test::donated_argument(); }
+JX_AOT_FUNCTION(contraction) { return aot_test::contraction(); }
 
 #define JX_AOT_TEST_REGISTER_GRAPH(SEED)                                                           \
   JX_AOT_FUNCTION(random_graph_##SEED) { return aot_test::random_graph(SEED); }

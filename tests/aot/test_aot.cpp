@@ -26,6 +26,7 @@
 #include "base_simpson_stack.h"
 #include "bool_output.h"
 #include "constant_output.h"
+#include "contraction.h"
 #include "diff_1x1.h"
 #include "diff_1x8.h"
 #include "diff_8x1.h"
@@ -340,6 +341,25 @@ TEST(AotHost, DonatedArgumentIsLeftAlone) {
 TEST(AotHost, ShardingConstraintInside) {
   const std::vector<Array> args = {random_array({64, 40}, jx::float64, 13, -2, 2)};
   EXPECT_EQ(compare_with_jit(aot_test::sharding_constraint(), sharding_constraint, args), "");
+}
+
+// Contractions run as the runtime's gemm steps in both: the same tiles and cblas calls, so the
+// same bits, epilogue kernels included.
+TEST(AotHost, Contractions) {
+  const std::string plan = aot_test::contraction().compile().as_text();
+  int gemms = 0;
+  for (size_t at = plan.find("= gemm dot_general"); at != std::string::npos;
+       at = plan.find("= gemm dot_general", at + 1))
+    ++gemms;
+  EXPECT_EQ(gemms, 5) << plan.substr(0, plan.find("\n\n"));
+  const std::vector<Array> args = {random_array({48, 67}, jx::float64, 31, -1, 1),
+                                   random_array({48, 53}, jx::float64, 32, -1, 1),
+                                   random_array({53}, jx::float64, 33, -1, 1),
+                                   random_array({70, 40}, jx::float32, 34, -1, 1),
+                                   random_array({90, 40}, jx::float32, 35, -1, 1),
+                                   random_array({5, 53, 31}, jx::float64, 36, -1, 1),
+                                   random_array({256, 160}, jx::float32, 37, -1, 1)};
+  EXPECT_EQ(compare_with_jit(aot_test::contraction(), contraction, args), "");
 }
 
 // Buffers aligned only to their element type, not to the runtime's 64 bytes.

@@ -459,6 +459,162 @@ TEST(AotEncoding, InconsistentProgramsAreErrors) {
   EXPECT_EQ(decode(rt::aot::encode(p, signature, 0)).program.steps[4].box_work, 0);
 }
 
+// A program of one contraction: out (4, 5) = lhs (4, 3) . rhs (3, 5), float64, from arguments 0
+// and 1; results: the product and argument 0.
+rt::Program contraction_program() {
+  rt::Program p;
+  p.slot_count = 3;
+  p.arena_offset = {-1, -1, -1};
+  p.outputs = {2, 0};
+  p.steps.push_back({.kind = rt::Step::Kind::Argument, .outs = {0}, .argument = 0});
+  p.steps.push_back({.kind = rt::Step::Kind::Argument, .outs = {1}, .argument = 1});
+  p.steps.push_back(
+      {.kind = rt::Step::Kind::Contraction,
+       .outs = {2},
+       .out_bytes = {4 * 5 * sizeof(double)},
+       .frees = {1},
+       .dtype = jx::DType::float64,
+       .gemm = {.batch = 1, .m = 4, .n = 5, .k = 3, .lhs = {0, 3, 1}, .rhs = {0, 5, 1}},
+       .inputs = {0, 1}});
+  return p;
+}
+const rt::aot::Signature contraction_signature{
+    {{jx::DType::float64, {4, 3}}, {jx::DType::float64, {3, 5}}},
+    {{jx::DType::float64, {4, 5}}, {jx::DType::float64, {4, 3}}}};
+
+std::vector<int64_t>
+encode_contraction(const std::function<void(rt::Program &)> &spoil,
+                   const rt::aot::Signature &signature = contraction_signature) {
+  rt::Program p = contraction_program();
+  spoil(p);
+  return rt::aot::encode(p, signature, 0);
+}
+
+TEST(AotEncoding, ContractionRoundTripsAndRuns) {
+  const std::vector<int64_t> words = encode_contraction([](rt::Program &) {});
+  const rt::aot::Decoded d = decode(words);
+  const rt::Step &s = d.program.steps[2];
+  EXPECT_EQ(s.kind, rt::Step::Kind::Contraction);
+  EXPECT_EQ(s.gemm.m, 4);
+  EXPECT_EQ(s.gemm.n, 5);
+  EXPECT_EQ(s.gemm.k, 3);
+  EXPECT_EQ(std::vector<int64_t>(s.gemm.lhs, s.gemm.lhs + 3), (std::vector<int64_t>{0, 3, 1}));
+  EXPECT_EQ(std::vector<int64_t>(s.gemm.rhs, s.gemm.rhs + 3), (std::vector<int64_t>{0, 5, 1}));
+  // Its tasks are the shape's tiles, whatever the thread count.
+  EXPECT_EQ(s.tasks, rt::gemm_tiles(s.gemm));
+  EXPECT_EQ(rt::aot::encode(d.program, d.signature, d.required_features), words);
+  // Through jx_aot_run_v2: the product of the arguments.
+  double lhs[12], rhs[15], out[20], copy[12];
+  for (int i = 0; i < 12; ++i)
+    lhs[i] = i - 5;
+  for (int i = 0; i < 15; ++i)
+    rhs[i] = 2 * i - 7;
+  const int64_t lhs_shape[] = {4, 3}, rhs_shape[] = {3, 5}, out_shape[] = {4, 5};
+  const jx_aot_array args[] = {{lhs, JX_AOT_FLOAT64, 2, lhs_shape},
+                               {rhs, JX_AOT_FLOAT64, 2, rhs_shape}};
+  const jx_aot_array results[] = {{out, JX_AOT_FLOAT64, 2, out_shape},
+                                  {copy, JX_AOT_FLOAT64, 2, lhs_shape}};
+  char error[256] = "";
+  static void *state = nullptr; // holds the decoded program for the rest of the process
+  ASSERT_EQ(jx_aot_run_v2(&state, words.data(), int64_t(words.size()), nullptr, nullptr, args, 2,
+                          results, 2, error, sizeof error),
+            JX_AOT_OK)
+      << error;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 5; ++j) {
+      double expected = 0;
+      for (int p = 0; p < 3; ++p)
+        expected += lhs[i * 3 + p] * rhs[p * 5 + j];
+      EXPECT_EQ(out[i * 5 + j], expected) << i << "," << j;
+    }
+}
+
+// Contraction steps that would read outside their operands or write outside their output, or
+// that BLAS could not be called with: refused when decoded, and by jx_aot_run_v2 as
+// JX_AOT_ERROR_ABI before anything runs.
+TEST(AotEncoding, CorruptContractionsAreRefused) {
+  using Gemm = rt::Gemm;
+  struct Case {
+    std::function<void(rt::Program &)> spoil;
+    const char *what;
+  };
+  auto gemm = [](const std::function<void(Gemm &)> &f) {
+    return [f](rt::Program &p) { f(p.steps[2].gemm); };
+  };
+  const Case cases[] = {
+      // Strides that reach past an operand's 12 or 15 elements.
+      {gemm([](Gemm &g) { g.lhs[1] = 4; }), "contraction operand"},
+      {gemm([](Gemm &g) { g.lhs[2] = 2; }), "contraction operand"},
+      {gemm([](Gemm &g) { g.rhs[1] = 6; }), "contraction operand"},
+      {gemm([](Gemm &g) { g.rhs[2] = 3; }), "contraction operand"},
+      // A second batch that would read a second matrix neither operand has.
+      {[](rt::Program &p) {
+         p.steps[2].gemm.batch = 2;
+         p.steps[2].gemm.lhs[0] = 12;
+         p.steps[2].out_bytes = {2 * 20 * sizeof(double)};
+       },
+       "contraction operand"},
+      // Output sizes that disagree with (batch, m, n).
+      {[](rt::Program &p) { p.steps[2].out_bytes = {19 * sizeof(double)}; }, "contraction output"},
+      {[](rt::Program &p) { p.steps[2].out_bytes = {21 * sizeof(double)}; }, "contraction output"},
+      {gemm([](Gemm &g) { g.n = 6; }), "contraction output"},
+      // Negative or absurd extents and strides.
+      {gemm([](Gemm &g) { g.k = -1; }), "contraction shape"},
+      {gemm([](Gemm &g) { g.m = int64_t(1) << 40; }), "contraction shape"},
+      {gemm([](Gemm &g) { g.rhs[0] = -1; }), "contraction strides"},
+      {gemm([](Gemm &g) { g.lhs[1] = int64_t(1) << 41; }), "contraction strides"},
+      // Strides inside the operand that no BLAS layout describes (neither is 1, or rows overlap).
+      {gemm([](Gemm &g) {
+         g.lhs[1] = 1;
+         g.lhs[2] = 1;
+       }),
+       "contraction layout"},
+      {gemm([](Gemm &g) {
+         g.rhs[1] = 2;
+         g.rhs[2] = 2;
+       }),
+       "contraction layout"},
+      // Not a contraction BLAS runs: integers, a kernel attached, one operand.
+      {[](rt::Program &p) { p.steps[2].dtype = jx::DType::int64; }, "contraction"},
+      {[](rt::Program &p) { p.steps[2].kernel = fake_kernel; }, "contraction"},
+      {[](rt::Program &p) { p.steps[2].inputs = {0}; }, "contraction"},
+      {[](rt::Program &p) {
+         p.steps[2].inputs = {0, 1, 0};
+       },
+       "contraction"},
+  };
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    SCOPED_TRACE(testing::Message() << "case " << i << ": " << cases[i].what);
+    const std::vector<int64_t> words = encode_contraction(cases[i].spoil);
+    expect_error<jx::Error>([&] { decode(words); }, cases[i].what);
+    char error[256] = "";
+    void *state = nullptr;
+    EXPECT_EQ(jx_aot_run_v2(&state, words.data(), int64_t(words.size()), nullptr, nullptr, nullptr,
+                            0, nullptr, 0, error, sizeof error),
+              JX_AOT_ERROR_ABI);
+    EXPECT_NE(std::string(error).find(cases[i].what), std::string::npos) << error;
+    EXPECT_EQ(state, nullptr);
+  }
+}
+
+// Strides whose reach overflows 64 bits: 2^31 batches 2^40 elements apart wrap around to a
+// small (negative) last offset, which must not pass for one inside the operand. The rest of the
+// program is valid: the product is no result (result 0 is argument 0 too).
+TEST(AotEncoding, ContractionReachThatOverflowsIsRefused) {
+  const rt::aot::Signature signature{{{jx::DType::float64, {4, 3}}, {jx::DType::float64, {3, 5}}},
+                                     {{jx::DType::float64, {4, 3}}, {jx::DType::float64, {4, 3}}}};
+  const std::vector<int64_t> words = encode_contraction(
+      [](rt::Program &p) {
+        rt::Gemm &g = p.steps[2].gemm;
+        g.batch = int64_t(1) << 31;
+        g.lhs[0] = int64_t(1) << 40;
+        p.steps[2].out_bytes = {size_t(g.batch * g.m * g.n) * sizeof(double)};
+        p.outputs = {0, 0};
+      },
+      signature);
+  expect_error<jx::Error>([&] { decode(words); }, "contraction operand");
+}
+
 TEST(AotEncoding, RunReportsAnotherAbiVersion) {
   std::vector<int64_t> words = rt::aot::encode(every_kind_of_step(), signature, 0);
   words[1] = JX_AOT_ABI_VERSION + 1;
