@@ -364,7 +364,7 @@ Decoded decode(const int64_t *words, int64_t count, const jx_aot_kernel *kernels
       s.value = [value] { return value; };
     }
     s.tasks = s.kind == Step::Kind::Contraction
-                  ? gemm_tiles(s.gemm)
+                  ? gemm_tiles(s.gemm, gemm_parallelism())
                   : split_boxes(s.boxes, s.extent.size(), s.box_work, threads);
   }
   return d;

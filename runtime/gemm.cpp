@@ -5,6 +5,7 @@
 #include <cblas.h>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 extern "C" void openblas_set_num_threads(int);
 
@@ -91,14 +92,17 @@ bool blas_layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_str
   return plain || transposed;
 }
 
-std::vector<int64_t> gemm_tiles(const Gemm &g) {
+int64_t gemm_parallelism() {
+  static const int64_t threads = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  return threads;
+}
+
+std::vector<int64_t> gemm_tiles(const Gemm &g, int64_t parallelism) {
   std::vector<int64_t> tiles;
   if (g.batch == 0 || g.m == 0 || g.n == 0) return tiles;
-  // Halve the longer edge (in multiples of 16 rows or columns) until there are four tiles or a
-  // tile is too little work to share: a function of the shape only.
   int64_t tm = g.m, tn = g.n;
   auto count = [&] { return g.batch * ((g.m + tm - 1) / tm) * ((g.n + tn - 1) / tn); };
-  while (count() < 4 && 2.0 * double(tm) * double(tn) * double(g.k) >= double(1 << 22)) {
+  while (count() < parallelism && 2.0 * double(tm) * double(tn) * double(g.k) >= double(1 << 22)) {
     if (tm >= tn && tm >= 32)
       tm = round_up((tm + 1) / 2, 16);
     else if (tn >= 32)

@@ -1,6 +1,6 @@
 // Contractions as the runtime runs them: batched GEMMs over strided operands, cut into a grid of
-// tiles fixed by the shape (so a result's bits never depend on threads or devices), each tile one
-// single-threaded OpenBLAS call on the pool's thread that runs it.
+// tiles fixed by the shape and the machine (so a result's bits never depend on the pool's size or
+// the devices), each tile one single-threaded OpenBLAS call on the pool's thread that runs it.
 #pragma once
 
 #include <jx/dtype.h>
@@ -22,12 +22,17 @@ struct Gemm {
 // leading dimension of at least the extent it spans), as the runtime calls it.
 bool blas_layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride);
 
-// The tiles of a GEMM: {b, i0, i1, j0, j1} each, from its shape alone. Large products are cut
-// into about four tiles (two threads each get two; more tiles cost packing, measured in
-// docs/architecture.md), batches into one tile per matrix.
-std::vector<int64_t> gemm_tiles(const Gemm &g);
+// The tiles of a GEMM: {b, i0, i1, j0, j1} each, from its shape and `parallelism` alone: batches
+// one matrix per tile; a single product halved along its longer edge (in multiples of 16) until
+// there are `parallelism` tiles or a tile is under 4 Mflop. Every tile is a separate BLAS call
+// packing its own panels: more tiles than threads only cost (measured in docs/architecture.md).
+std::vector<int64_t> gemm_tiles(const Gemm &g, int64_t parallelism);
 
-// Computes tile t of gemm_tiles(g) (float32 or float64).
+// The machine's hardware threads: the tile count contractions aim for. Neither JX_NUM_THREADS nor
+// the device mesh enters, so a contraction's bits depend on its shape and the machine only.
+int64_t gemm_parallelism();
+
+// Computes one tile of gemm_tiles (float32 or float64).
 void gemm_tile(const Gemm &g, DType dtype, const int64_t *tile, const void *lhs, const void *rhs,
                void *out);
 

@@ -233,7 +233,7 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
       s.run.inputs = {slot.at(p.gemm.lhs), slot.at(p.gemm.rhs)};
       s.run.gemm = p.gemm.gemm;
       s.run.dtype = p.node->dtype;
-      s.run.tasks = runtime::gemm_tiles(p.gemm.gemm);
+      s.run.tasks = runtime::gemm_tiles(p.gemm.gemm, runtime::gemm_parallelism());
       break;
     case passes::Step::Kind::Kernel:
       s.kind = Step::Kind::Kernel;

@@ -501,7 +501,7 @@ TEST(AotEncoding, ContractionRoundTripsAndRuns) {
   EXPECT_EQ(std::vector<int64_t>(s.gemm.lhs, s.gemm.lhs + 3), (std::vector<int64_t>{0, 3, 1}));
   EXPECT_EQ(std::vector<int64_t>(s.gemm.rhs, s.gemm.rhs + 3), (std::vector<int64_t>{0, 5, 1}));
   // Its tasks are the shape's tiles, whatever the thread count.
-  EXPECT_EQ(s.tasks, rt::gemm_tiles(s.gemm));
+  EXPECT_EQ(s.tasks, rt::gemm_tiles(s.gemm, rt::gemm_parallelism()));
   EXPECT_EQ(rt::aot::encode(d.program, d.signature, d.required_features), words);
   // Through jx_aot_run_v2: the product of the arguments.
   double lhs[12], rhs[15], out[20], copy[12];

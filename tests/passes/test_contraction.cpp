@@ -484,7 +484,14 @@ TEST(ContractionFusion, TilesOfALargeProduct) {
                   .as_text());
   const std::vector<GemmLine> gemms = gemm_lines(plan);
   ASSERT_EQ(gemms.size(), 1u) << plan;
-  EXPECT_GE(gemms[0].tiles, 4) << plan;
+  // One tile per hardware thread (up to the work's limit).
+  EXPECT_EQ(gemms[0].tiles,
+            int64_t(jx::runtime::gemm_tiles({.batch = 1, .m = 512, .n = 512, .k = 512},
+                                            jx::runtime::gemm_parallelism())
+                        .size() /
+                    5))
+      << plan;
+  EXPECT_GE(gemms[0].tiles, std::min<int64_t>(4, jx::runtime::gemm_parallelism())) << plan;
 }
 
 } // namespace

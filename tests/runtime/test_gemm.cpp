@@ -51,7 +51,7 @@ const Gemm grid_shapes[] = {
 TEST(GemmTiles, CoverEveryOutputElementOnce) {
   for (const Gemm &g : grid_shapes) {
     SCOPED_TRACE(testing::Message() << g.batch << "x" << g.m << "x" << g.n << " k=" << g.k);
-    const std::vector<int64_t> tiles = gemm_tiles(g);
+    const std::vector<int64_t> tiles = gemm_tiles(g, 4);
     ASSERT_EQ(tiles.size() % 5, 0u);
     const std::vector<int> times = coverage(g, tiles);
     EXPECT_EQ(std::count(times.begin(), times.end(), 1), int64_t(times.size()));
@@ -59,11 +59,11 @@ TEST(GemmTiles, CoverEveryOutputElementOnce) {
 }
 
 TEST(GemmTiles, EmptyOutputsHaveNoTiles) {
-  EXPECT_TRUE(gemm_tiles(shape(0, 64, 64, 64)).empty());
-  EXPECT_TRUE(gemm_tiles(shape(1, 0, 64, 64)).empty());
-  EXPECT_TRUE(gemm_tiles(shape(1, 64, 0, 64)).empty());
+  EXPECT_TRUE(gemm_tiles(shape(0, 64, 64, 64), 4).empty());
+  EXPECT_TRUE(gemm_tiles(shape(1, 0, 64, 64), 4).empty());
+  EXPECT_TRUE(gemm_tiles(shape(1, 64, 0, 64), 4).empty());
   // k = 0: the output exists (zeros), one tile.
-  EXPECT_EQ(gemm_tiles(shape(1, 64, 64, 0)).size(), 5u);
+  EXPECT_EQ(gemm_tiles(shape(1, 64, 64, 0), 4).size(), 5u);
 }
 
 TEST(GemmTiles, DependOnlyOnTheShape) {
@@ -76,8 +76,8 @@ TEST(GemmTiles, DependOnlyOnTheShape) {
     strided.rhs[0] = 12345;
     strided.rhs[1] = 1;
     strided.rhs[2] = g.k;
-    EXPECT_EQ(gemm_tiles(strided), gemm_tiles(g));
-    EXPECT_EQ(gemm_tiles(g), gemm_tiles(g));
+    EXPECT_EQ(gemm_tiles(strided, 4), gemm_tiles(g, 4));
+    EXPECT_EQ(gemm_tiles(g, 4), gemm_tiles(g, 4));
   }
 }
 
@@ -86,26 +86,36 @@ TEST(GemmTiles, LargeProductsGetAtLeastFourTiles) {
                         shape(1, 4096, 1, 4096), shape(1, 1, 4096, 4096), shape(1, 33, 1025, 700),
                         shape(1, 4097, 31, 4096)}) {
     SCOPED_TRACE(testing::Message() << g.m << "x" << g.n << " k=" << g.k);
-    EXPECT_GE(gemm_tiles(g).size() / 5, 4u);
+    EXPECT_GE(gemm_tiles(g, 4).size() / 5, 4u);
   }
   // A batch of large matrices: one tile per matrix is enough.
-  EXPECT_EQ(gemm_tiles(shape(4, 512, 512, 512)).size() / 5, 4u);
+  EXPECT_EQ(gemm_tiles(shape(4, 512, 512, 512), 4).size() / 5, 4u);
+}
+
+TEST(GemmTiles, OneTilePerThreadOfParallelism) {
+  // Big enough for any split: the tile count is the parallelism asked for, the grid its function.
+  const Gemm g = shape(1, 2048, 2048, 2048);
+  for (int64_t p : {1, 2, 3, 4, 8, 16}) {
+    SCOPED_TRACE(p);
+    EXPECT_EQ(int64_t(gemm_tiles(g, p).size() / 5), p == 3 ? 4 : p);
+  }
+  EXPECT_GE(jx::runtime::gemm_parallelism(), 1);
 }
 
 TEST(GemmTiles, SmallProductsAreOneTile) {
   for (const Gemm &g : {shape(1, 1, 1, 1), shape(1, 7, 5, 3), shape(1, 64, 40, 48),
                         shape(1, 128, 128, 64), shape(1, 300, 200, 0)}) {
     SCOPED_TRACE(testing::Message() << g.m << "x" << g.n << " k=" << g.k);
-    EXPECT_EQ(gemm_tiles(g).size(), 5u);
+    EXPECT_EQ(gemm_tiles(g, 4).size(), 5u);
   }
   // Batches of small matrices: one tile per matrix.
-  EXPECT_EQ(gemm_tiles(shape(7, 100, 90, 80)).size() / 5, 7u);
+  EXPECT_EQ(gemm_tiles(shape(7, 100, 90, 80), 4).size() / 5, 7u);
 }
 
 TEST(GemmTiles, EdgesAreMultiplesOfSixteenExceptAtTheEnds) {
   for (const Gemm &g : grid_shapes) {
     SCOPED_TRACE(testing::Message() << g.batch << "x" << g.m << "x" << g.n << " k=" << g.k);
-    const std::vector<int64_t> tiles = gemm_tiles(g);
+    const std::vector<int64_t> tiles = gemm_tiles(g, 4);
     for (size_t t = 0; t < tiles.size(); t += 5) {
       for (int64_t edge : {tiles[t + 1], tiles[t + 2]})
         EXPECT_TRUE(edge == 0 || edge == g.m || edge % 16 == 0) << "row edge " << edge;
@@ -114,7 +124,7 @@ TEST(GemmTiles, EdgesAreMultiplesOfSixteenExceptAtTheEnds) {
     }
   }
   // And they do cut large products.
-  const std::vector<int64_t> tiles = gemm_tiles(shape(1, 33, 1025, 700));
+  const std::vector<int64_t> tiles = gemm_tiles(shape(1, 33, 1025, 700), 4);
   EXPECT_GT(tiles.size(), 5u);
 }
 
@@ -163,7 +173,7 @@ template <class T> std::vector<T> naive(const Problem<T> &p) {
 // Runs every tile of p's grid; the output equals the loop's bit for bit.
 template <class T> void expect_matches_loop(Problem<T> p) {
   const jx::DType dtype = sizeof(T) == 8 ? jx::float64 : jx::float32;
-  const std::vector<int64_t> tiles = gemm_tiles(p.g);
+  const std::vector<int64_t> tiles = gemm_tiles(p.g, 4);
   for (size_t t = 0; t < tiles.size(); t += 5)
     gemm_tile(p.g, dtype, tiles.data() + t, p.lhs.data(), p.rhs.data(), p.out.data());
   const std::vector<T> expected = naive(p);
@@ -216,7 +226,7 @@ TYPED_TEST(GemmTile, SeveralTilesWithRaggedEdges) {
   // Big enough for a grid of several tiles, extents not multiples of 16.
   const int64_t m = 250, n = 147, k = 130;
   const Gemm g = with(shape(1, m, n, k), {0, 1, m}, {0, n, 1});
-  ASSERT_GT(gemm_tiles(g).size(), 5u);
+  ASSERT_GT(gemm_tiles(g, 4).size(), 5u);
   expect_matches_loop(problem<TypeParam>(g, 8));
   expect_matches_loop(problem<TypeParam>(with(shape(1, m, n, k), {0, k, 1}, {0, 1, k}), 9));
 }
@@ -240,7 +250,7 @@ TYPED_TEST(GemmTile, MatrixTimesVector) {
   }
   // Tall enough for several tiles of rows.
   const Gemm tall = with(shape(1, 4000, 1, 600), {0, 1, 4000}, {0, 2, 0});
-  ASSERT_GT(gemm_tiles(tall).size(), 5u);
+  ASSERT_GT(gemm_tiles(tall, 4).size(), 5u);
   expect_matches_loop(problem<TypeParam>(tall, 14));
 }
 
@@ -255,7 +265,7 @@ TYPED_TEST(GemmTile, VectorTimesMatrix) {
         problem<TypeParam>(with(shape(2, 1, n, k), {k * inc, 0, inc}, {k * n, n, 1}), 17));
   }
   const Gemm wide = with(shape(1, 1, 4000, 600), {0, 0, 3}, {0, 1, 600});
-  ASSERT_GT(gemm_tiles(wide).size(), 5u);
+  ASSERT_GT(gemm_tiles(wide, 4).size(), 5u);
   expect_matches_loop(problem<TypeParam>(wide, 18));
 }
 
@@ -276,7 +286,7 @@ TYPED_TEST(GemmTile, NonIntegerValuesWithinRounding) {
     x = T(dist(rng));
   for (T &x : p.rhs)
     x = T(dist(rng));
-  const std::vector<int64_t> tiles = gemm_tiles(p.g);
+  const std::vector<int64_t> tiles = gemm_tiles(p.g, 4);
   for (size_t t = 0; t < tiles.size(); t += 5)
     gemm_tile(p.g, sizeof(T) == 8 ? jx::float64 : jx::float32, tiles.data() + t, p.lhs.data(),
               p.rhs.data(), p.out.data());
