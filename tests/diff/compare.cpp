@@ -379,6 +379,8 @@ template <class F> uint64_t ulp_distance(F a, F b) {
   return oa > ob ? uint64_t(oa) - uint64_t(ob) : uint64_t(ob) - uint64_t(oa);
 }
 
+} // namespace
+
 std::string multi_index(const Shape &shape, int64_t flat) {
   std::vector<int64_t> idx(shape.size());
   for (size_t i = shape.size(); i-- > 0;) {
@@ -387,8 +389,6 @@ std::string multi_index(const Shape &shape, int64_t flat) {
   }
   return fmt::format("[{}]", fmt::join(idx, ", "));
 }
-
-} // namespace
 
 Tolerance tolerance_for(const jx::Array &root, int64_t ulps) {
   Tolerance t{ulps, nullptr};

@@ -56,4 +56,7 @@ Tolerance tolerance_for(const jx::Array &root, int64_t ulps = 0);
 CompareResult compare_buffers(const jx::Array &like, runtime::BufferPtr expected,
                               runtime::BufferPtr actual, const Tolerance &tolerance);
 
+// The index of element `flat` of a row-major array of shape, as "[i, j, k]".
+std::string multi_index(const Shape &shape, int64_t flat);
+
 } // namespace jx::diff

@@ -33,6 +33,7 @@ using jx::DType;
 using jx::Shape;
 using jx::api::Backend;
 using jx::api::evaluate_with;
+using jx::diff::multi_index;
 using jx::runtime::BufferPtr;
 
 uint64_t env_or(const char *name, uint64_t fallback) {
@@ -512,15 +513,6 @@ BufferPtr buffer_of(const Array &x) {
 
 double element(const BufferPtr &b, DType dtype, int64_t i) {
   return dtype == DType::float32 ? double(b->as<float>()[i]) : b->as<double>()[i];
-}
-
-std::string multi_index(const Shape &shape, int64_t flat) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t a = shape.size(); a-- > 0;) {
-    idx[a] = flat % shape[a];
-    flat /= shape[a];
-  }
-  return fmt::format("[{}]", fmt::join(idx, ", "));
 }
 
 // The float error bound, per element of the result f = scale * relu(y + bias), y = sum_k a*b:
