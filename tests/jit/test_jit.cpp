@@ -190,6 +190,29 @@ TEST(Jit, ContractionsAreCallableFromManyThreads) {
   EXPECT_EQ(mismatches.load(), 0);
 }
 
+TEST(Jit, BoolContractionIsAny) {
+  // Bool contractions accumulate any-of-and in an i32 (an i1 accumulator over these strided loads
+  // took LLVM seconds to compile).
+  auto f = [](const Array &a, const Array &b) {
+    return jnp::tensordot(a, b,
+                          std::pair<std::vector<int64_t>, std::vector<int64_t>>{{0, 3}, {1, 0}});
+  };
+  auto compiled = jx::jit(f)
+                      .lower(ShapeDtypeStruct{{64, 8, 17, 1}, jnp::bool_},
+                             ShapeDtypeStruct{{1, 64}, jnp::bool_})
+                      .compile();
+  Array a = (jnp::arange(64 * 8 * 17.0).reshape({64, 8, 17, 1}) % 7.0) == 0.0;
+  Array b = (jnp::arange(64.0).reshape({1, 64}) % 5.0) == 0.0;
+  const Array got = compiled(a, b);
+  for (int64_t i = 0; i < 8; ++i)
+    for (int64_t j = 0; j < 17; ++j) {
+      bool any = false;
+      for (int64_t k = 0; k < 64; ++k)
+        any = any || ((k * 136 + i * 17 + j) % 7 == 0 && k % 5 == 0);
+      EXPECT_EQ(got(i, j).item<bool>(), any) << i << "," << j;
+    }
+}
+
 TEST(KernelCache, ChangedConstantsReuseTheKernel) {
   Array x = jnp::arange(1000.0).block_until_ready();
   (x * 2.0 + 1.0)(10).item<double>();
