@@ -47,6 +47,9 @@ void tile_of(const Gemm &g, const int64_t *tile, const T *lhs, const T *rhs, T *
     return;
   }
   single_threaded_blas();
+  // gemv with beta = 0 must not read y, but some OpenBLAS releases propagate a NaN found there
+  // (the arena may hold one): start from zeros.
+  if (g.n == 1 || g.m == 1) std::fill_n(c, g.n == 1 ? rows : cols, T(0));
   if (g.n == 1) { // matrix times vector
     const Layout la = layout(rows, k, g.lhs[1], g.lhs[2]);
     const int m = la.transposed ? k : rows, n = la.transposed ? rows : k;

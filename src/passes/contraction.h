@@ -20,8 +20,8 @@ struct GemmPlan {
 // A dot_general runs as a GEMM when it is floating point, its batch, free and contracted axes
 // group into (batch, m, k) x (batch, k, n) with strides BLAS accepts, and it is a matrix product
 // worth a library call (not one dot product per element, as the Simpson seed's
-// einsum('i...,i...'), nor an outer product, nor a few thousand flops: the fused loop does those
-// in one pass). Otherwise nullopt, and `why` says what kept it a loop.
+// einsum('i...,i...'), nor an outer product, nor products of a few thousand flops each: the fused
+// loop does those in one pass). Otherwise nullopt, and `why` says what kept it a loop.
 std::optional<GemmPlan> plan_gemm(const ir::Node &dot, std::string *why = nullptr);
 
 } // namespace jx::passes

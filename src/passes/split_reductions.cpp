@@ -19,14 +19,19 @@ using ir::Op;
 
 constexpr int64_t partials = 16;
 constexpr int64_t min_elements = int64_t(1) << 16;
+constexpr int64_t min_rows_per_partial = 64;
 
 NodePtr split(const NodePtr &n) {
   if (n->op != Op::ReduceSum && n->op != Op::ReduceProd && n->op != Op::ReduceMax &&
       n->op != Op::ReduceMin)
     return n;
   if (n->realized() || n->attrs.empty() || n->inputs[0]->size() < min_elements) return n;
-  // Few values, or leading axes reduced: then the kept axes are rows the kernel accumulates.
-  if (n->size() >= partials && n->attrs.front() != 0) return n;
+  // Few values, or leading axes reduced over enough rows that each partial sums a block of at
+  // least 64 (fewer rows are cheaper summed in one pass: the partials cost a buffer 16x the
+  // output).
+  if (n->size() >= partials &&
+      (n->attrs.front() != 0 || n->inputs[0]->shape[0] < min_rows_per_partial * partials))
+    return n;
   const NodePtr &x = n->inputs[0];
   const std::vector<int64_t> &axes = n->attrs;
   const int64_t axis = axes.front(); // the outermost reduced axis

@@ -215,10 +215,17 @@ TEST(Contraction, OuterProductsAreLoops) {
 TEST(Contraction, TinyProductsAreLoops) {
   NodePtr a = param(0, {8, 8}), b = param(1, {8, 8});
   const std::string why = rejection(matmul(a, b));
-  EXPECT_NE(why.find("1024 flops, below the GEMM threshold"), std::string::npos) << why;
+  EXPECT_NE(why.find("1024 flops per product, below the GEMM threshold"), std::string::npos) << why;
   // 2 * 32 * 32 * 16 = 32768 flops: the threshold itself is a GEMM.
   EXPECT_EQ(rejection(matmul(param(0, {32, 16}), param(1, {16, 32}))), "");
   EXPECT_NE(rejection(matmul(param(0, {32, 15}), param(1, {15, 32}))), "");
+  // A batch of small products is one BLAS call per matrix: the loop is faster, however many.
+  NodePtr batched =
+      ir::dot_general(param(0, {10000, 4, 4}), param(1, {10000, 4, 4}), {0}, {0}, {2}, {1});
+  EXPECT_NE(rejection(batched).find("flops per product"), std::string::npos);
+  EXPECT_EQ(rejection(ir::dot_general(param(0, {64, 32, 16}), param(1, {64, 16, 32}), {0}, {0}, {2},
+                                      {1})),
+            "");
 }
 
 TEST(Contraction, AxesThatDoNotNestAreLoops) {
