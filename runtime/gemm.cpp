@@ -1,4 +1,4 @@
-// Contractions through OpenBLAS: the shape's tile grid, and one single-threaded call per tile.
+// Contractions through OpenBLAS: the tile grid (shape, hardware threads), one call per tile.
 #include "runtime/gemm.h"
 
 #include <algorithm>

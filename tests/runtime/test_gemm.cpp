@@ -1,6 +1,6 @@
 // runtime/gemm.h: the tile grid of a contraction (every output element once, from the shape
-// alone) and gemm_tile's cblas calls against a plain loop, over strided, transposed and
-// broadcast operands, float32 and float64, the gemv paths (n = 1, m = 1) and k = 0.
+// and the parallelism alone) and gemm_tile's cblas calls against a plain loop, over strided,
+// transposed and broadcast operands, float32 and float64, the gemv paths (n = 1, m = 1) and k = 0.
 #include <gtest/gtest.h>
 
 #include <algorithm>
