@@ -272,7 +272,11 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
       owners.push_back(&steps_[k]);
     }
   std::vector<std::shared_ptr<const CompiledKernel>> kernels = compile_all(to_compile);
-  for (const codegen::KernelPlan *p : to_compile) {
+  // Contraction plans list their root and the buffers BLAS reads: costed as kernels are.
+  std::vector<const codegen::KernelPlan *> costed = to_compile;
+  for (const passes::Step &p : plan)
+    if (p.kind == passes::Step::Kind::Contraction) costed.push_back(&p.plan);
+  for (const codegen::KernelPlan *p : costed) {
     Cost c = kernel_cost(*p);
     cost_.flops += c.flops;
     cost_.transcendentals += c.transcendentals;
@@ -281,11 +285,6 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
   for (const Step &s : steps_) {
     for (const Transfer &t : s.transfers)
       cost_.communication_bytes += t.bytes;
-    if (s.kind != Step::Kind::Contraction) continue;
-    const runtime::Gemm &g = s.run.gemm;
-    cost_.flops += 2.0 * double(g.batch) * double(g.m) * double(g.n) * double(g.k);
-    for (const ir::Node *n : {s.node.get(), s.node->inputs[0].get(), s.node->inputs[1].get()})
-      cost_.bytes_accessed += double(n->size() * itemsize(n->dtype));
   }
   for (size_t k = 0; k < kernels.size(); ++k) {
     owners[k]->kernel = std::move(kernels[k]);
