@@ -5,6 +5,7 @@
 #include <cblas.h>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 extern "C" void openblas_set_num_threads(int);
@@ -19,10 +20,20 @@ struct Layout {
   int ld;
 };
 
-Layout layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
+// The matrix row-major (unit column stride, rows at least a row apart), else its transpose so
+// stored; nullopt when neither reads it.
+std::optional<Layout> layout_of(int64_t rows, int64_t cols, int64_t row_stride,
+                                int64_t col_stride) {
   if ((cols == 1 || col_stride == 1) && (rows == 1 || row_stride >= std::max<int64_t>(cols, 1)))
-    return {false, int(rows == 1 ? std::max<int64_t>(cols, 1) : row_stride)};
-  return {true, int(cols == 1 ? std::max<int64_t>(rows, 1) : col_stride)};
+    return Layout{false, int(rows == 1 ? std::max<int64_t>(cols, 1) : row_stride)};
+  if ((rows == 1 || row_stride == 1) && (cols == 1 || col_stride >= std::max<int64_t>(rows, 1)))
+    return Layout{true, int(cols == 1 ? std::max<int64_t>(rows, 1) : col_stride)};
+  return std::nullopt;
+}
+
+// Planned contractions passed blas_layout for the whole operand, so every tile of it has one.
+Layout layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
+  return *layout_of(rows, cols, row_stride, col_stride);
 }
 
 CBLAS_TRANSPOSE trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
@@ -88,11 +99,7 @@ bool blas_layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_str
   if (rows > int_max || cols > int_max || row_stride > int_max || col_stride > int_max ||
       row_stride < 0 || col_stride < 0)
     return false;
-  const bool plain =
-      (cols == 1 || col_stride == 1) && (rows == 1 || row_stride >= std::max<int64_t>(cols, 1));
-  const bool transposed =
-      (rows == 1 || row_stride == 1) && (cols == 1 || col_stride >= std::max<int64_t>(rows, 1));
-  return plain || transposed;
+  return layout_of(rows, cols, row_stride, col_stride).has_value();
 }
 
 int64_t gemm_parallelism() {
