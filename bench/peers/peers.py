@@ -529,12 +529,15 @@ def gemm_main(args):
     copy = lambda rnd, k: (rnd.get("copy") or {}).get(k)
     if rounds[-1].get("copy"):
         print(f"  copy_limit: memcpy {cell(lambda r: copy(r, 'median_ms'))} ms on 2 threads "
-              f"({cell(lambda r: copy(r, 'gb_per_s'))} GB/s read + written); read once "
+              f"({cell(lambda r: copy(r, 'gb_per_s'))} GB/s read + written), streamed "
+              f"{cell(lambda r: copy(r, 'stream_copy_ms'))} ms; read once "
               f"{cell(lambda r: copy(r, 'read_ms'))} ms on 2 threads "
               f"({cell(lambda r: copy(r, 'read_gb_per_s'))} GB/s), "
               f"{cell(lambda r: copy(r, 'read_ms_1t'))} ms on 1")
         square = max(1, 4096 // args.shrink)
         for name, limit, what in ((f"transpose_add_{square}", "median_ms", "2-thread memcpy"),
+                                  (f"transpose_add_{square}", "stream_copy_ms",
+                                   "2-thread streamed copy"),
                                   (f"sum0_{square}", "read_ms", "2-thread read once")):
             key = (name, "float64")
             parts = [f"{col} {cell(lambda r: ratio(ms(r, col, key), copy(r, limit)))}"

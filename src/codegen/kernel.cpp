@@ -64,6 +64,7 @@ std::string KernelPlan::structural_key() const {
     stack.pop_back();
   }
   std::string key = fmt::format("box:{};", boxed_axes);
+  if (stream_outputs) key += "stream;";
   for (const ir::Node *in : inputs)
     key += fmt::format("p:{};", ir::type_str(*in));
   for (const ir::Node *n : order) {

@@ -32,6 +32,10 @@ struct KernelPlan {
   // Output axes whose range the caller chooses (bit a for axis a): axis 0, split into chunks for
   // the thread pool, and the axes a sharding splits across devices.
   uint32_t boxed_axes = 1;
+  // Elementwise outputs written with streaming (non-temporal) stores: set by the compile driver
+  // for large outputs that no later step of the program reads, whose lines would only evict
+  // what is in the caches and cost a read-for-ownership each.
+  bool stream_outputs = false;
 
   bool boxed(size_t axis) const { return boxed_axes >> axis & 1; }
 

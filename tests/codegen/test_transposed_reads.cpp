@@ -1,7 +1,10 @@
 // Kernels that read a large input transposed loop over 32x32 tiles of the output (emit.cpp's
 // transposed_axis and tiled_box_nest): every element of the box computed once, nothing outside
 // it written, at extents that are not multiples of 32, whole and under placements that box the
-// tiled axes; values equal to the reference evaluator's (movement is exact).
+// tiled axes; values equal to the reference evaluator's (movement is exact). Kernels whose plan
+// asks for streaming stores (large outputs no later step reads) compute tiles and row chunks into
+// a stack buffer and copy them out by cache lines: the same checks for them, over rows that start
+// on cache lines and rows that do not, and the driver's choice of which kernels stream.
 #include <jx/jx.h>
 
 #include <gtest/gtest.h>
@@ -277,6 +280,129 @@ TEST(TransposedReadKernel, ThreeDimensionalBoxOverTheTiledAxes) {
         }
     EXPECT_EQ(wrong, 0);
   }
+}
+
+// ---- streaming stores ----
+
+// Outputs of at least this many bytes that no later step reads stream (executable.cpp's
+// min_streamed_bytes).
+constexpr int64_t streamed_bytes = int64_t(32) << 20;
+
+template <class C> bool streams(const C &c) {
+  return c.as_text().find("!nontemporal") != std::string::npos;
+}
+
+// Checks every element of `out` (C-order over `shape`): inside box, expected(flat index of the
+// element); outside, untouched.
+void expect_box(const std::vector<double> &out, const Shape &shape, const std::vector<int64_t> &box,
+                const std::function<double(const std::vector<int64_t> &)> &expected) {
+  int64_t wrong = 0;
+  std::vector<int64_t> idx(shape.size(), 0);
+  for (size_t flat = 0; flat < out.size(); ++flat) {
+    bool inside = true;
+    for (size_t a = 0; a < shape.size(); ++a)
+      inside = inside && idx[a] >= box[2 * a] && idx[a] < box[2 * a + 1];
+    const double want = inside ? expected(idx) : untouched;
+    if (out[flat] != want && wrong++ < 5)
+      ADD_FAILURE() << "flat " << flat << ": " << out[flat] << ", expected " << want;
+    for (size_t a = shape.size(); a-- > 0;) {
+      if (++idx[a] < shape[a]) break;
+      idx[a] = 0;
+    }
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST(StreamedStores, TiledKernelWritesExactlyItsBox) {
+  // out (C, R) = transpose(x (R, C)) + 1: output rows of 190 float64 (1520 bytes) start on and
+  // off cache lines; boxes off the 32-element grid, partial tiles, one element, empty.
+  const int64_t rows = 190, cols = 211;
+  const NodePtr x = ir::parameter(0, jx::float64, {rows, cols});
+  const NodePtr y = ir::binary(Op::Add, ir::transpose(x, {1, 0}),
+                               ir::broadcast(ir::literal(1, jx::float64, true), {cols, rows}, {}));
+  jx::codegen::KernelPlan plan{{y}, {x.get()}};
+  plan.boxed_axes = 0b11;
+  plan.stream_outputs = true;
+  plan.collect_literals();
+  const std::vector<double> input = iota(rows * cols);
+  for (const std::vector<int64_t> &box :
+       {std::vector<int64_t>{0, cols, 0, rows}, std::vector<int64_t>{5, 70, 3, 190},
+        std::vector<int64_t>{64, 96, 32, 64}, std::vector<int64_t>{33, 34, 100, 101},
+        std::vector<int64_t>{200, 211, 1, 190}, std::vector<int64_t>{10, 10, 5, 50}}) {
+    SCOPED_TRACE(testing::Message() << "box [" << box[0] << "," << box[1] << ") x [" << box[2]
+                                    << "," << box[3] << ")");
+    expect_box(run_kernel(plan, box, input), {cols, rows}, box,
+               [&](const std::vector<int64_t> &i) { return double(i[1] * cols + i[0]) + 1; });
+  }
+}
+
+TEST(StreamedStores, RowKernelWritesExactlyItsBox) {
+  // out = x * 2 + 1 over (R, C) row by row in 64-element chunks that end at multiples of 64 in
+  // the flat index: rows of 203 (misaligned starts, partial chunks) and 256 (whole lines).
+  for (const int64_t cols : {int64_t(203), int64_t(256)}) {
+    const int64_t rows = 37;
+    const NodePtr x = ir::parameter(0, jx::float64, {rows, cols});
+    const NodePtr y = ir::binary(
+        Op::Add,
+        ir::binary(Op::Mul, x, ir::broadcast(ir::literal(2, jx::float64, true), {rows, cols}, {})),
+        ir::broadcast(ir::literal(1, jx::float64, true), {rows, cols}, {}));
+    jx::codegen::KernelPlan plan{{y}, {x.get()}};
+    plan.boxed_axes = 0b11;
+    plan.stream_outputs = true;
+    plan.collect_literals();
+    const std::vector<double> input = iota(rows * cols);
+    for (const std::vector<int64_t> &box :
+         {std::vector<int64_t>{0, rows, 0, cols}, std::vector<int64_t>{3, 20, 5, 200},
+          std::vector<int64_t>{0, rows, 64, 128}, std::vector<int64_t>{10, 11, 63, 65},
+          std::vector<int64_t>{4, 4, 0, cols}}) {
+      SCOPED_TRACE(testing::Message() << cols << " columns, box [" << box[0] << "," << box[1]
+                                      << ") x [" << box[2] << "," << box[3] << ")");
+      expect_box(run_kernel(plan, box, input), {rows, cols}, box,
+                 [&](const std::vector<int64_t> &i) { return double(i[0] * cols + i[1]) * 2 + 1; });
+    }
+  }
+}
+
+TEST(StreamedStores, LargeOutputsStreamAndMatchTheEvaluator) {
+  auto transposed = [](const Array &x) { return jnp::transpose(x) + 1.0; };
+  auto rows = [](const Array &x) { return x * 2.0 - 3.0; };
+  // float64 transposed rows of 2056 (whole lines); float32 rows of 2900 elements (11600 bytes:
+  // most rows start off a cache line).
+  const Shape square{2048, 2056}, odd{2900, 2900};
+  ASSERT_GE(jx::shape_size(square) * 8, streamed_bytes);
+  ASSERT_GE(jx::shape_size(odd) * 4, streamed_bytes);
+  for (const auto &[f, shape, dtype] :
+       {std::tuple{std::function<Array(const Array &)>(transposed), square, jx::float64},
+        std::tuple{std::function<Array(const Array &)>(rows), odd, jx::float32}}) {
+    SCOPED_TRACE(shape_text(shape) + " " + std::string(jx::dtype_name(dtype)));
+    const Array x = distinct(shape, dtype);
+    const auto compiled = jx::jit(f).lower(jx::ShapeDtypeStruct{shape, dtype}).compile();
+    EXPECT_TRUE(streams(compiled));
+    EXPECT_TRUE(equals_evaluator(f, x, compiled(x).data()));
+  }
+  // Over a 2x4 mesh: device boxes cut the transposed output's rows and columns.
+  const jx::Sharding s = jx::NamedSharding(jx::make_mesh({2, 4}, {"x", "y"}), P("x", "y"));
+  const Array x = distinct(square);
+  EXPECT_TRUE(
+      equals_evaluator(transposed, x, jx::jit(transposed, {.out_shardings = {s}})(x).data()));
+}
+
+TEST(StreamedStores, OnlyLargeUnreadNonBoolOutputsStream) {
+  auto lower = [](const std::function<std::vector<Array>(const Array &)> &f, const Shape &shape) {
+    return jx::jit(f).lower(jx::ShapeDtypeStruct{shape, jx::float64}).compile();
+  };
+  const Shape big{4096, 1024}, small{1024, 1024};
+  EXPECT_TRUE(streams(lower([](const Array &x) { return std::vector<Array>{jnp::exp(x)}; }, big)));
+  EXPECT_FALSE(
+      streams(lower([](const Array &x) { return std::vector<Array>{jnp::exp(x)}; }, small)));
+  EXPECT_FALSE(streams(lower([](const Array &x) { return std::vector<Array>{x > 0.0}; }, big)));
+  // exp(x) is an output and a GEMM operand: a later step reads it.
+  EXPECT_FALSE(streams(lower(
+      [](const Array &x) {
+        const Array e = jnp::exp(x);
+        return std::vector<Array>{e, jnp::matmul(e, jnp::ones({1024, 8}))};
+      },
+      big)));
 }
 
 } // namespace
