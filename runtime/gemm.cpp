@@ -46,10 +46,10 @@ void single_threaded_blas() {
 
 template <class T>
 void tile_of(const Gemm &g, const int64_t *tile, const T *lhs, const T *rhs, T *out) {
-  const int64_t b = tile[0], i0 = tile[1], j0 = tile[3];
-  const int rows = int(tile[2] - i0), cols = int(tile[4] - j0), k = int(g.k);
-  const T *a = lhs + b * g.lhs[0] + i0 * g.lhs[1];
-  const T *x = rhs + b * g.rhs[0] + j0 * g.rhs[2];
+  const int64_t b = tile[0], i0 = tile[1], j0 = tile[3], p0 = tile[5];
+  const int rows = int(tile[2] - i0), cols = int(tile[4] - j0), k = int(tile[6] - p0);
+  const T *a = lhs + b * g.lhs[0] + i0 * g.lhs[1] + p0 * g.lhs[2];
+  const T *x = rhs + b * g.rhs[0] + j0 * g.rhs[2] + p0 * g.rhs[1];
   T *c = out + (b * g.m + i0) * g.n + j0;
   constexpr bool f64 = sizeof(T) == 8;
   if (k == 0) {
@@ -110,9 +110,22 @@ int64_t gemm_parallelism() {
 std::vector<int64_t> gemm_tiles(const Gemm &g, int64_t parallelism) {
   std::vector<int64_t> tiles;
   if (g.batch == 0 || g.m == 0 || g.n == 0) return tiles;
+  constexpr double min_tile_flops = 1 << 22;
+  const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
+  if (g.batch == 1 && g.m > 1 && g.n > 1 && g.k >= 4 * std::max(g.m, g.n)) {
+    int64_t parts = 1;
+    while (parts < parallelism && flops / double(parts + 1) >= min_tile_flops &&
+           g.k / (parts + 1) >= 16)
+      ++parts;
+    const int64_t step = round_up((g.k + parts - 1) / parts, 16);
+    int64_t partial = 0;
+    for (int64_t p = 0; p < g.k; p += step)
+      tiles.insert(tiles.end(), {0, 0, g.m, 0, g.n, p, std::min(g.k, p + step), partial++});
+    return tiles;
+  }
   int64_t tm = g.m, tn = g.n;
   auto count = [&] { return g.batch * ((g.m + tm - 1) / tm) * ((g.n + tn - 1) / tn); };
-  while (count() < parallelism && 2.0 * double(tm) * double(tn) * double(g.k) >= double(1 << 22)) {
+  while (count() < parallelism && 2.0 * double(tm) * double(tn) * double(g.k) >= min_tile_flops) {
     if (tm >= tn && tm >= 32)
       tm = round_up((tm + 1) / 2, 16);
     else if (tn >= 32)
@@ -123,8 +136,29 @@ std::vector<int64_t> gemm_tiles(const Gemm &g, int64_t parallelism) {
   for (int64_t b = 0; b < g.batch; ++b)
     for (int64_t i = 0; i < g.m; i += tm)
       for (int64_t j = 0; j < g.n; j += tn)
-        tiles.insert(tiles.end(), {b, i, std::min(g.m, i + tm), j, std::min(g.n, j + tn)});
+        tiles.insert(tiles.end(),
+                     {b, i, std::min(g.m, i + tm), j, std::min(g.n, j + tn), 0, g.k, 0});
   return tiles;
+}
+
+int64_t gemm_partials(const std::vector<int64_t> &tiles) {
+  int64_t count = 0;
+  for (size_t t = 0; t + gemm_tile_words <= tiles.size(); t += gemm_tile_words)
+    count = std::max(count, tiles[t + 7]);
+  return count;
+}
+
+void gemm_sum_partials(const Gemm &g, DType dtype, void *out, const void *partials, int64_t count) {
+  const int64_t size = g.batch * g.m * g.n;
+  auto sum = [&](auto *o, const auto *p) {
+    for (int64_t q = 0; q < count; ++q)
+      for (int64_t e = 0; e < size; ++e)
+        o[e] += p[q * size + e];
+  };
+  if (dtype == DType::float64)
+    sum(static_cast<double *>(out), static_cast<const double *>(partials));
+  else
+    sum(static_cast<float *>(out), static_cast<const float *>(partials));
 }
 
 void gemm_tile(const Gemm &g, DType dtype, const int64_t *tile, const void *lhs, const void *rhs,

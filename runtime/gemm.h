@@ -22,18 +22,33 @@ struct Gemm {
 // leading dimension of at least the extent it spans), as the runtime calls it.
 bool blas_layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride);
 
-// The tiles of a GEMM: {b, i0, i1, j0, j1} each, from its shape and `parallelism` alone: batches
-// one matrix per tile; a single product halved along its longer edge (in multiples of 16) until
-// there are `parallelism` tiles or a tile is under 4 Mflop. Every tile is a separate BLAS call
-// packing its own panels: more tiles than threads only cost (measured in docs/architecture.md).
+// Words per tile of gemm_tiles: {b, i0, i1, j0, j1, p0, p1, partial}, the output block
+// [i0, i1) x [j0, j1) of matrix b summed over p in [p0, p1), written to the output (partial 0)
+// or to partial buffer `partial` (1, 2, ...), which gemm_sum_partials adds to it after.
+inline constexpr size_t gemm_tile_words = 8;
+
+// The tiles of a GEMM, from its shape and `parallelism` alone: batches one matrix per tile; a
+// single product whose output is small beside its depth (k >= 4 max(m, n), m and n > 1) cut
+// along k into `parallelism` parts (multiples of 16, none under 4 Mflop), else halved along its
+// longer output edge (in multiples of 16) until there are `parallelism` tiles or a tile is under
+// 4 Mflop. Every tile is a separate BLAS call packing its own panels: more tiles than threads only
+// cost; the k parts pack half of both operands each instead of all of one (measured in
+// docs/architecture.md).
 std::vector<int64_t> gemm_tiles(const Gemm &g, int64_t parallelism);
+
+// The partial buffers (each batch x m x n) that tiles write besides the output.
+int64_t gemm_partials(const std::vector<int64_t> &tiles);
 
 // The machine's hardware threads: the tile count contractions aim for. Neither JX_NUM_THREADS nor
 // the device mesh enters, so a contraction's bits depend on its shape and the machine only.
 int64_t gemm_parallelism();
 
-// Computes one tile of gemm_tiles (float32 or float64).
+// Computes one tile of gemm_tiles (float32 or float64) into out, a (batch, m, n) row-major
+// buffer: the output or the tile's partial buffer.
 void gemm_tile(const Gemm &g, DType dtype, const int64_t *tile, const void *lhs, const void *rhs,
                void *out);
+
+// out += partials[0] + partials[1] + ..., in that order (count buffers of batch x m x n).
+void gemm_sum_partials(const Gemm &g, DType dtype, void *out, const void *partials, int64_t count);
 
 } // namespace jx::runtime

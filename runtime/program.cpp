@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "runtime/thread_pool.h"
 #include "runtime/threefry.h"
@@ -77,9 +78,17 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
       const void *lhs = address[size_t(s.inputs[0])], *rhs = address[size_t(s.inputs[1])];
       void *out = address[size_t(s.outs[0])];
       const int64_t *tiles = s.tasks.data();
-      default_pool().run_batch(int64_t(s.tasks.size() / 5), [&](int64_t t) {
-        gemm_tile(s.gemm, s.dtype, tiles + 5 * t, lhs, rhs, out);
+      // Tiles of a product cut along k write partial sums, added to the output after.
+      const int64_t partials = gemm_partials(s.tasks);
+      const size_t partial_bytes = size_t(s.gemm.batch * s.gemm.m * s.gemm.n) * itemsize(s.dtype);
+      std::optional<Buffer> scratch;
+      if (partials > 0) scratch.emplace(size_t(partials) * partial_bytes);
+      default_pool().run_batch(int64_t(s.tasks.size() / gemm_tile_words), [&](int64_t t) {
+        const int64_t *tile = tiles + gemm_tile_words * t;
+        void *to = tile[7] == 0 ? out : scratch->as<char>() + size_t(tile[7] - 1) * partial_bytes;
+        gemm_tile(s.gemm, s.dtype, tile, lhs, rhs, to);
       });
+      if (partials > 0) gemm_sum_partials(s.gemm, s.dtype, out, scratch->data(), partials);
       break;
     }
     case Step::Kind::Kernel: {

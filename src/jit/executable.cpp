@@ -496,7 +496,9 @@ std::string Executable::as_text() const {
       text += fmt::format(" reads {} batch={} m={} n={} k={} lhs_strides={},{},{} "
                           "rhs_strides={},{},{} tiles={}",
                           fmt::join(s.run.inputs, ","), g.batch, g.m, g.n, g.k, g.lhs[0], g.lhs[1],
-                          g.lhs[2], g.rhs[0], g.rhs[1], g.rhs[2], s.run.tasks.size() / 5);
+                          g.lhs[2], g.rhs[0], g.rhs[1], g.rhs[2],
+                          s.run.tasks.size() / runtime::gemm_tile_words);
+      if (runtime::gemm_partials(s.run.tasks) > 0) text += " split_along_k";
     }
     for (const DeviceBox &b : s.boxes) {
       std::vector<std::string> ranges;

@@ -24,6 +24,7 @@
 #include "api/internal.h"
 #include "diff/compare.h"
 #include "ir/builder.h"
+#include "runtime/gemm.h"
 
 namespace {
 
@@ -711,6 +712,53 @@ TEST(Contractions, ShardedResultsAreBitIdentical) {
              tested, ran_as_gemm, seconds_since(t0), fmt::join(shapes, " "));
   EXPECT_EQ(tested, wanted);
   failures.report(tested);
+}
+
+// Deep products (k >= 4 max(m, n)) run as k parts summed after (runtime::gemm_tiles): within the
+// bound of the interpreter, and every placement of the result gives the unplaced program's bits.
+TEST(Contractions, DeepProductsSplitAlongK) {
+  const jx::Sharding rows = jx::NamedSharding(jx::make_mesh({8}, {"d"}), jx::P("d", nullptr));
+  const jx::Sharding grid = jx::NamedSharding(jx::make_mesh({2, 4}, {"x", "y"}), jx::P("x", "y"));
+  const int64_t m = 48, n = 40, k = 4001;
+  for (DType dtype : {DType::float32, DType::float64}) {
+    SCOPED_TRACE(jx::dtype_name(dtype));
+    std::mt19937_64 rng(77);
+    std::uniform_real_distribution<double> dist(-1, 1);
+    std::vector<double> a(size_t(m * k)), b(size_t(k * n));
+    for (double &x : a)
+      x = dist(rng);
+    for (double &x : b)
+      x = dist(rng);
+    const Array lhs = jnp::array(a, Shape{m, k}).astype(dtype);
+    const Array rhs = jnp::array(b, Shape{k, n}).astype(dtype);
+    auto matmul = [](const Array &x, const Array &y) { return jnp::matmul(x, y); };
+    const jx::ShapeDtypeStruct ls{{m, k}, dtype}, rs{{k, n}, dtype};
+    auto compiled = jx::jit(matmul).lower(ls, rs).compile();
+    if (jx::runtime::gemm_parallelism() > 1)
+      EXPECT_NE(compiled.as_text().find("split_along_k"), std::string::npos) << compiled.as_text();
+    const Array whole = compiled(lhs, rhs);
+    const BufferPtr expected = evaluate_with(Backend::Interpreter, matmul(lhs, rhs).node());
+    const double eps = dtype == DType::float32 ? 0x1p-24 : 0x1p-53;
+    const Array av = lhs.astype(jx::float64), bv = rhs.astype(jx::float64);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double magnitude = 0;
+        for (int64_t q = 0; q < k; ++q)
+          magnitude += std::abs(static_cast<const double *>(av.data())[i * k + q] *
+                                static_cast<const double *>(bv.data())[q * n + j]);
+        const double got = element(buffer_of(whole), dtype, i * n + j),
+                     want = element(expected, dtype, i * n + j);
+        if (!(std::abs(got - want) <= double(k + 10) * eps * magnitude) && wrong++ < 5)
+          ADD_FAILURE() << "[" << i << ", " << j << "]: " << got << " vs " << want;
+      }
+    EXPECT_EQ(wrong, 0);
+    for (const jx::Sharding &s : {rows, grid}) {
+      const Array placed = jx::jit(matmul, {.out_shardings = {s}})(lhs, rhs);
+      EXPECT_EQ(std::memcmp(placed.data(), whole.data(), size_t(m * n) * jx::itemsize(dtype)), 0)
+          << s.str();
+    }
+  }
 }
 
 // The bound is not vacuous: where a dropped term should stand out (k * (k + 10) * eps <= 1/64,

@@ -496,7 +496,7 @@ TEST(ContractionFusion, TilesOfALargeProduct) {
             int64_t(jx::runtime::gemm_tiles({.batch = 1, .m = 512, .n = 512, .k = 512},
                                             jx::runtime::gemm_parallelism())
                         .size() /
-                    5))
+                    jx::runtime::gemm_tile_words))
       << plan;
   EXPECT_GE(gemms[0].tiles, std::min<int64_t>(4, jx::runtime::gemm_parallelism())) << plan;
 }

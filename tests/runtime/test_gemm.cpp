@@ -1,6 +1,7 @@
-// runtime/gemm.h: the tile grid of a contraction (every output element once, from the shape
-// and the parallelism alone) and gemm_tile's cblas calls against a plain loop, over strided,
-// transposed and broadcast operands, float32 and float64, the gemv paths (n = 1, m = 1) and k = 0.
+// runtime/gemm.h: the tile grid of a contraction (every output element once, or once per part of
+// k for deep products, from the shape and the parallelism alone) and gemm_tile's cblas calls
+// against a plain loop, over strided, transposed and broadcast operands, float32 and float64, the
+// gemv paths (n = 1, m = 1), k = 0 and products cut along k into partial sums.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,8 +15,13 @@
 namespace {
 
 using jx::runtime::Gemm;
+using jx::runtime::gemm_partials;
 using jx::runtime::gemm_tile;
 using jx::runtime::gemm_tiles;
+constexpr size_t words = jx::runtime::gemm_tile_words;
+
+// Tiles in a grid.
+size_t tile_count(const std::vector<int64_t> &tiles) { return tiles.size() / words; }
 
 Gemm shape(int64_t batch, int64_t m, int64_t n, int64_t k) {
   return {.batch = batch, .m = m, .n = n, .k = k};
@@ -23,19 +29,21 @@ Gemm shape(int64_t batch, int64_t m, int64_t n, int64_t k) {
 
 // ---- the tile grid ----
 
-// How many tiles cover each output element (row-major (batch, m, n)).
-std::vector<int> coverage(const Gemm &g, const std::vector<int64_t> &tiles) {
-  std::vector<int> times(size_t(g.batch * g.m * g.n), 0);
-  for (size_t t = 0; t + 5 <= tiles.size(); t += 5) {
+// How many times each output element (row-major (batch, m, n)) is covered, counting a tile that
+// sums over part of k as that part of k/k-th of a cover: every element must come out 1.
+std::vector<double> coverage(const Gemm &g, const std::vector<int64_t> &tiles) {
+  std::vector<double> times(size_t(g.batch * g.m * g.n), 0);
+  for (size_t t = 0; t + words <= tiles.size(); t += words) {
     const int64_t b = tiles[t], i0 = tiles[t + 1], i1 = tiles[t + 2], j0 = tiles[t + 3],
-                  j1 = tiles[t + 4];
+                  j1 = tiles[t + 4], p0 = tiles[t + 5], p1 = tiles[t + 6];
     EXPECT_TRUE(b >= 0 && b < g.batch && 0 <= i0 && i0 < i1 && i1 <= g.m && 0 <= j0 && j0 < j1 &&
-                j1 <= g.n)
-        << "tile " << t / 5 << ": " << b << " [" << i0 << "," << i1 << ") [" << j0 << "," << j1
-        << ")";
+                j1 <= g.n && 0 <= p0 && p0 <= p1 && p1 <= g.k && tiles[t + 7] >= 0)
+        << "tile " << t / words << ": " << b << " [" << i0 << "," << i1 << ") [" << j0 << "," << j1
+        << ") k [" << p0 << "," << p1 << ")";
+    const double share = g.k == 0 ? 1.0 : double(p1 - p0) / double(g.k);
     for (int64_t i = std::max<int64_t>(i0, 0); i < std::min(i1, g.m); ++i)
       for (int64_t j = std::max<int64_t>(j0, 0); j < std::min(j1, g.n); ++j)
-        ++times[size_t((b * g.m + i) * g.n + j)];
+        times[size_t((b * g.m + i) * g.n + j)] += share;
   }
   return times;
 }
@@ -46,15 +54,16 @@ const Gemm grid_shapes[] = {
     shape(1, 1, 4096, 4096), shape(1, 4096, 1, 4096),  shape(1, 33, 1025, 700),
     shape(7, 100, 90, 80),   shape(3, 257, 129, 1000), shape(2, 2048, 2048, 2),
     shape(1, 300, 200, 0),   shape(16, 16, 16, 16),    shape(1, 4097, 31, 4096),
+    shape(1, 64, 64, 4096),  shape(1, 33, 17, 100000), shape(1, 2, 2, 1000),
 };
 
 TEST(GemmTiles, CoverEveryOutputElementOnce) {
   for (const Gemm &g : grid_shapes) {
     SCOPED_TRACE(testing::Message() << g.batch << "x" << g.m << "x" << g.n << " k=" << g.k);
     const std::vector<int64_t> tiles = gemm_tiles(g, 4);
-    ASSERT_EQ(tiles.size() % 5, 0u);
-    const std::vector<int> times = coverage(g, tiles);
-    EXPECT_EQ(std::count(times.begin(), times.end(), 1), int64_t(times.size()));
+    ASSERT_EQ(tiles.size() % words, 0u);
+    for (double times : coverage(g, tiles))
+      ASSERT_DOUBLE_EQ(times, 1.0);
   }
 }
 
@@ -63,7 +72,7 @@ TEST(GemmTiles, EmptyOutputsHaveNoTiles) {
   EXPECT_TRUE(gemm_tiles(shape(1, 0, 64, 64), 4).empty());
   EXPECT_TRUE(gemm_tiles(shape(1, 64, 0, 64), 4).empty());
   // k = 0: the output exists (zeros), one tile.
-  EXPECT_EQ(gemm_tiles(shape(1, 64, 64, 0), 4).size(), 5u);
+  EXPECT_EQ(tile_count(gemm_tiles(shape(1, 64, 64, 0), 4)), 1u);
 }
 
 TEST(GemmTiles, DependOnlyOnTheShape) {
@@ -86,10 +95,10 @@ TEST(GemmTiles, LargeProductsGetAtLeastFourTiles) {
                         shape(1, 4096, 1, 4096), shape(1, 1, 4096, 4096), shape(1, 33, 1025, 700),
                         shape(1, 4097, 31, 4096)}) {
     SCOPED_TRACE(testing::Message() << g.m << "x" << g.n << " k=" << g.k);
-    EXPECT_GE(gemm_tiles(g, 4).size() / 5, 4u);
+    EXPECT_GE(tile_count(gemm_tiles(g, 4)), 4u);
   }
   // A batch of large matrices: one tile per matrix is enough.
-  EXPECT_EQ(gemm_tiles(shape(4, 512, 512, 512), 4).size() / 5, 4u);
+  EXPECT_EQ(tile_count(gemm_tiles(shape(4, 512, 512, 512), 4)), 4u);
 }
 
 TEST(GemmTiles, OneTilePerThreadOfParallelism) {
@@ -97,7 +106,7 @@ TEST(GemmTiles, OneTilePerThreadOfParallelism) {
   const Gemm g = shape(1, 2048, 2048, 2048);
   for (int64_t p : {1, 2, 3, 4, 8, 16}) {
     SCOPED_TRACE(p);
-    EXPECT_EQ(int64_t(gemm_tiles(g, p).size() / 5), p == 3 ? 4 : p);
+    EXPECT_EQ(int64_t(tile_count(gemm_tiles(g, p))), p == 3 ? 4 : p);
   }
   EXPECT_GE(jx::runtime::gemm_parallelism(), 1);
 }
@@ -106,17 +115,17 @@ TEST(GemmTiles, SmallProductsAreOneTile) {
   for (const Gemm &g : {shape(1, 1, 1, 1), shape(1, 7, 5, 3), shape(1, 64, 40, 48),
                         shape(1, 128, 128, 64), shape(1, 300, 200, 0)}) {
     SCOPED_TRACE(testing::Message() << g.m << "x" << g.n << " k=" << g.k);
-    EXPECT_EQ(gemm_tiles(g, 4).size(), 5u);
+    EXPECT_EQ(tile_count(gemm_tiles(g, 4)), 1u);
   }
   // Batches of small matrices: one tile per matrix.
-  EXPECT_EQ(gemm_tiles(shape(7, 100, 90, 80), 4).size() / 5, 7u);
+  EXPECT_EQ(tile_count(gemm_tiles(shape(7, 100, 90, 80), 4)), 7u);
 }
 
 TEST(GemmTiles, EdgesAreMultiplesOfSixteenExceptAtTheEnds) {
   for (const Gemm &g : grid_shapes) {
     SCOPED_TRACE(testing::Message() << g.batch << "x" << g.m << "x" << g.n << " k=" << g.k);
     const std::vector<int64_t> tiles = gemm_tiles(g, 4);
-    for (size_t t = 0; t < tiles.size(); t += 5) {
+    for (size_t t = 0; t < tiles.size(); t += words) {
       for (int64_t edge : {tiles[t + 1], tiles[t + 2]})
         EXPECT_TRUE(edge == 0 || edge == g.m || edge % 16 == 0) << "row edge " << edge;
       for (int64_t edge : {tiles[t + 3], tiles[t + 4]})
@@ -125,7 +134,33 @@ TEST(GemmTiles, EdgesAreMultiplesOfSixteenExceptAtTheEnds) {
   }
   // And they do cut large products.
   const std::vector<int64_t> tiles = gemm_tiles(shape(1, 33, 1025, 700), 4);
-  EXPECT_GT(tiles.size(), 5u);
+  EXPECT_GT(tile_count(tiles), 1u);
+}
+
+TEST(GemmTiles, DeepProductsSplitAlongK) {
+  // (64 x 4096) . (4096 x 64): the whole output per tile, k in parallelism parts at multiples of
+  // 16, the first written to the output, the others to partial buffers 1, 2, ...
+  for (int64_t p : {2, 3, 4}) {
+    SCOPED_TRACE(p);
+    const std::vector<int64_t> tiles = gemm_tiles(shape(1, 64, 64, 4096), p);
+    ASSERT_EQ(int64_t(tile_count(tiles)), p);
+    EXPECT_EQ(gemm_partials(tiles), p - 1);
+    int64_t next = 0;
+    for (size_t t = 0; t < tiles.size(); t += words) {
+      EXPECT_EQ(std::vector<int64_t>(tiles.begin() + long(t), tiles.begin() + long(t) + 5),
+                (std::vector<int64_t>{0, 0, 64, 0, 64}));
+      EXPECT_EQ(tiles[t + 5], next);
+      EXPECT_TRUE(tiles[t + 6] == 4096 || tiles[t + 6] % 16 == 0);
+      EXPECT_EQ(tiles[t + 7], int64_t(t / words));
+      next = tiles[t + 6];
+    }
+    EXPECT_EQ(next, 4096);
+  }
+  // Not deep enough (k < 4 max(m, n)), a batch, a vector, or too few flops: no partials.
+  for (const Gemm &g : {shape(1, 64, 64, 255), shape(2, 64, 64, 4096), shape(1, 1, 64, 4096),
+                        shape(1, 64, 1, 4096), shape(1, 2, 2, 1000)})
+    EXPECT_EQ(gemm_partials(gemm_tiles(g, 4)), 0);
+  EXPECT_EQ(tile_count(gemm_tiles(shape(1, 2, 2, 1000), 4)), 1u);
 }
 
 // ---- gemm_tile against a plain loop ----
@@ -170,12 +205,23 @@ template <class T> std::vector<T> naive(const Problem<T> &p) {
   return out;
 }
 
-// Runs every tile of p's grid; the output equals the loop's bit for bit.
-template <class T> void expect_matches_loop(Problem<T> p) {
+// Runs every tile of p's grid into p.out as the runtime does (partial sums into their buffers,
+// added after).
+template <class T> void run_tiles(Problem<T> &p) {
   const jx::DType dtype = sizeof(T) == 8 ? jx::float64 : jx::float32;
   const std::vector<int64_t> tiles = gemm_tiles(p.g, 4);
-  for (size_t t = 0; t < tiles.size(); t += 5)
-    gemm_tile(p.g, dtype, tiles.data() + t, p.lhs.data(), p.rhs.data(), p.out.data());
+  const size_t size = p.out.size();
+  std::vector<T> partials(size_t(gemm_partials(tiles)) * size, std::numeric_limits<T>::quiet_NaN());
+  for (size_t t = 0; t < tiles.size(); t += words) {
+    T *to = tiles[t + 7] == 0 ? p.out.data() : partials.data() + size_t(tiles[t + 7] - 1) * size;
+    gemm_tile(p.g, dtype, tiles.data() + t, p.lhs.data(), p.rhs.data(), to);
+  }
+  jx::runtime::gemm_sum_partials(p.g, dtype, p.out.data(), partials.data(), gemm_partials(tiles));
+}
+
+// Runs every tile of p's grid; the output equals the loop's bit for bit.
+template <class T> void expect_matches_loop(Problem<T> p) {
+  run_tiles(p);
   const std::vector<T> expected = naive(p);
   int64_t wrong = 0;
   for (size_t e = 0; e < expected.size(); ++e)
@@ -226,9 +272,19 @@ TYPED_TEST(GemmTile, SeveralTilesWithRaggedEdges) {
   // Big enough for a grid of several tiles, extents not multiples of 16.
   const int64_t m = 250, n = 147, k = 130;
   const Gemm g = with(shape(1, m, n, k), {0, 1, m}, {0, n, 1});
-  ASSERT_GT(gemm_tiles(g, 4).size(), 5u);
+  ASSERT_GT(tile_count(gemm_tiles(g, 4)), 1u);
   expect_matches_loop(problem<TypeParam>(g, 8));
   expect_matches_loop(problem<TypeParam>(with(shape(1, m, n, k), {0, k, 1}, {0, 1, k}), 9));
+}
+
+TYPED_TEST(GemmTile, SplitAlongK) {
+  // Deep products: k parts summed into partial buffers, plain and transposed operands, k not a
+  // multiple of 16.
+  const int64_t m = 48, n = 40, k = 4001;
+  const Gemm g = with(shape(1, m, n, k), {0, k, 1}, {0, n, 1});
+  ASSERT_GT(gemm_partials(gemm_tiles(g, 4)), 0);
+  expect_matches_loop(problem<TypeParam>(g, 23));
+  expect_matches_loop(problem<TypeParam>(with(shape(1, m, n, k), {0, 1, m}, {0, 1, k}), 24));
 }
 
 TYPED_TEST(GemmTile, NoContractedElementsGiveZeros) {
@@ -250,7 +306,7 @@ TYPED_TEST(GemmTile, MatrixTimesVector) {
   }
   // Tall enough for several tiles of rows.
   const Gemm tall = with(shape(1, 4000, 1, 600), {0, 1, 4000}, {0, 2, 0});
-  ASSERT_GT(gemm_tiles(tall, 4).size(), 5u);
+  ASSERT_GT(tile_count(gemm_tiles(tall, 4)), 1u);
   expect_matches_loop(problem<TypeParam>(tall, 14));
 }
 
@@ -265,7 +321,7 @@ TYPED_TEST(GemmTile, VectorTimesMatrix) {
         problem<TypeParam>(with(shape(2, 1, n, k), {k * inc, 0, inc}, {k * n, n, 1}), 17));
   }
   const Gemm wide = with(shape(1, 1, 4000, 600), {0, 0, 3}, {0, 1, 600});
-  ASSERT_GT(gemm_tiles(wide, 4).size(), 5u);
+  ASSERT_GT(tile_count(gemm_tiles(wide, 4)), 1u);
   expect_matches_loop(problem<TypeParam>(wide, 18));
 }
 
@@ -286,10 +342,7 @@ TYPED_TEST(GemmTile, NonIntegerValuesWithinRounding) {
     x = T(dist(rng));
   for (T &x : p.rhs)
     x = T(dist(rng));
-  const std::vector<int64_t> tiles = gemm_tiles(p.g, 4);
-  for (size_t t = 0; t < tiles.size(); t += 5)
-    gemm_tile(p.g, sizeof(T) == 8 ? jx::float64 : jx::float32, tiles.data() + t, p.lhs.data(),
-              p.rhs.data(), p.out.data());
+  run_tiles(p);
   const double eps = std::numeric_limits<T>::epsilon();
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
