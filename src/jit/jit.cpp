@@ -6,6 +6,7 @@
 #include <jx/error.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <mutex>
@@ -18,6 +19,7 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -108,12 +110,13 @@ public:
     }
     if (fresh.empty()) return out;
 
-    std::string object, entry_path, identity;
+    std::string object, entry_name, identity;
     bool loaded = false;
-    if (!cache_dir_.empty()) {
+    const disk_cache::Directory *dir = cache_directory();
+    if (dir) {
       identity = batch_identity(*module, batch);
-      entry_path = disk_cache::entry_path(cache_dir_, disk_cache::hash64(identity));
-      loaded = load_entry(entry_path, identity, batch, object);
+      entry_name = disk_cache::entry_name(disk_cache::hash64(identity));
+      loaded = load_entry(*dir, entry_name, identity, batch, object);
     }
     if (!loaded) {
       codegen::optimize(*module, target_);
@@ -122,7 +125,7 @@ public:
         module->getFunction(kernel->name)->print(ir);
       }
       object = codegen::emit_object(*module, target_);
-      if (!entry_path.empty()) store_entry(entry_path, std::move(identity), batch, object);
+      if (dir) store_entry(*dir, entry_name, std::move(identity), batch, object);
     }
     check(jit_->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, "jx_kernels")),
           "add object");
@@ -163,6 +166,8 @@ public:
   void set_cache_dir(const std::string &dir) {
     std::lock_guard lock(mutex_);
     cache_dir_ = dir;
+    directory_.reset();
+    directory_checked_ = false;
   }
 
 private:
@@ -186,18 +191,61 @@ private:
     return identity;
   }
 
-  // Fills the batch's IR text and object from the entry at path when it exists and passes every
-  // check; false (a miss) otherwise.
-  bool load_entry(const std::string &path, const std::string &identity, const Batch &batch,
-                  std::string &object) {
-    std::optional<std::string> bytes = disk_cache::read_file(path);
+  // The disk cache's directory, opened and checked on first use after it was set; nullptr when
+  // the cache is off or its directory unusable (said once on stderr: an unusable cache only
+  // costs compile time, so it is no reason to fail the computation that needed the kernels).
+  const disk_cache::Directory *cache_directory() {
+    if (!directory_checked_ && !cache_dir_.empty()) {
+      directory_checked_ = true;
+      std::string error;
+      directory_ = disk_cache::Directory::open(cache_dir_, error);
+      if (!directory_)
+        std::fprintf(stderr, "jx: warning: not using the kernel cache directory: %s\n",
+                     error.c_str());
+    }
+    return directory_.get();
+  }
+
+  // Whether object is an object file for this target defining every kernel of the batch, so
+  // that adding it to the JIT cannot fail (a failure there would leave its names defined).
+  bool defines_batch(const std::string &object, const Batch &batch) {
+    auto file = llvm::object::ObjectFile::createObjectFile(
+        llvm::MemoryBufferRef(llvm::StringRef(object), "jx_kernels"));
+    if (!file) {
+      llvm::consumeError(file.takeError());
+      return false;
+    }
+    std::unordered_set<std::string> defined;
+    for (const llvm::object::SymbolRef &symbol : (*file)->symbols()) {
+      llvm::Expected<uint32_t> flags = symbol.getFlags();
+      llvm::Expected<llvm::StringRef> name = symbol.getName();
+      if (!flags || !name) {
+        if (!flags) llvm::consumeError(flags.takeError());
+        if (!name) llvm::consumeError(name.takeError());
+        return false;
+      }
+      if (!(*flags & llvm::object::SymbolRef::SF_Undefined)) defined.insert(name->str());
+    }
+    const char prefix = jit_->getDataLayout().getGlobalPrefix();
+    for (auto &[key, kernel] : batch)
+      if (!defined.count(prefix ? prefix + kernel->name : kernel->name)) return false;
+    return true;
+  }
+
+  // Fills the batch's IR text and object from the entry when it exists and passes every check;
+  // false (a miss) otherwise. A rejected entry is replaced when the batch is stored.
+  bool load_entry(const disk_cache::Directory &dir, const std::string &name,
+                  const std::string &identity, const Batch &batch, std::string &object) {
+    std::string bytes;
+    const disk_cache::Directory::Read read = dir.read(name, bytes);
     std::optional<disk_cache::Entry> entry;
-    if (bytes) entry = disk_cache::decode(*bytes);
+    if (read == disk_cache::Directory::Read::ok) entry = disk_cache::decode(bytes, dir.key());
     bool ok = entry && entry->identity == identity && entry->kernels.size() == batch.size();
     for (size_t i = 0; ok && i < batch.size(); ++i)
       ok = entry->kernels[i].name == batch[i].second->name;
+    ok = ok && defines_batch(entry->object, batch);
     if (!ok) {
-      if (bytes) ++disk_stats_.rejected;
+      if (read != disk_cache::Directory::Read::missing) ++disk_stats_.rejected;
       disk_stats_.misses += batch.size();
       return false;
     }
@@ -208,15 +256,14 @@ private:
     return true;
   }
 
-  void store_entry(const std::string &path, std::string identity, const Batch &batch,
-                   const std::string &object) {
+  void store_entry(const disk_cache::Directory &dir, const std::string &name, std::string identity,
+                   const Batch &batch, const std::string &object) {
     disk_cache::Entry entry;
     entry.identity = std::move(identity);
     for (auto &[key, kernel] : batch)
       entry.kernels.push_back({kernel->name, kernel->optimized_ir});
     entry.object = object;
-    if (!disk_cache::write_file_atomic(path, disk_cache::encode(entry)))
-      ++disk_stats_.write_failures;
+    if (!dir.write(name, disk_cache::encode(entry, dir.key()))) ++disk_stats_.write_failures;
   }
 
   std::mutex mutex_;
@@ -225,7 +272,9 @@ private:
   std::unordered_map<std::string, std::shared_ptr<const CompiledKernel>> cache_;
   std::unordered_set<std::string> names_; // kernel symbols given out (defined in the JIT)
   std::string cache_dir_;                 // the disk cache's directory; "" when off
-  std::string host_identity_;             // the disk cache key's part fixed per process
+  std::unique_ptr<disk_cache::Directory> directory_; // cache_dir_ opened, if usable
+  bool directory_checked_ = false;                   // whether cache_dir_ was opened
+  std::string host_identity_;                        // the disk cache key's part fixed per process
   DiskCacheStats disk_stats_;
 };
 

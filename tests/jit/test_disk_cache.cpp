@@ -2,7 +2,8 @@
 // built to catch, and across processes a second run loads its kernels from disk while a corrupt
 // entry is recompiled (and rewritten), never executed. The in-memory cache hides the disk within
 // one process, so the cross-process tests run this binary again as a child
-// (DiskCacheChild.CompileAndCheck).
+// (DiskCacheChild.CompileAndCheck). What the cache does against hostile files and directories is
+// in test_cache_security.cpp.
 #include <jx/jx.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <sstream>
 
 #include "jit/disk_cache.h"
+#include "jit/hmac.h"
 #include "jit/jit.h"
 #include "test_util.h"
 
@@ -24,6 +26,8 @@ namespace fs = std::filesystem;
 using jx::Array;
 
 namespace {
+
+const std::string test_key(dc::key_size, 'k');
 
 dc::Entry sample_entry() {
   dc::Entry e;
@@ -75,7 +79,7 @@ void write_all(const std::string &path, const std::string &bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
-// The cache entries in dir, sorted.
+// The files in dir, sorted.
 std::vector<std::string> entries(const std::string &dir) {
   std::vector<std::string> out;
   for (const fs::directory_entry &e : fs::directory_iterator(dir))
@@ -84,52 +88,75 @@ std::vector<std::string> entries(const std::string &dir) {
   return out;
 }
 
+// The cache entries (*.jxk) in dir, sorted.
+std::vector<std::string> cache_entries(const std::string &dir) {
+  std::vector<std::string> out = entries(dir);
+  std::erase_if(out, [](const std::string &f) { return !f.ends_with(".jxk"); });
+  return out;
+}
+
+// The entry in file, authenticated with the key of its directory.
+std::optional<dc::Entry> decode_file(const std::string &file) {
+  return dc::decode(read_all(file),
+                    read_all((fs::path(file).parent_path() / dc::key_file_name).string()));
+}
+
 } // namespace
 
 TEST(DiskCacheEntry, RoundTrips) {
   const dc::Entry entry = sample_entry();
-  const std::string bytes = dc::encode(entry);
+  const std::string bytes = dc::encode(entry, test_key);
   ASSERT_EQ(bytes.substr(0, 8), "JXKCACHE");
-  std::optional<dc::Entry> back = dc::decode(bytes);
+  std::optional<dc::Entry> back = dc::decode(bytes, test_key);
   ASSERT_TRUE(back);
   expect_equal(*back, entry);
 
   const dc::Entry empty;
-  std::optional<dc::Entry> empty_back = dc::decode(dc::encode(empty));
+  std::optional<dc::Entry> empty_back = dc::decode(dc::encode(empty, test_key), test_key);
   ASSERT_TRUE(empty_back);
   expect_equal(*empty_back, empty);
 }
 
 TEST(DiskCacheEntry, RejectsEveryFlippedByte) {
-  const std::string bytes = dc::encode(sample_entry());
+  const std::string bytes = dc::encode(sample_entry(), test_key);
   for (size_t i = 0; i < bytes.size(); ++i)
     for (unsigned char bit : {0x01, 0x80}) {
       std::string bad = bytes;
       bad[i] = char(bad[i] ^ bit);
-      EXPECT_FALSE(dc::decode(bad)) << "byte " << i << " bit " << int(bit);
+      EXPECT_FALSE(dc::decode(bad, test_key)) << "byte " << i << " bit " << int(bit);
     }
 }
 
 TEST(DiskCacheEntry, RejectsTruncatedAndExtendedFiles) {
-  const std::string bytes = dc::encode(sample_entry());
+  const std::string bytes = dc::encode(sample_entry(), test_key);
   for (size_t n = 0; n < bytes.size(); ++n)
-    EXPECT_FALSE(dc::decode(std::string_view(bytes).substr(0, n))) << n << " bytes";
-  EXPECT_FALSE(dc::decode(bytes + '\0'));
+    EXPECT_FALSE(dc::decode(std::string_view(bytes).substr(0, n), test_key)) << n << " bytes";
+  EXPECT_FALSE(dc::decode(bytes + '\0', test_key));
 }
 
 TEST(DiskCacheEntry, RejectsAnotherMagicOrVersion) {
-  const std::string bytes = dc::encode(sample_entry());
+  const std::string bytes = dc::encode(sample_entry(), test_key);
   std::string magic = bytes;
   magic.replace(0, 8, "JXKCACHF");
-  EXPECT_FALSE(dc::decode(magic));
-  // The version is not under the checksum: its own check rejects it.
+  EXPECT_FALSE(dc::decode(magic, test_key));
   std::string version = bytes;
   const uint32_t next = dc::format_version + 1;
   std::memcpy(version.data() + 8, &next, sizeof next);
-  EXPECT_FALSE(dc::decode(version));
+  EXPECT_FALSE(dc::decode(version, test_key));
+  EXPECT_FALSE(dc::payload_size(version));
+  EXPECT_EQ(dc::payload_size(bytes), bytes.size() - dc::header_size);
 }
 
-TEST(DiskCacheEntry, RejectsAMalformedPayloadWithAValidChecksum) {
+TEST(DiskCacheEntry, RejectsAnotherKey) {
+  const std::string bytes = dc::encode(sample_entry(), test_key);
+  EXPECT_TRUE(dc::decode(bytes, test_key));
+  std::string other = test_key;
+  other[31] ^= 1;
+  EXPECT_FALSE(dc::decode(bytes, other));
+  EXPECT_FALSE(dc::decode(bytes, ""));
+}
+
+TEST(DiskCacheEntry, RejectsAMalformedPayloadWithAValidMac) {
   // A payload whose kernel count promises more than it holds, with a correct header.
   std::string payload;
   auto put64 = [&](uint64_t v) { payload.append(reinterpret_cast<const char *>(&v), 8); };
@@ -137,34 +164,55 @@ TEST(DiskCacheEntry, RejectsAMalformedPayloadWithAValidChecksum) {
   put64(uint64_t(1) << 60); // kernel count
   std::string bytes = "JXKCACHE";
   const uint32_t version = dc::format_version, header = dc::header_size;
-  const uint64_t size = payload.size(), sum = dc::hash64(payload);
+  const uint64_t size = payload.size();
   bytes.append(reinterpret_cast<const char *>(&version), 4);
   bytes.append(reinterpret_cast<const char *>(&header), 4);
   bytes.append(reinterpret_cast<const char *>(&size), 8);
-  bytes.append(reinterpret_cast<const char *>(&sum), 8);
+  const jx::backend::Digest mac = jx::backend::hmac_sha256(test_key, {bytes, payload});
+  bytes.append(reinterpret_cast<const char *>(mac.data()), mac.size());
   bytes += payload;
-  EXPECT_FALSE(dc::decode(bytes));
+  ASSERT_EQ(dc::payload_size(bytes), payload.size());
+  EXPECT_FALSE(dc::decode(bytes, test_key));
 }
 
 TEST(DiskCacheFile, AtomicWriteCreatesTheDirectoryAndReplacesTheFile) {
   TempDir tmp;
-  const std::string dir = tmp.path() + "/a/b";
-  const std::string path = dc::entry_path(dir, 0xabcdef);
-  EXPECT_EQ(path, dir + "/0000000000abcdef.jxk");
-  ASSERT_TRUE(dc::write_file_atomic(path, "first"));
-  EXPECT_EQ(dc::read_file(path), std::optional<std::string>("first"));
-  ASSERT_TRUE(dc::write_file_atomic(path, std::string("sec\0nd", 6)));
-  EXPECT_EQ(dc::read_file(path), std::optional<std::string>(std::string("sec\0nd", 6)));
-  EXPECT_EQ(entries(dir), std::vector<std::string>{path}); // no temporary files left behind
-  EXPECT_FALSE(dc::read_file(dir + "/missing.jxk"));
-  EXPECT_FALSE(dc::read_file(dir)); // not a regular file
+  const std::string path = tmp.path() + "/a/b";
+  std::string error;
+  std::unique_ptr<dc::Directory> dir = dc::Directory::open(path, error);
+  ASSERT_TRUE(dir) << error;
+  EXPECT_EQ(error, "");
+  const std::string name = dc::entry_name(0xabcdef);
+  EXPECT_EQ(name, "0000000000abcdef.jxk");
+  dc::Entry entry = sample_entry();
+  const std::string first = dc::encode(entry, dir->key());
+  ASSERT_TRUE(dir->write(name, first));
+  std::string bytes;
+  ASSERT_EQ(dir->read(name, bytes), dc::Directory::Read::ok);
+  EXPECT_EQ(bytes, first);
+  entry.object += "more";
+  const std::string second = dc::encode(entry, dir->key());
+  ASSERT_TRUE(dir->write(name, second));
+  ASSERT_EQ(dir->read(name, bytes), dc::Directory::Read::ok);
+  EXPECT_EQ(bytes, second);
+  // No temporary files left behind.
+  EXPECT_EQ(entries(path),
+            (std::vector<std::string>{path + "/" + name, path + "/" + dc::key_file_name}));
+  EXPECT_EQ(dir->read("missing.jxk", bytes), dc::Directory::Read::missing);
+  fs::create_directory(path + "/dir.jxk");
+  EXPECT_EQ(dir->read("dir.jxk", bytes), dc::Directory::Read::rejected); // not a regular file
 }
 
-TEST(DiskCacheFile, WriteErrorsAreReportedNotThrown) {
+TEST(DiskCacheFile, UnusableDirectoriesAreReportedNotThrown) {
   TempDir tmp;
   write_all(tmp.path() + "/file", "x");
   // The directory would have to be created below a regular file.
-  EXPECT_FALSE(dc::write_file_atomic(tmp.path() + "/file/dir/entry.jxk", "bytes"));
+  std::string error;
+  EXPECT_FALSE(dc::Directory::open(tmp.path() + "/file/dir", error));
+  EXPECT_NE(error.find(tmp.path() + "/file/dir"), std::string::npos) << error;
+  EXPECT_FALSE(dc::Directory::open(tmp.path() + "/file", error));
+  EXPECT_NE(error.find("Not a directory"), std::string::npos) << error;
+  EXPECT_FALSE(dc::Directory::open("", error));
 }
 
 namespace {
@@ -270,13 +318,13 @@ TEST(DiskCache, ASecondProcessLoadsTheKernelsFromDisk) {
   EXPECT_GE(cold.stats.misses, 3u); // at least the two programs' three kernels
   EXPECT_EQ(cold.stats.rejected, 0u);
   EXPECT_EQ(cold.stats.write_failures, 0u);
-  const std::vector<std::string> files = entries(dir);
+  const std::vector<std::string> files = cache_entries(dir);
   ASSERT_GE(files.size(), 2u); // at least one entry per program
   for (const std::string &f : files)
-    EXPECT_TRUE(dc::decode(read_all(f))) << f;
+    EXPECT_TRUE(decode_file(f)) << f;
 
   expect_warm(run_child(tmp), cold);
-  EXPECT_EQ(entries(dir), files);
+  EXPECT_EQ(cache_entries(dir), files);
 }
 
 TEST(DiskCache, CorruptEntriesAreRecompiledAndRewrittenNeverRun) {
@@ -284,7 +332,7 @@ TEST(DiskCache, CorruptEntriesAreRecompiledAndRewrittenNeverRun) {
   const std::string dir = tmp.path() + "/cache";
   const ChildResult cold = run_child(tmp);
   ASSERT_EQ(cold.exit_code, 0);
-  const std::vector<std::string> files = entries(dir);
+  const std::vector<std::string> files = cache_entries(dir);
   ASSERT_GE(files.size(), 2u);
   // Every other entry gets a flipped byte near its end (in the object code); the others are cut
   // in half.
@@ -296,7 +344,7 @@ TEST(DiskCache, CorruptEntriesAreRecompiledAndRewrittenNeverRun) {
     else
       bytes.resize(bytes.size() / 2);
     write_all(files[i], bytes);
-    EXPECT_FALSE(dc::decode(read_all(files[i])));
+    EXPECT_FALSE(decode_file(files[i]));
   }
 
   // The child checks its values: the corrupt code did not run.
@@ -306,9 +354,9 @@ TEST(DiskCache, CorruptEntriesAreRecompiledAndRewrittenNeverRun) {
   EXPECT_EQ(repaired.stats.hits, 0u);
   EXPECT_EQ(repaired.stats.misses, cold.stats.misses);
   EXPECT_EQ(repaired.stats.write_failures, 0u);
-  EXPECT_EQ(entries(dir), files);
+  EXPECT_EQ(cache_entries(dir), files);
   for (const std::string &f : files)
-    EXPECT_TRUE(dc::decode(read_all(f))) << f;
+    EXPECT_TRUE(decode_file(f)) << f;
 
   expect_warm(run_child(tmp), cold);
 }
@@ -329,8 +377,8 @@ TEST(DiskCache, InProcessMissesAreWrittenAndUnwritableDirectoriesIgnored) {
   EXPECT_EQ(after.write_failures, before.write_failures);
   // The entry of f's one kernel holds its name, its optimized IR and the host's identity.
   bool found = false;
-  for (const std::string &file : entries(tmp.path())) {
-    std::optional<dc::Entry> entry = dc::decode(read_all(file));
+  for (const std::string &file : cache_entries(tmp.path())) {
+    std::optional<dc::Entry> entry = decode_file(file);
     ASSERT_TRUE(entry) << file;
     EXPECT_NE(entry->identity.find("\nllvm "), std::string::npos) << entry->identity;
     EXPECT_NE(entry->identity.find("\ncpu "), std::string::npos) << entry->identity;
@@ -341,13 +389,25 @@ TEST(DiskCache, InProcessMissesAreWrittenAndUnwritableDirectoriesIgnored) {
   }
   EXPECT_TRUE(found);
 
-  // A cache directory that cannot be created: the kernel still compiles and runs.
+  // A cache directory that cannot be created: one warning, and the kernels still compile and
+  // run, without the cache.
   write_all(tmp.path() + "/file", "x");
   jx::backend::set_disk_cache_dir(tmp.path() + "/file/cache");
+  after = jx::backend::disk_cache_stats();
+  testing::internal::CaptureStderr();
   auto g = jx::jit([](const Array &x) { return jnp::log1p(x) * 5 + x; })
                .lower(jx::ShapeDtypeStruct{{79}, jnp::float64})
                .compile();
   EXPECT_EQ(g(jnp::zeros({79})).to_vector<double>(), std::vector<double>(79, 0.0));
-  EXPECT_GT(jx::backend::disk_cache_stats().write_failures, after.write_failures);
+  auto h = jx::jit([](const Array &x) { return jnp::log1p(x) * 7 + x; })
+               .lower(jx::ShapeDtypeStruct{{81}, jnp::float64})
+               .compile();
+  EXPECT_EQ(h(jnp::zeros({81})).to_vector<double>(), std::vector<double>(81, 0.0));
+  const std::string warnings = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(warnings, "jx: warning: not using the kernel cache directory: cannot create " +
+                          tmp.path() + "/file/cache: Not a directory\n");
+  const jx::backend::DiskCacheStats off = jx::backend::disk_cache_stats();
+  EXPECT_EQ(off.misses, after.misses);
+  EXPECT_EQ(off.write_failures, after.write_failures);
   jx::backend::set_disk_cache_dir(saved);
 }
