@@ -1,4 +1,5 @@
-// The ahead-of-time program format and jx_aot_run_v2, the entry every generated function calls.
+// The ahead-of-time program format and jx_aot_run_v3, the entry every generated function calls;
+// jx_aot_allocate and jx_aot_free.
 #include "runtime/aot.h"
 
 #include <jx/error.h>
@@ -6,7 +7,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstring>
+#include <mutex>
 #include <new>
+#include <set>
+#include <unordered_map>
 
 #include "runtime/allocator.h"
 #include "runtime/thread_pool.h"
@@ -77,6 +82,20 @@ public:
       x = T(word());
     return v;
   }
+  // A word in [lo, hi], else `what` (so that no value is cut short into a valid-looking one).
+  int64_t ranged(int64_t lo, int64_t hi, const char *what) {
+    const int64_t w = word();
+    if (w < lo || w > hi) corrupt(what);
+    return w;
+  }
+  // Slot numbers and argument positions: ints.
+  int index(const char *what) { return int(ranged(0, INT32_MAX, what)); }
+  std::vector<int> indices(const char *what) {
+    std::vector<int> v(count());
+    for (int &x : v)
+      x = index(what);
+    return v;
+  }
   DType dtype() {
     const int64_t d = word();
     if (d < 0 || d > int64_t(DType::float64)) corrupt("corrupt dtype");
@@ -132,14 +151,84 @@ void validate_contraction(const Step &s, const std::vector<int64_t> &bytes) {
     corrupt("contraction layout");
 }
 
+const char *kind_text(Step::Kind kind) {
+  static constexpr const char *names[] = {"value", "argument", "fill", "kernel", "contraction"};
+  return names[size_t(kind)];
+}
+
+// Fields a kind does not use hold the defaults encode writes, so that no word goes unchecked (a
+// kernel flag on another kind of step would shift the kernel table).
+void validate_unused(const Step &s) {
+  using K = Step::Kind;
+  const auto kind = s.kind;
+  auto unused = [&](bool ok, const char *field) {
+    if (!ok)
+      corrupt(std::string(field) + (kind == K::Argument ? " on an " : " on a ") + kind_text(kind) +
+              " step");
+  };
+  const Gemm &g = s.gemm;
+  const bool no_gemm = g.batch == 0 && g.m == 0 && g.n == 0 && g.k == 0 &&
+                       std::all_of(g.lhs, g.lhs + 3, [](int64_t v) { return v == 0; }) &&
+                       std::all_of(g.rhs, g.rhs + 3, [](int64_t v) { return v == 0; });
+  if (kind != K::Kernel) {
+    unused(!s.kernel, "kernel flag");
+    unused(s.literals.empty(), "literals");
+    unused(s.outer == 0 && s.grain == 1, "kernel rows");
+    unused(s.boxes.empty() && s.box_work == 1, "device boxes");
+  }
+  if (kind != K::Argument) unused(s.argument == 0, "argument index");
+  if (kind != K::Fill) unused(s.key_hi == 0 && s.key_lo == 0, "random key");
+  if (kind != K::Fill && kind != K::Contraction) unused(s.dtype == DType::float64, "dtype");
+  if (kind != K::Contraction) unused(no_gemm, "contraction shape");
+  if (kind == K::Value || kind == K::Argument || kind == K::Fill)
+    unused(s.inputs.empty() && s.frees.empty(), "inputs");
+  if (kind == K::Value || kind == K::Argument) unused(s.extent.empty(), "extent");
+  if (kind == K::Argument) unused(s.out_bytes.empty(), "output sizes");
+}
+
+// The next record of the object's kernel_info: what the step's kernel was compiled for.
+class KernelInfo {
+public:
+  explicit KernelInfo(const jx_aot_object &o) : words_(o.kernel_info), count_(o.kernel_info_words) {
+    if (count_ < 0 || (count_ > 0 && !words_)) corrupt("kernel info table");
+  }
+  void check(const Step &s, const std::vector<int64_t> &bytes) {
+    const int64_t outs = next(), ins = next(), literals = next();
+    if (outs != int64_t(s.outs.size()) || ins != int64_t(s.inputs.size()))
+      corrupt("kernel buffers: the kernel takes " + std::to_string(outs) + " outputs and " +
+              std::to_string(ins) + " inputs, the step gives " + std::to_string(s.outs.size()) +
+              " and " + std::to_string(s.inputs.size()));
+    if (literals != int64_t(s.literals.size()))
+      corrupt("kernel literals: the kernel reads " + std::to_string(literals) +
+              ", the step gives " + std::to_string(s.literals.size()));
+    for (size_t r = 0; r < s.outs.size(); ++r)
+      if (next() != int64_t(s.out_bytes[r])) corrupt("kernel output sizes");
+    for (int in : s.inputs)
+      if (next() != bytes[size_t(in)]) corrupt("kernel input sizes");
+  }
+  bool done() const { return at_ == count_; }
+
+private:
+  int64_t next() {
+    if (at_ >= count_) corrupt("kernel info table");
+    return words_[at_++];
+  }
+  const int64_t *words_;
+  int64_t count_, at_ = 0;
+};
+
 // What run() relies on: every slot written once before it is read and not read after it is
-// freed, sizes that agree with the signature, the extents and the arena, indices inside their
-// tables, boxes inside their extents.
-void validate(const Decoded &d, int64_t kernel_count, int64_t constant_count) {
+// freed, sizes that agree with the signature, the extents, the arena and the object's kernels and
+// constants, indices inside their tables, boxes inside their extents, arguments loaded once each
+// and in order.
+void validate(const Decoded &d, const jx_aot_object &o) {
   const Program &p = d.program;
   const auto slots = size_t(p.slot_count);
   if (p.slot_count < 0 || p.arena_offset.size() != slots) corrupt("slot table");
   if (p.arena_bytes > (size_t(1) << 62)) corrupt("arena size");
+  if (o.num_kernels < 0 || (o.num_kernels > 0 && !o.kernels) || o.num_constants < 0 ||
+      (o.num_constants > 0 && (!o.constants || !o.constant_bytes)))
+    corrupt("object tables");
   constexpr int64_t unwritten = -1, freed = -2;
   std::vector<int64_t> bytes(slots, unwritten); // per live slot, its size
   auto live = [&](int slot) {
@@ -147,16 +236,35 @@ void validate(const Decoded &d, int64_t kernel_count, int64_t constant_count) {
     if (bytes[size_t(slot)] == unwritten) corrupt("slot read before it is written");
     if (bytes[size_t(slot)] == freed) corrupt("slot read after it is freed");
   };
-  int64_t kernels = 0, constants = 0;
+  KernelInfo info(o);
+  constexpr auto align = int64_t(Buffer::alignment);
+  std::vector<std::pair<int, int64_t>> in_arena; // live slots in the arena, with their ends
+  int64_t arena_end = 0;
+  int64_t kernels = 0, constants = 0, last_argument = -1;
+  bool past_arguments = false;
   for (const Step &s : p.steps) {
+    validate_unused(s);
     for (int in : s.inputs)
       live(in);
-    for (int f : s.frees)
+    for (int f : s.frees) {
       live(f);
+      // Each freed slot once, and only by a step that reads it (its last reader).
+      if (std::count(s.frees.begin(), s.frees.end(), f) != 1 ||
+          std::find(s.inputs.begin(), s.inputs.end(), f) == s.inputs.end())
+        corrupt("step frees");
+    }
     const bool single = s.kind != Step::Kind::Kernel;
     if (s.outs.empty() || (single && s.outs.size() != 1)) corrupt("step outputs");
     if (s.kind != Step::Kind::Argument && s.out_bytes.size() != s.outs.size())
       corrupt("step output sizes");
+    if (s.kind == Step::Kind::Argument) {
+      // Each argument loaded once, before any other step, in order: two arguments' positions
+      // swapped are an error, not a run with the wrong values.
+      if (past_arguments || s.argument <= last_argument) corrupt("argument order");
+      last_argument = s.argument;
+    } else {
+      past_arguments = true;
+    }
     for (size_t r = 0; r < s.outs.size(); ++r) {
       const int out = s.outs[r];
       if (out < 0 || size_t(out) >= slots) corrupt("slot out of range");
@@ -173,20 +281,40 @@ void validate(const Decoded &d, int64_t kernel_count, int64_t constant_count) {
       const int64_t offset = p.arena_offset[size_t(out)];
       const bool computed = s.kind == Step::Kind::Fill || s.kind == Step::Kind::Contraction;
       if (offset < -1 ||
-          (offset >= 0 && ((single && !computed) || offset > int64_t(p.arena_bytes) - size)))
+          (offset >= 0 && ((single && !computed) || offset > int64_t(p.arena_bytes) - size ||
+                           offset % int64_t(Buffer::alignment) != 0)))
         corrupt("arena offset");
+      if (offset >= 0) {
+        // Whole cache lines, as the JIT places them, apart from every other live slot's.
+        const int64_t end = offset + (size + align - 1) / align * align;
+        for (const auto &[slot, other_end] : in_arena)
+          if (offset < other_end && p.arena_offset[size_t(slot)] < end)
+            corrupt("arena slots overlap");
+        in_arena.emplace_back(out, end);
+        arena_end = std::max(arena_end, end);
+      }
       bytes[size_t(out)] = size;
     }
     switch (s.kind) {
-    case Step::Kind::Value: ++constants; break;
+    case Step::Kind::Value:
+      // The constant the table holds is as large as the step says, and aligned as buffers are.
+      if (constants >= o.num_constants || o.constant_bytes[constants] != int64_t(s.out_bytes[0]) ||
+          (s.out_bytes[0] > 0 && !o.constants[constants]) ||
+          reinterpret_cast<uintptr_t>(o.constants[constants]) % Buffer::alignment != 0)
+        corrupt("constant table");
+      ++constants;
+      break;
     case Step::Kind::Argument: break;
     case Step::Kind::Fill:
       if (!is_floating(s.dtype) || s.out_bytes[0] != byte_size(s.dtype, s.extent))
         corrupt("random fill");
       break;
-    case Step::Kind::Contraction: validate_contraction(s, bytes); break;
+    case Step::Kind::Contraction:
+      validate_contraction(s, bytes);
+      if (checked_elements(s.extent) != s.gemm.batch * s.gemm.m * s.gemm.n)
+        corrupt("contraction extent");
+      break;
     case Step::Kind::Kernel: {
-      kernels += s.kernel != nullptr;
       const size_t rank = s.extent.size();
       const int64_t elements = checked_elements(s.extent);
       // Every output has the extent's elements, of 1, 4 or 8 bytes; the rows run over axis 0.
@@ -195,7 +323,17 @@ void validate(const Decoded &d, int64_t kernel_count, int64_t constant_count) {
             bytes_out != size_t(8 * elements))
           corrupt("kernel output sizes");
       if (!s.kernel && elements > 0) corrupt("kernel missing");
-      if (s.outer != (rank ? s.extent[0] : 1) || s.grain < 1 || s.box_work < 0)
+      // Inputs distinct: the kernel reads each of its parameters from its own buffer.
+      if (std::set<int>(s.inputs.begin(), s.inputs.end()).size() != s.inputs.size())
+        corrupt("kernel inputs repeated");
+      if (s.kernel) {
+        if (kernels >= o.num_kernels || !o.kernels[kernels]) corrupt("kernel table");
+        info.check(s, bytes);
+        ++kernels;
+      }
+      int64_t work = 0;
+      if (s.outer != (rank ? s.extent[0] : 1) || s.grain < 1 || s.box_work < 0 ||
+          __builtin_mul_overflow(s.box_work, elements, &work) || work > (int64_t(1) << 62))
         corrupt("kernel bounds");
       if (!s.boxes.empty() && (rank == 0 || s.boxes.size() % (2 * rank) != 0))
         corrupt("device boxes");
@@ -207,10 +345,14 @@ void validate(const Decoded &d, int64_t kernel_count, int64_t constant_count) {
       break;
     }
     }
-    for (int f : s.frees)
+    for (int f : s.frees) {
       bytes[size_t(f)] = freed;
+      std::erase_if(in_arena, [&](const std::pair<int, int64_t> &a) { return a.first == f; });
+    }
   }
-  if (kernels != kernel_count || constants != constant_count) corrupt("table sizes");
+  if (arena_end != int64_t(p.arena_bytes)) corrupt("arena size");
+  if (kernels != o.num_kernels || constants != o.num_constants || !info.done())
+    corrupt("table sizes");
   if (p.outputs.size() != d.signature.results.size()) corrupt("result count");
   for (size_t i = 0; i < p.outputs.size(); ++i) {
     const int out = p.outputs[i];
@@ -262,16 +404,40 @@ std::string spec_text(const std::vector<ArraySpec> &specs) {
   return text;
 }
 
+uint64_t checksum(const int64_t *words, int64_t count) {
+  uint64_t h = 0xcbf29ce484222325u;
+  for (int64_t i = 0; i < count; ++i) {
+    if (i == 2) continue;
+    const auto w = uint64_t(words[i]);
+    for (int b = 0; b < 64; b += 8)
+      h = (h ^ ((w >> b) & 0xff)) * 0x100000001b3u;
+  }
+  return h;
+}
+
+void seal(std::vector<int64_t> &words) {
+  if (words.size() > 2) words[2] = int64_t(checksum(words.data(), int64_t(words.size())));
+}
+
 std::vector<int64_t> encode(const Program &program, const Signature &signature,
                             uint64_t required_features) {
   int64_t kernels = 0, constants = 0;
+  // Argument steps first, by position (they read nothing, and nothing reads their slots before
+  // them): the order the decoder insists on.
+  std::vector<const Step *> steps;
   for (const Step &s : program.steps) {
     kernels += s.kernel != nullptr;
     constants += s.kind == Step::Kind::Value;
+    if (s.kind == Step::Kind::Argument) steps.push_back(&s);
   }
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const Step *a, const Step *b) { return a->argument < b->argument; });
+  for (const Step &s : program.steps)
+    if (s.kind != Step::Kind::Argument) steps.push_back(&s);
   Writer w;
   w.word(magic);
   w.word(JX_AOT_ABI_VERSION);
+  w.word(0); // the checksum, once the rest is written
   w.word(int64_t(required_features));
   w.word(kernels);
   w.word(constants);
@@ -281,8 +447,9 @@ std::vector<int64_t> encode(const Program &program, const Signature &signature,
   w.word(int64_t(program.arena_bytes));
   w.list(program.arena_offset);
   w.list(program.outputs);
-  w.word(int64_t(program.steps.size()));
-  for (const Step &s : program.steps) {
+  w.word(int64_t(steps.size()));
+  for (const Step *step : steps) {
+    const Step &s = *step;
     w.word(int64_t(s.kind));
     w.list(s.outs);
     w.list(s.out_bytes);
@@ -306,40 +473,66 @@ std::vector<int64_t> encode(const Program &program, const Signature &signature,
     for (int a = 0; a < 3; ++a)
       w.word(s.gemm.rhs[a]);
   }
+  seal(w.words);
   return std::move(w.words);
 }
 
-Decoded decode(const int64_t *words, int64_t count, const jx_aot_kernel *kernels,
-               const void *const *constants, int64_t threads) {
-  Reader r(words, count);
+std::vector<int64_t> kernel_info(const Program &program, const Signature &signature) {
+  std::vector<int64_t> bytes(size_t(std::max(program.slot_count, 0))), info;
+  for (const Step &s : program.steps) {
+    for (size_t r = 0; r < s.outs.size(); ++r)
+      bytes.at(size_t(s.outs[r])) = s.kind == Step::Kind::Argument
+                                        ? int64_t(byte_size(signature.args.at(size_t(s.argument))))
+                                        : int64_t(s.out_bytes.at(r));
+    if (!s.kernel) continue;
+    info.insert(info.end(),
+                {int64_t(s.outs.size()), int64_t(s.inputs.size()), int64_t(s.literals.size())});
+    info.insert(info.end(), s.out_bytes.begin(), s.out_bytes.end());
+    for (int in : s.inputs)
+      info.push_back(bytes.at(size_t(in)));
+  }
+  return info;
+}
+
+Decoded decode(const jx_aot_object &object, int64_t threads) {
+  const int64_t count = object.program_words;
+  if (!object.program || count < 0) corrupt("no program");
+  Reader r(object.program, count);
   if (r.word() != magic) corrupt("not a jx program");
+  // The version before the checksum: an object of another version may sum differently.
   if (const int64_t version = r.word(); version != JX_AOT_ABI_VERSION)
     throw Error("jx AOT program: generated for ABI version " + std::to_string(version) +
-                ", but this runtime is ABI version " + std::to_string(JX_AOT_ABI_VERSION));
+                ", but this runtime is ABI version " + std::to_string(JX_AOT_ABI_VERSION) +
+                " (generate the object again with this jx)");
+  if (uint64_t(r.word()) != checksum(object.program, count))
+    corrupt("checksum mismatch: the program words are corrupt");
   Decoded d;
   d.required_features = uint64_t(r.word());
   const int64_t kernel_count = r.word(), constant_count = r.word();
+  if (kernel_count != object.num_kernels || constant_count != object.num_constants)
+    corrupt("table sizes");
   d.signature.args = r.specs();
   d.signature.results = r.specs();
   Program &p = d.program;
-  p.slot_count = int(r.word());
+  p.slot_count = int(r.ranged(0, INT32_MAX, "slot table"));
   p.arena_bytes = size_t(r.word());
   p.arena_offset = r.list<int64_t>();
-  p.outputs = r.list<int>();
+  p.outputs = r.indices("slot out of range");
   const size_t steps = r.count();
   for (size_t i = 0; i < steps; ++i) {
-    const int64_t kind = r.word();
-    if (kind < 0 || kind > int64_t(Step::Kind::Contraction)) corrupt("corrupt step kind");
-    Step s{.kind = Step::Kind(kind)};
-    s.outs = r.list<int>();
+    const auto kind =
+        Step::Kind(r.ranged(0, int64_t(Step::Kind::Contraction), "corrupt step kind"));
+    Step s{.kind = kind};
+    s.outs = r.indices("slot out of range");
     s.out_bytes = r.list<size_t>();
-    s.frees = r.list<int>();
-    s.argument = int(r.word());
-    s.key_hi = uint32_t(r.word());
-    s.key_lo = uint32_t(r.word());
+    s.frees = r.indices("slot out of range");
+    s.argument = r.index("argument out of range");
+    s.key_hi = uint32_t(r.ranged(0, UINT32_MAX, "corrupt random key"));
+    s.key_lo = uint32_t(r.ranged(0, UINT32_MAX, "corrupt random key"));
     s.dtype = r.dtype();
-    s.kernel = r.word() ? &unbound_kernel : nullptr; // bound from the table once validated
-    s.inputs = r.list<int>();
+    // Bound from the table once validated.
+    s.kernel = r.ranged(0, 1, "corrupt kernel flag") ? &unbound_kernel : nullptr;
+    s.inputs = r.indices("slot out of range");
     s.literals = r.list<uint64_t>();
     s.extent = r.list<int64_t>();
     s.outer = r.word();
@@ -355,12 +548,13 @@ Decoded decode(const int64_t *words, int64_t count, const jx_aot_kernel *kernels
     p.steps.push_back(std::move(s));
   }
   if (!r.done()) corrupt("trailing words");
-  validate(d, kernel_count, constant_count);
+  validate(d, object);
   size_t kernel = 0, constant = 0;
   for (Step &s : p.steps) {
-    if (s.kernel) s.kernel = kernels[kernel++];
+    if (s.kernel) s.kernel = object.kernels[kernel++];
     if (s.kind == Step::Kind::Value) {
-      BufferPtr value = Buffer::borrow(const_cast<void *>(constants[constant++]), s.out_bytes[0]);
+      BufferPtr value =
+          Buffer::borrow(const_cast<void *>(object.constants[constant++]), s.out_bytes[0]);
       s.value = [value] { return value; };
     }
     s.tasks = s.kind == Step::Kind::Contraction
@@ -399,11 +593,10 @@ int32_t fail(int32_t status, const std::string &message, char *error, size_t err
   return status;
 }
 
-int32_t run(void **state, const int64_t *program, int64_t program_words,
-            const jx_aot_kernel *kernels, const void *const *constants, const jx_aot_array *args,
-            int32_t num_args, const jx_aot_array *results, int32_t num_results, char *error,
-            size_t error_size) {
-  if (!state) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v2: state is null", error, error_size);
+int32_t run(void **state, const jx_aot_object *object, const jx_aot_array *args, int32_t num_args,
+            const jx_aot_array *results, int32_t num_results, char *error, size_t error_size) {
+  if (!state) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v3: state is null", error, error_size);
+  if (!object) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v3: object is null", error, error_size);
   // Decoded once per object, published in the object's own slot (so an unloaded and reloaded
   // object never sees another's program); a losing racer drops its copy.
   std::atomic_ref<void *> slot(*state);
@@ -411,8 +604,7 @@ int32_t run(void **state, const int64_t *program, int64_t program_words,
   if (!d) {
     std::unique_ptr<Decoded> fresh;
     try {
-      fresh = std::make_unique<Decoded>(
-          decode(program, program_words, kernels, constants, default_pool().size()));
+      fresh = std::make_unique<Decoded>(decode(*object, default_pool().size()));
     } catch (const jx::Error &e) {
       return fail(JX_AOT_ERROR_ABI, e.what(), error, error_size);
     }
@@ -488,28 +680,71 @@ using jx::runtime::aot::fail;
 
 extern "C" int32_t jx_aot_abi_version(void) { return JX_AOT_ABI_VERSION; }
 
+namespace {
+
+// The live blocks of jx_aot_allocate and their sizes, beside the blocks: jx_aot_free checks a
+// pointer here without reading memory in front of it, which a foreign pointer may not have.
+struct LiveBlocks {
+  std::mutex mutex;
+  std::unordered_map<void *, size_t> bytes;
+};
+LiveBlocks &live_blocks() {
+  static auto *blocks = new LiveBlocks; // never destroyed: blocks may be freed in static teardown
+  return *blocks;
+}
+
+} // namespace
+
 extern "C" void *jx_aot_allocate(size_t bytes) {
   size_t capacity;
+  void *block = nullptr;
   try {
-    return jx::runtime::allocate(bytes, &capacity);
-  } catch (const std::bad_alloc &) {
+    block = jx::runtime::allocate(bytes, &capacity);
+    LiveBlocks &live = live_blocks();
+    std::lock_guard lock(live.mutex);
+    live.bytes[block] = bytes;
+    return block;
+  } catch (...) { // out of memory, whatever the allocator throws: nothing escapes into C
+    if (block) jx::runtime::deallocate(block, capacity);
     return nullptr;
   }
 }
 
 extern "C" void jx_aot_free(void *data, size_t bytes) {
+  if (!data) return;
+  LiveBlocks &live = live_blocks();
+  {
+    std::lock_guard lock(live.mutex);
+    auto it = live.bytes.find(data);
+    if (it == live.bytes.end()) {
+      std::fprintf(stderr,
+                   "jx_aot_free: %p was not returned by jx_aot_allocate, or was freed already; "
+                   "left alone\n",
+                   data);
+      return;
+    }
+    if (it->second != bytes) {
+      // Freed with the wrong size, the block would join another size class and overflow the
+      // next allocation of that class.
+      std::fprintf(stderr,
+                   "jx_aot_free: %p was allocated with %zu bytes but freed with %zu; not freed "
+                   "(free it with %zu)\n",
+                   data, it->second, bytes, it->second);
+      return;
+    }
+    live.bytes.erase(it);
+  }
   jx::runtime::deallocate(data, jx::runtime::block_capacity(bytes));
 }
 
-extern "C" int32_t jx_aot_run_v2(void **state, const int64_t *program, int64_t program_words,
-                                 const jx_aot_kernel *kernels, const void *const *constants,
+extern "C" int32_t jx_aot_run_v3(void **state, const jx_aot_object *object,
                                  const jx_aot_array *args, int32_t num_args,
                                  const jx_aot_array *results, int32_t num_results, char *error,
                                  size_t error_size) {
   // Nothing may escape into C callers.
   try {
-    return jx::runtime::aot::run(state, program, program_words, kernels, constants, args, num_args,
-                                 results, num_results, error, error_size);
+    return jx::runtime::aot::run(state, object, args, num_args, results, num_results, error,
+                                 error_size);
   } catch (const std::bad_alloc &) {
     return fail(JX_AOT_ERROR_RUNTIME, "out of memory", error, error_size);
   } catch (const std::exception &e) {
@@ -517,4 +752,13 @@ extern "C" int32_t jx_aot_run_v2(void **state, const int64_t *program, int64_t p
   } catch (...) {
     return fail(JX_AOT_ERROR_RUNTIME, "unknown error", error, error_size);
   }
+}
+
+extern "C" int32_t jx_aot_run_v2(void **, const int64_t *, int64_t, const jx_aot_kernel *,
+                                 const void *const *, const jx_aot_array *, int32_t,
+                                 const jx_aot_array *, int32_t, char *error, size_t error_size) {
+  return fail(JX_AOT_ERROR_ABI,
+              "jx AOT object: generated for ABI version 2, but this runtime is ABI version " +
+                  std::to_string(JX_AOT_ABI_VERSION) + " (generate the object again with this jx)",
+              error, error_size);
 }

@@ -1,7 +1,7 @@
-// A runtime::Program as ahead-of-time objects carry it: a versioned array of 64-bit words (the
-// CPU features the kernels need, the table sizes, the signature, then every step's fields), with
-// kernels and constants given by position in tables the object also holds. Written by jx::aot
-// (src/aot), read by jx_aot_run_v2 (include/jx/aot_abi.h).
+// A runtime::Program as ahead-of-time objects carry it: a versioned, checksummed array of 64-bit
+// words (the CPU features the kernels need, the table sizes, the signature, then every step's
+// fields), with kernels and constants given by position in tables the object also holds. Written
+// by jx::aot (src/aot), read by jx_aot_run_v3 (include/jx/aot_abi.h).
 #pragma once
 
 #include <jx/aot_abi.h>
@@ -47,23 +47,41 @@ std::string missing_cpu_features(uint64_t required, uint64_t host);
 // Encodes program for an object whose kernels need `required_features`: Value steps are numbered
 // in order (the object's constant table: out_bytes[0] must hold each one's size), kernels
 // likewise (steps with a null kernel take no entry), placed kernels keep their device boxes (the
-// tasks are split again for the pool that runs them).
+// tasks are split again for the pool that runs them), Argument steps come first, by position.
+// Word 2 is the checksum of the others.
 std::vector<int64_t> encode(const Program &program, const Signature &signature,
                             uint64_t required_features);
+
+// FNV-1a 64 over the bytes of every word but word 2 (the checksum's own).
+uint64_t checksum(const int64_t *words, int64_t count);
+// Sets word 2 of words to their checksum (for tests that edit encoded words on purpose).
+void seal(std::vector<int64_t> &words);
+
+// jx_aot_object's kernel_info for program's kernels, derived from its steps (the generator
+// derives it from the kernels' plans instead; tests use this).
+std::vector<int64_t> kernel_info(const Program &program, const Signature &signature);
 
 struct Decoded {
   Program program;
   Signature signature;
   uint64_t required_features = 0;
 };
-// The program of words, validated (every slot, size, index and bound consistent, so that a
-// corrupt program is an error, not a wild write), its kernels and constants bound from the
-// tables, its device boxes split into tasks for `threads`. A jx::Error otherwise, naming the
+// The object's program, checked (checksum, version) and validated (every field of every step,
+// every slot, size, index and bound consistent with each other and with the object's tables, so
+// that a corrupt program is an error, not a wild write), its kernels and constants bound from
+// the tables, its device boxes split into tasks for `threads`. A jx::Error otherwise, naming the
 // problem.
-Decoded decode(const int64_t *words, int64_t count, const jx_aot_kernel *kernels,
-               const void *const *constants, int64_t threads);
+Decoded decode(const jx_aot_object &object, int64_t threads);
 
 // The text of a signature's arrays, as jx writes them: "float64[100,3], int32[]".
 std::string spec_text(const std::vector<ArraySpec> &specs);
 
 } // namespace jx::runtime::aot
+
+// The entry point of ABI version 2, kept so that an object of that version links and gets
+// JX_AOT_ERROR_ABI naming both versions (its arguments are not read).
+extern "C" int32_t jx_aot_run_v2(void **state, const int64_t *program, int64_t program_words,
+                                 const jx_aot_kernel *kernels, const void *const *constants,
+                                 const jx_aot_array *args, int32_t num_args,
+                                 const jx_aot_array *results, int32_t num_results, char *error,
+                                 size_t error_size);

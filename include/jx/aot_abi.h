@@ -6,8 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Bumped whenever generated objects and the runtime stop understanding each other. */
-#define JX_AOT_ABI_VERSION 2
+/* Bumped whenever generated objects and the runtime stop understanding each other. 3: programs
+ * carry a checksum, objects describe their kernels and constants (jx_aot_object). */
+#define JX_AOT_ABI_VERSION 3
 
 /* Element types, as jx::DType. */
 enum jx_aot_dtype {
@@ -47,19 +48,44 @@ int32_t jx_aot_abi_version(void);
 /* Memory for arguments and results like the runtime's own buffers: 64-byte aligned, and when
  * large 2 MiB aligned and backed by huge pages (kernels striding across rows then miss the TLB
  * far less), recycled through the runtime's caching allocator. NULL when out of memory. Free with
- * jx_aot_free and the same size. */
+ * jx_aot_free and the same size.
+ *
+ * jx_aot_free checks the block against the runtime's record of live blocks (kept beside the
+ * blocks, so no memory in front of a foreign pointer is read). A size other than the one
+ * allocated, a block freed twice, or a pointer jx_aot_allocate did not return is reported on
+ * stderr and the block is left alone: not freed, never handed to the allocator's size classes
+ * (where a wrong size would overflow the next allocation). A block refused for its size stays
+ * allocated, so freeing it again with the right size releases it. jx_aot_free(NULL, n) does
+ * nothing. */
 void *jx_aot_allocate(size_t bytes);
 void jx_aot_free(void *data, size_t bytes);
 
-/* Runs an encoded program (what a generated entry point does): decodes it once into *state (the
- * object's own slot, null at first), checks the CPU, the arguments and results against its
- * signature, then computes the results into their buffers. Returns a jx_aot_status; on failure
- * writes a message into error (when error_size > 0). Thread-safe. The name carries the ABI
- * version, so that an object of another version fails to link instead of calling it wrongly. */
-int32_t jx_aot_run_v2(void **state, const int64_t *program, int64_t program_words,
-                      const jx_aot_kernel *kernels, const void *const *constants,
-                      const jx_aot_array *args, int32_t num_args, const jx_aot_array *results,
-                      int32_t num_results, char *error, size_t error_size);
+/* What a generated object holds for one function, handed to jx_aot_run_v3 whole. The tables
+ * describe the object's code independently of the program, so that program words that disagree
+ * with them are refused instead of calling a kernel with the wrong buffers. */
+typedef struct jx_aot_object {
+  const int64_t *program; /* the encoded program (checksummed) */
+  int64_t program_words;
+  const jx_aot_kernel *kernels;
+  int64_t num_kernels;
+  /* Per kernel: its outputs, inputs and literals, then each output's and each input's bytes. */
+  const int64_t *kernel_info;
+  int64_t kernel_info_words;
+  const void *const *constants;
+  const int64_t *constant_bytes; /* each constant's size */
+  int64_t num_constants;
+} jx_aot_object;
+
+/* Runs an object's program (what a generated entry point does): checks its checksum, decodes it
+ * once into *state (the object's own slot, null at first) checking every field against the
+ * object's tables, checks the CPU, the arguments and results against its signature, then
+ * computes the results into their buffers. Returns a jx_aot_status; on failure writes a message
+ * into error (when error_size > 0). Thread-safe. The name carries the ABI version, so that an
+ * object of another version never calls it wrongly; the runtime keeps the previous version's
+ * name, jx_aot_run_v2, which answers JX_AOT_ERROR_ABI naming both versions. */
+int32_t jx_aot_run_v3(void **state, const jx_aot_object *object, const jx_aot_array *args,
+                      int32_t num_args, const jx_aot_array *results, int32_t num_results,
+                      char *error, size_t error_size);
 
 #ifdef __cplusplus
 }

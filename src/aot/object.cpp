@@ -49,18 +49,47 @@ uint64_t required_features(const llvm::TargetMachine &machine) {
   return mask;
 }
 
+// Stands in for the kernels while the generator decodes its own program: never called.
+void placeholder_kernel(const int64_t *, void *const *) {}
+
 } // namespace
 
 Object emit_object(const ObjectContents &c) {
   const codegen::Target target = codegen::make_target(c.target_cpu);
   const std::vector<int64_t> words =
       runtime::aot::encode(c.program, c.signature, required_features(*target.machine));
-  // What jx_aot_run_v2 will check on load, checked now: a program it would refuse fails the
+  // What each kernel was compiled for, from its plan (not from the program, which the runtime
+  // checks against it): outputs, inputs, literals, then their bytes.
+  std::vector<int64_t> kernel_info;
+  for (const codegen::KernelPlan *plan : c.kernels) {
+    kernel_info.insert(kernel_info.end(),
+                       {int64_t(plan->roots.size()), int64_t(plan->inputs.size()),
+                        int64_t(plan->literals.size())});
+    for (const ir::NodePtr &root : plan->roots)
+      kernel_info.push_back(root->size() * int64_t(itemsize(root->dtype)));
+    for (const ir::Node *in : plan->inputs)
+      kernel_info.push_back(in->size() * int64_t(itemsize(in->dtype)));
+  }
+  std::vector<int64_t> constant_bytes;
+  for (const runtime::BufferPtr &constant : c.constants)
+    constant_bytes.push_back(int64_t(constant->bytes()));
+  // What jx_aot_run_v3 will check on load, checked now: a program it would refuse fails the
   // generator, not every call of the object.
   {
-    const std::vector<jx_aot_kernel> kernels(c.kernels.size());
-    const std::vector<const void *> constants(c.constants.size());
-    runtime::aot::decode(words.data(), int64_t(words.size()), kernels.data(), constants.data(), 1);
+    const std::vector<jx_aot_kernel> kernels(c.kernels.size(), &placeholder_kernel);
+    std::vector<const void *> constants;
+    for (const runtime::BufferPtr &constant : c.constants)
+      constants.push_back(constant->data());
+    const jx_aot_object object{words.data(),
+                               int64_t(words.size()),
+                               kernels.data(),
+                               int64_t(kernels.size()),
+                               kernel_info.data(),
+                               int64_t(kernel_info.size()),
+                               constants.data(),
+                               constant_bytes.data(),
+                               int64_t(constants.size())};
+    runtime::aot::decode(object, 1);
   }
   llvm::LLVMContext context;
   llvm::Module module("jx_aot_" + c.symbol, context);
@@ -106,12 +135,30 @@ Object emit_object(const ObjectContents &c) {
     auto *type = llvm::ArrayType::get(ptr, entries.size());
     return private_constant(module, llvm::ConstantArray::get(type, entries), name, 8);
   };
-  llvm::Constant *kernel_table = table(kernels, "jx_aot_kernels");
-  llvm::Constant *constant_table = table(constants, "jx_aot_constants");
+  auto words_table = [&](const std::vector<int64_t> &values, const char *name) -> llvm::Constant * {
+    if (values.empty()) return llvm::ConstantPointerNull::get(ptr);
+    return private_constant(
+        module,
+        llvm::ConstantDataArray::get(
+            context, llvm::ArrayRef<uint64_t>(reinterpret_cast<const uint64_t *>(values.data()),
+                                              values.size())),
+        name, 8);
+  };
+  auto i64_constant = [&](size_t v) { return llvm::ConstantInt::get(i64, v); };
+  // jx_aot_object, field by field.
+  auto *object_type = llvm::StructType::get(context, {ptr, i64, ptr, i64, ptr, i64, ptr, ptr, i64});
+  auto *object = private_constant(
+      module,
+      llvm::ConstantStruct::get(
+          object_type,
+          {program, i64_constant(words.size()), table(kernels, "jx_aot_kernels"),
+           i64_constant(kernels.size()), words_table(kernel_info, "jx_aot_kernel_info"),
+           i64_constant(kernel_info.size()), table(constants, "jx_aot_constants"),
+           words_table(constant_bytes, "jx_aot_constant_bytes"), i64_constant(constants.size())}),
+      "jx_aot_object", 8);
 
-  // int32_t SYMBOL(args, num_args, results, num_results, error, error_size) -> jx_aot_run_v2
-  auto *run_type =
-      llvm::FunctionType::get(i32, {ptr, ptr, i64, ptr, ptr, ptr, i32, ptr, i32, ptr, i64}, false);
+  // int32_t SYMBOL(args, num_args, results, num_results, error, error_size) -> jx_aot_run_v3
+  auto *run_type = llvm::FunctionType::get(i32, {ptr, ptr, ptr, i32, ptr, i32, ptr, i64}, false);
   llvm::FunctionCallee run =
       module.getOrInsertFunction(fmt::format("jx_aot_run_v{}", JX_AOT_ABI_VERSION), run_type);
   auto *entry_type = llvm::FunctionType::get(i32, {ptr, i32, ptr, i32, ptr, i64}, false);
@@ -121,9 +168,7 @@ Object emit_object(const ObjectContents &c) {
       llvm::Function::Create(entry_type, llvm::GlobalValue::ExternalLinkage, c.symbol, module);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", entry));
   auto arg = [&](unsigned i) { return entry->getArg(i); };
-  b.CreateRet(
-      b.CreateCall(run, {state, program, llvm::ConstantInt::get(i64, words.size()), kernel_table,
-                         constant_table, arg(0), arg(1), arg(2), arg(3), arg(4), arg(5)}));
+  b.CreateRet(b.CreateCall(run, {state, object, arg(0), arg(1), arg(2), arg(3), arg(4), arg(5)}));
   std::string errors;
   llvm::raw_string_ostream os(errors);
   if (llvm::verifyModule(module, &os))

@@ -18,6 +18,7 @@
 
 #include "aot/aot_test_util.h"
 #include "aot/functions.h"
+#include "aot/program_fixtures.h"
 #include "api/program.h"
 #include "runtime/aot.h"
 #include "several_outputs.h"
@@ -236,67 +237,33 @@ TEST(AotWrapper, WrongSpanSizeThrowsCallError) {
 TEST(AotAbi, RuntimeVersionIsTheHeaders) { EXPECT_EQ(jx_aot_abi_version(), JX_AOT_ABI_VERSION); }
 
 namespace rt = jx::runtime;
+using aot_test::fake_kernel;
+using aot_test::kernel_calls;
+using aot_test::object_of;
+using aot_test::other_kernel;
+using aot_test::tables_of;
 
-int kernel_calls = 0;
-void fake_kernel(const int64_t *, void *const *) { ++kernel_calls; }
-void other_kernel(const int64_t *, void *const *) {}
-
-// A program with a step of each kind and every field set.
-rt::Program every_kind_of_step() {
-  rt::Program p;
-  p.slot_count = 6;
-  p.arena_bytes = 256;
-  p.arena_offset = {-1, -1, 0, 64, -1, -1};
-  p.outputs = {4, 1};
-  p.steps.push_back({.kind = rt::Step::Kind::Argument, .outs = {0}, .argument = 0});
-  p.steps.push_back({.kind = rt::Step::Kind::Value, .outs = {1}, .out_bytes = {32}});
-  p.steps.push_back({.kind = rt::Step::Kind::Fill,
-                     .outs = {2},
-                     .out_bytes = {48},
-                     .key_hi = 0xdeadbeef,
-                     .key_lo = 7,
-                     .dtype = jx::DType::float32,
-                     .extent = {3, 4}});
-  p.steps.push_back({.kind = rt::Step::Kind::Kernel,
-                     .outs = {3},
-                     .out_bytes = {64},
-                     .frees = {2},
-                     .dtype = jx::DType::int32,
-                     .kernel = fake_kernel,
-                     .inputs = {0, 2},
-                     .literals = {0x3ff0000000000000u, uint64_t(-5)},
-                     .extent = {4, 4},
-                     .outer = 4,
-                     .grain = 2});
-  p.steps.push_back({.kind = rt::Step::Kind::Kernel,
-                     .outs = {4},
-                     .out_bytes = {1},
-                     .frees = {0, 3},
-                     .kernel = other_kernel,
-                     .inputs = {3},
-                     .extent = {1},
-                     .outer = 1,
-                     .boxes = {0, 1},
-                     .box_work = 3});
-  p.steps.push_back({.kind = rt::Step::Kind::Kernel,
-                     .outs = {5},
-                     .out_bytes = {0},
-                     .kernel = nullptr,
-                     .extent = {0},
-                     .outer = 0});
-  return p;
-}
-
-const rt::aot::Signature signature{{{jx::DType::float64, {2, 2}}},
-                                   {{jx::DType::bool_, {}}, {jx::DType::int64, {4}}}};
+rt::Program every_kind_of_step() { return aot_test::every_kind_of_step(); }
+const rt::aot::Signature &signature = aot_test::every_kind_signature;
 constexpr uint64_t some_features = 0b1011;
 constexpr int64_t threads = 3;
 
-rt::aot::Decoded decode(const std::vector<int64_t> &words) {
-  static const jx_aot_kernel kernels[] = {fake_kernel, other_kernel};
-  alignas(64) static const double constant[4] = {1, 2, 3, 4};
-  static const void *const constants[] = {constant};
-  return rt::aot::decode(words.data(), int64_t(words.size()), kernels, constants, threads);
+// Decodes words with the tables of `program` (every_kind_of_step's by default).
+rt::aot::Decoded decode(const std::vector<int64_t> &words,
+                        const rt::Program &program = every_kind_of_step(),
+                        const rt::aot::Signature &sig = signature) {
+  const aot_test::ObjectTables tables = tables_of(program, sig);
+  return rt::aot::decode(object_of(words, tables), threads);
+}
+
+// Sets words' table sizes (words 4 and 5) to those of program's tables and seals them again:
+// words edited on purpose, that only the validator can refuse.
+std::vector<int64_t> resealed(std::vector<int64_t> words, const rt::Program &program) {
+  const aot_test::ObjectTables tables = tables_of(program, signature);
+  words[4] = int64_t(tables.kernels.size());
+  words[5] = int64_t(tables.constants.size());
+  rt::aot::seal(words);
+  return words;
 }
 
 TEST(AotEncoding, RoundTrip) {
@@ -364,8 +331,14 @@ TEST(AotEncoding, DecodedJitProgramRunsLikeTheJit) {
     }
   }
   const std::vector<int64_t> words = rt::aot::encode(run, sig, 0);
-  const rt::aot::Decoded d = rt::aot::decode(words.data(), int64_t(words.size()), kernels.data(),
-                                             constants.data(), threads);
+  const std::vector<int64_t> info = rt::aot::kernel_info(run, sig);
+  std::vector<int64_t> constant_bytes;
+  for (const rt::BufferPtr &v : values)
+    constant_bytes.push_back(int64_t(v->bytes()));
+  const rt::aot::Decoded d = rt::aot::decode(
+      {words.data(), int64_t(words.size()), kernels.data(), int64_t(kernels.size()), info.data(),
+       int64_t(info.size()), constants.data(), constant_bytes.data(), int64_t(constants.size())},
+      threads);
   const std::vector<Array> args = {
       aot_test::random_array({aot_test::math_n}, jx::float32, 21, 0, 5),
       aot_test::random_array({aot_test::math_n}, jx::float32, 22, -2, 2)};
@@ -394,27 +367,33 @@ TEST(AotEncoding, CorruptWordsAreErrors) {
                                                     std::to_string(JX_AOT_ABI_VERSION + 1) +
                                                     ", but this runtime is ABI version " +
                                                     std::to_string(JX_AOT_ABI_VERSION));
-  // Every truncation (an empty program too).
+  // Every truncation (an empty program too): too short, or no longer its checksum.
   for (size_t n = 0; n < words.size(); ++n)
     expect_error<jx::Error>(
         [&] { decode(std::vector<int64_t>(words.begin(), words.begin() + int64_t(n))); },
         "jx AOT program");
   bad = words;
   bad.push_back(0);
+  expect_error<jx::Error>([&] { decode(bad); }, "checksum mismatch");
+  rt::aot::seal(bad);
   expect_error<jx::Error>([&] { decode(bad); }, "trailing words");
-  // The kernel count (word 3) disagreeing with the steps.
+  // The kernel count (word 4) disagreeing with the object's table.
   bad = words;
-  bad[3] = 5;
+  bad[4] = 5;
+  rt::aot::seal(bad);
   expect_error<jx::Error>([&] { decode(bad); }, "table sizes");
-  // The argument count (word 5) absurdly large, and negative.
+  // The argument count (word 6) absurdly large, and negative.
   bad = words;
-  bad[5] = int64_t(1) << 60;
+  bad[6] = int64_t(1) << 60;
+  rt::aot::seal(bad);
   expect_error<jx::Error>([&] { decode(bad); }, "corrupt length");
-  bad[5] = -1;
+  bad[6] = -1;
+  rt::aot::seal(bad);
   expect_error<jx::Error>([&] { decode(bad); }, "corrupt length");
-  // The first argument's dtype (word 6).
+  // The first argument's dtype (word 7).
   bad = words;
-  bad[6] = 9;
+  bad[7] = 9;
+  rt::aot::seal(bad);
   expect_error<jx::Error>([&] { decode(bad); }, "corrupt dtype");
 }
 
@@ -423,7 +402,9 @@ TEST(AotEncoding, InconsistentProgramsAreErrors) {
   auto expect_invalid = [](const std::function<void(rt::Program &)> &spoil, const char *what) {
     rt::Program p = every_kind_of_step();
     spoil(p);
-    expect_error<jx::Error>([&] { decode(rt::aot::encode(p, signature, 0)); }, what);
+    const std::vector<int64_t> words =
+        resealed(rt::aot::encode(p, signature, 0), every_kind_of_step());
+    expect_error<jx::Error>([&] { decode(words); }, what);
   };
   expect_invalid([](rt::Program &p) { p.steps[3].inputs = {0, 9}; }, "slot out of range");
   expect_invalid(
@@ -443,7 +424,7 @@ TEST(AotEncoding, InconsistentProgramsAreErrors) {
   expect_invalid([](rt::Program &p) { p.steps[0].argument = 1; }, "argument out of range");
   expect_invalid([](rt::Program &p) { p.steps[4].outs = {}; }, "step outputs");
   expect_invalid([](rt::Program &p) { p.steps[1].out_bytes = {}; }, "step output sizes");
-  expect_invalid([](rt::Program &p) { p.steps[5].inputs = {2}; }, "slot read after it is freed");
+  expect_invalid([](rt::Program &p) { p.steps[5].inputs = {0}; }, "slot read after it is freed");
   expect_invalid([](rt::Program &p) { p.outputs = {3, 1}; }, "slot read after it is freed");
   expect_invalid([](rt::Program &p) { p.steps[3].outer = 40000; }, "kernel bounds");
   expect_invalid([](rt::Program &p) { p.steps[4].out_bytes = {40}; }, "kernel output sizes");
@@ -475,7 +456,8 @@ rt::Program contraction_program() {
        .frees = {1},
        .dtype = jx::DType::float64,
        .gemm = {.batch = 1, .m = 4, .n = 5, .k = 3, .lhs = {0, 3, 1}, .rhs = {0, 5, 1}},
-       .inputs = {0, 1}});
+       .inputs = {0, 1},
+       .extent = {4, 5}});
   return p;
 }
 const rt::aot::Signature contraction_signature{
@@ -492,7 +474,7 @@ encode_contraction(const std::function<void(rt::Program &)> &spoil,
 
 TEST(AotEncoding, ContractionRoundTripsAndRuns) {
   const std::vector<int64_t> words = encode_contraction([](rt::Program &) {});
-  const rt::aot::Decoded d = decode(words);
+  const rt::aot::Decoded d = decode(words, contraction_program(), contraction_signature);
   const rt::Step &s = d.program.steps[2];
   EXPECT_EQ(s.kind, rt::Step::Kind::Contraction);
   EXPECT_EQ(s.gemm.m, 4);
@@ -503,7 +485,7 @@ TEST(AotEncoding, ContractionRoundTripsAndRuns) {
   // Its tasks are the shape's tiles, whatever the thread count.
   EXPECT_EQ(s.tasks, rt::gemm_tiles(s.gemm, rt::gemm_parallelism()));
   EXPECT_EQ(rt::aot::encode(d.program, d.signature, d.required_features), words);
-  // Through jx_aot_run_v2: the product of the arguments.
+  // Through jx_aot_run_v3: the product of the arguments.
   double lhs[12], rhs[15], out[20], copy[12];
   for (int i = 0; i < 12; ++i)
     lhs[i] = i - 5;
@@ -516,9 +498,10 @@ TEST(AotEncoding, ContractionRoundTripsAndRuns) {
                                   {copy, JX_AOT_FLOAT64, 2, lhs_shape}};
   char error[256] = "";
   static void *state = nullptr; // holds the decoded program for the rest of the process
-  ASSERT_EQ(jx_aot_run_v2(&state, words.data(), int64_t(words.size()), nullptr, nullptr, args, 2,
-                          results, 2, error, sizeof error),
-            JX_AOT_OK)
+  jx_aot_object object{};
+  object.program = words.data();
+  object.program_words = int64_t(words.size());
+  ASSERT_EQ(jx_aot_run_v3(&state, &object, args, 2, results, 2, error, sizeof error), JX_AOT_OK)
       << error;
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 5; ++j) {
@@ -530,7 +513,7 @@ TEST(AotEncoding, ContractionRoundTripsAndRuns) {
 }
 
 // Contraction steps that would read outside their operands or write outside their output, or
-// that BLAS could not be called with: refused when decoded, and by jx_aot_run_v2 as
+// that BLAS could not be called with: refused when decoded, and by jx_aot_run_v3 as
 // JX_AOT_ERROR_ABI before anything runs.
 TEST(AotEncoding, CorruptContractionsAreRefused) {
   using Gemm = rt::Gemm;
@@ -577,7 +560,11 @@ TEST(AotEncoding, CorruptContractionsAreRefused) {
       // Not a contraction BLAS runs: integers, a kernel attached, one operand.
       {[](rt::Program &p) { p.steps[2].dtype = jx::DType::int64; }, "contraction"},
       {[](rt::Program &p) { p.steps[2].kernel = fake_kernel; }, "contraction"},
-      {[](rt::Program &p) { p.steps[2].inputs = {0}; }, "contraction"},
+      {[](rt::Program &p) {
+         p.steps[2].inputs = {0};
+         p.steps[2].frees = {};
+       },
+       "contraction"},
       {[](rt::Program &p) {
          p.steps[2].inputs = {0, 1, 0};
        },
@@ -585,12 +572,18 @@ TEST(AotEncoding, CorruptContractionsAreRefused) {
   };
   for (size_t i = 0; i < std::size(cases); ++i) {
     SCOPED_TRACE(testing::Message() << "case " << i << ": " << cases[i].what);
-    const std::vector<int64_t> words = encode_contraction(cases[i].spoil);
-    expect_error<jx::Error>([&] { decode(words); }, cases[i].what);
+    // The table sizes kept and the words sealed again, as a forged checksum would.
+    std::vector<int64_t> words = encode_contraction(cases[i].spoil);
+    words[4] = words[5] = 0;
+    rt::aot::seal(words);
+    expect_error<jx::Error>([&] { decode(words, contraction_program(), contraction_signature); },
+                            cases[i].what);
     char error[256] = "";
     void *state = nullptr;
-    EXPECT_EQ(jx_aot_run_v2(&state, words.data(), int64_t(words.size()), nullptr, nullptr, nullptr,
-                            0, nullptr, 0, error, sizeof error),
+    jx_aot_object object{};
+    object.program = words.data();
+    object.program_words = int64_t(words.size());
+    EXPECT_EQ(jx_aot_run_v3(&state, &object, nullptr, 0, nullptr, 0, error, sizeof error),
               JX_AOT_ERROR_ABI);
     EXPECT_NE(std::string(error).find(cases[i].what), std::string::npos) << error;
     EXPECT_EQ(state, nullptr);
@@ -612,19 +605,18 @@ TEST(AotEncoding, ContractionReachThatOverflowsIsRefused) {
         p.outputs = {0, 0};
       },
       signature);
-  expect_error<jx::Error>([&] { decode(words); }, "contraction operand");
+  expect_error<jx::Error>([&] { decode(words, contraction_program(), signature); },
+                          "contraction operand");
 }
 
 TEST(AotEncoding, RunReportsAnotherAbiVersion) {
   std::vector<int64_t> words = rt::aot::encode(every_kind_of_step(), signature, 0);
   words[1] = JX_AOT_ABI_VERSION + 1;
-  const jx_aot_kernel kernels[] = {fake_kernel, other_kernel};
-  static const double constant[4] = {};
-  const void *const constants[] = {constant};
+  const aot_test::ObjectTables tables = tables_of(every_kind_of_step(), signature);
+  jx_aot_object object = object_of(words, tables);
   char error[256] = "";
   void *state = nullptr;
-  EXPECT_EQ(jx_aot_run_v2(&state, words.data(), int64_t(words.size()), kernels, constants, nullptr,
-                          0, nullptr, 0, error, sizeof error),
+  EXPECT_EQ(jx_aot_run_v3(&state, &object, nullptr, 0, nullptr, 0, error, sizeof error),
             JX_AOT_ERROR_ABI);
   EXPECT_NE(std::string(error).find("generated for ABI version " +
                                     std::to_string(JX_AOT_ABI_VERSION + 1)),
@@ -633,8 +625,9 @@ TEST(AotEncoding, RunReportsAnotherAbiVersion) {
   EXPECT_EQ(state, nullptr);
   // Not a jx program at all: the same status.
   static const int64_t garbage[4] = {1, 2, 3, 4};
-  EXPECT_EQ(jx_aot_run_v2(&state, garbage, 4, kernels, constants, nullptr, 0, nullptr, 0, error,
-                          sizeof error),
+  object.program = garbage;
+  object.program_words = 4;
+  EXPECT_EQ(jx_aot_run_v3(&state, &object, nullptr, 0, nullptr, 0, error, sizeof error),
             JX_AOT_ERROR_ABI);
   EXPECT_NE(std::string(error).find("not a jx program"), std::string::npos) << error;
 }
@@ -656,16 +649,14 @@ TEST(AotEncoding, MissingCpuFeaturesAreAnError) {
       ~rt::aot::host_cpu_features() & ((uint64_t(1) << rt::aot::cpu_feature_count) - 1);
   if (!missing) GTEST_SKIP() << "this CPU has every feature jx checks";
   const int bit = std::countr_zero(missing);
-  const std::vector<int64_t> words =
+  static const std::vector<int64_t> words =
       rt::aot::encode(every_kind_of_step(), signature, uint64_t(1) << bit);
-  const jx_aot_kernel kernels[] = {fake_kernel, other_kernel};
-  static const double constant[4] = {};
-  const void *const constants[] = {constant};
+  static const aot_test::ObjectTables tables = tables_of(every_kind_of_step(), signature);
+  static const jx_aot_object object = object_of(words, tables);
   char error[256] = "";
   static void *state = nullptr; // holds the decoded program for the rest of the process
   kernel_calls = 0;
-  EXPECT_EQ(jx_aot_run_v2(&state, words.data(), int64_t(words.size()), kernels, constants, nullptr,
-                          0, nullptr, 0, error, sizeof error),
+  EXPECT_EQ(jx_aot_run_v3(&state, &object, nullptr, 0, nullptr, 0, error, sizeof error),
             JX_AOT_ERROR_CPU);
   EXPECT_NE(std::string(error).find(rt::aot::cpu_features[bit]), std::string::npos) << error;
   EXPECT_EQ(kernel_calls, 0);
