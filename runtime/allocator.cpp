@@ -1,12 +1,16 @@
 // Size-class caching allocator. Classes are 4 per power of two (at most 25% slack); blocks of
 // 2 MiB and more are 2 MiB aligned with MADV_HUGEPAGE, as a fresh 128 MiB block costs far more in
 // page faults than most kernels cost in work. The cache is capped (JX_ALLOCATOR_CACHE_MB, default
-// 4096); past the cap, freed blocks go back to the system.
+// 4096); past the cap, freed blocks go back to the system. A request the system refuses, even
+// after the cache is returned to it, is a jx::MemoryError naming the size (NumPy's wording).
 #include "runtime/allocator.h"
+
+#include <jx/error.h>
 
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -50,10 +54,22 @@ Cache &cache() {
   return *c;
 }
 
-void *system_allocate(size_t capacity) {
+[[noreturn]] void unable_to_allocate(size_t bytes) {
+  char text[128];
+  std::snprintf(text, sizeof text, "Unable to allocate %.3g GiB (%zu bytes) for an array",
+                double(bytes) / double(size_t(1) << 30), bytes);
+  throw MemoryError(text);
+}
+
+void *system_allocate(size_t capacity, size_t requested) {
   const bool huge = capacity >= huge_page;
-  void *p = std::aligned_alloc(huge ? huge_page : min_block, capacity);
-  if (!p) throw std::bad_alloc();
+  const size_t alignment = huge ? huge_page : min_block;
+  void *p = std::aligned_alloc(alignment, capacity);
+  if (!p) {
+    release_cached_memory();
+    p = std::aligned_alloc(alignment, capacity);
+  }
+  if (!p) unable_to_allocate(requested);
   if (huge) madvise(p, capacity, MADV_HUGEPAGE);
   return p;
 }
@@ -67,7 +83,7 @@ size_t block_capacity(size_t bytes) {
 
 void *allocate(size_t bytes, size_t *capacity) {
   // Larger requests would wrap around in the size classes.
-  if (bytes > size_t(PTRDIFF_MAX) / 2) throw std::bad_alloc();
+  if (bytes > size_t(PTRDIFF_MAX) / 2) unable_to_allocate(bytes);
   const size_t size = block_capacity(bytes);
   *capacity = size;
   Cache &c = cache();
@@ -83,7 +99,7 @@ void *allocate(size_t bytes, size_t *capacity) {
     }
     ++c.misses;
   }
-  return system_allocate(size);
+  return system_allocate(size, bytes);
 }
 
 void deallocate(void *block, size_t capacity) {

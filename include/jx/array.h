@@ -94,7 +94,12 @@ public:
 
   // Raw realized data, dtype() elements in C order. Valid while this Array lives.
   const void *data() const;
-  std::shared_ptr<const ir::Node> node() const { return node_; }
+  // The array's graph node; a jx::ValueError for an Array that was moved from (or made from a
+  // null node), whose value is gone.
+  const std::shared_ptr<const ir::Node> &node() const {
+    if (!node_) no_value();
+    return node_;
+  }
 
   // x.reshape(shape), as jnp.reshape.
   Array reshape(const Shape &shape) const;
@@ -109,6 +114,7 @@ public:
   std::vector<Shard> addressable_shards() const;
 
 private:
+  [[noreturn]] static void no_value();
   static Array from_scalar_double(double v);
   static Array from_scalar_int(int64_t v, bool is_bool);
   template <class T> static Array from_scalar(T v) {

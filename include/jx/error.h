@@ -55,6 +55,12 @@ public:
   using Error::Error;
 };
 
+// Python's MemoryError (NumPy's _ArrayMemoryError): the system refused an array's memory.
+class MemoryError : public Error {
+public:
+  using Error::Error;
+};
+
 // File input/output: missing, truncated or malformed files.
 class IOError : public Error {
 public:

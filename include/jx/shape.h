@@ -17,6 +17,14 @@ inline int64_t shape_size(const Shape &shape) {
   return n;
 }
 
+// The most dimensions an array may have (NumPy's limit).
+inline constexpr size_t max_rank = 64;
+
+// shape's element count, checked as NumPy checks a new array's shape: a jx::ValueError for a
+// negative dimension, more than max_rank dimensions, or size * itemsize past the largest
+// possible size (no product wraps around).
+int64_t checked_size(const Shape &shape, size_t itemsize);
+
 // Element strides of a C-order (row-major) array of this shape.
 inline std::vector<int64_t> row_major_strides(const Shape &shape) {
   std::vector<int64_t> strides(shape.size());

@@ -14,31 +14,36 @@ using api::node_of;
 
 Array::Array(std::shared_ptr<const ir::Node> node) : node_(std::move(node)) {}
 
+void Array::no_value() {
+  throw ValueError("this Array has no value: it was moved from (or made from a null node); "
+                   "assign it a new value before using it");
+}
+
 Array Array::from_scalar_double(double v) { return Array(ir::literal(v, default_float, true)); }
 
 Array Array::from_scalar_int(int64_t v, bool is_bool) {
   return Array(ir::literal_int(v, is_bool ? DType::bool_ : default_int, true));
 }
 
-const Shape &Array::shape() const { return node_->shape; }
-int64_t Array::ndim() const { return node_->ndim(); }
-int64_t Array::size() const { return node_->size(); }
-DType Array::dtype() const { return node_->dtype; }
-bool Array::weak_type() const { return node_->weak; }
+const Shape &Array::shape() const { return node()->shape; }
+int64_t Array::ndim() const { return node()->ndim(); }
+int64_t Array::size() const { return node()->size(); }
+DType Array::dtype() const { return node()->dtype; }
+bool Array::weak_type() const { return node()->weak; }
 
-Array Array::astype(DType dtype) const { return Array(ir::convert(node_, dtype, false)); }
+Array Array::astype(DType dtype) const { return Array(ir::convert(node(), dtype, false)); }
 
 Array Array::reshape(const Shape &shape) const { return numpy::reshape(*this, shape); }
 
 const Array &Array::block_until_ready() const {
-  api::realize(node_);
+  api::realize(node());
   return *this;
 }
 
-const void *Array::data() const { return api::realize(node_)->data(); }
+const void *Array::data() const { return api::realize(node())->data(); }
 
 void Array::copy_to(DType to, void *out) const {
-  runtime::BufferPtr buffer = api::realize(node_);
+  runtime::BufferPtr buffer = api::realize(node());
   const int64_t n = size();
   dispatch_dtype(dtype(), [&](auto from_tag) {
     using F = decltype(from_tag);

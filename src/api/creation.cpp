@@ -76,7 +76,9 @@ Array arange_impl(double start, double stop, double step, bool integral,
   if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step))
     throw ValueError("arange: cannot compute length");
   DType dt = dtype ? *dtype : integral ? default_int : default_float;
-  int64_t n = std::max<int64_t>(0, int64_t(std::ceil((stop - start) / step)));
+  const double length = std::ceil((stop - start) / step);
+  if (length >= 0x1p63) throw ValueError("Maximum allowed size exceeded");
+  int64_t n = std::max<int64_t>(0, int64_t(length));
   if (n == 0) return wrap(api::broadcast_node(api::scalar_node(0, dt), {0}));
   // NumPy fills in the target dtype: first = T(start), delta = T(start + step) - first, and
   // element i = first + i * delta.

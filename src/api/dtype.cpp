@@ -3,6 +3,7 @@
 #include <jx/error.h>
 #include <jx/shape.h>
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <string>
@@ -48,6 +49,28 @@ DType promote_types(DType a, DType b) {
   if (kind_of(a) == DTypeKind::boolean) return b;
   // Integer with float: NumPy takes a float wide enough for the integer.
   return DType::float64;
+}
+
+int64_t checked_size(const Shape &shape, size_t itemsize) {
+  if (shape.size() > max_rank)
+    throw ValueError(
+        fmt::format("maximum supported dimension for an ndarray is currently {}, found {}",
+                    max_rank, shape.size()));
+  // As NumPy's PyArray_NewFromDescr: the bytes of the nonzero dimensions must fit, even when
+  // another dimension is 0.
+  int64_t bytes = std::max<int64_t>(1, int64_t(itemsize)), size = 1;
+  for (int64_t d : shape) {
+    if (d < 0) throw ValueError("negative dimensions are not allowed");
+    if (d == 0) {
+      size = 0;
+      continue;
+    }
+    if (__builtin_mul_overflow(bytes, d, &bytes))
+      throw ValueError("array is too big; `arr.size * arr.dtype.itemsize` is larger than the "
+                       "maximum possible size.");
+    size *= d; // cannot wrap: bytes bounds it
+  }
+  return size;
 }
 
 std::string shape_str(const Shape &shape) {

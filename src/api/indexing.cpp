@@ -99,7 +99,7 @@ ResolvedIndex resolve(const Shape &shape, const std::vector<IndexItem> &items) {
 
 Array Array::index(const std::vector<IndexItem> &items) const {
   ResolvedIndex r = resolve(shape(), items);
-  NodePtr sliced = ir::slice(node_, r.starts, r.limits, r.steps);
+  NodePtr sliced = ir::slice(node(), r.starts, r.limits, r.steps);
   return wrap(ir::reshape(sliced, r.result_shape));
 }
 

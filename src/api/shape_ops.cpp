@@ -10,6 +10,10 @@
 namespace jx {
 
 Shape api::resolve_reshape(int64_t size, const Shape &shape) {
+  auto cannot = [&] {
+    return ShapeError(
+        fmt::format("cannot reshape array of size {} into shape {}", size, shape_str(shape)));
+  };
   Shape out = shape;
   int64_t known = 1, unknown = -1;
   for (size_t i = 0; i < out.size(); ++i) {
@@ -19,14 +23,12 @@ Shape api::resolve_reshape(int64_t size, const Shape &shape) {
     } else if (out[i] < 0) {
       throw ValueError(
           fmt::format("negative dimensions not allowed, got shape {}", shape_str(shape)));
-    } else {
-      known *= out[i];
+    } else if (__builtin_mul_overflow(known, out[i], &known)) {
+      throw cannot(); // more elements than any array holds
     }
   }
   if (unknown >= 0 && known != 0 && size % known == 0) out[unknown] = size / known;
-  if ((unknown >= 0 && out[unknown] == -1) || shape_size(out) != size)
-    throw ShapeError(
-        fmt::format("cannot reshape array of size {} into shape {}", size, shape_str(shape)));
+  if ((unknown >= 0 && out[unknown] == -1) || shape_size(out) != size) throw cannot();
   return out;
 }
 

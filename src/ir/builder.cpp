@@ -28,10 +28,24 @@ int64_t rank(const NodePtr &n) { return static_cast<int64_t>(n->shape.size()); }
 } // namespace
 
 int64_t slice_length(int64_t start, int64_t limit, int64_t step) {
-  int64_t n =
-      step > 0 ? (limit - start + step - 1) / step : (start - limit + (-step) - 1) / (-step);
-  return std::max<int64_t>(n, 0);
+  // In unsigned arithmetic: exact for every int64 start, limit and step (INT64_MIN included).
+  if (step > 0 ? limit <= start : start <= limit) return 0;
+  const uint64_t span =
+      step > 0 ? uint64_t(limit) - uint64_t(start) : uint64_t(start) - uint64_t(limit);
+  const uint64_t stride = step > 0 ? uint64_t(step) : uint64_t(0) - uint64_t(step);
+  return int64_t(std::min<uint64_t>((span - 1) / stride + 1, uint64_t(INT64_MAX)));
 }
+
+namespace {
+// a + b for two dimension sizes; NumPy's error when the sum is past any possible size.
+int64_t add_dims(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum))
+    throw ValueError("array is too big; `arr.size * arr.dtype.itemsize` is larger than the "
+                     "maximum possible size.");
+  return sum;
+}
+} // namespace
 
 DotDims dot_dims(const NodeSpec &s) {
   int64_t nb = s.attrs.at(0), nc = s.attrs.at(1);
@@ -145,7 +159,7 @@ Shape infer_shape(const NodeSpec &s) {
     Shape out(r);
     for (int64_t i = 0; i < r; ++i) {
       check(s.attrs[i] >= 0 && s.attrs[r + i] >= 0, op, "negative padding");
-      out[i] = x[i] + s.attrs[i] + s.attrs[r + i];
+      out[i] = add_dims(add_dims(x[i], s.attrs[i]), s.attrs[r + i]);
     }
     return out;
   }
@@ -158,7 +172,7 @@ Shape infer_shape(const NodeSpec &s) {
       check(rank(n) == r, op, "ranks differ");
       for (int64_t i = 0; i < r; ++i)
         check(i == axis || n->shape[i] == x[i], op, "non-axis sizes differ");
-      out[axis] += n->shape[axis];
+      out[axis] = add_dims(out[axis], n->shape[axis]);
     }
     return out;
   }

@@ -82,6 +82,8 @@ Node::~Node() {
 }
 
 NodePtr make_node(NodeSpec spec) {
+  // Every array's shape passes here: no element count or byte size downstream can wrap.
+  checked_size(spec.shape, itemsize(spec.dtype));
   size_t h = hash_spec(spec);
   InternTable &t = table();
   // Candidates are released only after the lock: a last reference dropped under it would run
