@@ -1,7 +1,9 @@
 // NumPy .npy reader and writer: header dict parsing, byte-order and Fortran-order handling.
 #include "io/npy.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -337,14 +339,32 @@ void fortran_to_c(const std::byte *src, std::byte *dst, const std::vector<int64_
 } // namespace
 
 NpyArray read_npy(const std::string &path) {
-  File f(std::fopen(path.c_str(), "rb"));
-  if (!f) os_error(errno, path);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever (and a
+  // device could block too); nothing but a regular file is read.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) os_error(errno, path);
   struct stat st;
-  if (fstat(fileno(f.get()), &st) != 0) os_error(errno, path);
-  if (S_ISDIR(st.st_mode)) os_error(EISDIR, path);
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    os_error(err, path);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    os_error(EISDIR, path);
+  }
   // The size must be known up front so that a hostile header cannot make us allocate more
   // than the file holds.
-  if (!S_ISREG(st.st_mode)) throw IOError("Not a regular file: " + quoted(path));
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw IOError("Not a regular file: " + quoted(path));
+  }
+  File f(::fdopen(fd, "rb"));
+  if (!f) {
+    const int err = errno;
+    ::close(fd);
+    os_error(err, path);
+  }
   const uint64_t file_size = uint64_t(st.st_size);
 
   unsigned char pre[12]; // magic, major, minor, 2- or 4-byte header length

@@ -1,15 +1,21 @@
 // Tests for jx::io .npy reading and writing: round trips, NumPy-written files, hostile input.
 #include "io/npy.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "jx/error.h"
@@ -307,6 +313,38 @@ TEST_F(NpyTest, MissingFile) {
 
 TEST_F(NpyTest, Directory) {
   expect_error<jx::IOError>([&] { read_npy(dir_.string()); }, "Is a directory");
+}
+
+// A FIFO has no writer: opening it for reading used to wait for one forever. It must fail at once
+// (the test gives it 10 s, then opens the writing end itself so that a blocked reader returns).
+TEST_F(NpyTest, FifoIsNotRead) {
+  const std::string p = path("pipe.npy");
+  ASSERT_EQ(mkfifo(p.c_str(), 0600), 0);
+  std::promise<std::string> result;
+  std::future<std::string> done = result.get_future();
+  std::thread reader([&] {
+    try {
+      read_npy(p);
+      result.set_value("no error");
+    } catch (const jx::IOError &e) {
+      result.set_value(e.what());
+    } catch (const std::exception &e) {
+      result.set_value(std::string("wrong exception type: ") + e.what());
+    }
+  });
+  if (done.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    ADD_FAILURE() << "read_npy of a FIFO blocked";
+    const int writer = ::open(p.c_str(), O_WRONLY | O_NONBLOCK);
+    if (writer >= 0) ::close(writer);
+  }
+  reader.join();
+  const std::string message = done.get();
+  EXPECT_NE(message.find("Not a regular file: '" + p + "'"), std::string::npos) << message;
+}
+
+TEST_F(NpyTest, DeviceIsNotRead) {
+  expect_error<jx::IOError>([&] { read_npy("/dev/null"); }, "Not a regular file: '/dev/null'");
+  expect_error<jx::IOError>([&] { read_npy("/dev/zero"); }, "Not a regular file: '/dev/zero'");
 }
 
 TEST_F(NpyTest, BadMagic) {
