@@ -2,9 +2,9 @@
 #include "runtime/devices.h"
 
 #include <atomic>
-#include <charconv>
-#include <cstdlib>
 #include <mutex>
+
+#include "runtime/thread_pool.h"
 
 namespace jx::runtime {
 
@@ -14,9 +14,8 @@ std::mutex count_mutex;
 int requested_count = 0;         // guarded by count_mutex
 std::atomic<int> fixed_count{0}; // 0 until first use; never changes afterwards
 
-int count_from_env() {
-  const char *env = std::getenv("JX_NUM_CPU_DEVICES");
-  return env ? parse_device_count(env).value_or(1) : 1;
+int env_device_count() {
+  return count_from_env("JX_NUM_CPU_DEVICES", max_device_count).value_or(1);
 }
 
 } // namespace
@@ -25,7 +24,7 @@ int device_count() {
   if (int n = fixed_count.load(std::memory_order_acquire)) return n;
   std::lock_guard lock(count_mutex);
   if (fixed_count.load(std::memory_order_relaxed) == 0)
-    fixed_count.store(requested_count > 0 ? requested_count : count_from_env(),
+    fixed_count.store(requested_count > 0 ? requested_count : env_device_count(),
                       std::memory_order_release);
   return fixed_count.load(std::memory_order_relaxed);
 }
@@ -39,10 +38,7 @@ bool request_device_count(int n) {
 }
 
 std::optional<int> parse_device_count(std::string_view text) {
-  int n = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || ptr != text.data() + text.size() || n <= 0) return std::nullopt;
-  return n;
+  return parse_count(text, max_device_count);
 }
 
 } // namespace jx::runtime

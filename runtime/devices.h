@@ -11,15 +11,16 @@
 namespace jx::runtime {
 
 // The number of devices, fixed by the first call: the count requested by
-// request_device_count, else JX_NUM_CPU_DEVICES, else 1.
+// request_device_count, else JX_NUM_CPU_DEVICES, else 1. A JX_NUM_CPU_DEVICES that is set but not
+// a count in [1, max_device_count] (thread_pool.h) makes every call raise jx::ValueError naming
+// it, as JAX raises for a bad JAX_NUM_CPU_DEVICES, and fixes nothing.
 int device_count();
 
-// Requests n devices (n > 0). Once device_count() has fixed the count, returns whether n is that
-// count (changing nothing).
+// Requests n devices (1 <= n <= max_device_count; callers check). Once device_count() has fixed
+// the count, returns whether n is that count (changing nothing).
 bool request_device_count(int n);
 
-// JX_NUM_CPU_DEVICES's value if it is a positive integer; other values are ignored, as for
-// JX_NUM_THREADS.
+// `text` as a device count in [1, max_device_count], else nullopt.
 std::optional<int> parse_device_count(std::string_view text);
 
 } // namespace jx::runtime

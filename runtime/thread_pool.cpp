@@ -5,9 +5,12 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
+#include <jx/error.h>
+#include <string>
+#include <system_error>
 
 namespace jx::runtime {
 
@@ -70,11 +73,26 @@ struct ThreadPool::Batch {
   }
 };
 
-ThreadPool::ThreadPool(int num_threads) {
-  int n = std::max(num_threads, 1);
-  workers_.reserve(n - 1);
-  for (int i = 0; i < n - 1; ++i)
-    workers_.emplace_back([this] { worker_loop(); });
+ThreadPool::ThreadPool(int num_threads) : ThreadPool(num_threads, max_thread_count) {}
+
+ThreadPool::ThreadPool(int num_threads, int startable_workers) {
+  const int wanted = std::clamp(num_threads, 1, max_thread_count) - 1;
+  workers_.reserve(wanted);
+  try {
+    for (int i = 0; i < wanted; ++i) {
+      if (i >= startable_workers)
+        throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
+                                "simulated by ThreadPool(num_threads, startable_workers)");
+      workers_.emplace_back([this] { worker_loop(); });
+    }
+  } catch (const std::system_error &e) {
+    // The workers started so far already run; the pool is complete with them.
+    std::fprintf(stderr,
+                 "jx: warning: the thread pool could start only %zu of its %d worker threads "
+                 "(%s); it runs on %zu thread%s\n",
+                 workers_.size(), wanted, e.what(), workers_.size() + 1,
+                 workers_.empty() ? " (the caller's)" : "s");
+  }
 }
 
 ThreadPool::~ThreadPool() {
@@ -167,14 +185,26 @@ void ThreadPool::parallel_for(int64_t begin, int64_t end, int64_t grain,
   });
 }
 
+std::optional<int> parse_count(std::string_view text, int max) {
+  int n = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || text[0] == '-' || ec != std::errc() || ptr != text.data() + text.size() ||
+      n < 1 || n > max)
+    return std::nullopt;
+  return n;
+}
+
+std::optional<int> count_from_env(const char *name, int max) {
+  const char *env = std::getenv(name);
+  if (!env || !*env) return std::nullopt;
+  if (std::optional<int> n = parse_count(env, max)) return n;
+  throw ValueError(std::string(name) + " must be an integer from 1 to " + std::to_string(max) +
+                   ", got '" + env + "'");
+}
+
 int default_thread_count() {
-  if (const char *env = std::getenv("JX_NUM_THREADS")) {
-    int n = 0;
-    const char *end = env + std::strlen(env);
-    auto [ptr, ec] = std::from_chars(env, end, n);
-    if (ec == std::errc() && ptr == end && n > 0) return n;
-  }
-  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  if (std::optional<int> n = count_from_env("JX_NUM_THREADS", max_thread_count)) return *n;
+  return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, max_thread_count);
 }
 
 ThreadPool &default_pool() {

@@ -5,6 +5,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -22,8 +24,14 @@ namespace jx::runtime {
 // - Tasks of one batch must not wait for each other: they may all run on one thread.
 class ThreadPool {
 public:
-  // num_threads is the total parallelism: num_threads - 1 workers plus the caller (at least 1).
+  // num_threads is the total parallelism: num_threads - 1 workers plus the caller (1 to
+  // max_thread_count). A thread the system refuses (std::system_error: a pids-limited container,
+  // RLIMIT_NPROC) is not fatal: the pool runs with the workers it got, down to none (the caller
+  // alone), and says so once on stderr.
   explicit ThreadPool(int num_threads);
+  // For tests of that fallback: the system "refuses" every worker after the first
+  // `startable_workers`.
+  ThreadPool(int num_threads, int startable_workers);
   ThreadPool(const ThreadPool &) = delete;
   ThreadPool &operator=(const ThreadPool &) = delete;
   // Joins the workers; no batch may be in flight.
@@ -61,10 +69,24 @@ private:
   std::vector<std::thread> workers_;
 };
 
-// JX_NUM_THREADS if it is a positive integer, else std::thread::hardware_concurrency() (>= 1).
+// Bounds of JX_NUM_THREADS and of JX_NUM_CPU_DEVICES / set_num_cpu_devices.
+constexpr int max_thread_count = 1024;
+constexpr int max_device_count = 4096;
+
+// `text` as a count in [1, max] (decimal digits only), else nullopt.
+std::optional<int> parse_count(std::string_view text, int max);
+
+// The environment variable `name` as a count in [1, max]: nullopt if it is unset or empty, and
+// jx::ValueError naming the variable and its value if it is anything else, as JAX raises for a
+// bad JAX_NUM_CPU_DEVICES.
+std::optional<int> count_from_env(const char *name, int max);
+
+// JX_NUM_THREADS (see count_from_env), else std::thread::hardware_concurrency() (1 to
+// max_thread_count).
 int default_thread_count();
 
-// The process-wide pool of default_thread_count() threads, created on first use.
+// The process-wide pool of default_thread_count() threads, created on first use. A bad
+// JX_NUM_THREADS makes every use raise its jx::ValueError (no pool is built).
 ThreadPool &default_pool();
 
 } // namespace jx::runtime

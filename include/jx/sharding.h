@@ -45,7 +45,7 @@ int device_count();
 namespace config {
 // jax_num_cpu_devices (XLA's --xla_force_host_platform_device_count): the number of CPU devices,
 // default JX_NUM_CPU_DEVICES or 1. Only before devices are first used, as in JAX: afterwards
-// jx::Error; ValueError if n <= 0.
+// jx::Error; ValueError unless 1 <= n <= 4096.
 void set_num_cpu_devices(int n);
 } // namespace config
 

@@ -11,6 +11,7 @@
 
 #include "api/internal.h"
 #include "runtime/devices.h"
+#include "runtime/thread_pool.h"
 
 namespace jx {
 
@@ -150,6 +151,11 @@ void config::set_num_cpu_devices(int n) {
   if (n <= 0)
     throw ValueError(fmt::format(
         "jx::config::set_num_cpu_devices: the number of CPU devices must be positive, got {}", n));
+  // A bound keeps a typo (or INT_MAX) from allocating device lists of gigabytes.
+  if (n > runtime::max_device_count)
+    throw ValueError(fmt::format("jx::config::set_num_cpu_devices: the number of CPU devices must "
+                                 "be at most {}, got {}",
+                                 runtime::max_device_count, n));
   if (!runtime::request_device_count(n))
     throw Error(fmt::format(
         "jx::config::set_num_cpu_devices({}) must be called before devices are used (by "

@@ -1,6 +1,8 @@
 // The runtime thread pool: coverage of ranges, grain, inlining, nesting, exceptions, concurrency.
 #include "runtime/thread_pool.h"
 
+#include <jx/error.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -325,9 +327,24 @@ TEST(DefaultPool, ThreadCountHonoursEnvironment) {
     ScopedEnv env("JX_NUM_THREADS", "1");
     EXPECT_EQ(jx::runtime::default_thread_count(), 1);
   }
-  for (const char *bad : {"", "0", "-2", "abc", "4x", " 4", "+4", "99999999999999999999"}) {
+  {
+    ScopedEnv env("JX_NUM_THREADS", "1024");
+    EXPECT_EQ(jx::runtime::default_thread_count(), 1024);
+  }
+  {
+    ScopedEnv env("JX_NUM_THREADS", ""); // as if unset
+    EXPECT_EQ(jx::runtime::default_thread_count(), hw);
+  }
+  // Set but not a count in 1..1024: a ValueError naming the variable and its value.
+  for (const char *bad : {"0", "-2", "abc", "4x", " 4", "+4", "1025", "99999999999999999999"}) {
     ScopedEnv env("JX_NUM_THREADS", bad);
-    EXPECT_EQ(jx::runtime::default_thread_count(), hw) << "'" << bad << "'";
+    try {
+      jx::runtime::default_thread_count();
+      ADD_FAILURE() << "no error for '" << bad << "'";
+    } catch (const jx::ValueError &e) {
+      EXPECT_EQ(std::string(e.what()),
+                std::string("JX_NUM_THREADS must be an integer from 1 to 1024, got '") + bad + "'");
+    }
   }
 }
 

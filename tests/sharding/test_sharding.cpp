@@ -3,6 +3,7 @@
 #include <jx/jx.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <gtest/gtest.h>
@@ -91,6 +92,13 @@ TEST(Devices, CountMustBePositive) {
                                "must be positive, got -2");
 }
 
+TEST(Devices, CountIsBounded) {
+  expect_error<jx::ValueError>([] { jx::config::set_num_cpu_devices(INT_MAX); },
+                               "must be at most 4096, got 2147483647");
+  expect_error<jx::ValueError>([] { jx::config::set_num_cpu_devices(4097); },
+                               "must be at most 4096, got 4097");
+}
+
 TEST(Devices, EnvironmentValueParsing) {
   using jx::runtime::parse_device_count;
   EXPECT_EQ(parse_device_count("3"), 3);
@@ -100,6 +108,9 @@ TEST(Devices, EnvironmentValueParsing) {
   EXPECT_FALSE(parse_device_count("eight").has_value());
   EXPECT_FALSE(parse_device_count("4x").has_value());
   EXPECT_FALSE(parse_device_count("").has_value());
+  EXPECT_EQ(parse_device_count("4096"), 4096);
+  EXPECT_FALSE(parse_device_count("4097").has_value());
+  EXPECT_FALSE(parse_device_count("2147483648").has_value());
 }
 
 // Run only as the child of DeviceCount.ComesFromTheEnvironment.
@@ -112,6 +123,31 @@ TEST(DeviceCount, ComesFromTheEnvironment) {
   EXPECT_EQ(test_util::run_self("DeviceCountChild.*",
                                 {"JX_NUM_CPU_DEVICES=3", std::string(child_flag) + "=1"}),
             0);
+}
+
+// Run only as the child of DeviceCount.BadEnvironmentValuesAreValueErrors: a JX_NUM_CPU_DEVICES
+// outside 1..4096 raises at every use, and set_num_cpu_devices still decides the count after.
+TEST(BadDeviceCountChild, RaisesUntilSet) {
+  if (!std::getenv(child_flag)) GTEST_SKIP() << "a helper run in a child process";
+  const std::string message =
+      std::string("JX_NUM_CPU_DEVICES must be an integer from 1 to 4096, got '") +
+      std::getenv("JX_NUM_CPU_DEVICES") + "'";
+  expect_error<jx::ValueError>([] { jx::device_count(); }, message);
+  expect_error<jx::ValueError>([] { jx::devices(); }, message);
+  expect_error<jx::ValueError>([] { jx::make_mesh({1}, {"x"}); }, message);
+  expect_error<jx::ValueError>([] { jx::config::set_num_cpu_devices(INT_MAX); },
+                               "must be at most 4096");
+  jx::config::set_num_cpu_devices(2);
+  EXPECT_EQ(jx::device_count(), 2);
+}
+
+TEST(DeviceCount, BadEnvironmentValuesAreValueErrors) {
+  for (const char *bad : {"0", "-1", "abc", "2x", "4097", "99999999999"})
+    EXPECT_EQ(
+        test_util::run_self("BadDeviceCountChild.*", {std::string("JX_NUM_CPU_DEVICES=") + bad,
+                                                      std::string(child_flag) + "=1"}),
+        0)
+        << "JX_NUM_CPU_DEVICES=" << bad;
 }
 
 // ---------------------------------------------------------------------------------------------
