@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <mutex>
 
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -14,6 +16,7 @@
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CommandLine.h>
+#include <llvm/Support/StringSaver.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
@@ -53,18 +56,69 @@ const std::vector<llvm::VecDesc> &math_library(runtime::MathTier tier) {
 
 } // namespace
 
+namespace {
+
+// The options as the disk cache key spells them, or why JX_LLVM_FLAGS was rejected.
+struct ParsedOptions {
+  std::string key;
+  std::string error;
+};
+
+// LLVM's parser calls exit() for an unknown option unless given an error stream, and always for
+// these, which print and exit.
+bool exits_the_process(llvm::StringRef arg) {
+  llvm::StringRef name = arg.ltrim('-').split('=').first;
+  return arg.starts_with("-") &&
+         llvm::is_contained({"help", "help-hidden", "help-list", "help-list-hidden", "version"},
+                            name);
+}
+
+ParsedOptions parse_options() {
+  const char *fixed = "-epilogue-vectorization-force-VF=4";
+  const char *extra = std::getenv("JX_LLVM_FLAGS");
+  ParsedOptions parsed{fmt::format("{} JX_LLVM_FLAGS={}", fixed, extra ? extra : ""), ""};
+  llvm::BumpPtrAllocator allocator;
+  llvm::StringSaver saver(allocator);
+  // jx's options first, so that JX_LLVM_FLAGS can override them.
+  llvm::SmallVector<const char *, 8> argv{"jx", fixed};
+  if (extra) llvm::cl::TokenizeGNUCommandLine(extra, saver, argv);
+  for (const char *arg : argv)
+    if (exits_the_process(arg)) {
+      parsed.error = fmt::format("JX_LLVM_FLAGS: '{}' makes LLVM print and exit the process; list "
+                                 "LLVM's options with `llc --help-hidden`",
+                                 arg);
+      return parsed;
+    }
+  std::string errors;
+  llvm::raw_string_ostream errs(errors);
+  if (llvm::cl::ParseCommandLineOptions(int(argv.size()), argv.data(), "", &errs)) return parsed;
+  // "jx: Unknown command line argument '--x'.  Try: 'jx --help'\njx: Did you mean '--y'?\n"
+  std::string reason;
+  for (llvm::StringRef line : llvm::split(llvm::StringRef(errors).trim(), '\n')) {
+    line = line.trim();
+    if (line.empty()) continue;
+    line.consume_front("jx: ");
+    line = line.split("  Try: ").first;
+    reason += fmt::format(" {}", line.str());
+  }
+  // Errors in an option's value go to stderr, not to `errs`.
+  if (reason.empty()) reason = " LLVM rejected an option's value (its message is above on stderr)";
+  parsed.error = fmt::format("JX_LLVM_FLAGS='{}' is not a valid LLVM command line:{}",
+                             extra ? extra : "", reason);
+  return parsed;
+}
+
+} // namespace
+
 const std::string &llvm_options() {
   // LLVM vectorizes a loop's remainder only after main loops of 16 or more lanes. Kernels with
   // short rows then spend much of their time in scalar libm calls: the Simpson seed's 100
   // intervals are 96 lanes of 8-wide exp and 4 scalar calls, a third of the run. A 4-lane vector
   // epilogue covers such remainders. JX_LLVM_FLAGS passes further LLVM options (for experiments).
-  static const std::string options = [] {
-    const char *argv[] = {"jx", "-epilogue-vectorization-force-VF=4"};
-    llvm::cl::ParseCommandLineOptions(2, argv, "", nullptr, "JX_LLVM_FLAGS");
-    const char *extra = std::getenv("JX_LLVM_FLAGS");
-    return fmt::format("{} JX_LLVM_FLAGS={}", argv[1], extra ? extra : "");
-  }();
-  return options;
+  // Parsed once: a rejected JX_LLVM_FLAGS fails every compile with the same ValueError.
+  static const ParsedOptions options = parse_options();
+  if (!options.error.empty()) throw ValueError(options.error);
+  return options.key;
 }
 
 Target make_target(const std::string &cpu) {

@@ -2,11 +2,15 @@
 // pass's output is often another's input (simplification exposes constants to fold).
 #include "passes/pipeline.h"
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <string>
+#include <system_error>
 
 #include "ir/printer.h"
 #include "passes/passes.h"
@@ -20,20 +24,50 @@ struct NamedPass {
 };
 
 constexpr NamedPass pipeline[] = {
-    {"fold_constants", fold_constants},
-    {"simplify", simplify},
-    {"stack_to_broadcast", stack_to_broadcast},
-    {"sink_movement", sink_movement},
+    {"fold_constants", fold_constants},         {"simplify", simplify},
+    {"stack_to_broadcast", stack_to_broadcast}, {"sink_movement", sink_movement},
     {"split_reductions", split_reductions},
 };
 
 constexpr int max_rounds = 4;
 
+// JX_DUMP's directory, created on first use; empty when unset or unusable. A dump is a debugging
+// aid: a problem with it is one warning on stderr, never an error from the read that compiled.
+const std::string &dump_dir() {
+  static const std::string dir = [] {
+    const char *env = std::getenv("JX_DUMP");
+    if (!env || !*env) return std::string();
+    std::error_code ec;
+    std::filesystem::create_directories(env, ec);
+    if (!ec && !std::filesystem::is_directory(env, ec))
+      ec = std::make_error_code(std::errc::not_a_directory);
+    if (!ec) return std::string(env);
+    std::fprintf(stderr, "jx: warning: JX_DUMP=%s is not a usable directory (%s); not dumping\n",
+                 env, ec.message().c_str());
+    return std::string();
+  }();
+  return dir;
+}
+
+// Writes one pass's dump; after a failed write (a full disk, a removed directory) warns once
+// and stops dumping.
+void dump(const char *pass, int round, double ms, const std::vector<ir::NodePtr> &graph) {
+  static std::atomic<int> counter{0};
+  static std::atomic<bool> failed{false};
+  if (dump_dir().empty() || failed.load(std::memory_order_relaxed)) return;
+  const std::filesystem::path path =
+      std::filesystem::path(dump_dir()) / fmt::format("{:04}_{}.txt", counter++, pass);
+  std::ofstream out(path);
+  out << fmt::format("# {} (round {}): {:.3f} ms\n", pass, round, ms) << ir::print_graph(graph);
+  out.close();
+  if (!out && !failed.exchange(true))
+    std::fprintf(stderr, "jx: warning: JX_DUMP: could not write %s; not dumping any more\n",
+                 path.c_str());
+}
+
 } // namespace
 
 std::vector<ir::NodePtr> optimize(const std::vector<ir::NodePtr> &roots) {
-  const char *dump_dir = std::getenv("JX_DUMP");
-  static int dump_counter = 0;
   std::vector<ir::NodePtr> graph = roots;
   for (int round = 0; round < max_rounds; ++round) {
     bool any = false;
@@ -46,13 +80,7 @@ std::vector<ir::NodePtr> optimize(const std::vector<ir::NodePtr> &roots) {
       if (next == graph) continue;
       any = true;
       graph = std::move(next);
-      if (dump_dir) {
-        std::filesystem::create_directories(dump_dir);
-        std::ofstream(std::filesystem::path(dump_dir) /
-                      fmt::format("{:04}_{}.txt", dump_counter++, pass.name))
-            << fmt::format("# {} (round {}): {:.3f} ms\n", pass.name, round, ms)
-            << ir::print_graph(graph);
-      }
+      dump(pass.name, round, ms, graph);
     }
     if (!any) break;
   }
