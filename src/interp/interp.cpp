@@ -385,6 +385,7 @@ void throw_concretization_error(const ir::Node &parameter) {
 }
 
 std::vector<BufferPtr> evaluate(const std::vector<ir::NodePtr> &roots, const Bindings &bindings) {
+  ir::GraphReadLock graph_lock; // no node turns realized under the walk
   std::vector<const Node *> order = ir::topological_order(roots);
   // Remaining uses of each node, so intermediates are freed after their last consumer.
   std::unordered_map<const Node *, int64_t> uses;

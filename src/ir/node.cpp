@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <functional>
+#include <shared_mutex>
 #include <unordered_map>
 
 namespace jx::ir {
@@ -51,6 +52,14 @@ InternTable &table() {
   return *t;
 }
 
+// Readers hold it shared, set_realized exclusively. Threads count their own nesting, as a
+// shared_mutex may not be locked twice by one thread.
+std::shared_mutex &graph_mutex() {
+  static std::shared_mutex *m = new std::shared_mutex; // outlives static destructors
+  return *m;
+}
+thread_local int graph_read_depth = 0;
+
 } // namespace
 
 Node::~Node() {
@@ -79,6 +88,22 @@ Node::~Node() {
     n.reset();
   }
   pending = nullptr;
+}
+
+GraphReadLock::GraphReadLock() {
+  if (graph_read_depth++ == 0) graph_mutex().lock_shared();
+}
+
+GraphReadLock::~GraphReadLock() {
+  if (--graph_read_depth == 0) graph_mutex().unlock_shared();
+}
+
+void Node::set_realized(runtime::BufferPtr buffer) const {
+  if (graph_read_depth > 0)
+    throw Error("internal: a node is realized while this thread walks a graph");
+  std::unique_lock graph(graph_mutex());
+  std::lock_guard lock(realize_mutex);
+  realized_data = std::move(buffer);
 }
 
 NodePtr make_node(NodeSpec spec) {

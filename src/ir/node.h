@@ -48,16 +48,26 @@ struct Node : NodeSpec {
   // A constant's data or the realized value (null if neither); raises jx::Error when that memory
   // was donated to a jit call (donate_argnums), as jax does for a deleted array.
   runtime::BufferPtr value() const;
-  void set_realized(runtime::BufferPtr buffer) const {
-    std::lock_guard lock(realize_mutex);
-    realized_data = std::move(buffer);
-  }
+  // Waits until no thread holds a GraphReadLock: a graph walk never sees a node change from
+  // pending to realized halfway through.
+  void set_realized(runtime::BufferPtr buffer) const;
 
   const size_t hash;
 
 private:
   mutable std::mutex realize_mutex;
   mutable runtime::BufferPtr realized_data;
+};
+
+// Held by whatever walks a graph and must see one realized() state throughout (topological
+// orders, pass pipelines, evaluation): set_realized waits for every holder. Re-entrant within a
+// thread; a thread holding it must not realize nodes.
+class GraphReadLock {
+public:
+  GraphReadLock();
+  ~GraphReadLock();
+  GraphReadLock(const GraphReadLock &) = delete;
+  GraphReadLock &operator=(const GraphReadLock &) = delete;
 };
 
 // Returns the existing node equal to spec, or a new one. Thread-safe. Does not check spec:

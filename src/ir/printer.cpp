@@ -11,6 +11,7 @@
 namespace jx::ir {
 
 std::vector<const Node *> topological_order(const std::vector<NodePtr> &roots) {
+  GraphReadLock graph_lock; // a node realized halfway would be a leaf and not one at once
   std::vector<const Node *> order;
   std::unordered_set<const Node *> done;
   // Iterative DFS: graphs can be deep (long chains of updates).

@@ -216,6 +216,8 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
                        const std::vector<int> &donated, const std::vector<Placement> &placements,
                        const std::vector<Placement> &param_placements)
     : params_(std::move(params)), outputs_(std::move(outputs)) {
+  // Other threads' realizations wait until the plan is made: every pass sees one graph.
+  ir::GraphReadLock graph_lock;
   // The unfused baseline also skips the graph passes: it is the op-by-op program as written.
   const std::vector<ir::NodePtr> roots = fuse ? passes::optimize(outputs_) : outputs_;
   std::vector<passes::Step> plan = passes::plan_steps(roots, fuse);

@@ -9,6 +9,7 @@
 namespace jx::passes {
 
 std::vector<ir::NodePtr> rewrite(const std::vector<ir::NodePtr> &roots, const Rule &rule) {
+  ir::GraphReadLock graph_lock; // realized() must not change between the two walks below
   // Owning pointers for every reachable node, so rules receive NodePtrs.
   std::unordered_map<const ir::Node *, ir::NodePtr> owner;
   for (const ir::NodePtr &r : roots)
