@@ -734,8 +734,9 @@ TEST(Contractions, DeepProductsSplitAlongK) {
     auto matmul = [](const Array &x, const Array &y) { return jnp::matmul(x, y); };
     const jx::ShapeDtypeStruct ls{{m, k}, dtype}, rs{{k, n}, dtype};
     auto compiled = jx::jit(matmul).lower(ls, rs).compile();
-    if (jx::runtime::gemm_parallelism() > 1)
+    if (jx::runtime::gemm_parallelism() > 1) {
       EXPECT_NE(compiled.as_text().find("split_along_k"), std::string::npos) << compiled.as_text();
+    }
     const Array whole = compiled(lhs, rhs);
     const BufferPtr expected = evaluate_with(Backend::Interpreter, matmul(lhs, rhs).node());
     const double eps = dtype == DType::float32 ? 0x1p-24 : 0x1p-53;

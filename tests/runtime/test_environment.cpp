@@ -213,7 +213,9 @@ TEST(DumpChild, ComputesAndReportsOnce) {
   const std::string err = testing::internal::GetCapturedStderr();
   const char *expect_warning = std::getenv("JX_DUMP_TEST_WARNING");
   EXPECT_EQ(count(err, "jx: warning: JX_DUMP"), expect_warning ? 1 : 0) << err;
-  if (expect_warning) EXPECT_NE(err.find(expect_warning), std::string::npos) << err;
+  if (expect_warning) {
+    EXPECT_NE(err.find(expect_warning), std::string::npos) << err;
+  }
 }
 
 TEST(Dump, ARegularFileIsAWarningAndNoDump) {
