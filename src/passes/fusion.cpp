@@ -20,6 +20,32 @@ using ir::OpKind;
 // chosen to be materialized), and movement ops (index arithmetic, selects) or casts over those.
 constexpr int max_inline_depth = 64;
 
+// A concatenation of this many operands read by another one is materialized (see plan_steps).
+constexpr size_t min_concat_level = 16;
+
+// Multi-output fusion merges kernels while their inputs together stay this few, and the nodes
+// they compute inline this many: merging the levels of a large concatenation would make one
+// kernel branching over every piece again.
+constexpr size_t max_merged_inputs = 64;
+constexpr size_t max_merged_nodes = 512;
+
+// The nodes a kernel computes inline (its roots and what they read short of its inputs).
+size_t inline_size(const codegen::KernelPlan &plan) {
+  std::unordered_set<const Node *> seen(plan.inputs.begin(), plan.inputs.end());
+  std::vector<const Node *> stack;
+  for (const ir::NodePtr &r : plan.roots)
+    if (seen.insert(r.get()).second) stack.push_back(r.get());
+  size_t count = 0;
+  while (!stack.empty()) {
+    const Node *n = stack.back();
+    stack.pop_back();
+    ++count;
+    for (const ir::NodePtr &in : n->inputs)
+      if (seen.insert(in.get()).second) stack.push_back(in.get());
+  }
+  return count;
+}
+
 // Per-element cost of an op computed inline, in units of one arithmetic op: transcendental
 // functions, divisions and powers cost many; index arithmetic and casts nothing.
 int op_work(const Node &n) {
@@ -98,6 +124,19 @@ std::vector<Step> merge_siblings(std::vector<Step> steps) {
   std::vector<std::vector<size_t>> groups;
   std::vector<std::unordered_set<size_t>> needs;
   std::vector<size_t> group_of(steps.size());
+  std::vector<size_t> open_groups; // groups of elementwise kernels, in order
+  std::vector<std::unordered_set<const Node *>> group_inputs;
+  std::vector<size_t> group_nodes, step_nodes(steps.size(), 0);
+  auto size_of = [&](size_t i) {
+    if (!step_nodes[i]) step_nodes[i] = inline_size(steps[i].plan);
+    return step_nodes[i];
+  };
+  auto merged_inputs = [&](size_t g, const Step &step) {
+    size_t count = group_inputs[g].size();
+    for (const Node *in : step.plan.inputs)
+      count += !group_inputs[g].count(in);
+    return count;
+  };
   for (size_t i = 0; i < steps.size(); ++i) {
     std::unordered_set<size_t> step_needs;
     for (const Node *in : steps[i].plan.inputs) {
@@ -107,10 +146,11 @@ std::vector<Step> merge_siblings(std::vector<Step> steps) {
     }
     size_t g = groups.size();
     if (elementwise(steps[i]))
-      for (size_t candidate = 0; candidate < groups.size(); ++candidate) {
+      for (size_t candidate : open_groups) {
         const Step &first = steps[groups[candidate][0]];
-        if (elementwise(first) && first.node->shape == steps[i].node->shape &&
-            !step_needs.count(candidate)) {
+        if (first.node->shape == steps[i].node->shape && !step_needs.count(candidate) &&
+            merged_inputs(candidate, steps[i]) <= max_merged_inputs &&
+            group_nodes[candidate] + size_of(i) <= max_merged_nodes) {
           g = candidate;
           break;
         }
@@ -118,12 +158,19 @@ std::vector<Step> merge_siblings(std::vector<Step> steps) {
     if (g == groups.size()) {
       groups.emplace_back();
       needs.emplace_back();
+      group_inputs.emplace_back();
+      group_nodes.push_back(0);
+      if (elementwise(steps[i])) open_groups.push_back(g);
     }
     groups[g].push_back(i);
     group_of[i] = g;
-    // g now needs what the step needs, and so does every group that needs g.
-    for (size_t h = 0; h < groups.size(); ++h)
-      if (h == g || needs[h].count(g)) needs[h].insert(step_needs.begin(), step_needs.end());
+    group_inputs[g].insert(steps[i].plan.inputs.begin(), steps[i].plan.inputs.end());
+    if (elementwise(steps[i])) group_nodes[g] += size_of(i);
+    // g now needs what the step needs, and so does every group that needs g (steps without
+    // inputs, the program's buffers, add nothing: skipping them keeps this linear in them).
+    if (!step_needs.empty())
+      for (size_t h = 0; h < groups.size(); ++h)
+        if (h == g || needs[h].count(g)) needs[h].insert(step_needs.begin(), step_needs.end());
   }
   // Merged plans: the members' roots, and their inputs without repeats.
   std::vector<Step> merged;
@@ -163,6 +210,10 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
   // Users of each node, and how many read it through an index rewrite (a movement op): only
   // those read it at other indices than the consumer's own, where recomputing would repeat work.
   std::unordered_map<const Node *, int> users, remapped_users;
+  // Concatenations of many operands read by another concatenation: the levels of a tree of them
+  // (split_concatenates builds one for many pieces), each materialized so no kernel branches
+  // over all the pieces.
+  std::unordered_set<const Node *> concat_levels;
   for (const ir::NodePtr &r : roots)
     owner[r.get()] = r;
   for (const Node *n : order) {
@@ -171,6 +222,9 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
       owner[in.get()] = in;
       ++users[in.get()];
       if (op_kind(n->op) == OpKind::Movement) ++remapped_users[in.get()];
+      if (n->op == Op::Concatenate && in->op == Op::Concatenate &&
+          in->inputs.size() >= min_concat_level)
+        concat_levels.insert(in.get());
     }
   }
   std::unordered_set<const Node *> root_set;
@@ -206,8 +260,8 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
                n->op == Op::RandomUniform || n->op == Op::Parameter || kind == OpKind::Reduce ||
                kind == OpKind::Contraction ||
                (users[n] > 1 && remapped_users[n] > 0 && !trivial(*n, cheap_now, materialized)) ||
-               hoisted.count(n) || gemm_operands.count(n) || d >= max_inline_depth ||
-               (!fuse && !scalar(*n));
+               hoisted.count(n) || gemm_operands.count(n) || concat_levels.count(n) ||
+               d >= max_inline_depth || (!fuse && !scalar(*n));
       if (m) materialized.insert(n);
       depth[n] = m ? 0 : d;
     }

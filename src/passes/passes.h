@@ -35,4 +35,10 @@ std::vector<ir::NodePtr> sink_movement(const std::vector<ir::NodePtr> &roots);
 // instead of one thread. Sums round differently from the one-stage order (within the same bound).
 std::vector<ir::NodePtr> split_reductions(const std::vector<ir::NodePtr> &roots);
 
+// Concatenations of more than max_concat_operands operands become trees of concatenations of at
+// most that many (fusion materializes the levels). A lowering for fusion: it runs once, after the
+// passes that match concatenations whole (stack_to_broadcast).
+constexpr size_t max_concat_operands = 64;
+std::vector<ir::NodePtr> split_concatenates(const std::vector<ir::NodePtr> &roots);
+
 } // namespace jx::passes

@@ -84,6 +84,16 @@ std::vector<ir::NodePtr> optimize(const std::vector<ir::NodePtr> &roots) {
     }
     if (!any) break;
   }
+  // Lowerings for fusion, once: the passes above see the graph as the user wrote it.
+  auto start = std::chrono::steady_clock::now();
+  std::vector<ir::NodePtr> lowered = split_concatenates(graph);
+  if (lowered != graph) {
+    graph = std::move(lowered);
+    dump(
+        "split_concatenates", max_rounds,
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+        graph);
+  }
   return graph;
 }
 
