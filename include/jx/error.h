@@ -61,6 +61,13 @@ public:
   using Error::Error;
 };
 
+// jax.errors.UnexpectedTracerError: a value computed from a traced argument was used after its
+// trace ended, or inside another trace (it escaped the function, e.g. into a captured variable).
+class UnexpectedTracerError : public Error {
+public:
+  using Error::Error;
+};
+
 // File input/output: missing, truncated or malformed files.
 class IOError : public Error {
 public:

@@ -60,6 +60,8 @@ std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const
                                const JitOptions &options);
 void compile(Program &program);
 std::vector<Array> call(const Program &program, const std::vector<Array> &args);
+// Whether this thread is tracing a function (a jitted call inside it is then inlined).
+bool tracing_now();
 std::string lowered_text(const Program &program);
 std::string compiled_text(const Program &program);
 CostAnalysis cost_analysis(const Program &program);
@@ -138,6 +140,8 @@ public:
   // Traces on the first call with a new signature; later calls reuse the compiled kernels.
   template <class... A> auto operator()(const A &...args) const {
     using Out = std::decay_t<std::invoke_result_t<const F &, const A &...>>;
+    // Inside another trace the call is part of that trace, as JAX inlines a nested jit.
+    if (detail::tracing_now()) return Out(state_->f(args...));
     std::vector<ShapeDtypeStruct> specs;
     std::vector<Array> arrays;
     (collect(args, specs, arrays), ...);
@@ -156,7 +160,7 @@ public:
     return detail::Outputs<Out>::unflatten(detail::call(*program, arrays));
   }
 
-  // jax.jit(f).lower(ShapeDtypeStruct(...), ...): Array arguments are given by their specs.
+  // jax.jit(f).lower(ShapeDtypeStruct(...) or Array, ...): an Array argument stands for its spec.
   template <class... S> auto lower(const S &...specs_or_static) const {
     using Out = std::decay_t<std::invoke_result_t<const F &, const as_arg_t<S> &...>>;
     std::vector<ShapeDtypeStruct> specs;
@@ -192,7 +196,12 @@ private:
     }
   }
   template <class S> static void collect_spec(const S &s, std::vector<ShapeDtypeStruct> &specs) {
-    if constexpr (detail::is_spec_v<S>) specs.push_back(s);
+    if constexpr (detail::is_spec_v<S>) {
+      specs.push_back(s);
+    } else if constexpr (detail::is_array_v<S>) { // as jax.jit(f).lower(x): x stands for its spec
+      std::vector<Array> unused;
+      collect(s, specs, unused);
+    }
   }
   template <class... A> static std::string static_key(const A &...args) {
     std::string key;

@@ -6,6 +6,7 @@
 
 #include "api/internal.h"
 #include "api/program.h"
+#include "interp/interp.h"
 #include "ir/printer.h"
 
 namespace jx::detail {
@@ -55,9 +56,11 @@ std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const
   auto program = std::make_shared<Program>();
   program->specs = specs;
   program->options = options;
+  // This trace's own parameters: a value leaked from another trace cannot bind to them.
+  const int64_t trace_id = ir::new_trace_id();
   std::vector<Array> args;
   for (size_t i = 0; i < specs.size(); ++i) {
-    program->params.push_back(ir::parameter(int64_t(i), specs[i].dtype, specs[i].shape));
+    program->params.push_back(ir::parameter(int64_t(i), specs[i].dtype, specs[i].shape, trace_id));
     args.push_back(api::wrap(program->params.back()));
   }
   struct Tracing {
@@ -67,9 +70,17 @@ std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const
   };
   {
     Tracing scope(program.get());
+    const ir::TraceScope running(trace_id);
     for (const Array &out : f(args))
       program->outputs.push_back(out.node());
   }
+  // A parameter of a finished trace in this one is a leaked tracer: JAX raises at trace time.
+  std::vector<ir::NodePtr> traced = program->outputs;
+  for (const auto &[node, sharding] : program->constraints)
+    traced.push_back(node);
+  for (const ir::Node *n : ir::topological_order(traced))
+    if (n->op == ir::Op::Parameter && n->attrs.size() > 1 && n->attrs[1] != trace_id)
+      interp::throw_concretization_error(*n);
   check_sharding_count(options.out_shardings, program->outputs.size(), "out_shardings");
   for (size_t i = 0; i < specs.size(); ++i) {
     const Sharding *given = sharding_for(options.in_shardings, i);
@@ -120,6 +131,8 @@ void compile(Program &program) {
   });
 }
 
+bool tracing_now() { return ir::tracing(); }
+
 std::vector<Array> call(const Program &program, const std::vector<Array> &args) {
   bool matches = args.size() == program.specs.size();
   for (size_t i = 0; matches && i < args.size(); ++i)
@@ -146,6 +159,12 @@ std::vector<Array> call(const Program &program, const std::vector<Array> &args) 
   std::vector<runtime::BufferPtr> buffers;
   for (const Array &a : args)
     buffers.push_back(api::realize(a.node()));
+  // A donated argument that a pending value still computes from keeps its memory (an extra
+  // reference makes the runtime copy instead of taking it): that value was computed before the
+  // call, as JAX sees it.
+  std::vector<runtime::BufferPtr> kept;
+  for (int position : program.options.donate_argnums)
+    if (args[size_t(position)].node()->consumers() > 0) kept.push_back(buffers[size_t(position)]);
   std::vector<runtime::BufferPtr> results = program.executable->run(buffers);
   std::vector<Array> out;
   for (size_t i = 0; i < program.outputs.size(); ++i) {

@@ -377,6 +377,14 @@ struct Evaluator {
 } // namespace
 
 void throw_concretization_error(const ir::Node &parameter) {
+  if (parameter.attrs.size() > 1 && !ir::trace_running(parameter.attrs[1]))
+    throw UnexpectedTracerError(fmt::format(
+        "Encountered an unexpected tracer. A function transformed by jx::jit had a side effect, "
+        "allowing for a reference to an intermediate value with type {} (computed from its "
+        "argument {}) to escape the scope of the transformation. JAX transformations require "
+        "that functions explicitly return their outputs, and disallow saving intermediate "
+        "values to global state.",
+        ir::type_str(parameter), parameter.attrs[0]));
   throw ConcretizationTypeError(fmt::format(
       "Abstract tracer value encountered where concrete value is expected: argument {} of a jit "
       "function ({}) has no data while it is traced. Compute with it instead of reading it; "

@@ -5,6 +5,7 @@
 #include <jx/error.h>
 
 #include <algorithm>
+#include <atomic>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -272,10 +273,29 @@ NodePtr random_uniform(uint32_t key_hi, uint32_t key_lo, DType dtype, Shape shap
                  .attrs = {int64_t(key_hi), int64_t(key_lo)}});
 }
 
-NodePtr parameter(int64_t position, DType dtype, Shape shape) {
+NodePtr parameter(int64_t position, DType dtype, Shape shape, int64_t trace) {
   return finish(
-      {.op = Op::Parameter, .dtype = dtype, .shape = std::move(shape), .attrs = {position}});
+      {.op = Op::Parameter, .dtype = dtype, .shape = std::move(shape), .attrs = {position, trace}});
 }
+
+namespace {
+thread_local std::vector<int64_t> running_traces;
+} // namespace
+
+int64_t new_trace_id() {
+  static std::atomic<int64_t> next{1};
+  return next++;
+}
+
+TraceScope::TraceScope(int64_t trace) { running_traces.push_back(trace); }
+TraceScope::~TraceScope() { running_traces.pop_back(); }
+
+bool trace_running(int64_t trace) {
+  return trace == 0 ||
+         std::find(running_traces.begin(), running_traces.end(), trace) != running_traces.end();
+}
+
+bool tracing() { return !running_traces.empty(); }
 
 NodePtr unary(Op op, NodePtr x) {
   check(op_kind(op) == OpKind::Unary && op != Op::Convert, op, "not a unary op");

@@ -15,7 +15,24 @@ NodePtr constant(runtime::BufferPtr data, DType dtype, Shape shape);
 NodePtr iota(DType dtype, Shape shape, int64_t axis);
 NodePtr random_uniform(uint32_t key_hi, uint32_t key_lo, DType dtype, Shape shape);
 // Argument `position` of a function being traced by jit: a value known only by shape and dtype.
-NodePtr parameter(int64_t position, DType dtype, Shape shape);
+// `trace` names the trace (new_trace_id()) so that two traces' parameters are different nodes;
+// 0 for graphs built outside jit (tests, the AOT decoder's checks).
+NodePtr parameter(int64_t position, DType dtype, Shape shape, int64_t trace = 0);
+
+// A trace id never given before.
+int64_t new_trace_id();
+// Marks a trace as running on this thread while in scope (traces nest).
+class TraceScope {
+public:
+  explicit TraceScope(int64_t trace);
+  ~TraceScope();
+  TraceScope(const TraceScope &) = delete;
+  TraceScope &operator=(const TraceScope &) = delete;
+};
+// Whether this thread is inside trace `trace` (0: always, as no trace owns such parameters).
+bool trace_running(int64_t trace);
+// Whether this thread is inside any trace.
+bool tracing();
 
 // Elementwise: operands have one shape (and one dtype, except select's predicate).
 NodePtr unary(Op op, NodePtr x);

@@ -70,6 +70,8 @@ Node::~Node() {
     for (auto it = first; it != last;)
       it = it->second.expired() ? t.entries.erase(it) : std::next(it);
   }
+  for (const NodePtr &in : inputs)
+    in->consumer_count.fetch_sub(1, std::memory_order_relaxed);
   // Inputs are released iteratively by the outermost destructor on this thread: a long chain of
   // nodes would otherwise recurse once per node and overflow the stack.
   thread_local std::vector<NodePtr> *pending = nullptr;
@@ -123,6 +125,8 @@ NodePtr make_node(NodeSpec spec) {
     }
   }
   auto node = std::make_shared<const Node>(std::move(spec), h);
+  for (const NodePtr &in : node->inputs)
+    in->consumer_count.fetch_add(1, std::memory_order_relaxed);
   t.entries.emplace(h, node);
   return node;
 }

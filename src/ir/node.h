@@ -4,6 +4,7 @@
 #include <jx/dtype.h>
 #include <jx/shape.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -54,7 +55,12 @@ struct Node : NodeSpec {
 
   const size_t hash;
 
+  // How many live nodes take this one as an input.
+  int64_t consumers() const { return consumer_count.load(std::memory_order_relaxed); }
+
 private:
+  friend NodePtr make_node(NodeSpec spec);
+  mutable std::atomic<int64_t> consumer_count{0};
   mutable std::mutex realize_mutex;
   mutable runtime::BufferPtr realized_data;
 };
