@@ -31,6 +31,7 @@ struct Target {
 Target make_target(const std::string &cpu);
 
 // jx's LLVM options, set once per process; returns them as text (part of the disk cache's key).
+// An option in JX_LLVM_FLAGS that LLVM rejects is a jx::ValueError here, at every call.
 const std::string &llvm_options();
 
 // The module for target at O3, math calls vectorized through the tier's variants.

@@ -34,8 +34,10 @@ size_t compiled_kernel_count();
 // The persistent cache: with a directory set (JX_CACHE_DIR at start-up), each batch of kernels
 // missing from memory is looked up in one file keyed by a hash of the LLVM version, the host CPU
 // and its features, jx's LLVM options and the batch's kernels. A file that fails its checks
-// (corrupt, truncated, another format or identity) is never executed: the batch is compiled and
-// the file rewritten. Writes are atomic and best-effort.
+// (corrupt, truncated, another format or identity, a MAC that the directory's per-user key does
+// not verify) is never executed: the batch is compiled and the file rewritten. Writes are atomic
+// and best-effort. A directory that is not the user's own, or that others may write, is not used
+// (one warning).
 struct DiskCacheStats {
   size_t hits = 0;           // kernels loaded from the disk cache
   size_t misses = 0;         // kernels compiled while the disk cache was on
