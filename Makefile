@@ -5,8 +5,14 @@ ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 # What runs under ThreadSanitizer: the thread pool, the device mesh and concurrent jit calls.
 TSAN_TESTS = test_runtime test_sharding test_jit
+FUZZ_BUILD ?= build-fuzz
+# libFuzzer targets, one per parser (tests/fuzz): test-fuzz runs each for FUZZ_TEST_SECONDS,
+# fuzz for FUZZ_SECONDS.
+FUZZ_TARGETS = fuzz_npy fuzz_einsum fuzz_aot_decoder fuzz_disk_cache
+FUZZ_TEST_SECONDS ?= 20
+FUZZ_SECONDS ?= 300
 
-.PHONY: deps build test test-release test-asan test-tsan demo clean format
+.PHONY: deps build test test-release test-asan test-tsan fuzz-build test-fuzz fuzz demo clean format
 
 deps:
 	bash scripts/install-deps.sh
@@ -30,7 +36,34 @@ test-tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS) \
 	  -R '^($(shell echo $(TSAN_TESTS) | tr ' ' '|'))$$'
 
-test: test-release test-asan test-tsan
+fuzz-build: deps
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++-19 -DJX_FUZZ=ON
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
+
+# Runs each target for $(1) seconds, one at a time. New inputs go to $(FUZZ_BUILD)/corpus (the
+# first directory); the committed seeds are only read. A crash stops with the log's tail; its input
+# is saved as $(FUZZ_BUILD)/<target>-crash-*.
+define run_fuzz
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
+	  ./$(FUZZ_BUILD)/tests/fuzz/$$t $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
+	    -max_total_time=$(1) -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_BUILD)/$$t- > $(FUZZ_BUILD)/$$t.log 2>&1 \
+	    || { tail -n 60 $(FUZZ_BUILD)/$$t.log; echo "$$t: crashed"; exit 1; }; \
+	  echo "$$t: $$(grep -o 'number_of_executed_units: [0-9]*' $(FUZZ_BUILD)/$$t.log | \
+	    grep -o '[0-9]*') runs in $(1) s, nothing found"; \
+	done
+endef
+
+test-fuzz: fuzz-build
+	$(call run_fuzz,$(FUZZ_TEST_SECONDS))
+
+fuzz: fuzz-build
+	$(call run_fuzz,$(FUZZ_SECONDS))
+	test ! -x ./$(BUILD)/tests/test_api_fuzz || \
+	  JX_API_FUZZ_SECONDS=$(FUZZ_SECONDS) ./$(BUILD)/tests/test_api_fuzz
+
+test: test-release test-asan test-tsan test-fuzz
 
 demo: build
 	./$(BUILD)/examples/simpson --variant stack

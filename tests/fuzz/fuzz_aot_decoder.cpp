@@ -6,10 +6,8 @@
 // tables. Any outcome but a jx::Error or a valid program (a crash, a sanitizer report, another
 // exception) is a finding.
 //
-// Not built by CMake yet. With clang >= 19 (clang-14 rejects some of runtime/aot.cpp's CPU
-// feature names): clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address -Iinclude -I. -Itests
-//   -IBUILD/include tests/fuzz/fuzz_aot_decoder.cpp runtime/aot.cpp BUILD/runtime/libjx_runtime.a
-//   -lmvec -lopenblas -lpthread
+// Built with JX_FUZZ=ON (tests/fuzz/CMakeLists.txt; clang >= 19, as clang-14 rejects some of
+// runtime/aot.cpp's CPU feature names).
 #include <jx/error.h>
 
 #include <cstdint>
