@@ -15,6 +15,8 @@
 #include <map>
 #include <unordered_map>
 
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
@@ -115,8 +117,7 @@ public:
       if (streams()) {
         emit_streamed_tiles(strides);
       } else {
-        tiled_box_nest(0, Index(out.size()), nullptr,
-                       [&](const Index &idx, const Tile &) { store_all(idx); });
+        tiled_box_nest([&](const Index &idx, const Tile &) { store_all(idx); });
       }
     } else if (streams()) {
       emit_streamed_rows(strides);
@@ -168,18 +169,92 @@ private:
     b_.SetInsertPoint(exit);
   }
 
-  // Loops over the output axes [axis, stop) within the kernel's box (stop -1: the rank),
-  // extending idx.
-  template <class F> void box_nest(size_t axis, Index idx, F &&body, size_t stop = size_t(-1)) {
-    if (axis == std::min(stop, bounds_.size())) {
+  // A flattened loop's index and the axis indices divided out of it (outermost first).
+  struct Flat {
+    Value *index;
+    std::vector<Value *> parts;
+    std::vector<int64_t> extents;
+  };
+  std::vector<Flat> flats_; // the flattened loops enclosing the emission point
+
+  // One axis of a loop nest: its bounds, and whether they are the constants [0, extent).
+  struct Span {
+    size_t axis;
+    Value *lo, *hi;
+    int64_t extent;
+    bool whole;
+  };
+
+  // Loops over spans (outermost first), setting idx[span.axis], then runs body(idx). Whole unit
+  // axes are not loops (their index is 0), and past max_nest_depth levels the outer axes run as
+  // one flattened loop divided back into them: LLVM's loop passes take time superlinear in the
+  // depth (a rank-64 reduction compiled for seconds), and the inner loops, which vectorize, stay
+  // as they were. Only the first axis of a flattened group may be boxed.
+  template <class F> void span_nest(const std::vector<Span> &spans, Index &idx, F &&body) {
+    std::vector<Span> live;
+    for (const Span &sp : spans)
+      if (sp.whole && sp.extent == 1)
+        idx[sp.axis] = c64(0);
+      else
+        live.push_back(sp);
+    std::vector<std::vector<Span>> levels;
+    for (size_t i = 0; i < live.size();) {
+      const size_t left = max_nest_depth > levels.size() ? max_nest_depth - levels.size() : 1;
+      const size_t take = live.size() - i > left ? live.size() - i - left + 1 : 1;
+      std::vector<Span> group{live[i++]};
+      while (group.size() < take && live[i].whole && live[i].extent > 0 && group[0].extent != 0)
+        group.push_back(live[i++]);
+      levels.push_back(std::move(group));
+    }
+    span_levels(levels, 0, idx, body);
+  }
+
+  template <class F>
+  void span_levels(const std::vector<std::vector<Span>> &levels, size_t level, Index &idx,
+                   F &&body) {
+    if (level == levels.size()) {
       body(idx);
       return;
     }
-    loop(bounds_[axis].first, bounds_[axis].second, [&](Value *i) {
-      Index inner = idx;
-      inner.push_back(i);
-      box_nest(axis + 1, inner, body, stop);
+    const std::vector<Span> &group = levels[level];
+    int64_t inner = 1; // elements of the group's axes after its first
+    for (size_t k = 1; k < group.size(); ++k)
+      inner *= group[k].extent;
+    Value *lo = group[0].lo, *hi = group[0].hi;
+    if (inner > 1) {
+      lo = b_.CreateMul(lo, c64(inner), "", true, true);
+      hi = b_.CreateMul(hi, c64(inner), "", true, true);
+    }
+    loop(lo, hi, [&](Value *i) {
+      Flat flat{i, std::vector<Value *>(group.size()), {}};
+      for (size_t k = group.size(); k-- > 1;) {
+        idx[group[k].axis] = flat.parts[k] = b_.CreateURem(i, c64(group[k].extent));
+        i = b_.CreateUDiv(i, c64(group[k].extent));
+      }
+      idx[group[0].axis] = flat.parts[0] = i;
+      for (const Span &sp : group)
+        flat.extents.push_back(sp.extent);
+      flats_.push_back(std::move(flat));
+      span_levels(levels, level + 1, idx, body);
+      flats_.pop_back();
     });
+  }
+
+  // Spans of the output axes [first, stop) within the kernel's box.
+  std::vector<Span> box_spans(size_t first, size_t stop) {
+    std::vector<Span> spans;
+    const Shape &extent = plan_.roots[0]->shape;
+    for (size_t a = first; a < stop; ++a)
+      spans.push_back({a, bounds_[a].first, bounds_[a].second, extent[a], !plan_.boxed(a)});
+    return spans;
+  }
+
+  // Loops over the output axes [axis, stop) within the kernel's box (stop -1: the rank),
+  // extending idx.
+  template <class F> void box_nest(size_t axis, Index idx, F &&body, size_t stop = size_t(-1)) {
+    stop = std::min(stop, bounds_.size());
+    idx.resize(stop);
+    span_nest(box_spans(axis, stop), idx, body);
   }
 
   // One tile of a tiled nest: its rows along the tiled axis and its columns along the last.
@@ -191,8 +266,7 @@ private:
   // of a transposed input stay within a few cache lines while its stores run along rows.
   // body(idx, tile) runs per element, after_tile(idx, tile) once a tile is done.
   template <class F, class G = std::nullptr_t>
-  void tiled_box_nest(size_t axis, Index idx, Value *outer_start, F &&body,
-                      G &&after_tile = nullptr) {
+  void tiled_box_nest(F &&body, G &&after_tile = nullptr) {
     // The last axis's tiles run outermost (at the tiled axis's place), so consecutive tiles read
     // the same rows of the transposed input further along: each of its rows is read in order.
     const size_t tiled = size_t(tile_axis_), last = bounds_.size() - 1;
@@ -200,34 +274,33 @@ private:
       Value *end = b_.CreateAdd(start, c64(tile_edge), "", true, true);
       return b_.CreateSelect(b_.CreateICmpSLT(end, bounds_[a].second), end, bounds_[a].second);
     };
-    if (axis == last) {
-      loop(
-          bounds_[tiled].first, bounds_[tiled].second,
-          [&](Value *tiled_start) {
-            const Tile tile{tiled_start, end_of(tiled_start, tiled), outer_start,
-                            end_of(outer_start, last)};
-            loop(tile.row_begin, tile.row_end, [&](Value *i) {
-              loop(tile.col_begin, tile.col_end, [&](Value *j) {
-                Index inner = idx;
-                inner[tiled] = i;
-                inner[last] = j;
-                body(inner, tile);
-              });
-            });
-            if constexpr (!std::is_same_v<std::decay_t<G>, std::nullptr_t>) after_tile(idx, tile);
-          },
-          tile_edge);
-    } else if (axis == tiled) {
+    Index idx(bounds_.size());
+    span_nest(box_spans(0, tiled), idx, [&](Index &) {
       loop(
           bounds_[last].first, bounds_[last].second,
-          [&](Value *start) { tiled_box_nest(axis + 1, idx, start, body, after_tile); }, tile_edge);
-    } else {
-      loop(bounds_[axis].first, bounds_[axis].second, [&](Value *i) {
-        Index inner = idx;
-        inner[axis] = i;
-        tiled_box_nest(axis + 1, inner, outer_start, body, after_tile);
-      });
-    }
+          [&](Value *col_start) {
+            span_nest(box_spans(tiled + 1, last), idx, [&](Index &) {
+              loop(
+                  bounds_[tiled].first, bounds_[tiled].second,
+                  [&](Value *tiled_start) {
+                    const Tile tile{tiled_start, end_of(tiled_start, tiled), col_start,
+                                    end_of(col_start, last)};
+                    loop(tile.row_begin, tile.row_end, [&](Value *i) {
+                      loop(tile.col_begin, tile.col_end, [&](Value *j) {
+                        Index inner = idx;
+                        inner[tiled] = i;
+                        inner[last] = j;
+                        body(inner, tile);
+                      });
+                    });
+                    if constexpr (!std::is_same_v<std::decay_t<G>, std::nullptr_t>)
+                      after_tile(idx, tile);
+                  },
+                  tile_edge);
+            });
+          },
+          tile_edge);
+    });
   }
 
   // Whether the kernel writes its outputs with streaming stores (the driver asks for it where
@@ -290,7 +363,7 @@ private:
           copy_row(buffers[r], from, r, at, width, tile_edge);
       });
     };
-    tiled_box_nest(0, Index(bounds_.size()), nullptr, compute, copy_out);
+    tiled_box_nest(compute, copy_out);
     b_.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
   }
 
@@ -393,7 +466,10 @@ private:
       if (n->op == Op::Transpose && n->shape == root.shape &&
           n->inputs[0]->size() >= min_tiled_input && n->attrs[rank - 1] != int64_t(rank - 1))
         for (size_t a = 0; a + 1 < rank; ++a)
-          if (n->attrs[a] == int64_t(rank - 1)) return int(a);
+          if (n->attrs[a] == int64_t(rank - 1))
+            return root.shape[a] >= min_tiled_edge && root.shape[rank - 1] >= min_tiled_edge
+                       ? int(a)
+                       : -1;
       for (const ir::NodePtr &in : n->inputs)
         stack.push_back(in.get());
     }
@@ -402,15 +478,11 @@ private:
 
   // Loops over axes [axis, shape.size()) of shape, extending idx.
   template <class F> void nest(const Shape &shape, size_t axis, Index idx, F &&body) {
-    if (axis == shape.size()) {
-      body(idx);
-      return;
-    }
-    loop(c64(0), c64(shape[axis]), [&](Value *i) {
-      Index inner = idx;
-      inner.push_back(i);
-      nest(shape, axis + 1, inner, body);
-    });
+    std::vector<Span> spans;
+    for (size_t a = axis; a < shape.size(); ++a)
+      spans.push_back({a, c64(0), c64(shape[a]), shape[a], true});
+    idx.resize(shape.size());
+    span_nest(spans, idx, body);
   }
 
   // ---- types and memory ----
@@ -433,8 +505,31 @@ private:
 
   Value *linear(const Index &idx, const std::vector<int64_t> &strides) {
     Value *at = c64(0);
+    std::vector<bool> done(idx.size(), false);
+    // A flattened loop's axes laid out contiguously here add its index times the last one's
+    // stride, not the sum of their divided parts (which SCEV analyses slowly, and the vectorizer
+    // cannot see through).
+    for (const Flat &f : flats_) {
+      std::vector<size_t> at_pos;
+      for (Value *part : f.parts)
+        for (size_t i = 0; i < idx.size(); ++i)
+          if (!done[i] && idx[i] == part) {
+            at_pos.push_back(i);
+            break;
+          }
+      bool contiguous = at_pos.size() == f.parts.size();
+      for (size_t k = 0; contiguous && k + 1 < at_pos.size(); ++k)
+        contiguous = strides[at_pos[k]] == strides[at_pos[k + 1]] * f.extents[k + 1];
+      if (!contiguous) continue;
+      for (size_t i : at_pos)
+        done[i] = true;
+      at = b_.CreateAdd(at, b_.CreateMul(f.index, c64(strides[at_pos.back()]), "", true, true), "",
+                        true, true);
+    }
     for (size_t i = 0; i < idx.size(); ++i)
-      at = b_.CreateAdd(at, b_.CreateMul(idx[i], c64(strides[i]), "", true, true), "", true, true);
+      if (!done[i])
+        at =
+            b_.CreateAdd(at, b_.CreateMul(idx[i], c64(strides[i]), "", true, true), "", true, true);
     return at;
   }
 
@@ -1141,7 +1236,12 @@ private:
   // input size below which the input stays in cache anyway.
   int tile_axis_ = -1;
   static constexpr int64_t tile_edge = 32;
+  // Most loop levels of one nest over axes (span_nest).
+  static constexpr size_t max_nest_depth = 4;
   static constexpr int64_t min_tiled_input = 1 << 15;
+  // Tiles need both tiled axes this long: over short axes (units, the twos of a high-rank array)
+  // the tiles gain nothing and only deepen the nest.
+  static constexpr int64_t min_tiled_edge = 8;
   // Streamed outputs leave their stack buffer by whole cache lines: a tile row (tile_edge
   // elements) and a row chunk are multiples of one for every dtype but bool.
   static constexpr int64_t cache_line = 64;
@@ -1167,6 +1267,21 @@ void emit_kernel_into(llvm::Module &module, const KernelPlan &plan, const std::s
   if (llvm::verifyFunction(*module.getFunction(name), &os) ||
       llvm::verifyFunction(*module.getFunction(name + ".body"), &os))
     throw Error("internal: invalid LLVM IR for kernel " + name + ": " + os.str());
+}
+
+LoopCount count_loops(const KernelPlan &plan) {
+  llvm::LLVMContext context;
+  llvm::Module module("count_loops", context);
+  emit_kernel_into(module, plan, "kernel");
+  llvm::Function &body = *module.getFunction("kernel.body");
+  llvm::DominatorTree dominators(body);
+  llvm::LoopInfo loops(dominators);
+  LoopCount count;
+  for (const llvm::Loop *loop : loops.getLoopsInPreorder()) {
+    ++count.loops;
+    count.depth = std::max(count.depth, int(loop->getLoopDepth()));
+  }
+  return count;
 }
 
 std::unique_ptr<llvm::Module> emit_kernel(llvm::LLVMContext &context, const KernelPlan &plan,

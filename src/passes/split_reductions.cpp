@@ -36,6 +36,8 @@ NodePtr split(const NodePtr &n) {
   const std::vector<int64_t> &axes = n->attrs;
   const int64_t axis = axes.front(); // the outermost reduced axis
   if (x->shape[axis] % partials != 0 || x->shape[axis] < 2 * partials) return n;
+  if (x->shape.size() >= max_rank) return n; // the split adds an axis
+
   // x with `axis` split into (partials, rest): the partial index p becomes a kept axis.
   Shape split_shape = x->shape;
   split_shape[axis] = x->shape[axis] / partials;

@@ -79,3 +79,17 @@ TEST(SplitReductions, SmallOrManyOutputsOrIndivisibleStay) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(SplitReductions, RankSixtyFourStays) {
+  // The split adds an axis: at the maximum rank it would build an invalid node (a ValueError from
+  // the compiler for a valid jnp.sum).
+  jx::Shape shape(jx::max_rank, 1);
+  shape[0] = 256;
+  shape[1] = 256;
+  NodePtr s = ir::reduce(Op::ReduceSum, values(shape), {0, 1});
+  EXPECT_EQ(split(s), s);
+}
+
+} // namespace
