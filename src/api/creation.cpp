@@ -80,6 +80,15 @@ Array arange_impl(double start, double stop, double step, bool integral,
   if (length >= 0x1p63) throw ValueError("Maximum allowed size exceeded");
   int64_t n = std::max<int64_t>(0, int64_t(length));
   if (n == 0) return wrap(api::broadcast_node(api::scalar_node(0, dt), {0}));
+  if (dt == DType::bool_) {
+    // NumPy: bool has no arithmetic, so only [bool(start), bool(start + step)][:n] exists.
+    if (n > 2)
+      throw TypeError("arange() is only supported for booleans when the result has at most "
+                      "length 2.");
+    std::vector<bool> values{start != 0, start + step != 0};
+    values.resize(size_t(n));
+    return numpy::array(values);
+  }
   // NumPy fills in the target dtype: first = T(start), delta = T(start + step) - first, and
   // element i = first + i * delta.
   NodePtr first = api::cast_node(ir::literal(start, DType::float64, false), dt, false);

@@ -348,6 +348,12 @@ Array tensordot(const Array &a, const Array &b,
     rb.push_back(api::normalize_axis(axes.second[i], b.ndim()));
     if (a.shape()[la.back()] != b.shape()[rb.back()]) throw ShapeError("shape-mismatch for sum");
   }
+  // NumPy's transpose of each operand rejects a repeated axis (the backends disagreed on one).
+  for (std::vector<int64_t> sorted : {la, rb}) {
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      throw ValueError("repeated axis in transpose");
+  }
   api::ResultType type = api::result_type({node_of(a), node_of(b)});
   return wrap(ir::dot_general(api::cast_node(node_of(a), type.dtype, type.weak),
                               api::cast_node(node_of(b), type.dtype, type.weak), {}, {}, la, rb));

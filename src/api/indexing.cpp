@@ -84,6 +84,8 @@ ResolvedIndex resolve(const Shape &shape, const std::vector<IndexItem> &items) {
       slice_indices(std::get<Slice>(v), n, start, stop, step);
       int64_t len = ir::slice_length(start, stop, step);
       if (len == 0) start = 0, stop = 0, step = 1;
+      // One element: step 1, so no backend negates a huge step (-INT64_MIN overflows).
+      if (len == 1) stop = start + 1, step = 1;
       r.starts.push_back(start);
       r.limits.push_back(stop);
       r.steps.push_back(step);

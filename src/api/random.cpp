@@ -42,10 +42,17 @@ Key PRNGKey(int64_t seed) { return from_impl(random_impl::prng_key(seed)); }
 
 std::vector<Key> split(const Key &key, int64_t num) {
   if (num < 0) throw ValueError("split: num must be non-negative");
-  std::vector<Key> out;
-  for (const random_impl::Key &k : random_impl::split(impl(key), num))
-    out.push_back(from_impl(k));
-  return out;
+  // The keys are a (num, 2) uint32 array in JAX: its size checks apply (a huge num threw
+  // std::length_error from the vector).
+  checked_size({num, 2}, sizeof(uint32_t));
+  try {
+    std::vector<Key> out;
+    for (const random_impl::Key &k : random_impl::split(impl(key), num))
+      out.push_back(from_impl(k));
+    return out;
+  } catch (const std::bad_alloc &) {
+    throw MemoryError(fmt::format("Unable to allocate {} keys for split", num));
+  }
 }
 
 Key fold_in(const Key &key, uint32_t data) {

@@ -234,11 +234,14 @@ Array roll(const Array &x, const std::vector<int64_t> &shift, const Axes &axis) 
   if (raw.empty()) return x; // nothing to roll along, as np.roll(x, s, axis=())
   if (shift.size() != raw.size() && shift.size() != 1 && raw.size() != 1)
     throw ValueError("roll: shift and axis must have the same length");
-  const size_t count = std::max(shift.size(), raw.size());
+  // NumPy broadcasts the two lists: an empty shift against one axis rolls nothing.
+  const size_t count = shift.size() == 1 ? raw.size() : shift.size();
   std::vector<int64_t> total(x.ndim(), 0);
   for (size_t i = 0; i < count; ++i) {
     int64_t a = api::normalize_axis(raw[raw.size() == 1 ? 0 : i], x.ndim());
-    total[a] += shift[shift.size() == 1 ? 0 : i];
+    // Reduced as it is summed, so extreme shifts do not overflow.
+    if (const int64_t n = x.shape()[a]; n > 0)
+      total[a] = (total[a] + shift[shift.size() == 1 ? 0 : i] % n) % n;
   }
   Array out = x;
   for (int64_t a = 0; a < x.ndim(); ++a) {

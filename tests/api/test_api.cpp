@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <limits>
 #include <unistd.h>
 
 #include "ir/node.h"
@@ -63,6 +64,17 @@ TEST(Api, CreationShapes) {
   EXPECT_EQ(jnp::array({1, 2, 3, 4, 5, 6}, Shape{3, 2}).dtype(), jnp::int32);
 }
 
+// bool arange as NumPy: at most two elements (it built an ill-typed graph; API fuzzer).
+TEST(Api, ArangeBool) {
+  EXPECT_EQ(jnp::arange(0, 2, 1, jnp::bool_).to_vector<bool>(), (std::vector<bool>{false, true}));
+  EXPECT_EQ(jnp::arange(1.0, -1.0, -1.0, jnp::bool_).to_vector<bool>(),
+            (std::vector<bool>{true, false}));
+  EXPECT_EQ(jnp::arange(3, 4, 1, jnp::bool_).to_vector<bool>(), (std::vector<bool>{true}));
+  EXPECT_EQ(jnp::arange(5, 3.875, -0.75, jnp::bool_).to_vector<bool>(),
+            (std::vector<bool>{true, true}));
+  EXPECT_THROW(jnp::arange(0, 3, 1, jnp::bool_), jx::TypeError);
+}
+
 TEST(Api, ReductionShapes) {
   Array x = jnp::ones({2, 3, 4});
   EXPECT_EQ(jnp::sum(x).shape(), (Shape{}));
@@ -89,6 +101,19 @@ TEST(Api, DiffMatchesDefinition) {
   EXPECT_EQ(jnp::diff(x, 5).shape(), (Shape{2, 0}));
   EXPECT_EQ(jnp::diff(jnp::array({true, false, false})).to_vector<bool>(),
             (std::vector<bool>{true, false}));
+}
+
+// Found by the API fuzzer: an empty shift list read past its end; extreme shifts overflowed.
+TEST(Api, RollEdgeShifts) {
+  Array g = jnp::arange(6).reshape({2, 3});
+  EXPECT_EQ(jnp::roll(g, std::vector<int64_t>{}, {0}).to_vector<int64_t>(),
+            (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_THROW(jnp::roll(g, std::vector<int64_t>{}, {0, 1}), jx::ValueError);
+  const int64_t big = std::numeric_limits<int64_t>::max(); // 1 mod 3, 1 mod 2
+  EXPECT_EQ(jnp::roll(g, {big, big}, {1, 1}).to_vector<int64_t>(),
+            (std::vector<int64_t>{1, 2, 0, 4, 5, 3}));
+  EXPECT_EQ(jnp::roll(g, {big, big}, {0, 0}).to_vector<int64_t>(),
+            (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
 }
 
 TEST(Api, StackConcatenatePadRollFlip) {
@@ -267,6 +292,10 @@ TEST(Api, MatmulDotTensordotShapes) {
   EXPECT_EQ(jnp::vdot(jnp::arange(3.0), jnp::arange(3.0)).item<double>(), 5);
   EXPECT_EQ(jnp::outer(jnp::arange(2.0), jnp::arange(3.0)).shape(), (Shape{2, 3}));
   EXPECT_EQ(jnp::dot(2.0, jnp::arange(3.0)).to_vector<double>(), (std::vector<double>{0, 2, 4}));
+  // A repeated axis is NumPy's transpose error (the backends disagreed on it; API fuzzer).
+  EXPECT_THROW(jnp::tensordot(jnp::ones({5}), jnp::ones({1, 5, 5}), {{-1, -1}, {-1, 2}}),
+               jx::ValueError);
+  EXPECT_THROW(jnp::tensordot(jnp::ones({5, 5}), jnp::ones({5}), {{0, 1}, {0, 0}}), jx::ValueError);
 }
 
 TEST(Api, SimpsonVariantsAgree) {

@@ -2,6 +2,7 @@
 #include <jx/jx.h>
 
 #include <gtest/gtest.h>
+#include <limits>
 
 #include "ir/node.h"
 
@@ -54,6 +55,19 @@ TEST(Indexing, AtSet) {
   // The update is cast to the array's dtype, as JAX does.
   EXPECT_EQ(grid().at(0, 0).set(9.7)(0, 0).item<int64_t>(), 9);
   EXPECT_EQ(grid().at(slice(), -1).set(0).dtype(), jnp::int64);
+}
+
+// A step of INT64_MIN selecting one element (found by the API fuzzer): the compiled update
+// negated the step and updated nothing.
+TEST(Indexing, AtWithExtremeStep) {
+  const int64_t lowest = std::numeric_limits<int64_t>::min();
+  Array y = jnp::arange(5);
+  y.block_until_ready();
+  EXPECT_EQ(y.at(slice(none, none, lowest)).set(9).to_vector<int64_t>(), (V{0, 1, 2, 3, 9}));
+  EXPECT_EQ(y.at(slice(none, none, lowest + 1)).add(1).to_vector<int64_t>(), (V{0, 1, 2, 3, 5}));
+  EXPECT_EQ(y.at(slice(1, none, std::numeric_limits<int64_t>::max())).set(7).to_vector<int64_t>(),
+            (V{0, 7, 2, 3, 4}));
+  EXPECT_EQ(y(slice(none, none, lowest)).to_vector<int64_t>(), (V{4}));
 }
 
 TEST(Indexing, AtArithmetic) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <gtest/gtest.h>
+#include <limits>
 
 #include "ir/node.h"
 #include "runtime/threefry.h"
@@ -19,6 +20,15 @@ TEST(RandomApi, KeysMatchCore) {
   ASSERT_EQ(keys.size(), 3u);
   EXPECT_NE(keys[0], keys[1]);
   EXPECT_EQ(jx::random::split(key)[0], jx::random::split(key, 2)[0]);
+}
+
+// A num past the largest array is the size ValueError, not std::length_error (API fuzzer).
+TEST(RandomApi, SplitHugeNumIsValueError) {
+  auto key = jx::random::PRNGKey(0);
+  EXPECT_THROW(jx::random::split(key, std::numeric_limits<int64_t>::max()), jx::ValueError);
+  EXPECT_THROW(jx::random::split(key, int64_t(1) << 62), jx::ValueError);
+  EXPECT_THROW(jx::random::split(key, -1), jx::ValueError);
+  EXPECT_TRUE(jx::random::split(key, 0).empty());
 }
 
 TEST(RandomApi, UniformAndNormalMatchCoreBitForBit) {
