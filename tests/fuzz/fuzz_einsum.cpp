@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const int extra = ellipsis ? (seed + operands.size()) % 4 : 0;
     for (int i = 0; i < extra; ++i)
       shape.push_back(1 + (seed >> 2) % 3 * (i & 1));
-    for (char c : term)
+    for (unsigned char c : term)
       if (c != '.' && c != ' ') shape.push_back(seed & 0x40 ? 1 + (c + seed) % 3 : 2);
     // Bit 7 drops the last dimension: a rank that disagrees with the term.
     if (seed & 0x80 && !shape.empty()) shape.pop_back();
