@@ -24,6 +24,9 @@ struct ShapeDtypeStruct {
   // Where the argument lives (jax.ShapeDtypeStruct's sharding=): the in_sharding when jit's
   // options give none.
   std::optional<Sharding> sharding = std::nullopt;
+  // jax.ShapeDtypeStruct's weak_type=: the argument promotes as a C++ scalar would (a scalar
+  // passed to a jitted function keeps its weak type, as in JAX).
+  bool weak_type = false;
 };
 
 // Compiled::cost_analysis(), as XLA's: operation counts per call and the bytes the kernels read
@@ -191,7 +194,8 @@ private:
     if constexpr (detail::is_array_v<A>) {
       // A placed argument's sharding is part of the signature, as in JAX.
       specs.push_back({a.shape(), a.dtype(),
-                       a.committed() ? std::optional<Sharding>(a.sharding()) : std::nullopt});
+                       a.committed() ? std::optional<Sharding>(a.sharding()) : std::nullopt,
+                       a.weak_type()});
       arrays.push_back(a);
     }
   }

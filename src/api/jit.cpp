@@ -30,6 +30,7 @@ void check_sharding_count(const std::vector<Sharding> &shardings, size_t n, cons
 
 std::string spec_text(const ShapeDtypeStruct &s) {
   std::string text = fmt::format("{}[{}]", dtype_name(s.dtype), fmt::join(s.shape, ","));
+  if (s.weak_type) text += " weak";
   if (s.sharding) text += fmt::format(" {}", s.sharding->str());
   return text;
 }
@@ -60,7 +61,8 @@ std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const
   const int64_t trace_id = ir::new_trace_id();
   std::vector<Array> args;
   for (size_t i = 0; i < specs.size(); ++i) {
-    program->params.push_back(ir::parameter(int64_t(i), specs[i].dtype, specs[i].shape, trace_id));
+    program->params.push_back(
+        ir::parameter(int64_t(i), specs[i].dtype, specs[i].shape, trace_id, specs[i].weak_type));
     args.push_back(api::wrap(program->params.back()));
   }
   struct Tracing {

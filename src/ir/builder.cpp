@@ -273,9 +273,12 @@ NodePtr random_uniform(uint32_t key_hi, uint32_t key_lo, DType dtype, Shape shap
                  .attrs = {int64_t(key_hi), int64_t(key_lo)}});
 }
 
-NodePtr parameter(int64_t position, DType dtype, Shape shape, int64_t trace) {
-  return finish(
-      {.op = Op::Parameter, .dtype = dtype, .shape = std::move(shape), .attrs = {position, trace}});
+NodePtr parameter(int64_t position, DType dtype, Shape shape, int64_t trace, bool weak) {
+  return finish({.op = Op::Parameter,
+                 .dtype = dtype,
+                 .weak = weak,
+                 .shape = std::move(shape),
+                 .attrs = {position, trace}});
 }
 
 namespace {

@@ -17,7 +17,7 @@ NodePtr random_uniform(uint32_t key_hi, uint32_t key_lo, DType dtype, Shape shap
 // Argument `position` of a function being traced by jit: a value known only by shape and dtype.
 // `trace` names the trace (new_trace_id()) so that two traces' parameters are different nodes;
 // 0 for graphs built outside jit (tests, the AOT decoder's checks).
-NodePtr parameter(int64_t position, DType dtype, Shape shape, int64_t trace = 0);
+NodePtr parameter(int64_t position, DType dtype, Shape shape, int64_t trace = 0, bool weak = false);
 
 // A trace id never given before.
 int64_t new_trace_id();

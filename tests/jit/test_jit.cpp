@@ -239,3 +239,21 @@ TEST(Jit, CostAnalysisCountsOpsAndBytes) {
                  .compile();
   EXPECT_EQ(dot.cost_analysis().flops, 2 * 8 * 4 * 16);
 }
+
+// A weakly typed argument stays weak in the trace, as in JAX: jit(x - y)(f32, Array(2)) is
+// float32 as eagerly (it was float64; found by the API fuzzer).
+TEST(Jit, WeakArgumentKeepsWeakType) {
+  auto f = jx::jit([](const Array &x, const Array &y) { return x - y; });
+  Array x = jnp::ones({2}, jnp::float32);
+  Array out = f(x, Array(2));
+  EXPECT_EQ(out.dtype(), (x - Array(2)).dtype());
+  EXPECT_EQ(out.dtype(), jnp::float32);
+  EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{-1, -1}));
+  EXPECT_EQ(f(x, jnp::array(2.0, jnp::int64)).dtype(), jnp::float64);
+  EXPECT_EQ(f.cache_size(), 2u);
+  auto add_ones = [](const Array &y) { return y + jnp::ones({2}, jnp::float32); };
+  auto weak = jx::jit(add_ones).lower(ShapeDtypeStruct{{}, jnp::int64, std::nullopt, true});
+  EXPECT_EQ(weak.compile()(Array(3)).dtype(), jnp::float32);
+  auto strong = jx::jit(add_ones).lower(ShapeDtypeStruct{{}, jnp::int64});
+  EXPECT_EQ(strong.compile()(Array(3)).dtype(), jnp::float64);
+}
