@@ -178,7 +178,11 @@ void optimize(llvm::Module &module, const Target &target) {
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = true;
-  tuning.SLPVectorization = true;
+  // LLVM 19.1's SLP vectorizer miscompiles fully unrolled load-multiply-store chains (shuffles
+  // with poison lanes where values belong: llvm/llvm-project#117170): a batched (1,2,5,1) x
+  // (1,2,1,3) matmul kept as a loop came out with 4 of 30 elements wrong. The loop vectorizer
+  // does the kernels' work.
+  tuning.SLPVectorization = false;
   llvm::PassBuilder pb(&machine, tuning);
   // Registered before the defaults, or registerFunctionAnalyses installs a plain TLI without the
   // vector library and math calls stay scalar.

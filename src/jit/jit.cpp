@@ -173,7 +173,7 @@ public:
 private:
   // Revision of what the disk cache's key cannot see: bump it when optimize() or emit_object()
   // change the code they make from the same IR.
-  static constexpr int kCacheFormat = 1;
+  static constexpr int kCacheFormat = 2; // 2: no SLP vectorization
 
   using Batch = std::vector<std::pair<const std::string *, CompiledKernel *>>;
 

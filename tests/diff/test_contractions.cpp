@@ -762,6 +762,36 @@ TEST(Contractions, DeepProductsSplitAlongK) {
   }
 }
 
+// Batched outer products (k = 1) stay loops, fully unrolled by LLVM for small shapes: LLVM
+// 19.1's SLP vectorizer miscompiled them (lanes of its shuffles left poison: (1,2,5,1) x
+// (1,2,1,3) had 4 of 30 elements wrong), so jx turns it off. Small integers: exact in any order.
+TEST(Contractions, SmallBatchedOuterProductsAreExact) {
+  int64_t wrong = 0, cases = 0;
+  for (DType dtype : {DType::float64, DType::float32})
+    for (int64_t b0 : {1, 2, 5})
+      for (int64_t b1 : {1, 2, 3})
+        for (int64_t m : {1, 2, 5})
+          for (int64_t n : {1, 2, 3}) {
+            const Shape sa{b0, b1, m, 1}, sb{b0, b1, 1, n};
+            std::vector<double> av(size_t(jx::shape_size(sa))), bv(size_t(jx::shape_size(sb)));
+            for (size_t i = 0; i < av.size(); ++i)
+              av[i] = double(int64_t(i % 7) - 3);
+            for (size_t i = 0; i < bv.size(); ++i)
+              bv[i] = double(int64_t(i % 5) - 2);
+            const Array a = jnp::array(av, sa).astype(dtype), b = jnp::array(bv, sb).astype(dtype);
+            auto matmul = [](const Array &x, const Array &y) { return jnp::matmul(x, y); };
+            const Array got = jx::jit(matmul)(a, b);
+            const BufferPtr expected = evaluate_with(Backend::Interpreter, matmul(a, b).node());
+            ++cases;
+            if (std::memcmp(got.data(), expected->data(),
+                            size_t(got.size()) * jx::itemsize(dtype)) != 0 &&
+                wrong++ < 5)
+              ADD_FAILURE() << jx::dtype_name(dtype) << " " << shape_text(sa) << " x "
+                            << shape_text(sb);
+          }
+  EXPECT_EQ(wrong, 0) << "of " << cases;
+}
+
 // The bound is not vacuous: where a dropped term should stand out (k * (k + 10) * eps <= 1/64,
 // so the bound is a small share of a typical term), a program that drops the last term of one
 // contracted axis fails the check.
