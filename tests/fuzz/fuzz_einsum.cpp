@@ -32,6 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       shape.push_back(1 + (seed >> 2) % 3 * (i & 1));
     for (unsigned char c : term)
       if (c != '.' && c != ' ') shape.push_back(seed & 0x40 ? 1 + (c + seed) % 3 : 2);
+    if (shape.size() > 64) shape.resize(64); // NumPy's rank cap: zeros would refuse more
     // Bit 7 drops the last dimension: a rank that disagrees with the term.
     if (seed & 0x80 && !shape.empty()) shape.pop_back();
     for (int64_t &d : shape) {
