@@ -185,6 +185,15 @@ private:
           steps = ir::select(bin(Op::Eq, f64_of(np), lit(0, n.shape)), lit(0, n.shape), steps);
         own = add(scale(libm * eps, mag(np)), steps);
       }
+      if (n.op == Op::Pow && n.dtype == DType::float64) {
+        // jx computes a float64 pow whose base is broadcast along the exponent as
+        // exp(e * log|x|) (simplify.cpp's exp_log_power, for speed): rounding e * log|x| scales
+        // the result by up to |e * log|x|| * eps on top of exp's own error.
+        NodePtr spread = un(Op::Abs, bin(Op::Mul, f64_of(n.inputs[1]),
+                                         un(Op::Log, un(Op::Abs, f64_of(n.inputs[0])))));
+        spread = ir::select(un(Op::IsFinite, spread), spread, lit(0, n.shape));
+        own = add(own, mul(scale(2 * eps, mag(np)), spread));
+      }
       NodePtr out = any ? inexact_inputs(np, e, err) : nullptr;
       // Dividing by a zero of unknown sign (or raising it to a negative power): +-inf.
       const Shape &s = n.shape;
