@@ -28,6 +28,7 @@ constexpr size_t min_concat_level = 16;
 // kernel branching over every piece again.
 constexpr size_t max_merged_inputs = 64;
 constexpr size_t max_merged_nodes = 512;
+constexpr size_t max_searched_groups = 4096;
 
 // The nodes a kernel computes inline (its roots and what they read short of its inputs).
 size_t inline_size(const codegen::KernelPlan &plan) {
@@ -118,11 +119,13 @@ std::vector<Step> merge_siblings(std::vector<Step> steps) {
     return s.kind == Step::Kind::Kernel && kind != OpKind::Reduce && kind != OpKind::Contraction &&
            s.node->size() > 0;
   };
-  // Groups, and the groups each one depends on transitively (through steps outside it too): a
-  // step joins a group only if the group is not among what the step needs, so the groups stay a
-  // DAG.
+  // Groups and the groups each one reads directly. A step joins a group only if the group is not
+  // among what the step needs transitively (through steps outside it too), so the groups stay a
+  // DAG. That is a search of what the step reads, bounded: past max_searched_groups (a long
+  // chain, whose steps could never merge) the step stays alone, where transitive sets per group
+  // would take memory quadratic in the steps (5.8 GB for a chain of 15,000 kernels).
   std::vector<std::vector<size_t>> groups;
-  std::vector<std::unordered_set<size_t>> needs;
+  std::vector<std::unordered_set<size_t>> deps;
   std::vector<size_t> group_of(steps.size());
   std::vector<size_t> open_groups; // groups of elementwise kernels, in order
   std::vector<std::unordered_set<const Node *>> group_inputs;
@@ -138,39 +141,42 @@ std::vector<Step> merge_siblings(std::vector<Step> steps) {
     return count;
   };
   for (size_t i = 0; i < steps.size(); ++i) {
-    std::unordered_set<size_t> step_needs;
-    for (const Node *in : steps[i].plan.inputs) {
-      const size_t g = group_of[producer.at(in)];
-      step_needs.insert(g);
-      step_needs.insert(needs[g].begin(), needs[g].end());
-    }
+    std::unordered_set<size_t> direct;
+    for (const Node *in : steps[i].plan.inputs)
+      direct.insert(group_of[producer.at(in)]);
     size_t g = groups.size();
-    if (elementwise(steps[i]))
-      for (size_t candidate : open_groups) {
-        const Step &first = steps[groups[candidate][0]];
-        if (first.node->shape == steps[i].node->shape && !step_needs.count(candidate) &&
-            merged_inputs(candidate, steps[i]) <= max_merged_inputs &&
-            group_nodes[candidate] + size_of(i) <= max_merged_nodes) {
-          g = candidate;
-          break;
-        }
+    if (elementwise(steps[i]) && !open_groups.empty()) {
+      std::unordered_set<size_t> step_needs(direct);
+      std::vector<size_t> stack(direct.begin(), direct.end());
+      while (!stack.empty() && step_needs.size() <= max_searched_groups) {
+        const size_t h = stack.back();
+        stack.pop_back();
+        for (size_t d : deps[h])
+          if (step_needs.insert(d).second) stack.push_back(d);
       }
+      if (step_needs.size() <= max_searched_groups)
+        for (size_t candidate : open_groups) {
+          const Step &first = steps[groups[candidate][0]];
+          if (first.node->shape == steps[i].node->shape && !step_needs.count(candidate) &&
+              merged_inputs(candidate, steps[i]) <= max_merged_inputs &&
+              group_nodes[candidate] + size_of(i) <= max_merged_nodes) {
+            g = candidate;
+            break;
+          }
+        }
+    }
     if (g == groups.size()) {
       groups.emplace_back();
-      needs.emplace_back();
+      deps.emplace_back();
       group_inputs.emplace_back();
       group_nodes.push_back(0);
       if (elementwise(steps[i])) open_groups.push_back(g);
     }
     groups[g].push_back(i);
     group_of[i] = g;
+    deps[g].insert(direct.begin(), direct.end());
     group_inputs[g].insert(steps[i].plan.inputs.begin(), steps[i].plan.inputs.end());
     if (elementwise(steps[i])) group_nodes[g] += size_of(i);
-    // g now needs what the step needs, and so does every group that needs g (steps without
-    // inputs, the program's buffers, add nothing: skipping them keeps this linear in them).
-    if (!step_needs.empty())
-      for (size_t h = 0; h < groups.size(); ++h)
-        if (h == g || needs[h].count(g)) needs[h].insert(step_needs.begin(), step_needs.end());
   }
   // Merged plans: the members' roots, and their inputs without repeats.
   std::vector<Step> merged;
@@ -193,7 +199,7 @@ std::vector<Step> merge_siblings(std::vector<Step> steps) {
     const size_t before = ordered.size();
     for (size_t g = 0; g < groups.size(); ++g)
       if (!done[g] &&
-          std::all_of(needs[g].begin(), needs[g].end(), [&](size_t d) { return done[d]; })) {
+          std::all_of(deps[g].begin(), deps[g].end(), [&](size_t d) { return done[d]; })) {
         done[g] = true;
         ordered.push_back(std::move(merged[g]));
       }
