@@ -31,13 +31,13 @@ struct KernelPlan {
   std::vector<const ir::Node *> literals{};
   // Output axes whose range the caller chooses (bit a for axis a): axis 0, split into chunks for
   // the thread pool, and the axes a sharding splits across devices.
-  uint32_t boxed_axes = 1;
+  uint64_t boxed_axes = 1; // a bit per axis of up to max_rank (64)
   // Elementwise outputs written with streaming (non-temporal) stores: set by the compile driver
   // for large outputs that no later step of the program reads, whose lines would only evict
   // what is in the caches and cost a read-for-ownership each.
   bool stream_outputs = false;
 
-  bool boxed(size_t axis) const { return boxed_axes >> axis & 1; }
+  bool boxed(size_t axis) const { return axis < 64 && (boxed_axes >> axis & 1); }
 
   // Collects `literals` from the inlined part of the graph (call once inputs are set).
   void collect_literals();

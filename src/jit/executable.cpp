@@ -279,7 +279,7 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
         const Shape &shape = p.plan.roots[0]->shape;
         for (const DeviceBox &b : s.boxes)
           for (size_t a = 0; a < shape.size(); ++a) {
-            if (b.lo[a] != 0 || b.hi[a] != shape[a]) p.plan.boxed_axes |= uint32_t(1) << a;
+            if (b.lo[a] != 0 || b.hi[a] != shape[a]) p.plan.boxed_axes |= uint64_t(1) << a;
             s.run.boxes.insert(s.run.boxes.end(), {b.lo[a], b.hi[a]});
           }
         s.run.box_work = work_per_element(*p.node);
