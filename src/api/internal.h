@@ -14,10 +14,16 @@ namespace jx::api {
 using ir::NodePtr;
 
 inline NodePtr node_of(const Array &x) { return x.node(); }
-inline Array wrap(NodePtr n) { return Array(std::move(n)); }
-
 // The single evaluation entry point: the value of a node, computed once and cached on it.
 runtime::BufferPtr realize(const NodePtr &n);
+
+// An eager result whose chain of pending nodes is this long is computed now (outside traces):
+// every later graph walk then stops at it, so a million-step eager loop costs linear time.
+inline constexpr int64_t max_pending_depth = 10000;
+inline Array wrap(NodePtr n) {
+  if (n->pending_depth() >= max_pending_depth && !ir::tracing()) realize(n);
+  return Array(std::move(n));
+}
 
 // How a graph is evaluated: the reference evaluator (the oracle) or compiled kernels.
 enum class Backend { Interpreter, Compiler };

@@ -4,6 +4,7 @@
 
 #include <jx/error.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <fmt/format.h>
@@ -105,6 +106,7 @@ void Node::set_realized(runtime::BufferPtr buffer) const {
     throw Error("internal: a node is realized while this thread walks a graph");
   std::unique_lock graph(graph_mutex());
   std::lock_guard lock(realize_mutex);
+  depth.store(0, std::memory_order_relaxed);
   realized_data = std::move(buffer);
 }
 
@@ -125,8 +127,12 @@ NodePtr make_node(NodeSpec spec) {
     }
   }
   auto node = std::make_shared<const Node>(std::move(spec), h);
-  for (const NodePtr &in : node->inputs)
+  int64_t depth = 0;
+  for (const NodePtr &in : node->inputs) {
     in->consumer_count.fetch_add(1, std::memory_order_relaxed);
+    depth = std::max(depth, in->depth.load(std::memory_order_relaxed) + 1);
+  }
+  node->depth.store(depth, std::memory_order_relaxed);
   t.entries.emplace(h, node);
   return node;
 }

@@ -57,10 +57,13 @@ struct Node : NodeSpec {
 
   // How many live nodes take this one as an input.
   int64_t consumers() const { return consumer_count.load(std::memory_order_relaxed); }
+  // The longest path of pending nodes ending here (0 once realized or a leaf's data is known).
+  int64_t pending_depth() const { return depth.load(std::memory_order_relaxed); }
 
 private:
   friend NodePtr make_node(NodeSpec spec);
   mutable std::atomic<int64_t> consumer_count{0};
+  mutable std::atomic<int64_t> depth{0};
   mutable std::mutex realize_mutex;
   mutable runtime::BufferPtr realized_data;
 };
