@@ -26,6 +26,7 @@
 #include "jit/disk_cache.h"
 #include "jit/hmac.h"
 #include "jit/jit.h"
+#include "test_util.h"
 
 extern char **environ;
 
@@ -50,33 +51,12 @@ std::string unhex(std::string_view h) {
   return out;
 }
 
-class TempDir {
-public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "jx_cache_security_XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string &path() const { return path_; }
-
-private:
-  std::string path_;
+// A fresh directory under the system's temporary directory, removed with everything in it.
+struct TempDir : test_util::TempDir {
+  TempDir() : test_util::TempDir("jx_cache_security_") {}
 };
-
-std::string read_all(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_all(const std::string &path, const std::string &bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
+using test_util::read_all;
+using test_util::write_all;
 
 // The cache entries (*.jxk) in dir, sorted.
 std::vector<std::string> cache_entries(const std::string &dir) {

@@ -51,33 +51,11 @@ void expect_equal(const dc::Entry &a, const dc::Entry &b) {
 }
 
 // A fresh directory under the system's temporary directory, removed with everything in it.
-class TempDir {
-public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "jx_disk_cache_XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string &path() const { return path_; }
-
-private:
-  std::string path_;
+struct TempDir : test_util::TempDir {
+  TempDir() : test_util::TempDir("jx_disk_cache_") {}
 };
-
-std::string read_all(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_all(const std::string &path, const std::string &bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
+using test_util::read_all;
+using test_util::write_all;
 
 // The files in dir, sorted.
 std::vector<std::string> entries(const std::string &dir) {
