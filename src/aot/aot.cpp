@@ -268,7 +268,7 @@ Files compile(const jx::detail::Program &program, const std::string &name,
   if (const std::string why = bad_name(name); !why.empty())
     throw ValueError(fmt::format("jx.aot: the function name '{}' {}", name, why));
   if (!program.executable) throw Error("internal: jx.aot: the program has not been compiled");
-  const backend::Executable &executable = *program.executable;
+  const compile::Executable &executable = *program.executable;
   runtime::aot::Signature signature;
   for (const ShapeDtypeStruct &s : program.specs)
     signature.args.push_back({s.dtype, s.shape});

@@ -61,7 +61,7 @@ Object emit_object(const ObjectContents &c) {
   // What each kernel was compiled for, from its plan (not from the program, which the runtime
   // checks against it): outputs, inputs, literals, then their bytes.
   std::vector<int64_t> kernel_info;
-  for (const codegen::KernelPlan *plan : c.kernels) {
+  for (const passes::KernelPlan *plan : c.kernels) {
     kernel_info.insert(kernel_info.end(),
                        {int64_t(plan->roots.size()), int64_t(plan->inputs.size()),
                         int64_t(plan->literals.size())});

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/kernel.h"
+#include "passes/kernel_plan.h"
 #include "runtime/aot.h"
 #include "runtime/buffer.h"
 #include "runtime/program.h"
@@ -17,7 +17,7 @@ namespace jx::aot_impl {
 struct ObjectContents {
   std::string symbol;     // the entry point's
   std::string target_cpu; // "host" or an LLVM CPU name
-  std::vector<const codegen::KernelPlan *> kernels;
+  std::vector<const passes::KernelPlan *> kernels;
   runtime::Program program; // Value steps' out_bytes set to their constants' sizes
   runtime::aot::Signature signature;
   std::vector<runtime::BufferPtr> constants;

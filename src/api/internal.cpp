@@ -9,8 +9,8 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "compile/executable.h"
 #include "interp/interp.h"
-#include "jit/executable.h"
 
 namespace jx::api {
 
@@ -75,7 +75,7 @@ runtime::BufferPtr evaluate_with(Backend backend, const NodePtr &n) {
   ir::GraphReadLock graph_lock; // the graph stays as planned until its values are computed
   switch (backend) {
   case Backend::Interpreter: return interp::evaluate({n})[0];
-  case Backend::Compiler: return backend::execute({n})[0];
+  case Backend::Compiler: return compile::execute({n})[0];
   }
   throw Error("internal: unknown backend");
 }

@@ -110,9 +110,9 @@ void compile(Program &program) {
     const JitOptions &options = program.options;
     auto placements = [](const std::vector<std::optional<Sharding>> &shardings,
                          const std::vector<ir::NodePtr> &nodes) {
-      std::vector<backend::Placement> out;
+      std::vector<sharding::Placement> out;
       for (size_t i = 0; i < nodes.size(); ++i) {
-        backend::Placement placement;
+        sharding::Placement placement;
         if (shardings[i])
           for (const ShardBox &box : shardings[i]->shard_boxes(nodes[i]->shape))
             placement.push_back({box.device.id, box.lo, box.hi});
@@ -127,7 +127,7 @@ void compile(Program &program) {
       roots.push_back(node);
       root_shardings.push_back(sharding);
     }
-    program.executable = std::make_unique<backend::Executable>(
+    program.executable = std::make_unique<compile::Executable>(
         program.params, roots, options.fuse, options.donate_argnums,
         placements(root_shardings, roots), placements(program.in_shardings, program.params));
   });
@@ -185,7 +185,7 @@ std::string lowered_text(const Program &program) { return ir::print_graph(progra
 std::string compiled_text(const Program &program) { return program.executable->as_text(); }
 
 CostAnalysis cost_analysis(const Program &program) {
-  backend::Executable::Cost c = program.executable->cost();
+  compile::Executable::Cost c = program.executable->cost();
   return {c.flops, c.transcendentals, c.bytes_accessed, c.communication_bytes};
 }
 

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "compile/executable.h"
 #include "ir/node.h"
-#include "jit/executable.h"
 
 namespace jx::detail {
 
@@ -26,7 +26,7 @@ public:
   // with_sharding_constraint inside the traced function: values materialized with a placement.
   std::vector<std::pair<ir::NodePtr, Sharding>> constraints;
   std::once_flag compiled;
-  std::unique_ptr<backend::Executable> executable;
+  std::unique_ptr<compile::Executable> executable;
 };
 
 } // namespace jx::detail

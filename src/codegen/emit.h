@@ -1,10 +1,11 @@
-// Fused kernel -> LLVM IR. One of the few files that see LLVM types (with src/jit).
+// Fused kernel -> LLVM IR. One of the few files that see LLVM types (with src/backend and
+// src/aot/object.cpp).
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "codegen/kernel.h"
+#include "passes/kernel_plan.h"
 
 namespace llvm {
 class LLVMContext;
@@ -13,7 +14,10 @@ class Module;
 
 namespace jx::codegen {
 
-// Emits `plan` as an externally visible function `name` of type KernelFn into a new module.
+using passes::KernelPlan;
+
+// Emits `plan` as an externally visible function `name` of type runtime::KernelFn into a new
+// module.
 std::unique_ptr<llvm::Module> emit_kernel(llvm::LLVMContext &context, const KernelPlan &plan,
                                           const std::string &name);
 // The same into an existing module (kernels compiled together share one optimization run).

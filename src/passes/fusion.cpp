@@ -31,7 +31,7 @@ constexpr size_t max_merged_nodes = 512;
 constexpr size_t max_searched_groups = 4096;
 
 // The nodes a kernel computes inline (its roots and what they read short of its inputs).
-size_t inline_size(const codegen::KernelPlan &plan) {
+size_t inline_size(const passes::KernelPlan &plan) {
   std::unordered_set<const Node *> seen(plan.inputs.begin(), plan.inputs.end());
   std::vector<const Node *> stack;
   for (const ir::NodePtr &r : plan.roots)
@@ -183,7 +183,7 @@ std::vector<Step> merge_siblings(std::vector<Step> steps) {
   for (const std::vector<size_t> &members : groups) {
     Step step = std::move(steps[members[0]]);
     for (size_t k = 1; k < members.size(); ++k) {
-      codegen::KernelPlan &plan = steps[members[k]].plan;
+      passes::KernelPlan &plan = steps[members[k]].plan;
       step.plan.roots.push_back(plan.roots[0]);
       for (const Node *in : plan.inputs)
         if (std::find(step.plan.inputs.begin(), step.plan.inputs.end(), in) ==
@@ -316,7 +316,7 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
           {Step::Kind::Contraction, node, {{node}, {g->second.lhs, g->second.rhs}}, g->second});
     } else {
       // The kernel's inputs: materialized nodes reachable without crossing another one.
-      codegen::KernelPlan plan{{node}, {}};
+      passes::KernelPlan plan{{node}, {}};
       std::unordered_set<const Node *> seen{n};
       std::vector<const Node *> stack{n};
       while (!stack.empty()) {

@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "codegen/kernel.h"
 #include "passes/contraction.h"
+#include "passes/kernel_plan.h"
 
 namespace jx::passes {
 
@@ -18,9 +18,9 @@ struct Step {
     Contraction, // a dot_general computed by BLAS (plan_gemm): plan.inputs are {lhs, rhs}
   };
   Kind kind;
-  ir::NodePtr node;         // the value, or a kernel's first root
-  codegen::KernelPlan plan; // Kind::Kernel; for Kind::Contraction only its roots and inputs
-  GemmPlan gemm{};          // Kind::Contraction only
+  ir::NodePtr node;        // the value, or a kernel's first root
+  passes::KernelPlan plan; // Kind::Kernel; for Kind::Contraction only its roots and inputs
+  GemmPlan gemm{};         // Kind::Contraction only
 };
 
 // Contractions that plan_gemm accepts run as BLAS calls on buffers: what their operands'

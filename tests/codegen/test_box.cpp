@@ -4,9 +4,9 @@
 
 #include <vector>
 
-#include "codegen/kernel.h"
+#include "backend/orc_jit.h"
 #include "ir/builder.h"
-#include "jit/jit.h"
+#include "passes/kernel_plan.h"
 
 namespace {
 
@@ -18,7 +18,7 @@ constexpr double untouched = -1;
 
 // Runs plan's kernel on box with input x (row-major values) and returns its output buffer,
 // prefilled with `untouched`.
-std::vector<double> run(const jx::codegen::KernelPlan &plan, std::vector<int64_t> box,
+std::vector<double> run(const jx::passes::KernelPlan &plan, std::vector<int64_t> box,
                         std::vector<double> x) {
   auto kernel = jx::backend::compile(plan);
   std::vector<double> out(plan.roots[0]->size(), untouched);
@@ -38,7 +38,7 @@ std::vector<double> iota(int64_t n) {
 TEST(KernelBox, ElementwiseWritesOnlyItsBox) {
   NodePtr x = ir::parameter(0, jx::float64, {6, 10});
   NodePtr y = ir::binary(Op::Mul, x, ir::broadcast(ir::literal(2, jx::float64, true), {6, 10}, {}));
-  jx::codegen::KernelPlan plan{{y}, {x.get()}};
+  jx::passes::KernelPlan plan{{y}, {x.get()}};
   plan.boxed_axes = 0b11;
   plan.collect_literals();
   std::vector<double> out = run(plan, {1, 4, 3, 7}, iota(60));
@@ -52,7 +52,7 @@ TEST(KernelBox, ElementwiseWritesOnlyItsBox) {
 TEST(KernelBox, UnboxedAxesAreCoveredWhole) {
   NodePtr x = ir::parameter(0, jx::float64, {6, 10});
   NodePtr y = ir::unary(Op::Neg, x);
-  jx::codegen::KernelPlan plan{{y}, {x.get()}};
+  jx::passes::KernelPlan plan{{y}, {x.get()}};
   plan.collect_literals();
   // Axis 1 is not boxed: its bounds in the box are ignored.
   std::vector<double> out = run(plan, {2, 3, 4, 5}, iota(60));
@@ -66,7 +66,7 @@ TEST(KernelBox, RowReductionAccumulatesOnlyItsBox) {
   // sum over axis 0 of a (5, 6, 10) array: rows of the (6, 10) output accumulate in place.
   NodePtr x = ir::parameter(0, jx::float64, {5, 6, 10});
   NodePtr s = ir::reduce(Op::ReduceSum, x, {0});
-  jx::codegen::KernelPlan plan{{s}, {x.get()}};
+  jx::passes::KernelPlan plan{{s}, {x.get()}};
   plan.boxed_axes = 0b11;
   plan.collect_literals();
   std::vector<double> out = run(plan, {2, 5, 6, 9}, iota(300));

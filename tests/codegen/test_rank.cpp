@@ -10,9 +10,9 @@
 #include <string>
 
 #include "api/internal.h"
+#include "backend/orc_jit.h"
 #include "codegen/emit.h"
 #include "ir/builder.h"
-#include "jit/jit.h"
 #include "passes/fusion.h"
 #include "passes/pipeline.h"
 
@@ -123,7 +123,7 @@ TEST(Rank64, KernelWritesExactlyItsBox) {
   ir::NodePtr x = ir::parameter(0, jx::float64, shape);
   ir::NodePtr y =
       ir::binary(ir::Op::Mul, x, ir::broadcast(ir::literal(2, jx::float64, true), shape, {}));
-  jx::codegen::KernelPlan plan{{y}, {x.get()}};
+  jx::passes::KernelPlan plan{{y}, {x.get()}};
   plan.collect_literals();
   plan.boxed_axes = 1u | 1u << 5 | 1u << 20;
   std::vector<int64_t> box;

@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "api/internal.h"
-#include "codegen/kernel.h"
+#include "backend/orc_jit.h"
+#include "compile/executable.h"
 #include "ir/builder.h"
-#include "jit/executable.h"
-#include "jit/jit.h"
+#include "passes/kernel_plan.h"
 
 namespace {
 
@@ -29,8 +29,8 @@ using ir::Op;
 using jx::Array;
 using jx::P;
 using jx::Shape;
-using jx::backend::Executable;
-using jx::backend::Placement;
+using jx::compile::Executable;
+using jx::sharding::Placement;
 
 // Named meshes of the 8 CPU devices, set before anything uses devices (as tests/sharding does).
 class EightDevices : public testing::Environment {
@@ -199,7 +199,7 @@ TEST(TransposedReads, PlacedExecutablesMatchTheEvaluator) {
 constexpr double untouched = -12345.5;
 
 // Runs plan's kernel (one input) on box; the output starts filled with `untouched`.
-std::vector<double> run_kernel(const jx::codegen::KernelPlan &plan, std::vector<int64_t> box,
+std::vector<double> run_kernel(const jx::passes::KernelPlan &plan, std::vector<int64_t> box,
                                std::vector<double> x) {
   auto kernel = jx::backend::compile(plan);
   std::vector<double> out(size_t(plan.roots[0]->size()), untouched);
@@ -223,7 +223,7 @@ TEST(TransposedReadKernel, WritesExactlyItsBox) {
   const NodePtr x = ir::parameter(0, jx::float64, {rows, cols});
   const NodePtr y = ir::binary(Op::Add, ir::transpose(x, {1, 0}),
                                ir::broadcast(ir::literal(1, jx::float64, true), {cols, rows}, {}));
-  jx::codegen::KernelPlan plan{{y}, {x.get()}};
+  jx::passes::KernelPlan plan{{y}, {x.get()}};
   plan.boxed_axes = 0b11;
   plan.collect_literals();
   const std::vector<double> input = iota(rows * cols);
@@ -258,7 +258,7 @@ TEST(TransposedReadKernel, ThreeDimensionalBoxOverTheTiledAxes) {
   const NodePtr x = ir::parameter(0, jx::float64, {d0, d1, d2});
   const NodePtr y = ir::binary(Op::Mul, ir::transpose(x, {2, 1, 0}),
                                ir::broadcast(ir::literal(2, jx::float64, true), {d2, d1, d0}, {}));
-  jx::codegen::KernelPlan plan{{y}, {x.get()}};
+  jx::passes::KernelPlan plan{{y}, {x.get()}};
   plan.boxed_axes = 0b111;
   plan.collect_literals();
   const std::vector<double> input = iota(d0 * d1 * d2);
@@ -320,7 +320,7 @@ TEST(StreamedStores, TiledKernelWritesExactlyItsBox) {
   const NodePtr x = ir::parameter(0, jx::float64, {rows, cols});
   const NodePtr y = ir::binary(Op::Add, ir::transpose(x, {1, 0}),
                                ir::broadcast(ir::literal(1, jx::float64, true), {cols, rows}, {}));
-  jx::codegen::KernelPlan plan{{y}, {x.get()}};
+  jx::passes::KernelPlan plan{{y}, {x.get()}};
   plan.boxed_axes = 0b11;
   plan.stream_outputs = true;
   plan.collect_literals();
@@ -346,7 +346,7 @@ TEST(StreamedStores, RowKernelWritesExactlyItsBox) {
         Op::Add,
         ir::binary(Op::Mul, x, ir::broadcast(ir::literal(2, jx::float64, true), {rows, cols}, {})),
         ir::broadcast(ir::literal(1, jx::float64, true), {rows, cols}, {}));
-    jx::codegen::KernelPlan plan{{y}, {x.get()}};
+    jx::passes::KernelPlan plan{{y}, {x.get()}};
     plan.boxed_axes = 0b11;
     plan.stream_outputs = true;
     plan.collect_literals();

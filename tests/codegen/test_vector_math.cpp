@@ -9,10 +9,10 @@
 #include <gtest/gtest.h>
 #include <limits>
 
-#include "codegen/kernel.h"
-#include "runtime/vector_math.h"
+#include "backend/orc_jit.h"
 #include "ir/builder.h"
-#include "jit/jit.h"
+#include "passes/kernel_plan.h"
+#include "runtime/vector_math.h"
 
 namespace jnp = jx::numpy;
 using jx::Array;
@@ -135,7 +135,7 @@ TEST_P(VectorMath, SpecialValuesMatchNumPy) {
 TEST_P(VectorMath, CallsLibmvec) {
   const UnaryCase &c = unary_cases()[GetParam()];
   Array x = jx::Array(jx::ir::parameter(0, jx::float64, {4096}));
-  jx::codegen::KernelPlan plan{{c.jx_fn(x).node()}, {x.node().get()}};
+  jx::passes::KernelPlan plan{{c.jx_fn(x).node()}, {x.node().get()}};
   std::string assembly = jx::backend::assembly(plan);
   EXPECT_NE(assembly.find(std::string("v_") + c.name), std::string::npos)
       << c.name << " is not vectorized through libmvec";

@@ -16,11 +16,11 @@
 #include <unordered_map>
 
 #include "api/internal.h"
+#include "compile/executable.h"
 #include "diff/compare.h"
 #include "diff/random_graph.h"
 #include "ir/builder.h"
 #include "ir/printer.h"
-#include "jit/executable.h"
 
 namespace {
 
@@ -110,7 +110,7 @@ TEST(Differential, RandomGraphs) {
 
 // A 1-D or 2-D mesh over one or two random axes of shape, each split 1, 2, 3, 4 or 8 ways (at most
 // 8 devices), boxes of uneven sizes where the split does not divide the axis.
-jx::backend::Placement random_grid(const Shape &shape, std::mt19937_64 &rng) {
+jx::sharding::Placement random_grid(const Shape &shape, std::mt19937_64 &rng) {
   static constexpr int64_t splits[] = {1, 2, 3, 4, 8};
   std::vector<size_t> axes;
   for (size_t a = 0; a < shape.size(); ++a)
@@ -125,9 +125,9 @@ jx::backend::Placement random_grid(const Shape &shape, std::mt19937_64 &rng) {
   int64_t devices = 1;
   for (int64_t m : mesh)
     devices *= m;
-  jx::backend::Placement placement;
+  jx::sharding::Placement placement;
   for (int64_t d = 0; d < devices; ++d) {
-    jx::backend::DeviceBox box{int(d), std::vector<int64_t>(shape.size(), 0), shape};
+    jx::sharding::DeviceBox box{int(d), std::vector<int64_t>(shape.size(), 0), shape};
     int64_t rest = d;
     for (size_t m = mesh.size(); m-- > 0;) {
       const int64_t k = rest % mesh[m], a = int64_t(axes[m]);
@@ -152,9 +152,9 @@ TEST(Differential, PlacedGraphsMatchUnplacedBitForBit) {
       description = g.description;
       std::mt19937_64 rng(seed);
       const NodePtr root = g.root.node();
-      jx::backend::Placement placement = random_grid(root->shape, rng);
-      BufferPtr whole = jx::backend::Executable({}, {root}).run({})[0];
-      BufferPtr placed = jx::backend::Executable({}, {root}, true, {}, {placement}).run({})[0];
+      jx::sharding::Placement placement = random_grid(root->shape, rng);
+      BufferPtr whole = jx::compile::Executable({}, {root}).run({})[0];
+      BufferPtr placed = jx::compile::Executable({}, {root}, true, {}, {placement}).run({})[0];
       CompareResult r = compare_buffers(g.root, whole, placed, {});
       if (!r.ok)
         failures.add(seed, fmt::format("{} devices: {}", placement.size(), r.message), description);

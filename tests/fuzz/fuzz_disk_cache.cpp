@@ -7,8 +7,8 @@
 #include <cstring>
 #include <string>
 
-#include "jit/disk_cache.h"
-#include "jit/hmac.h"
+#include "backend/disk_cache.h"
+#include "backend/hmac.h"
 
 namespace dc = jx::backend::disk_cache;
 

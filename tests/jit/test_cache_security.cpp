@@ -23,9 +23,9 @@
 #include <thread>
 #include <unistd.h>
 
-#include "jit/disk_cache.h"
-#include "jit/hmac.h"
-#include "jit/jit.h"
+#include "backend/disk_cache.h"
+#include "backend/hmac.h"
+#include "backend/orc_jit.h"
 #include "test_util.h"
 
 extern char **environ;

@@ -15,9 +15,9 @@
 #include <gtest/gtest.h>
 #include <sstream>
 
-#include "jit/disk_cache.h"
-#include "jit/hmac.h"
-#include "jit/jit.h"
+#include "backend/disk_cache.h"
+#include "backend/hmac.h"
+#include "backend/orc_jit.h"
 #include "test_util.h"
 
 namespace jnp = jx::numpy;

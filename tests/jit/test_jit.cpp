@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <thread>
 
-#include "jit/jit.h"
+#include "backend/orc_jit.h"
 
 namespace jnp = jx::numpy;
 using jx::Array;

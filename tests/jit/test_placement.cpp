@@ -5,16 +5,16 @@
 #include <gtest/gtest.h>
 
 #include "api/internal.h"
+#include "compile/executable.h"
 #include "ir/builder.h"
-#include "jit/executable.h"
 #include "seeds.h"
 
 namespace {
 
 using jx::Array;
-using jx::backend::DeviceBox;
-using jx::backend::Executable;
-using jx::backend::Placement;
+using jx::compile::Executable;
+using jx::sharding::DeviceBox;
+using jx::sharding::Placement;
 namespace jnp = jx::numpy;
 
 // mesh_rows x mesh_cols devices over a 2-D array, device d at (d / mesh_cols, d % mesh_cols).

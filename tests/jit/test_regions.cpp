@@ -2,20 +2,20 @@
 #include <gtest/gtest.h>
 
 #include "ir/builder.h"
-#include "jit/regions.h"
+#include "sharding/regions.h"
 
 namespace {
 
-using jx::backend::input_regions;
-using jx::backend::Region;
 using jx::ir::NodePtr;
 using jx::ir::Op;
+using jx::sharding::input_regions;
+using jx::sharding::Region;
 namespace ir = jx::ir;
 
 NodePtr param(jx::Shape shape) { return ir::parameter(0, jx::float64, std::move(shape)); }
 
 Region read(const NodePtr &root, const NodePtr &input, Region box) {
-  jx::codegen::KernelPlan plan{{root}, {input.get()}};
+  jx::passes::KernelPlan plan{{root}, {input.get()}};
   auto regions = input_regions(plan, box);
   auto it = regions.find(input.get());
   return it == regions.end() ? Region{} : it->second;
@@ -54,7 +54,7 @@ TEST(Regions, ReductionsReadTheirReducedAxesWhole) {
   expect_region(read(s, x, {{1}, {3}}), {1, 0}, {3, 7});
   NodePtr a = param({4, 3}), b = ir::parameter(1, jx::float64, {3, 5});
   NodePtr mm = ir::dot_general(a, b, {}, {}, {1}, {0});
-  jx::codegen::KernelPlan plan{{mm}, {a.get(), b.get()}};
+  jx::passes::KernelPlan plan{{mm}, {a.get(), b.get()}};
   auto regions = input_regions(plan, {{1, 2}, {2, 4}});
   expect_region(regions.at(a.get()), {1, 0}, {2, 3});
   expect_region(regions.at(b.get()), {0, 2}, {3, 4});
@@ -64,7 +64,7 @@ TEST(Regions, PadClampsToTheOperand) {
   NodePtr x = param({4});
   NodePtr p = ir::pad(x, ir::literal(0, jx::float64, true), {2}, {3});
   expect_region(read(p, x, {{0}, {3}}), {0}, {1});
-  jx::codegen::KernelPlan plan{{p}, {x.get()}};
+  jx::passes::KernelPlan plan{{p}, {x.get()}};
   EXPECT_EQ(input_regions(plan, {{7}, {9}}).count(x.get()), 0u); // only padding
 }
 

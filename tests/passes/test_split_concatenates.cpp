@@ -50,7 +50,7 @@ Fan fan(const NodePtr &root) {
 
 // The branches a kernel's code takes over concatenation operands (operands of the concatenations
 // it computes inline).
-size_t inline_branches(const jx::codegen::KernelPlan &plan) {
+size_t inline_branches(const jx::passes::KernelPlan &plan) {
   std::unordered_set<const Node *> seen(plan.inputs.begin(), plan.inputs.end());
   std::vector<const Node *> stack;
   for (const NodePtr &r : plan.roots)

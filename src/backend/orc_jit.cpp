@@ -1,7 +1,7 @@
 // LLJIT wrapper: one JIT per process, host target, O3 with glibc's libmvec as the vector math
 // library, kernels cached by structural key in memory and, under JX_CACHE_DIR, as object files
 // on disk.
-#include "jit/jit.h"
+#include "backend/orc_jit.h"
 
 #include <jx/error.h>
 
@@ -24,9 +24,9 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "backend/disk_cache.h"
 #include "codegen/emit.h"
 #include "codegen/llvm_target.h"
-#include "jit/disk_cache.h"
 #include "runtime/kernel_symbols.h"
 
 namespace jx::backend {
@@ -78,7 +78,7 @@ public:
   }
 
   std::vector<std::shared_ptr<const CompiledKernel>>
-  compile_all(const std::vector<const codegen::KernelPlan *> &plans) {
+  compile_all(const std::vector<const passes::KernelPlan *> &plans) {
     std::vector<std::shared_ptr<const CompiledKernel>> out(plans.size());
     std::lock_guard lock(mutex_);
     auto start = std::chrono::steady_clock::now();
@@ -130,7 +130,7 @@ public:
     check(jit_->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, "jx_kernels")),
           "add object");
     for (auto &[key, kernel] : batch)
-      kernel->fn = check(jit_->lookup(kernel->name), "lookup").toPtr<codegen::KernelFn>();
+      kernel->fn = check(jit_->lookup(kernel->name), "lookup").toPtr<runtime::KernelFn>();
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     for (auto &[key, kernel] : fresh) {
@@ -142,7 +142,7 @@ public:
     return out;
   }
 
-  std::string assembly(const codegen::KernelPlan &plan) {
+  std::string assembly(const passes::KernelPlan &plan) {
     std::lock_guard lock(mutex_);
     llvm::LLVMContext context;
     std::unique_ptr<llvm::Module> module = codegen::emit_kernel(context, plan, "jx_kernel");
@@ -285,17 +285,17 @@ Jit &instance() {
 
 } // namespace
 
-std::shared_ptr<const CompiledKernel> compile(const codegen::KernelPlan &plan) {
+std::shared_ptr<const CompiledKernel> compile(const passes::KernelPlan &plan) {
   return instance().compile_all({&plan})[0];
 }
 std::vector<std::shared_ptr<const CompiledKernel>>
-compile_all(const std::vector<const codegen::KernelPlan *> &plans) {
+compile_all(const std::vector<const passes::KernelPlan *> &plans) {
   return instance().compile_all(plans);
 }
 size_t compiled_kernel_count() { return instance().compiled_count(); }
 DiskCacheStats disk_cache_stats() { return instance().disk_stats(); }
 std::string disk_cache_dir() { return instance().cache_dir(); }
 void set_disk_cache_dir(const std::string &dir) { instance().set_cache_dir(dir); }
-std::string assembly(const codegen::KernelPlan &plan) { return instance().assembly(plan); }
+std::string assembly(const passes::KernelPlan &plan) { return instance().assembly(plan); }
 
 } // namespace jx::backend

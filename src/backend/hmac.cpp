@@ -1,5 +1,5 @@
 // SHA-256 and HMAC-SHA256 (see hmac.h), written from FIPS 180-4 and RFC 2104.
-#include "jit/hmac.h"
+#include "backend/hmac.h"
 
 #include <algorithm>
 #include <cstring>

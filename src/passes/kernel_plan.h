@@ -1,5 +1,6 @@
-// A fused kernel as the code generator sees it: the root expressions it writes, the materialized
-// nodes it reads (its parameters), and the loop structure. No LLVM types here.
+// A fused kernel as fusion plans it and the code generator emits it: the root expressions it
+// writes, the materialized nodes it reads (its parameters), and the loop structure. No LLVM types
+// here.
 #pragma once
 
 #include <cstdint>
@@ -9,15 +10,14 @@
 #include "ir/node.h"
 #include "runtime/program.h"
 
-namespace jx::codegen {
+namespace jx::passes {
 
-// Kernel calling convention: buffers[r] is root r's output, buffers[roots + k] is input k, and the
-// last buffer holds the kernel's literal values (8 bytes each: a double for float literals, an
-// int64 otherwise), so a changed constant reuses the compiled code. The kernel computes the box of
-// its output given by box = {lo_0, hi_0, lo_1, hi_1, ...} (nothing for a 0-d output); it reads
-// the bounds of its boxed axes only and covers the others whole.
-using KernelFn = runtime::KernelFn;
-
+// The compiled kernel (runtime::KernelFn) is called so: buffers[r] is root r's output,
+// buffers[roots + k] is input k, and the last buffer holds the kernel's literal values (8 bytes
+// each: a double for float literals, an int64 otherwise), so a changed constant reuses the compiled
+// code. The kernel computes the box of its output given by box = {lo_0, hi_0, lo_1, hi_1, ...}
+// (nothing for a 0-d output); it reads the bounds of its boxed axes only and covers the others
+// whole.
 struct KernelPlan {
   // What the kernel writes, one output buffer each: a reduction or contraction alone, or
   // elementwise values of one shape computed in one loop nest (multi-output fusion: what they
@@ -51,4 +51,4 @@ struct KernelPlan {
   std::string structural_key() const;
 };
 
-} // namespace jx::codegen
+} // namespace jx::passes

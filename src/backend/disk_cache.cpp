@@ -1,5 +1,5 @@
 // Encoding, decoding and atomic file I/O for the persistent kernel cache (see disk_cache.h).
-#include "jit/disk_cache.h"
+#include "backend/disk_cache.h"
 
 #include <cerrno>
 #include <cstring>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "jit/hmac.h"
+#include "backend/hmac.h"
 
 #include <llvm/Support/xxhash.h>
 

@@ -8,9 +8,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "codegen/kernel.h"
+#include "passes/kernel_plan.h"
 
-namespace jx::backend {
+namespace jx::sharding {
 
 // [lo, hi) per axis; empty when nothing is read.
 struct Region {
@@ -21,10 +21,10 @@ struct Region {
 
 // The region of each of plan's inputs that computing `box` of its roots reads (inputs not read
 // are absent).
-std::unordered_map<const ir::Node *, Region> input_regions(const codegen::KernelPlan &plan,
+std::unordered_map<const ir::Node *, Region> input_regions(const passes::KernelPlan &plan,
                                                            const Region &box);
 
 // The part of a inside b.
 Region intersect(const Region &a, const Region &b);
 
-} // namespace jx::backend
+} // namespace jx::sharding

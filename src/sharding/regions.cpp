@@ -1,11 +1,11 @@
 // Region propagation through one kernel's inlined graph, roots first.
-#include "jit/regions.h"
+#include "sharding/regions.h"
 
 #include <algorithm>
 
 #include "ir/builder.h"
 
-namespace jx::backend {
+namespace jx::sharding {
 namespace {
 
 using ir::Node;
@@ -145,7 +145,7 @@ Region intersect(const Region &a, const Region &b) {
   return out;
 }
 
-std::unordered_map<const ir::Node *, Region> input_regions(const codegen::KernelPlan &plan,
+std::unordered_map<const ir::Node *, Region> input_regions(const passes::KernelPlan &plan,
                                                            const Region &box) {
   std::unordered_map<const Node *, bool> inputs;
   for (const Node *in : plan.inputs)
@@ -195,4 +195,4 @@ std::unordered_map<const ir::Node *, Region> input_regions(const codegen::Kernel
   return out;
 }
 
-} // namespace jx::backend
+} // namespace jx::sharding

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "codegen/kernel.h"
+#include "passes/kernel_plan.h"
 
 namespace jx::backend {
 
 struct CompiledKernel {
-  codegen::KernelFn fn;
+  runtime::KernelFn fn;
   std::string name;
   std::string optimized_ir; // kept for Compiled::as_text and tests
   double compile_ms;        // of its whole batch; when loaded from the disk cache, the load time
@@ -20,12 +20,12 @@ struct CompiledKernel {
 
 // The compiled form of plan: from the cache when a structurally equal kernel was compiled
 // before, else compiled now. Thread-safe.
-std::shared_ptr<const CompiledKernel> compile(const codegen::KernelPlan &plan);
+std::shared_ptr<const CompiledKernel> compile(const passes::KernelPlan &plan);
 
 // compile() for many plans at once: the missing kernels share one module, one O3 run and one
 // code generation, which costs far less than compiling them one by one.
 std::vector<std::shared_ptr<const CompiledKernel>>
-compile_all(const std::vector<const codegen::KernelPlan *> &plans);
+compile_all(const std::vector<const passes::KernelPlan *> &plans);
 
 // Number of kernels compiled or loaded from the disk cache (not served from the in-memory cache)
 // so far, for tests.
@@ -52,6 +52,6 @@ std::string disk_cache_dir();
 void set_disk_cache_dir(const std::string &dir);
 
 // Host assembly for plan's kernel (for tests and inspection; not cached).
-std::string assembly(const codegen::KernelPlan &plan);
+std::string assembly(const passes::KernelPlan &plan);
 
 } // namespace jx::backend

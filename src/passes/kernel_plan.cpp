@@ -1,6 +1,6 @@
 // KernelPlan helpers: the loop extent, the literal buffer, and the structural key used by the
 // kernel cache.
-#include "codegen/kernel.h"
+#include "passes/kernel_plan.h"
 
 #include <bit>
 #include <fmt/format.h>
@@ -10,7 +10,7 @@
 
 #include "ir/printer.h"
 
-namespace jx::codegen {
+namespace jx::passes {
 
 int64_t KernelPlan::outer_extent() const {
   const Shape &shape = roots[0]->shape;
@@ -85,4 +85,4 @@ std::string KernelPlan::structural_key() const {
   return key;
 }
 
-} // namespace jx::codegen
+} // namespace jx::passes

@@ -1,0 +1,241 @@
+// Stage 4, buffer assignment: slots, the runtime's view of each step, streamed outputs, frees,
+// donations and the arena of intermediates.
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "compile/lower.h"
+#include "interp/interp.h"
+#include "ir/builder.h"
+#include "runtime/gemm.h"
+#include "runtime/thread_pool.h"
+
+namespace jx::compile {
+
+namespace {
+
+using Kind = ProgramStep::Kind;
+
+// Elements a kernel visits per output element: a reduction or contraction visits its whole
+// reduced extent.
+int64_t work_per_element(const ir::Node &root) {
+  int64_t work = 1;
+  if (op_kind(root.op) == ir::OpKind::Reduce)
+    work = std::max<int64_t>(1, root.inputs[0]->size()) / std::max<int64_t>(1, root.size());
+  if (root.op == ir::Op::DotGeneral)
+    for (int64_t axis : ir::dot_dims(root).lhs_contract)
+      work *= root.inputs[0]->shape[axis];
+  return work;
+}
+
+// Elements a kernel visits per row of its outer loop.
+int64_t work_per_row(const ir::Node &root) {
+  return root.size() / std::max<int64_t>(1, root.shape.empty() ? 1 : root.shape[0]) *
+         work_per_element(root);
+}
+
+// Kernel outputs of this many bytes and more that no later step reads are written with
+// streaming stores: they outgrow the caches, so their lines would only evict what is there, each
+// after a read-for-ownership. Measured here (2 threads, y = x * 2 + 1 then sqrt(y) + y as two
+// calls): 8 and 16 MiB outputs 3-5% slower streamed, 32 MiB even, 64 MiB 9% and 128 MiB 14%
+// faster; the diff seed's 128 MiB output 10.8 -> 6.2 ms.
+constexpr int64_t min_streamed_bytes = int64_t(32) << 20;
+
+// Sets stream_outputs on the kernels whose outputs are large and read by no later step.
+void choose_streamed_outputs(std::vector<passes::Step> &plan) {
+  std::unordered_set<const ir::Node *> read;
+  for (const passes::Step &p : plan)
+    read.insert(p.plan.inputs.begin(), p.plan.inputs.end());
+  for (passes::Step &p : plan) {
+    if (p.kind != passes::Step::Kind::Kernel) continue;
+    int64_t bytes = 0;
+    bool unread = true;
+    for (const ir::NodePtr &root : p.plan.roots) {
+      bytes += root->size() * int64_t(itemsize(root->dtype));
+      unread = unread && !read.count(root.get());
+    }
+    p.plan.stream_outputs = unread && bytes >= min_streamed_bytes;
+  }
+}
+
+// Whether the kernel reads p only at the index it writes: every path from a root to p runs through
+// elementwise ops (the emitter computes an element's values before storing them).
+bool reads_in_place(const passes::KernelPlan &plan, const ir::Node *p) {
+  std::unordered_map<const ir::Node *, bool> reaches;
+  bool in_place = true;
+  std::function<bool(const ir::Node *)> visit = [&](const ir::Node *n) {
+    if (n == p) return true;
+    if (auto it = reaches.find(n); it != reaches.end()) return it->second;
+    bool found = false;
+    if (std::find(plan.inputs.begin(), plan.inputs.end(), n) == plan.inputs.end())
+      for (const ir::NodePtr &in : n->inputs)
+        found = visit(in.get()) || found;
+    if (found && !ir::is_elementwise(n->op)) in_place = false;
+    reaches[n] = found;
+    return found;
+  };
+  for (const ir::NodePtr &root : plan.roots)
+    visit(root.get());
+  return in_place;
+}
+
+// Lets an output of a kernel take argument `position`'s memory: the first kernel after the
+// argument's last reader (or that last reader, reading it only in place) with an output of its
+// size.
+void donate(ProgramPlan &program, int position) {
+  std::vector<ProgramStep> &steps = program.steps;
+  auto param = std::find_if(steps.begin(), steps.end(), [&](const ProgramStep &s) {
+    return s.kind == Kind::Parameter && s.node->attrs[0] == position;
+  });
+  if (param == steps.end()) return; // not read
+  const int pslot = param->run.outs[0];
+  if (std::count(program.output_slots.begin(), program.output_slots.end(), pslot))
+    return; // returned as is
+  const ir::Node &p = *param->node;
+  const size_t bytes = p.size() * itemsize(p.dtype);
+  size_t first = 0; // the last step reading the argument: no later step may see it overwritten
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (std::count(steps[i].run.inputs.begin(), steps[i].run.inputs.end(), pslot)) first = i;
+  for (size_t i = first; i < steps.size(); ++i) {
+    ProgramStep &s = steps[i];
+    if (s.kind != Kind::Kernel || s.node->size() == 0) continue;
+    const bool reads = std::count(s.run.inputs.begin(), s.run.inputs.end(), pslot) > 0;
+    // In place only in a kernel of one root: noalias lets LLVM move another root's load of the
+    // argument after this root's store.
+    if (reads && (s.roots.size() > 1 || !reads_in_place(*s.plan, &p))) continue;
+    for (size_t r = 0; r < s.roots.size(); ++r) {
+      if (s.roots[r]->size() * itemsize(s.roots[r]->dtype) != bytes) continue;
+      s.run.donors.resize(s.roots.size(), -1);
+      s.run.donor_slots.resize(s.roots.size(), -1);
+      if (s.run.donors[r] >= 0) continue;
+      s.run.donors[r] = position;
+      s.run.donor_slots[r] = pslot;
+      return;
+    }
+  }
+}
+
+// As XLA's heap simulator: intermediates, largest first, each at the lowest offset free of every
+// placed buffer whose lifetime [defining step, last reader] overlaps.
+void assign_arena(ProgramPlan &program, const std::vector<int> &last_reader) {
+  struct Interval {
+    int slot, first, last;
+    size_t bytes;
+  };
+  std::vector<Interval> live;
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    const ProgramStep &s = program.steps[i];
+    if (s.kind != Kind::Kernel && s.kind != Kind::Random && s.kind != Kind::Contraction) continue;
+    for (size_t r = 0; r < s.run.outs.size(); ++r) {
+      const ir::Node &n = s.kind == Kind::Random ? *s.node : *s.roots[r];
+      const bool donated = !s.run.donors.empty() && s.run.donors[r] >= 0;
+      const size_t bytes = (n.size() * itemsize(n.dtype) + runtime::Buffer::alignment - 1) /
+                           runtime::Buffer::alignment * runtime::Buffer::alignment;
+      if (last_reader[s.run.outs[r]] < 0 || donated || bytes == 0) continue; // outputs
+      live.push_back({s.run.outs[r], int(i), last_reader[s.run.outs[r]], bytes});
+      program.intermediate_bytes += bytes;
+    }
+  }
+  std::sort(live.begin(), live.end(), [](const Interval &a, const Interval &b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.first < b.first;
+  });
+  program.arena_offset.assign(program.slot_count, -1);
+  std::vector<std::pair<size_t, const Interval *>> placed; // offset, buffer
+  for (const Interval &b : live) {
+    std::vector<std::pair<size_t, size_t>> taken; // [begin, end) of overlapping lifetimes
+    for (const auto &[offset, other] : placed)
+      if (other->first <= b.last && b.first <= other->last)
+        taken.push_back({offset, offset + other->bytes});
+    std::sort(taken.begin(), taken.end());
+    size_t offset = 0;
+    for (const auto &[begin, end] : taken) {
+      if (offset + b.bytes <= begin) break;
+      offset = std::max(offset, end);
+    }
+    placed.push_back({offset, &b});
+    program.arena_offset[b.slot] = int64_t(offset);
+    program.arena_bytes = std::max(program.arena_bytes, offset + b.bytes);
+  }
+}
+
+} // namespace
+
+ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
+                           std::vector<sharding::StepPlacement> placed,
+                           const std::vector<ir::NodePtr> &params,
+                           const std::vector<ir::NodePtr> &roots, const std::vector<int> &donated) {
+  choose_streamed_outputs(plan);
+  ProgramPlan program;
+  std::unordered_map<const ir::Node *, int> slot;
+  std::unordered_set<const ir::Node *> is_param;
+  for (const ir::NodePtr &p : params)
+    is_param.insert(p.get());
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const passes::Step &p = plan[i];
+    ProgramStep s{.kind = Kind::Buffer, .node = p.node};
+    if (p.kind == passes::Step::Kind::Kernel)
+      for (const ir::NodePtr &root : p.plan.roots)
+        s.run.outs.push_back(slot[root.get()] = program.slot_count++);
+    else
+      s.run.outs.push_back(slot[p.node.get()] = program.slot_count++);
+    switch (p.kind) {
+    case passes::Step::Kind::Buffer: break;
+    case passes::Step::Kind::Parameter:
+      if (!is_param.count(p.node.get())) interp::throw_concretization_error(*p.node);
+      s.kind = Kind::Parameter;
+      break;
+    case passes::Step::Kind::Random: s.kind = Kind::Random; break;
+    case passes::Step::Kind::Contraction:
+      // Tiles fixed by the shape, whatever the placement: the bits never depend on the mesh.
+      s.kind = Kind::Contraction;
+      s.roots = p.plan.roots;
+      s.run.inputs = {slot.at(p.gemm.lhs), slot.at(p.gemm.rhs)};
+      s.run.gemm = p.gemm.gemm;
+      s.run.dtype = p.node->dtype;
+      s.run.tasks = runtime::gemm_tiles(p.gemm.gemm, runtime::gemm_parallelism());
+      break;
+    case passes::Step::Kind::Kernel:
+      s.kind = Kind::Kernel;
+      s.roots = p.plan.roots;
+      s.plan = std::make_shared<const passes::KernelPlan>(p.plan);
+      s.run.literals = p.plan.literal_values();
+      for (const ir::Node *in : p.plan.inputs)
+        s.run.inputs.push_back(slot.at(in));
+      s.run.outer = p.plan.outer_extent();
+      s.run.grain = std::max<int64_t>(1, runtime::min_chunk_elements /
+                                             std::max<int64_t>(1, work_per_row(*p.node)));
+      s.placement = std::move(placed[i]);
+      if (const sharding::Placement &boxes = s.placement.boxes; !boxes.empty()) {
+        const Shape &shape = p.plan.roots[0]->shape;
+        for (const sharding::DeviceBox &b : boxes)
+          for (size_t a = 0; a < shape.size(); ++a)
+            s.run.boxes.insert(s.run.boxes.end(), {b.lo[a], b.hi[a]});
+        s.run.box_work = work_per_element(*p.node);
+        s.run.tasks = runtime::split_boxes(s.run.boxes, shape.size(), s.run.box_work,
+                                           runtime::default_pool().size());
+      }
+      break;
+    }
+    program.steps.push_back(std::move(s));
+  }
+  for (const ir::NodePtr &o : roots)
+    program.output_slots.push_back(slot.at(o.get()));
+  // Free each intermediate after its last reader.
+  std::vector<int> last_reader(program.slot_count, -1);
+  for (size_t i = 0; i < program.steps.size(); ++i)
+    for (int in : program.steps[i].run.inputs)
+      last_reader[in] = int(i);
+  for (int out : program.output_slots)
+    last_reader[out] = -1;
+  for (int s = 0; s < program.slot_count; ++s)
+    if (last_reader[s] >= 0) program.steps[last_reader[s]].run.frees.push_back(s);
+  // Each argument once, however often it is listed.
+  for (int position : std::set<int>(donated.begin(), donated.end()))
+    donate(program, position);
+  assign_arena(program, last_reader);
+  return program;
+}
+
+} // namespace jx::compile

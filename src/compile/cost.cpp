@@ -1,0 +1,73 @@
+// Stage 6, cost analysis: flops, transcendentals and bytes per kernel, as XLA's cost analysis
+// counts per instruction, and the bytes the devices read from each other.
+#include <unordered_set>
+
+#include "compile/lower.h"
+#include "ir/builder.h"
+
+namespace jx::compile {
+
+namespace {
+
+// What one kernel costs: every node it computes inline, at the node's own element count, plus the
+// bytes of its buffers.
+Cost kernel_cost(const passes::KernelPlan &plan) {
+  Cost cost;
+  std::unordered_set<const ir::Node *> inputs(plan.inputs.begin(), plan.inputs.end()), seen;
+  std::vector<const ir::Node *> stack;
+  for (const ir::NodePtr &root : plan.roots)
+    if (seen.insert(root.get()).second) stack.push_back(root.get());
+  while (!stack.empty()) {
+    const ir::Node *n = stack.back();
+    stack.pop_back();
+    const double size = double(n->size());
+    switch (op_kind(n->op)) {
+    case ir::OpKind::Unary:
+    case ir::OpKind::Binary:
+    case ir::OpKind::Ternary:
+      if (ir::is_libm_function(n->op) || n->op == ir::Op::Sqrt || n->op == ir::Op::ErfInv)
+        cost.transcendentals += size;
+      else if (n->op != ir::Op::Convert)
+        cost.flops += size;
+      break;
+    case ir::OpKind::Reduce: cost.flops += double(n->inputs[0]->size()); break;
+    case ir::OpKind::Contraction: {
+      double k = 1;
+      for (int64_t axis : ir::dot_dims(*n).lhs_contract)
+        k *= double(n->inputs[0]->shape[axis]);
+      cost.flops += 2 * size * k;
+      break;
+    }
+    case ir::OpKind::Leaf:
+    case ir::OpKind::Movement: break;
+    }
+    for (const ir::NodePtr &in : n->inputs)
+      if (!inputs.count(in.get()) && seen.insert(in.get()).second) stack.push_back(in.get());
+  }
+  for (const ir::NodePtr &root : plan.roots)
+    cost.bytes_accessed += double(root->size() * itemsize(root->dtype));
+  for (const ir::Node *in : plan.inputs)
+    cost.bytes_accessed += double(in->size() * itemsize(in->dtype));
+  return cost;
+}
+
+} // namespace
+
+Cost cost_analysis(const std::vector<passes::Step> &plan, const ProgramPlan &program) {
+  Cost cost;
+  // Kernels with work, and contractions, whose plans list their root and the buffers BLAS reads.
+  for (const passes::Step &p : plan) {
+    const bool kernel = p.kind == passes::Step::Kind::Kernel && p.node->size() > 0;
+    if (!kernel && p.kind != passes::Step::Kind::Contraction) continue;
+    const Cost c = kernel_cost(p.plan);
+    cost.flops += c.flops;
+    cost.transcendentals += c.transcendentals;
+    cost.bytes_accessed += c.bytes_accessed;
+  }
+  for (const ProgramStep &s : program.steps)
+    for (const sharding::Transfer &t : s.placement.transfers)
+      cost.communication_bytes += t.bytes;
+  return cost;
+}
+
+} // namespace jx::compile

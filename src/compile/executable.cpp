@@ -1,0 +1,92 @@
+// Executable: a lowered program kept with its runtime form; run() only allocates outputs and
+// launches kernels on the thread pool.
+#include "compile/executable.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "ir/printer.h"
+#include "passes/contraction.h"
+#include "runtime/gemm.h"
+
+namespace jx::compile {
+
+Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse,
+                       const std::vector<int> &donated,
+                       const std::vector<sharding::Placement> &placements,
+                       const std::vector<sharding::Placement> &param_placements)
+    : params_(std::move(params)), outputs_(std::move(outputs)),
+      plan_(lower(params_, outputs_,
+                  {.fuse = fuse,
+                   .donated = donated,
+                   .placements = placements,
+                   .param_placements = param_placements})),
+      program_(runtime_program(plan_)) {}
+
+std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::BufferPtr> &args) const {
+  return runtime::run(program_, args);
+}
+
+std::vector<const passes::KernelPlan *> Executable::kernel_plans() const {
+  std::vector<const passes::KernelPlan *> plans;
+  for (const ProgramStep &s : plan_.steps)
+    if (s.kernel) plans.push_back(s.plan.get());
+  return plans;
+}
+
+std::string Executable::as_text() const {
+  static constexpr const char *kinds[] = {"buffer", "parameter", "random", "kernel", "gemm"};
+  std::string text;
+  for (const ProgramStep &s : plan_.steps) {
+    std::vector<std::string> outs, ops, types;
+    for (size_t r = 0; r < s.run.outs.size(); ++r) {
+      const ir::Node &n = s.kind == ProgramStep::Kind::Kernel ? *s.roots[r] : *s.node;
+      outs.push_back(fmt::format("%{}", s.run.outs[r]));
+      ops.emplace_back(ir::op_name(n.op));
+      types.push_back(ir::type_str(n));
+    }
+    text += fmt::format("{} = {} {} : {}", fmt::join(outs, ", "), kinds[int(s.kind)],
+                        fmt::join(ops, ", "), fmt::join(types, ", "));
+    if (s.kind == ProgramStep::Kind::Kernel) {
+      text += fmt::format(" reads {} rows={}", fmt::join(s.run.inputs, ","), s.run.outer);
+      // Why a contraction stays a loop (the GEMM cost model's answer).
+      std::string why;
+      for (const ir::NodePtr &root : s.roots)
+        if (root->op == ir::Op::DotGeneral && !passes::plan_gemm(*root, &why))
+          text += fmt::format(" ({})", why);
+    }
+    if (s.kind == ProgramStep::Kind::Contraction) {
+      const runtime::Gemm &g = s.run.gemm;
+      text += fmt::format(" reads {} batch={} m={} n={} k={} lhs_strides={},{},{} "
+                          "rhs_strides={},{},{} tiles={}",
+                          fmt::join(s.run.inputs, ","), g.batch, g.m, g.n, g.k, g.lhs[0], g.lhs[1],
+                          g.lhs[2], g.rhs[0], g.rhs[1], g.rhs[2],
+                          s.run.tasks.size() / runtime::gemm_tile_words);
+      if (runtime::gemm_partials(s.run.tasks) > 0) text += " split_along_k";
+    }
+    for (const sharding::DeviceBox &b : s.placement.boxes) {
+      std::vector<std::string> ranges;
+      for (size_t a = 0; a < b.lo.size(); ++a)
+        ranges.push_back(fmt::format("{}:{}", b.lo[a], b.hi[a]));
+      text += fmt::format(" dev{}[{}]", b.device, fmt::join(ranges, ","));
+    }
+    for (const sharding::Transfer &t : s.placement.transfers)
+      text += fmt::format("\n    {} of %{}: {} bytes", t.collective, s.run.inputs[t.input],
+                          int64_t(t.bytes));
+    text += "\n";
+  }
+  if (plan_.intermediate_bytes)
+    text += fmt::format("arena {} bytes for {} bytes of intermediates\n", plan_.arena_bytes,
+                        plan_.intermediate_bytes);
+  for (const ProgramStep &s : plan_.steps)
+    if (s.kernel)
+      text +=
+          fmt::format("\n; %{} = {}\n{}", s.run.outs[0], s.kernel->name, s.kernel->optimized_ir);
+  return text;
+}
+
+std::vector<runtime::BufferPtr> execute(const std::vector<ir::NodePtr> &roots) {
+  return Executable({}, roots).run({});
+}
+
+} // namespace jx::compile

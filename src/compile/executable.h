@@ -1,0 +1,48 @@
+// A graph compiled once (lower.h) into kernels over numbered buffer slots, then run many times:
+// the engine behind jx::jit's Compiled and behind eager evaluation.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compile/lower.h"
+
+namespace jx::compile {
+
+class Executable {
+public:
+  using Cost = compile::Cost;
+
+  // Compiles outputs as functions of params (lower.h; options there).
+  Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse = true,
+             const std::vector<int> &donated = {},
+             const std::vector<sharding::Placement> &placements = {},
+             const std::vector<sharding::Placement> &param_placements = {});
+
+  std::vector<runtime::BufferPtr> run(const std::vector<runtime::BufferPtr> &args) const;
+
+  // The kernel plan: one line per step, then each kernel's optimized LLVM IR.
+  std::string as_text() const;
+
+  Cost cost() const { return plan_.cost; }
+
+  // Bytes of the per-call arena holding the intermediates, which share memory when their
+  // lifetimes do not overlap; and what they would take each in its own buffer.
+  size_t arena_bytes() const { return plan_.arena_bytes; }
+  size_t intermediate_bytes() const { return plan_.intermediate_bytes; }
+
+  // What jx::aot compiles ahead of time: the runtime program, and the plan of each of its kernels
+  // in step order (steps with a null kernel have none).
+  const runtime::Program &program() const { return program_; }
+  std::vector<const passes::KernelPlan *> kernel_plans() const;
+
+private:
+  std::vector<ir::NodePtr> params_, outputs_; // kept alive for the value callbacks
+  ProgramPlan plan_;
+  runtime::Program program_; // what run() hands the runtime
+};
+
+// Eager evaluation: the values of roots through compiled kernels.
+std::vector<runtime::BufferPtr> execute(const std::vector<ir::NodePtr> &roots);
+
+} // namespace jx::compile

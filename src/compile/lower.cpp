@@ -1,0 +1,28 @@
+// The compile driver: the stages of lower.h, in order, and nothing else.
+#include "compile/lower.h"
+
+#include "passes/pipeline.h"
+
+namespace jx::compile {
+
+ProgramPlan lower(const std::vector<ir::NodePtr> &params, const std::vector<ir::NodePtr> &outputs,
+                  const LowerOptions &options) {
+  // Other threads' realizations wait until the plan is made: every pass sees one graph.
+  ir::GraphReadLock graph_lock;
+  // 1. Graph passes.
+  const std::vector<ir::NodePtr> roots = options.fuse ? passes::optimize(outputs) : outputs;
+  // 2. Fusion plan: kernels, contractions, buffers.
+  std::vector<passes::Step> plan = passes::plan_steps(roots, options.fuse);
+  // 3. Sharding: device boxes per kernel, transfers between devices.
+  std::vector<sharding::StepPlacement> placed =
+      sharding::place(plan, roots, options.placements, params, options.param_placements);
+  // 4. Buffer assignment.
+  ProgramPlan program = assign_buffers(plan, std::move(placed), params, roots, options.donated);
+  // 5. Code generation.
+  compile_kernels(program);
+  // 6. Cost analysis.
+  program.cost = cost_analysis(plan, program);
+  return program;
+}
+
+} // namespace jx::compile

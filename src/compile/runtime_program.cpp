@@ -1,0 +1,51 @@
+// Stage 7: each step's run part, completed with what follows from its nodes (kinds, sizes,
+// kernel entry points; the graph only behind the value callback).
+#include "compile/lower.h"
+
+namespace jx::compile {
+
+runtime::Program runtime_program(const ProgramPlan &plan) {
+  runtime::Program program{.steps = {},
+                           .outputs = plan.output_slots,
+                           .arena_offset = plan.arena_offset,
+                           .arena_bytes = plan.arena_bytes,
+                           .slot_count = plan.slot_count};
+  for (const ProgramStep &s : plan.steps) {
+    runtime::Step r = s.run;
+    const ir::NodePtr node = s.node;
+    switch (s.kind) {
+    case ProgramStep::Kind::Buffer:
+      r.kind = runtime::Step::Kind::Value;
+      r.value = [node] { return node->value(); };
+      break;
+    case ProgramStep::Kind::Parameter:
+      r.kind = runtime::Step::Kind::Argument;
+      r.argument = int(node->attrs[0]);
+      break;
+    case ProgramStep::Kind::Random:
+      r.kind = runtime::Step::Kind::Fill;
+      r.out_bytes = {size_t(node->size()) * itemsize(node->dtype)};
+      r.key_hi = uint32_t(node->attrs[0]);
+      r.key_lo = uint32_t(node->attrs[1]);
+      r.dtype = node->dtype;
+      r.extent = node->shape;
+      break;
+    case ProgramStep::Kind::Contraction:
+      r.kind = runtime::Step::Kind::Contraction;
+      r.out_bytes = {size_t(node->size()) * itemsize(node->dtype)};
+      r.extent = node->shape;
+      break;
+    case ProgramStep::Kind::Kernel:
+      r.kind = runtime::Step::Kind::Kernel;
+      for (const ir::NodePtr &root : s.roots)
+        r.out_bytes.push_back(size_t(root->size()) * itemsize(root->dtype));
+      r.kernel = s.kernel ? s.kernel->fn : nullptr;
+      r.extent = s.roots[0]->shape;
+      break;
+    }
+    program.steps.push_back(std::move(r));
+  }
+  return program;
+}
+
+} // namespace jx::compile

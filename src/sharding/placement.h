@@ -1,0 +1,55 @@
+// The sharding stage: which device computes which box of each step of a fusion plan, and what
+// each placed kernel reads from other devices' shards.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/node.h"
+#include "passes/fusion.h"
+
+namespace jx::sharding {
+
+// The part of an array a device computes and owns: [lo, hi) along each axis of one global buffer.
+struct DeviceBox {
+  int device;
+  std::vector<int64_t> lo, hi;
+};
+// Where an array lives: one box per device (equal boxes for replicas); empty: one device.
+using Placement = std::vector<DeviceBox>;
+
+// What the devices of a placed kernel read from other devices' shards of one input, as the
+// collective a distributed runtime would run for it (on shared memory: direct reads after the
+// producing step's barrier).
+struct Transfer {
+  size_t input; // position in the kernel plan's inputs
+  const char *collective;
+  double bytes;
+};
+
+// A step's devices: the distinct boxes they compute (empty: the step is not placed and runs on all
+// threads as one device), and what they read from other devices' shards.
+struct StepPlacement {
+  Placement boxes;
+  std::vector<Transfer> transfers;
+};
+
+// Propagation, simplest form: a kernel writing a placed root takes its placement; other kernels
+// of a placed root's shape follow it (their values feed it elementwise or are replicated reads);
+// the rest run unplaced. Marks the placed kernels' boxed axes in their plans. placements: per
+// root (or none); param_placements: per parameter, where its shards live.
+std::vector<StepPlacement> place(std::vector<passes::Step> &plan,
+                                 const std::vector<ir::NodePtr> &roots,
+                                 const std::vector<Placement> &placements,
+                                 const std::vector<ir::NodePtr> &params,
+                                 const std::vector<Placement> &param_placements);
+
+// The distinct boxes of a placement (replicas compute once), or none when one box is the whole
+// array.
+Placement distinct_boxes(const Placement &placement, const Shape &shape);
+
+// The boxes the devices of a placement compute: a placement that cuts the innermost axis into
+// short runs is computed in bands of whole rows instead, one per device.
+Placement compute_boxes(Placement boxes, const Shape &shape);
+
+} // namespace jx::sharding

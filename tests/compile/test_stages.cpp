@@ -1,0 +1,201 @@
+// The compile driver's stages one at a time (src/compile/lower.h): each is called on the output
+// of the stages before it, as lower() calls them.
+#include <jx/jx.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "compile/executable.h"
+#include "compile/lower.h"
+#include "ir/builder.h"
+#include "passes/pipeline.h"
+
+namespace {
+
+using jx::Array;
+using jx::compile::ProgramPlan;
+using jx::compile::ProgramStep;
+using jx::sharding::Placement;
+namespace jnp = jx::numpy;
+namespace ir = jx::ir;
+
+// Two devices, each half of the rows of a (rows, cols) array.
+Placement halves(int64_t rows, int64_t cols) {
+  return {{0, {0, 0}, {rows / 2, cols}}, {1, {rows / 2, 0}, {rows, cols}}};
+}
+
+// Stages 1-3 of lower(): the fusion plan and its placement.
+struct Planned {
+  std::vector<ir::NodePtr> roots;
+  std::vector<jx::passes::Step> plan;
+  std::vector<jx::sharding::StepPlacement> placed;
+};
+Planned plan_and_place(const std::vector<ir::NodePtr> &params,
+                       const std::vector<ir::NodePtr> &outputs,
+                       const std::vector<Placement> &placements = {},
+                       const std::vector<Placement> &param_placements = {}) {
+  Planned p;
+  p.roots = jx::passes::optimize(outputs);
+  p.plan = jx::passes::plan_steps(p.roots);
+  p.placed = jx::sharding::place(p.plan, p.roots, placements, params, param_placements);
+  return p;
+}
+
+size_t kernel_index(const std::vector<jx::passes::Step> &plan) {
+  for (size_t i = 0; i < plan.size(); ++i)
+    if (plan[i].kind == jx::passes::Step::Kind::Kernel) return i;
+  ADD_FAILURE() << "no kernel";
+  return 0;
+}
+
+TEST(ShardingStage, PlacedKernelGetsItsOutputsBoxesAndBoxedAxes) {
+  auto x = ir::parameter(0, jx::float64, {64, 128});
+  Array out = Array(x) * 2.0 + 1.0;
+  Planned p = plan_and_place({x}, {out.node()}, {halves(64, 128)});
+  const size_t k = kernel_index(p.plan);
+  ASSERT_EQ(p.placed[k].boxes.size(), 2u);
+  EXPECT_EQ(p.placed[k].boxes[1].lo, (std::vector<int64_t>{32, 0}));
+  // Axis 0 is split; axis 1 is whole.
+  EXPECT_EQ(p.plan[k].plan.boxed_axes & 3u, 1u);
+  EXPECT_TRUE(p.placed[k].transfers.empty()); // the argument is not placed: nothing to move
+}
+
+TEST(ShardingStage, HaloReadFromANeighbourIsACollectivePermute) {
+  const int64_t rows = 64, cols = 128;
+  auto x = ir::parameter(0, jx::float64, {rows, cols});
+  // out[i] = x[i + 1] - x[i] along axis 0, zero padded: each half reads one row of the other.
+  Array xa(x);
+  Array shifted = jnp::pad(xa[jx::slice(1)], {{0, 1}, {0, 0}});
+  Array out = shifted - xa;
+  Planned p = plan_and_place({x}, {out.node()}, {halves(rows, cols)}, {halves(rows, cols)});
+  const size_t k = kernel_index(p.plan);
+  ASSERT_EQ(p.placed[k].transfers.size(), 1u);
+  EXPECT_STREQ(p.placed[k].transfers[0].collective, "collective-permute");
+  EXPECT_EQ(p.placed[k].transfers[0].bytes, double(cols * 8)); // device 0 reads row 32
+}
+
+TEST(ShardingStage, ShortInnerRunsAreComputedInRowBands) {
+  // Columns cut into 8 runs of 16: computed as 8 bands of rows instead.
+  Placement columns;
+  for (int d = 0; d < 8; ++d)
+    columns.push_back({d, {0, 16 * d}, {64, 16 * (d + 1)}});
+  const Placement boxes = jx::sharding::compute_boxes(columns, {64, 128});
+  ASSERT_EQ(boxes.size(), 8u);
+  for (const auto &b : boxes)
+    EXPECT_EQ(b.hi[1] - b.lo[1], 128);
+}
+
+TEST(ShardingStage, UnplacedProgramHasNoBoxes) {
+  auto x = ir::parameter(0, jx::float64, {64, 128});
+  Array out = jnp::exp(Array(x));
+  Planned p = plan_and_place({x}, {out.node()});
+  for (const auto &s : p.placed) {
+    EXPECT_TRUE(s.boxes.empty());
+    EXPECT_TRUE(s.transfers.empty());
+  }
+}
+
+TEST(BufferStage, IntermediatesWithDisjointLifetimesShareTheArena) {
+  // A chain of reductions, each read only by the next: a is dead once b is written, so c can
+  // take a's place in the arena.
+  auto x = ir::parameter(0, jx::float64, {256, 256});
+  Array a = jnp::sum(Array(x) * 2.0, 1);
+  Array b = jnp::sum(jnp::outer(a, a) + 1.0, 0);
+  Array c = jnp::sum(jnp::outer(b, b) * 3.0, 0);
+  Array d = jnp::sum(jnp::outer(c, c) - 1.0, 0);
+  Planned p = plan_and_place({x}, {d.node()});
+  ProgramPlan program = jx::compile::assign_buffers(p.plan, p.placed, {x}, p.roots, {});
+  ASSERT_EQ(program.output_slots.size(), 1u);
+  std::vector<int64_t> offsets;
+  for (int64_t o : program.arena_offset)
+    if (o >= 0) offsets.push_back(o);
+  ASSERT_GE(offsets.size(), 2u);
+  EXPECT_LT(program.arena_bytes, program.intermediate_bytes);
+  // Every intermediate is freed by exactly one step, and no output is.
+  std::vector<int> freed;
+  for (const ProgramStep &s : program.steps)
+    freed.insert(freed.end(), s.run.frees.begin(), s.run.frees.end());
+  std::sort(freed.begin(), freed.end());
+  EXPECT_TRUE(std::adjacent_find(freed.begin(), freed.end()) == freed.end());
+  EXPECT_EQ(std::count(freed.begin(), freed.end(), program.output_slots[0]), 0);
+}
+
+TEST(BufferStage, DonatedArgumentIsTakenByAnOutputOfItsSize) {
+  auto x = ir::parameter(0, jx::float64, {1000});
+  Array out = jnp::sqrt(Array(x)) + 1.0;
+  Planned p = plan_and_place({x}, {out.node()});
+  ProgramPlan program = jx::compile::assign_buffers(p.plan, p.placed, {x}, p.roots, {0});
+  bool donated = false;
+  for (const ProgramStep &s : program.steps)
+    donated = donated || (!s.run.donors.empty() && s.run.donors[0] == 0);
+  EXPECT_TRUE(donated);
+  // Without donation, no step takes it.
+  program = jx::compile::assign_buffers(p.plan, p.placed, {x}, p.roots, {});
+  for (const ProgramStep &s : program.steps)
+    EXPECT_TRUE(s.run.donors.empty());
+}
+
+TEST(BufferStage, LargeUnreadOutputsAreStreamedSmallOnesAreNot) {
+  auto big = ir::parameter(0, jx::float64, {int64_t(8) << 20}); // 64 MiB
+  auto small = ir::parameter(1, jx::float64, {1024});
+  Array a = Array(big) + 1.0, b = Array(small) * 3.0;
+  for (const auto &[param, node, streamed] :
+       {std::tuple{big, a.node(), true}, std::tuple{small, b.node(), false}}) {
+    Planned p = plan_and_place({param}, {node});
+    jx::compile::assign_buffers(p.plan, p.placed, {param}, p.roots, {});
+    EXPECT_EQ(p.plan[kernel_index(p.plan)].plan.stream_outputs, streamed);
+  }
+}
+
+TEST(CostStage, CountsFlopsTranscendentalsAndBytes) {
+  auto x = ir::parameter(0, jx::float64, {1000});
+  Array out = jnp::exp(Array(x)) * 2.0 + 1.0;
+  Planned p = plan_and_place({x}, {out.node()});
+  ProgramPlan program = jx::compile::assign_buffers(p.plan, p.placed, {x}, p.roots, {});
+  const jx::compile::Cost cost = jx::compile::cost_analysis(p.plan, program);
+  EXPECT_EQ(cost.flops, 2000);
+  EXPECT_EQ(cost.transcendentals, 1000);
+  EXPECT_EQ(cost.bytes_accessed, 2 * 1000 * 8);
+  EXPECT_EQ(cost.communication_bytes, 0);
+}
+
+TEST(CostStage, ContractionCountsTwoFlopsPerMultiplyAdd) {
+  auto a = ir::parameter(0, jx::float32, {64, 32});
+  auto b = ir::parameter(1, jx::float32, {32, 48});
+  Array out = jnp::matmul(Array(a), Array(b));
+  Planned p = plan_and_place({a, b}, {out.node()});
+  ProgramPlan program = jx::compile::assign_buffers(p.plan, p.placed, {a, b}, p.roots, {});
+  EXPECT_EQ(jx::compile::cost_analysis(p.plan, program).flops, 2.0 * 64 * 48 * 32);
+}
+
+TEST(RuntimeProgramStage, StepKindsSlotsAndSizes) {
+  auto x = ir::parameter(0, jx::float32, {10, 20});
+  Array out = jnp::sum(Array(x) * 2.0f, 0);
+  Planned p = plan_and_place({x}, {out.node()});
+  ProgramPlan program = jx::compile::assign_buffers(p.plan, p.placed, {x}, p.roots, {});
+  jx::compile::compile_kernels(program);
+  const jx::runtime::Program rp = jx::compile::runtime_program(program);
+  ASSERT_EQ(rp.steps.size(), program.steps.size());
+  EXPECT_EQ(rp.outputs, program.output_slots);
+  EXPECT_EQ(rp.slot_count, program.slot_count);
+  ASSERT_EQ(rp.steps.size(), 2u);
+  EXPECT_EQ(rp.steps[0].kind, jx::runtime::Step::Kind::Argument);
+  EXPECT_EQ(rp.steps[1].kind, jx::runtime::Step::Kind::Kernel);
+  EXPECT_NE(rp.steps[1].kernel, nullptr);
+  EXPECT_EQ(rp.steps[1].out_bytes, (std::vector<size_t>{20 * 4}));
+}
+
+TEST(Lower, RunsEveryStageAndTheExecutableRunsItsProgram) {
+  auto x = ir::parameter(0, jx::float64, {64, 128});
+  Array out = jnp::tanh(Array(x)) * 3.0;
+  const ProgramPlan program = jx::compile::lower({x}, {out.node()}, {});
+  ASSERT_FALSE(program.steps.empty());
+  EXPECT_NE(program.steps.back().kernel, nullptr);   // stage 5 ran
+  EXPECT_EQ(program.cost.transcendentals, 64 * 128); // stage 6 ran
+  // The unfused baseline skips the passes and fusion: one kernel per op.
+  const ProgramPlan unfused = jx::compile::lower({x}, {out.node()}, {.fuse = false});
+  EXPECT_GT(unfused.steps.size(), program.steps.size());
+}
+
+} // namespace
