@@ -195,6 +195,7 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
       s.run.gemm = p.gemm.gemm;
       s.run.dtype = p.node->dtype;
       s.run.tasks = runtime::gemm_tiles(p.gemm.gemm, runtime::gemm_parallelism());
+      s.placement = std::move(placed[i]);
       break;
     case passes::Step::Kind::Kernel:
       s.kind = Kind::Kernel;
@@ -207,7 +208,9 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
       s.run.grain = std::max<int64_t>(1, runtime::min_chunk_elements /
                                              std::max<int64_t>(1, work_per_row(*p.node)));
       s.placement = std::move(placed[i]);
-      if (const sharding::Placement &boxes = s.placement.boxes; !boxes.empty()) {
+      // One box of the whole output runs as an unplaced kernel does.
+      if (const sharding::Placement &boxes = s.placement.boxes;
+          !sharding::distinct_boxes(boxes, p.node->shape).empty()) {
         const Shape &shape = p.plan.roots[0]->shape;
         for (const sharding::DeviceBox &b : boxes)
           for (size_t a = 0; a < shape.size(); ++a)

@@ -70,6 +70,12 @@ std::string Executable::as_text() const {
         ranges.push_back(fmt::format("{}:{}", b.lo[a], b.hi[a]));
       text += fmt::format(" dev{}[{}]", b.device, fmt::join(ranges, ","));
     }
+    // Why these boxes (the sharding stage's choice).
+    if (s.placement.source >= 0)
+      text += fmt::format(" (sharding: follows %{} {})", s.run.inputs[size_t(s.placement.source)],
+                          s.placement.why);
+    else if (!s.placement.why.empty())
+      text += fmt::format(" (sharding: {})", s.placement.why);
     for (const sharding::Transfer &t : s.placement.transfers)
       text += fmt::format("\n    {} of %{}: {} bytes", t.collective, s.run.inputs[t.input],
                           int64_t(t.bytes));

@@ -2,6 +2,8 @@
 #include "sharding/placement.h"
 
 #include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <optional>
 #include <unordered_map>
 
@@ -15,9 +17,28 @@ namespace {
 // the loop overhead for a dozen elements).
 constexpr int64_t min_inner_run = 64;
 
+// Whether input k of plan is the operand of a reduction root and its placement splits an axis
+// that reduction reduces: the devices then combine partial results (an all-reduce).
+bool reduces_split_axis(const passes::KernelPlan &plan, size_t k, const Placement &placed) {
+  for (const ir::NodePtr &root : plan.roots) {
+    if (op_kind(root->op) != ir::OpKind::Reduce || root->inputs[0].get() != plan.inputs[k])
+      continue;
+    const ir::Node &x = *root->inputs[0];
+    const bool argreduce = root->op == ir::Op::ArgMax || root->op == ir::Op::ArgMin;
+    const std::vector<int64_t> axes =
+        argreduce ? std::vector<int64_t>{root->attrs[0]} : root->attrs;
+    for (int64_t axis : axes)
+      for (const DeviceBox &shard : placed)
+        if (shard.lo[size_t(axis)] != 0 || shard.hi[size_t(axis)] != x.shape[size_t(axis)])
+          return true;
+  }
+  return false;
+}
+
 // Per placed input of a kernel: the bytes its devices read outside their own shards of it. Reads
-// from at most two other devices each are a halo exchange (XLA's collective-permute); wider ones
-// gather the input (all-gather).
+// from at most two other devices each are a halo exchange (XLA's collective-permute); a reduction
+// over a split axis combines the devices' parts (all-reduce); other wide reads gather the input
+// (all-gather).
 std::vector<Transfer> transfers(const passes::KernelPlan &plan, const Placement &boxes,
                                 const std::unordered_map<const ir::Node *, Placement> &placed_at) {
   std::vector<Transfer> out;
@@ -46,9 +67,62 @@ std::vector<Transfer> transfers(const passes::KernelPlan &plan, const Placement 
       bytes += double((read->second.size() - local) * itemsize(input.dtype));
       widest = std::max(widest, sources);
     }
-    if (bytes > 0) out.push_back({k, widest <= 2 ? "collective-permute" : "all-gather", bytes});
+    if (bytes <= 0) continue;
+    const char *collective = reduces_split_axis(plan, k, placed->second) ? "all-reduce"
+                             : widest <= 2                               ? "collective-permute"
+                                                                         : "all-gather";
+    out.push_back({k, collective, bytes});
   }
   return out;
+}
+
+Region whole_region(const Shape &shape) { return {std::vector<int64_t>(shape.size(), 0), shape}; }
+
+// Per output axis of plan's kernel, the axis of `input` it passes through, or -1: splitting the
+// output along it splits what is read of the input alike (an elementwise op, a transpose, a
+// broadcast, the kept axes of a reduction or the free axes of a contraction).
+std::vector<int> passed_axes(const passes::KernelPlan &plan, const ir::Node *input) {
+  const Shape &shape = plan.roots[0]->shape;
+  std::vector<int> out(shape.size(), -1);
+  for (size_t a = 0; a < shape.size(); ++a) {
+    const int64_t extent = shape[a], half = extent / 2;
+    if (extent < 2) continue;
+    Region low = whole_region(shape), high = whole_region(shape);
+    low.hi[a] = half;
+    high.lo[a] = half;
+    const auto low_read = input_regions(plan, low), high_read = input_regions(plan, high);
+    auto l = low_read.find(input), h = high_read.find(input);
+    if (l == low_read.end() || h == high_read.end()) continue;
+    int found = -1, count = 0;
+    for (size_t b = 0; b < input->shape.size(); ++b)
+      if (input->shape[b] == extent && l->second.lo[b] == 0 && l->second.hi[b] == half &&
+          h->second.lo[b] == half && h->second.hi[b] == extent) {
+        found = int(b);
+        ++count;
+      }
+    if (count == 1) out[a] = found;
+  }
+  return out;
+}
+
+bool splits(const Placement &placement, size_t axis, int64_t extent) {
+  return std::any_of(placement.begin(), placement.end(),
+                     [&](const DeviceBox &b) { return b.lo[axis] != 0 || b.hi[axis] != extent; });
+}
+
+// Bands of whole rows, one per device (fewer when there are fewer rows); a 0-d value is one box.
+Placement row_bands(const std::vector<int> &devices, const Shape &shape) {
+  if (shape.empty() || devices.empty()) return {{devices.empty() ? 0 : devices[0], {}, {}}};
+  Placement bands;
+  const int64_t n = int64_t(devices.size());
+  for (int64_t d = 0; d < n; ++d) {
+    DeviceBox band{devices[size_t(d)], std::vector<int64_t>(shape.size(), 0), shape};
+    band.lo[0] = shape[0] * d / n;
+    band.hi[0] = shape[0] * (d + 1) / n;
+    if (band.hi[0] > band.lo[0]) bands.push_back(band);
+  }
+  if (bands.empty()) bands.push_back({devices[0], std::vector<int64_t>(shape.size(), 0), shape});
+  return bands;
 }
 
 } // namespace
@@ -73,15 +147,10 @@ Placement compute_boxes(Placement boxes, const Shape &shape) {
     return b.hi[inner] - b.lo[inner] < std::min(min_inner_run, shape[inner]);
   });
   if (!short_runs) return boxes;
-  Placement bands;
-  const int64_t n = int64_t(boxes.size());
-  for (int64_t d = 0; d < n; ++d) {
-    DeviceBox band{boxes[size_t(d)].device, std::vector<int64_t>(shape.size(), 0), shape};
-    band.lo[0] = shape[0] * d / n;
-    band.hi[0] = shape[0] * (d + 1) / n;
-    if (band.hi[0] > band.lo[0]) bands.push_back(band);
-  }
-  return bands;
+  std::vector<int> devices;
+  for (const DeviceBox &b : boxes)
+    devices.push_back(b.device);
+  return row_bands(devices, shape);
 }
 
 std::vector<StepPlacement> place(std::vector<passes::Step> &plan,
@@ -89,37 +158,92 @@ std::vector<StepPlacement> place(std::vector<passes::Step> &plan,
                                  const std::vector<Placement> &placements,
                                  const std::vector<ir::NodePtr> &params,
                                  const std::vector<Placement> &param_placements) {
-  auto placement_of = [&](const passes::KernelPlan &kernel) -> Placement {
+  std::vector<StepPlacement> out(plan.size());
+  // The mesh: every device named by a placement.
+  std::vector<int> devices;
+  for (const auto *list : {&placements, &param_placements})
+    for (const Placement &p : *list)
+      for (const DeviceBox &b : p)
+        devices.push_back(b.device);
+  std::sort(devices.begin(), devices.end());
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  if (devices.empty()) return out;
+  // Where each placed value lives: arguments' shards, placed steps' outputs.
+  std::unordered_map<const ir::Node *, Placement> placed_at;
+  for (size_t i = 0; i < params.size() && i < param_placements.size(); ++i)
+    if (!param_placements[i].empty()) placed_at[params[i].get()] = param_placements[i];
+  // A root's placement, or one of a root's shape: (boxes, why).
+  auto from_roots = [&](const passes::KernelPlan &kernel) -> std::pair<Placement, std::string> {
     const Shape &shape = kernel.roots[0]->shape;
+    auto boxes = [&](const Placement &placement) {
+      Placement distinct = compute_boxes(distinct_boxes(placement, shape), shape);
+      // Replicated: computed once, as one box.
+      if (distinct.empty())
+        distinct.push_back({placement[0].device, whole_region(shape).lo, shape});
+      return distinct;
+    };
     for (size_t i = 0; i < placements.size() && i < roots.size(); ++i)
       if (!placements[i].empty() &&
           std::find(kernel.roots.begin(), kernel.roots.end(), roots[i]) != kernel.roots.end())
-        return compute_boxes(distinct_boxes(placements[i], shape), shape);
+        return {boxes(placements[i]), fmt::format("output {}'s sharding", i)};
     for (size_t i = 0; i < placements.size() && i < roots.size(); ++i)
       if (!placements[i].empty() && roots[i]->shape == shape)
-        return compute_boxes(distinct_boxes(placements[i], shape), shape);
+        return {boxes(placements[i]), fmt::format("output {}'s sharding (same shape)", i)};
     return {};
   };
-  // Where each placed value lives: arguments' shards, placed kernels' outputs.
-  std::unordered_map<const ir::Node *, Placement> placed_at;
-  for (size_t i = 0; i < params.size() && i < param_placements.size(); ++i)
-    placed_at[params[i].get()] = param_placements[i];
-  std::vector<StepPlacement> out(plan.size());
+  // The largest placed input whose split axes pass through to the output: its shards mapped
+  // onto the output's axes.
+  auto from_inputs = [&](const passes::KernelPlan &kernel, StepPlacement &s) {
+    const Shape &shape = kernel.roots[0]->shape;
+    int64_t best_bytes = -1;
+    for (size_t k = 0; k < kernel.inputs.size(); ++k) {
+      const ir::Node *input = kernel.inputs[k];
+      auto placed = placed_at.find(input);
+      if (placed == placed_at.end()) continue;
+      const int64_t bytes = input->size() * int64_t(itemsize(input->dtype));
+      if (bytes <= best_bytes) continue;
+      const std::vector<int> axes = passed_axes(kernel, input);
+      std::vector<std::string> mapped;
+      for (size_t a = 0; a < axes.size(); ++a)
+        if (axes[a] >= 0 && splits(placed->second, size_t(axes[a]), input->shape[axes[a]]))
+          mapped.push_back(fmt::format("{}<-{}", a, axes[a]));
+      if (mapped.empty()) continue;
+      Placement boxes;
+      for (const DeviceBox &shard : placed->second) {
+        DeviceBox b{shard.device, std::vector<int64_t>(shape.size(), 0), shape};
+        for (size_t a = 0; a < axes.size(); ++a)
+          if (axes[a] >= 0) b.lo[a] = shard.lo[axes[a]], b.hi[a] = shard.hi[axes[a]];
+        boxes.push_back(std::move(b));
+      }
+      boxes = compute_boxes(distinct_boxes(boxes, shape), shape);
+      if (boxes.empty()) continue;
+      best_bytes = bytes;
+      s.boxes = std::move(boxes);
+      s.why = fmt::format("through axes {}", fmt::join(mapped, ","));
+      s.source = int(k);
+    }
+  };
   for (size_t i = 0; i < plan.size(); ++i) {
     passes::Step &p = plan[i];
-    // Contractions run in tiles fixed by their shape, whatever the placement: the bits never
-    // depend on the mesh.
-    if (p.kind != passes::Step::Kind::Kernel) continue;
-    Placement boxes = placement_of(p.plan);
-    if (boxes.empty()) continue;
+    // Contractions are placed for the plan and the transfers only: they run in tiles fixed by
+    // their shape, whatever the placement, so their bits never depend on the mesh.
+    if (p.kind != passes::Step::Kind::Kernel && p.kind != passes::Step::Kind::Contraction) continue;
+    StepPlacement &s = out[i];
+    std::tie(s.boxes, s.why) = from_roots(p.plan);
+    if (s.boxes.empty()) from_inputs(p.plan, s);
     const Shape &shape = p.plan.roots[0]->shape;
-    for (const DeviceBox &b : boxes)
-      for (size_t a = 0; a < shape.size(); ++a)
-        if (b.lo[a] != 0 || b.hi[a] != shape[a]) p.plan.boxed_axes |= uint64_t(1) << a;
-    out[i].transfers = transfers(p.plan, boxes, placed_at);
+    if (s.boxes.empty()) {
+      s.boxes = row_bands(devices, shape);
+      s.why = fmt::format("row bands over the mesh's {} devices (no split axis passes through)",
+                          devices.size());
+    }
+    if (p.kind == passes::Step::Kind::Kernel)
+      for (const DeviceBox &b : s.boxes)
+        for (size_t a = 0; a < shape.size(); ++a)
+          if (b.lo[a] != 0 || b.hi[a] != shape[a]) p.plan.boxed_axes |= uint64_t(1) << a;
+    s.transfers = transfers(p.plan, s.boxes, placed_at);
     for (const ir::NodePtr &root : p.plan.roots)
-      placed_at[root.get()] = boxes;
-    out[i].boxes = std::move(boxes);
+      placed_at[root.get()] = s.boxes;
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ir/node.h"
@@ -28,16 +29,23 @@ struct Transfer {
 };
 
 // A step's devices: the distinct boxes they compute (empty: the step is not placed and runs on all
-// threads as one device), and what they read from other devices' shards.
+// threads as one device), what they read from other devices' shards, and why these boxes.
 struct StepPlacement {
   Placement boxes;
   std::vector<Transfer> transfers;
+  std::string why;
+  int source = -1; // the position in the plan's inputs of the input it follows, if it follows one
 };
 
-// Propagation, simplest form: a kernel writing a placed root takes its placement; other kernels
-// of a placed root's shape follow it (their values feed it elementwise or are replicated reads);
-// the rest run unplaced. Marks the placed kernels' boxed axes in their plans. placements: per
-// root (or none); param_placements: per parameter, where its shards live.
+// Sharding propagation over the steps of a fusion plan, as XLA's in spirit: a kernel writing a
+// placed root takes its placement; another of a placed root's shape follows it; any other kernel
+// or contraction follows its largest placed input through the axes it passes through (an
+// elementwise op, transpose, broadcast or the kept axes of a reduction map an input axis onto an
+// output axis; the rest are whole in every box); what maps no split axis is computed in bands of
+// rows, one per device of the mesh. So in a program with any placement, every computed value
+// has device boxes. Marks the placed kernels' boxed axes in their plans. placements: per root
+// (or none); param_placements: per parameter, where its shards live. A program without
+// placements stays unplaced.
 std::vector<StepPlacement> place(std::vector<passes::Step> &plan,
                                  const std::vector<ir::NodePtr> &roots,
                                  const std::vector<Placement> &placements,

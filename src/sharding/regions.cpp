@@ -115,7 +115,23 @@ Region operand_region(const Node &n, size_t k, const Region &r) {
     return out;
   }
   case Op::SliceUpdate: return k == 0 ? r : whole(x);
-  default: return whole(x); // reshape, diagonal: the whole operand (a bounding box at worst)
+  case Op::Reshape: {
+    // Whole rows of the output (all but axis 0 whole) are a contiguous run of elements: the
+    // input's rows that hold it (split_reductions' partials read their block of rows).
+    Region out = whole(x);
+    int64_t inner_out = 1, inner_in = 1;
+    for (size_t a = 1; a < n.shape.size(); ++a) {
+      if (r.lo[a] != 0 || r.hi[a] != n.shape[a]) return out;
+      inner_out *= n.shape[a];
+    }
+    for (size_t a = 1; a < rank; ++a)
+      inner_in *= x.shape[a];
+    if (n.shape.empty() || rank == 0 || inner_in == 0) return out;
+    out.lo[0] = r.lo[0] * inner_out / inner_in;
+    out.hi[0] = (r.hi[0] * inner_out + inner_in - 1) / inner_in;
+    return out;
+  }
+  default: return whole(x); // diagonal: the whole operand (a bounding box at worst)
   }
 }
 

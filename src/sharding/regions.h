@@ -1,7 +1,7 @@
 // Which elements of its inputs a kernel reads to compute a box of its output: index ranges
 // propagated from the roots down through the inlined graph (movement ops shift, mirror or drop
 // ranges; reductions and contractions read their reduced axes whole). Bounding boxes, so a
-// region may over-approximate (a reshape reads its whole input). For the communication a placed
+// region may over-approximate (a reshape of part of the rows reads their bounding rows). For the communication a placed
 // kernel needs: what each device reads outside its own shards.
 #pragma once
 

@@ -86,6 +86,69 @@ TEST(ShardingStage, ShortInnerRunsAreComputedInRowBands) {
     EXPECT_EQ(b.hi[1] - b.lo[1], 128);
 }
 
+TEST(ShardingStage, IntermediateFollowsItsPlacedInputThroughKeptAxes) {
+  auto x = ir::parameter(0, jx::float64, {64, 128});
+  Array y = jnp::sum(Array(x) * 2.0, 1); // f64[64]: axis 0 of x passes through
+  Planned p = plan_and_place({x}, {y.node()}, {}, {halves(64, 128)});
+  const size_t k = kernel_index(p.plan);
+  ASSERT_EQ(p.placed[k].boxes.size(), 2u);
+  EXPECT_EQ(p.placed[k].boxes[0].hi, (std::vector<int64_t>{32}));
+  EXPECT_EQ(p.placed[k].boxes[1].lo, (std::vector<int64_t>{32}));
+  EXPECT_EQ(p.placed[k].source, 0);
+  EXPECT_EQ(p.placed[k].why, "through axes 0<-0");
+  EXPECT_TRUE(p.placed[k].transfers.empty()); // each device reduces its own rows
+}
+
+TEST(ShardingStage, TransposeMapsTheSplitAxis) {
+  auto x = ir::parameter(0, jx::float64, {256, 128});
+  Array y = jnp::exp(jnp::transpose(Array(x))); // f64[128, 256]: x's rows are y's columns
+  Planned p = plan_and_place({x}, {y.node()}, {}, {halves(256, 128)});
+  const size_t k = kernel_index(p.plan);
+  ASSERT_EQ(p.placed[k].boxes.size(), 2u);
+  EXPECT_EQ(p.placed[k].why, "through axes 1<-0");
+  EXPECT_EQ(p.placed[k].boxes[1].lo, (std::vector<int64_t>{0, 128}));
+  EXPECT_EQ(p.placed[k].boxes[1].hi, (std::vector<int64_t>{128, 256}));
+  EXPECT_TRUE(p.placed[k].transfers.empty());
+}
+
+TEST(ShardingStage, ReductionOverTheSplitAxisIsPartialsThenAnAllReduce) {
+  // Large enough for split_reductions: 16 partial sums over blocks of rows, then their sum.
+  const int64_t rows = 2048, cols = 64;
+  auto x = ir::parameter(0, jx::float64, {rows, cols});
+  Array y = jnp::sum(Array(x), 0);
+  Planned p = plan_and_place({x}, {y.node()}, {}, {halves(rows, cols)});
+  std::vector<size_t> kernels;
+  for (size_t i = 0; i < p.plan.size(); ++i)
+    if (p.plan[i].kind == jx::passes::Step::Kind::Kernel) kernels.push_back(i);
+  ASSERT_EQ(kernels.size(), 2u);
+  // The partials: each device sums blocks of its own rows, reading nothing of the other's.
+  const auto &partials = p.placed[kernels[0]];
+  ASSERT_EQ(partials.boxes.size(), 2u);
+  EXPECT_EQ(partials.boxes[0].hi[0], 8);
+  EXPECT_TRUE(partials.transfers.empty());
+  // The combine: each device sums its half of the columns over all 16 partials, 8 of them the
+  // other device's.
+  const auto &combine = p.placed[kernels[1]];
+  ASSERT_EQ(combine.boxes.size(), 2u);
+  ASSERT_EQ(combine.transfers.size(), 1u);
+  EXPECT_STREQ(combine.transfers[0].collective, "all-reduce");
+  EXPECT_EQ(combine.transfers[0].bytes, 2.0 * 8 * (cols / 2) * 8);
+}
+
+TEST(ShardingStage, ValueNoSplitAxisReachesIsComputedInRowBands) {
+  auto x = ir::parameter(0, jx::float64, {64, 128});
+  Array y = jnp::sum(Array(x), 0); // f64[128]: the split axis is reduced away
+  Planned p = plan_and_place({x}, {y.node()}, {}, {halves(64, 128)});
+  const size_t k = kernel_index(p.plan);
+  ASSERT_EQ(p.placed[k].boxes.size(), 2u);
+  EXPECT_EQ(p.placed[k].boxes[0].hi, (std::vector<int64_t>{64}));
+  EXPECT_EQ(p.placed[k].source, -1);
+  ASSERT_EQ(p.placed[k].transfers.size(), 1u);
+  EXPECT_STREQ(p.placed[k].transfers[0].collective, "all-reduce");
+  // Each device reads the other's 32 rows of its 64 columns.
+  EXPECT_EQ(p.placed[k].transfers[0].bytes, 2.0 * 32 * 64 * 8);
+}
+
 TEST(ShardingStage, UnplacedProgramHasNoBoxes) {
   auto x = ir::parameter(0, jx::float64, {64, 128});
   Array out = jnp::exp(Array(x));

@@ -13,6 +13,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 #include <unordered_map>
 
 #include "api/internal.h"
@@ -140,8 +141,20 @@ jx::sharding::Placement random_grid(const Shape &shape, std::mt19937_64 &rng) {
   return placement;
 }
 
+// The first kernel or gemm step of a plan listed without device boxes, or "".
+std::string first_unplaced_step(const std::string &plan) {
+  std::istringstream lines(plan);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("%") &&
+        (line.find("= kernel ") != std::string::npos ||
+         line.find("= gemm ") != std::string::npos) &&
+        line.find(" dev") == std::string::npos)
+      return line;
+  return "";
+}
+
 // Every op of the generator under placements of the output across up to 8 devices: the same bits
-// as the unplaced program.
+// as the unplaced program, and every intermediate placed.
 TEST(Differential, PlacedGraphsMatchUnplacedBitForBit) {
   const uint64_t graphs = std::max<uint64_t>(1, graph_count() / 4), base = base_seed();
   Failures failures;
@@ -154,7 +167,11 @@ TEST(Differential, PlacedGraphsMatchUnplacedBitForBit) {
       const NodePtr root = g.root.node();
       jx::sharding::Placement placement = random_grid(root->shape, rng);
       BufferPtr whole = jx::compile::Executable({}, {root}).run({})[0];
-      BufferPtr placed = jx::compile::Executable({}, {root}, true, {}, {placement}).run({})[0];
+      const jx::compile::Executable placed_program({}, {root}, true, {}, {placement});
+      BufferPtr placed = placed_program.run({})[0];
+      // The sharding stage gives every computed value device boxes.
+      if (std::string line = first_unplaced_step(placed_program.as_text()); !line.empty())
+        failures.add(seed, fmt::format("a step without device boxes: {}", line), description);
       CompareResult r = compare_buffers(g.root, whole, placed, {});
       if (!r.ok)
         failures.add(seed, fmt::format("{} devices: {}", placement.size(), r.message), description);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "api/internal.h"
 #include "compile/executable.h"
 #include "ir/builder.h"
@@ -33,6 +35,15 @@ std::vector<double> values(const jx::runtime::BufferPtr &b, int64_t n) {
   return {b->as<double>(), b->as<double>() + n};
 }
 
+// Every kernel and gemm step of a placed plan lists its device boxes.
+void expect_every_step_placed(const std::string &plan) {
+  std::istringstream lines(plan);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("%") &&
+        (line.find("= kernel ") != std::string::npos || line.find("= gemm ") != std::string::npos))
+      EXPECT_NE(line.find(" dev"), std::string::npos) << line << "\n" << plan;
+}
+
 class Placed : public ::testing::TestWithParam<std::pair<int, int>> {};
 
 TEST_P(Placed, DiffSeedMatchesUnplacedBitForBit) {
@@ -49,6 +60,7 @@ TEST_P(Placed, DiffSeedMatchesUnplacedBitForBit) {
   if (mr * mc > 1) {
     EXPECT_NE(placed.as_text().find(" dev1["), std::string::npos) << placed.as_text();
   }
+  expect_every_step_placed(placed.as_text());
 }
 
 TEST_P(Placed, SimpsonMatchesUnplacedBitForBit) {
@@ -62,6 +74,7 @@ TEST_P(Placed, SimpsonMatchesUnplacedBitForBit) {
   Executable whole({a, b}, {out.node()});
   Executable placed({a, b}, {out.node()}, true, {}, {grid(200, 100, mr, mc)});
   EXPECT_EQ(values(placed.run(args)[0], 200 * 100), values(whole.run(args)[0], 200 * 100));
+  expect_every_step_placed(placed.as_text());
 }
 
 INSTANTIATE_TEST_SUITE_P(Meshes, Placed,
@@ -75,7 +88,11 @@ TEST(Placement, ReplicasComputeOnce) {
   for (int d = 0; d < 4; ++d)
     replicated.push_back({d, {0}, {16}});
   Executable placed({param}, {out.node()}, true, {}, {replicated});
-  EXPECT_EQ(placed.as_text().find(" dev"), std::string::npos) << placed.as_text();
+  // One box, the whole output, and no split axes compiled in.
+  EXPECT_NE(placed.as_text().find(" dev0[0:16] (sharding: output 0's sharding)"), std::string::npos)
+      << placed.as_text();
+  EXPECT_EQ(placed.as_text().find(" dev1"), std::string::npos) << placed.as_text();
+  EXPECT_TRUE(placed.program().steps.back().boxes.empty());
 }
 
 } // namespace
