@@ -1,5 +1,6 @@
 // jax.sharding: devices, meshes, partition specs, shardings and the boxes they give each device;
-// device_put and the Array's sharding accessors.
+// device_put and the Array's sharding accessors. The tiles' boxes are the sharding stage's
+// (sharding::tile_box).
 #include <jx/array.h>
 #include <jx/sharding.h>
 
@@ -12,6 +13,7 @@
 #include "api/internal.h"
 #include "runtime/devices.h"
 #include "runtime/thread_pool.h"
+#include "sharding/placement.h"
 
 namespace jx {
 
@@ -359,12 +361,8 @@ std::vector<ShardBox> Sharding::shard_boxes(const Shape &global) const {
   const Tiling t = tiling(*this, int64_t(global.size()));
   std::vector<ShardBox> boxes;
   for (const auto &[device, tile] : t.tiles) {
-    ShardBox &box = boxes.emplace_back(ShardBox{device, {}, {}});
-    for (size_t dim = 0; dim < global.size(); ++dim) {
-      const int64_t n = global[dim], chunk = (n + t.ways[dim] - 1) / t.ways[dim];
-      box.lo.push_back(std::min(tile[dim] * chunk, n));
-      box.hi.push_back(std::min(tile[dim] * chunk + chunk, n));
-    }
+    sharding::DeviceBox box = sharding::tile_box(device.id, tile, t.ways, global);
+    boxes.push_back(ShardBox{device, std::move(box.lo), std::move(box.hi)});
   }
   return boxes;
 }
