@@ -1,13 +1,14 @@
 // The AOT runtime against misuse and corruption: jx_aot_free with a wrong size, twice or with a
 // foreign pointer; program words corrupted one at a time (refused by the checksum, and when
 // sealed again by the validator, or harmless); targeted corruptions the checksum alone would
-// catch (a kernel flag on another kind of step, swapped or repeated argument positions, a wrong
-// literal count); an object of ABI version 2.
+// catch (a kernel flag on another kind of step, any field a kind does not use, swapped or
+// repeated argument positions, a wrong literal count); an object of ABI version 2.
 #include <jx/aot_abi.h>
 #include <jx/jx.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -337,6 +338,55 @@ TEST(AotProgramCorruption, UnusedFieldsAreChecked) {
   expect_refused([](rt::Program &p) { p.arena_bytes = 256; }, "arena size");
   expect_refused([](rt::Program &p) { p.arena_offset[3] = 32; }, "arena offset");
   expect_refused([](rt::Program &p) { p.arena_offset[3] = 0; }, "arena slots overlap");
+}
+
+// Every field set on every kind of step that does not use it, one at a time: refused, named.
+TEST(AotProgramCorruption, EveryUnusedFieldOfEveryKind) {
+  using K = rt::Step::Kind;
+  struct Field {
+    const char *name;
+    std::vector<K> used_by;
+    std::function<void(rt::Step &)> set;
+  };
+  const std::vector<K> all_but_argument = {K::Value, K::Fill, K::Kernel, K::Contraction};
+  const std::vector<K> read = {K::Kernel, K::Contraction};
+  std::vector<Field> fields = {
+      {"output sizes", all_but_argument, [](rt::Step &s) { s.out_bytes.push_back(8); }},
+      {"inputs", read, [](rt::Step &s) { s.frees = {0}; }},
+      {"inputs", read, [](rt::Step &s) { s.inputs = {0}; }},
+      {"argument index", {K::Argument}, [](rt::Step &s) { s.argument = 1; }},
+      {"random key", {K::Fill}, [](rt::Step &s) { s.key_hi = 1; }},
+      {"random key", {K::Fill}, [](rt::Step &s) { s.key_lo = 1; }},
+      {"dtype", {K::Fill, K::Contraction}, [](rt::Step &s) { s.dtype = jx::DType::int32; }},
+      {"kernel flag", {K::Kernel}, [](rt::Step &s) { s.kernel = aot_test::fake_kernel; }},
+      {"literals", {K::Kernel}, [](rt::Step &s) { s.literals = {1}; }},
+      {"extent", {K::Fill, K::Kernel, K::Contraction}, [](rt::Step &s) { s.extent = {1}; }},
+      {"kernel rows", {K::Kernel}, [](rt::Step &s) { s.outer = 1; }},
+      {"kernel rows", {K::Kernel}, [](rt::Step &s) { s.grain = 2; }},
+      {"device boxes", {K::Kernel}, [](rt::Step &s) { s.boxes.push_back(1); }},
+      {"device boxes", {K::Kernel}, [](rt::Step &s) { s.box_work = 2; }},
+  };
+  // Each of a contraction's ten words.
+  for (int w = 0; w < 10; ++w)
+    fields.push_back({"contraction shape", {K::Contraction}, [w](rt::Step &s) {
+                        int64_t *words[] = {&s.gemm.batch,  &s.gemm.m,      &s.gemm.n,
+                                            &s.gemm.k,      &s.gemm.lhs[0], &s.gemm.lhs[1],
+                                            &s.gemm.lhs[2], &s.gemm.rhs[0], &s.gemm.rhs[1],
+                                            &s.gemm.rhs[2]};
+                        *words[w] = 1;
+                      }});
+  // Steps 0 to 3 of every_kind_of_step: an argument, a value, a fill and a kernel.
+  const char *kinds[] = {"an argument", "a value", "a fill", "a kernel"};
+  int refused = 0;
+  for (const Field &f : fields)
+    for (size_t step = 0; step < 4; ++step) {
+      const K kind = aot_test::every_kind_of_step().steps[step].kind;
+      if (std::find(f.used_by.begin(), f.used_by.end(), kind) != f.used_by.end()) continue;
+      expect_refused([&](rt::Program &p) { f.set(p.steps[step]); },
+                     std::string(f.name) + " on " + kinds[step] + " step");
+      ++refused;
+    }
+  EXPECT_EQ(refused, 79);
 }
 
 // An object of ABI version 2 calls jx_aot_run_v2, which the runtime keeps only to say so.
