@@ -86,6 +86,21 @@ TEST(Pipeline, FixedPointOnGraphsEveryPassRewrites) {
   EXPECT_EQ(not_a_fixed_point({folded, stacked, sunk, sum, wide}), "");
 }
 
+// A stack of 100 whose operands differ only in a literal for 70 of them: stack_to_broadcast
+// leaves the whole alone (a run among others), and split_concatenates makes levels of 50, the
+// first of which the operands of one run: the passes rewrite it too (the literals start at 2:
+// x * 1 would simplify and break the run).
+TEST(Pipeline, FixedPointOnAStackOfManyWithARunThatMatches) {
+  NodePtr x = ir::parameter(0, jx::float64, {8});
+  auto fill = [&](double v) { return ir::broadcast(ir::literal(v, jx::float64, true), {8}, {}); };
+  std::vector<NodePtr> terms;
+  for (int i = 0; i < 100; ++i) {
+    NodePtr base = i < 70 ? x : ir::unary(Op::Log, x);
+    terms.push_back(ir::reshape(ir::binary(Op::Mul, base, fill(i + 2)), {1, 8}));
+  }
+  EXPECT_EQ(not_a_fixed_point({ir::concatenate(terms, 0)}), "");
+}
+
 // ---- JX_DUMP ----
 
 // The graph the dump tests optimize: fold_constants and simplify change it in round 0 (into
