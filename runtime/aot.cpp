@@ -158,7 +158,9 @@ constexpr Specs specs{};
 // A step's fields in the order of their words: the one list that encode, decode and
 // validate_unused expand. Per field: its coding, the kinds of step that use it (in the others it
 // holds its default, checked, so that no word goes unread: a kernel flag on another kind of step
-// would shift the kernel table) and its name in errors.
+// would shift the kernel table) and its name in errors. Not carried: a Value step's buffer and the
+// tasks (bound when decoded, from the object's constants and for the pool that runs it) and
+// donations (an object computes into the caller's results).
 // clang-format off
 #define JX_AOT_STEP_FIELDS(X)                                                                      \
   X(kind,      step_kind,   every_kind,                                "kind")                     \
