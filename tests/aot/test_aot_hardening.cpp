@@ -389,6 +389,46 @@ TEST(AotProgramCorruption, EveryUnusedFieldOfEveryKind) {
   EXPECT_EQ(refused, 79);
 }
 
+// The words of ABI version 3, word by word: encode and decode expand one field list, so a change
+// to it would change the format without failing any round trip. Such a change bumps
+// JX_AOT_ABI_VERSION and this test.
+TEST(AotFormat, TheWordsOfVersionThree) {
+  rt::Program p = aot_test::every_kind_of_step();
+  // Encoded only (a contraction reading that program's slots would not validate).
+  rt::Step c{.kind = rt::Step::Kind::Contraction,
+             .outs = {6},
+             .out_bytes = {8},
+             .frees = {5},
+             .dtype = jx::DType::float32,
+             .inputs = {5, 1},
+             .extent = {1}};
+  c.gemm = {2, 3, 5, 7, {11, 13, 17}, {19, 23, 29}};
+  p.steps.push_back(c);
+  // clang-format off
+  const std::vector<int64_t> expected = {
+      // "JXAOT", the version, the checksum, CPU features, kernels, constants
+      0x0054'4f41'584a, 3, 4679898427691952263, 5, 2, 1,
+      // arguments (float64[2,2]), results (bool[], int64[4])
+      1, 4, 2, 2, 2,  2, 0, 0,  2, 1, 4,
+      // slots, arena bytes, arena offsets, outputs, steps
+      6, 128, 6, -1, -1, 0, 64, -1, -1, 2, 4, 1, 7,
+      // per step: kind, outs, out_bytes, frees, argument, key_hi, key_lo, dtype, kernel flag,
+      // inputs, literals, extent, outer, grain, boxes, box_work, batch, m, n, k, lhs[3], rhs[3]
+      1, 1, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      0, 1, 1, 1, 32, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      2, 1, 2, 1, 48, 0, 0, 0xdeadbeef, 7, 3, 0, 0, 0, 2, 3, 4, 0, 1, 0, 1,
+          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      3, 1, 3, 1, 64, 2, 0, 2, 0, 0, 0, 4, 1, 2, 0, 2, 2, 0x3ff0000000000000, -5, 2, 4, 4, 4, 2,
+          0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      3, 1, 4, 1, 1, 1, 3, 0, 0, 0, 4, 1, 1, 3, 0, 1, 1, 1, 1, 2, 0, 1, 3,
+          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      3, 1, 5, 1, 0, 0, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      4, 1, 6, 1, 8, 1, 5, 0, 0, 0, 3, 0, 2, 5, 1, 0, 1, 1, 0, 1, 0, 1,
+          2, 3, 5, 7, 11, 13, 17, 19, 23, 29};
+  // clang-format on
+  EXPECT_EQ(rt::aot::encode(p, aot_test::every_kind_signature, 5), expected);
+}
+
 // An object of ABI version 2 calls jx_aot_run_v2, which the runtime keeps only to say so.
 TEST(AotAbi, VersionTwoObjectsGetAVersionError) {
   const rt::Program p = aot_test::every_kind_of_step();
