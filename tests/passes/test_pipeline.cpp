@@ -90,7 +90,7 @@ TEST(Pipeline, FixedPointOnGraphsEveryPassRewrites) {
 // leaves the whole alone (a run among others), and split_concatenates makes levels of 50, the
 // first of which the operands of one run: the passes rewrite it too (the literals start at 2:
 // x * 1 would simplify and break the run).
-TEST(Pipeline, FixedPointOnAStackOfManyWithARunThatMatches) {
+NodePtr stack_with_a_run() {
   NodePtr x = ir::parameter(0, jx::float64, {8});
   auto fill = [&](double v) { return ir::broadcast(ir::literal(v, jx::float64, true), {8}, {}); };
   std::vector<NodePtr> terms;
@@ -98,7 +98,11 @@ TEST(Pipeline, FixedPointOnAStackOfManyWithARunThatMatches) {
     NodePtr base = i < 70 ? x : ir::unary(Op::Log, x);
     terms.push_back(ir::reshape(ir::binary(Op::Mul, base, fill(i + 2)), {1, 8}));
   }
-  EXPECT_EQ(not_a_fixed_point({ir::concatenate(terms, 0)}), "");
+  return ir::concatenate(terms, 0);
+}
+
+TEST(Pipeline, FixedPointOnAStackOfManyWithARunThatMatches) {
+  EXPECT_EQ(not_a_fixed_point({stack_with_a_run()}), "");
 }
 
 // ---- JX_DUMP ----
@@ -112,10 +116,13 @@ std::vector<NodePtr> dumped_graph() {
       ir::binary(Op::Add, ir::binary(Op::Mul, x, fill(1)), ir::binary(Op::Add, fill(2), fill(3)))};
 }
 
-// Run only as the child of the tests below, which set JX_DUMP (read once per process).
+// Run only as the child of the tests below, which set JX_DUMP (read once per process) and
+// JX_TEST_DUMP_CHILD to the graph to optimize.
 TEST(Pipeline, DumpChild) {
-  if (!std::getenv("JX_TEST_DUMP_CHILD")) GTEST_SKIP() << "run by the Pipeline dump tests";
-  passes::optimize(dumped_graph());
+  const char *graph = std::getenv("JX_TEST_DUMP_CHILD");
+  if (!graph) GTEST_SKIP() << "run by the Pipeline dump tests";
+  passes::optimize(std::string(graph) == "levels" ? std::vector{stack_with_a_run()}
+                                                  : dumped_graph());
 }
 
 std::string read_file(const std::filesystem::path &path) {
@@ -125,32 +132,58 @@ std::string read_file(const std::filesystem::path &path) {
   return s.str();
 }
 
-TEST(Pipeline, DumpsTheGraphAfterEachPassThatChangedIt) {
+struct Dump {
+  std::string name, header, graph;
+};
+
+// The files a child optimizing `graph` ("1" or "levels") dumps, in order: each a header with the
+// pass, its round and its time, then the graph as it left the pass.
+std::vector<Dump> dumps(const std::string &graph) {
   const test_util::TempDir tmp("jx_dump_");
   const std::filesystem::path dir = std::filesystem::path(tmp.path()) / "dumps";
-  ASSERT_EQ(test_util::run_self("Pipeline.DumpChild",
-                                {"JX_DUMP=" + dir.string(), "JX_TEST_DUMP_CHILD=1"}),
+  EXPECT_EQ(test_util::run_self("Pipeline.DumpChild",
+                                {"JX_DUMP=" + dir.string(), "JX_TEST_DUMP_CHILD=" + graph}),
             0);
-  std::vector<std::string> names;
-  for (const auto &entry : std::filesystem::directory_iterator(dir))
-    names.push_back(entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  ASSERT_EQ(names, (std::vector<std::string>{"0000_fold_constants.txt", "0001_simplify.txt"}));
-  // A header with the pass, its round and its time, then the graph as it left the pass.
-  const std::vector<NodePtr> graph = dumped_graph();
-  const std::string expected[] = {text(passes::fold_constants(graph)),
-                                  text(passes::optimize(graph))};
-  const char *pass[] = {"fold_constants", "simplify"};
-  for (size_t i = 0; i < 2; ++i) {
-    const std::string dump = read_file(dir / names[i]);
-    const std::string header = dump.substr(0, dump.find('\n') + 1);
-    EXPECT_TRUE(std::regex_match(
-        header, std::regex(std::string("# ") + pass[i] + " \\(round 0\\): [0-9]+\\.[0-9]{3} ms\n")))
-        << header;
-    EXPECT_EQ(dump.substr(header.size()), expected[i]);
+  std::vector<Dump> out;
+  for (const auto &entry : std::filesystem::directory_iterator(dir)) {
+    const std::string dump = read_file(entry.path());
+    const size_t end = dump.find('\n') + 1;
+    out.push_back({entry.path().filename().string(), dump.substr(0, end), dump.substr(end)});
   }
-  EXPECT_NE(expected[0], text(graph));
-  EXPECT_NE(expected[1], expected[0]);
+  std::sort(out.begin(), out.end(), [](const Dump &a, const Dump &b) { return a.name < b.name; });
+  return out;
+}
+
+bool header_of(const Dump &d, const std::string &pass, int round) {
+  return std::regex_match(d.header, std::regex("# " + pass + " \\(round " + std::to_string(round) +
+                                               "\\): [0-9]+\\.[0-9]{3} ms\n"));
+}
+
+TEST(Pipeline, DumpsTheGraphAfterEachPassThatChangedIt) {
+  const std::vector<Dump> d = dumps("1");
+  ASSERT_EQ(d.size(), 2u);
+  const std::vector<NodePtr> graph = dumped_graph();
+  EXPECT_EQ(d[0].name, "0000_fold_constants.txt");
+  EXPECT_TRUE(header_of(d[0], "fold_constants", 0)) << d[0].header;
+  EXPECT_EQ(d[0].graph, text(passes::fold_constants(graph)));
+  EXPECT_EQ(d[1].name, "0001_simplify.txt");
+  EXPECT_TRUE(header_of(d[1], "simplify", 0)) << d[1].header;
+  EXPECT_EQ(d[1].graph, text(passes::optimize(graph)));
+  EXPECT_NE(d[0].graph, text(graph));
+  EXPECT_NE(d[1].graph, d[0].graph);
+}
+
+TEST(Pipeline, DumpsThePassesOverTheLevelsAsLaterRounds) {
+  // Nothing changes stack_with_a_run until split_concatenates (numbered round 4, past the rounds
+  // of the passes); the rounds over its levels follow.
+  const std::vector<Dump> d = dumps("levels");
+  ASSERT_GE(d.size(), 2u);
+  EXPECT_EQ(d[0].name, "0000_split_concatenates.txt");
+  EXPECT_TRUE(header_of(d[0], "split_concatenates", 4)) << d[0].header;
+  EXPECT_EQ(d[0].graph, text(passes::split_concatenates({stack_with_a_run()})));
+  EXPECT_EQ(d[1].name, "0001_stack_to_broadcast.txt");
+  EXPECT_TRUE(header_of(d[1], "stack_to_broadcast", 5)) << d[1].header;
+  EXPECT_EQ(d.back().graph, text(passes::optimize({stack_with_a_run()})));
 }
 
 TEST(Pipeline, AnUnusableDumpDirectoryOnlyWarns) {
