@@ -1,20 +1,12 @@
-// The ahead-of-time program format and jx_aot_run_v3, the entry every generated function calls;
-// jx_aot_allocate and jx_aot_free.
+// The ahead-of-time program's word format: encode, decode and validate, generated for every step
+// field from one list (JX_AOT_STEP_FIELDS); the checksum, CPU features and signature text. The C
+// entry points that run decoded programs are runtime/aot_abi.cpp's.
 #include "runtime/aot.h"
 
 #include <jx/error.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cstdio>
-#include <cstring>
-#include <mutex>
-#include <new>
 #include <set>
-#include <unordered_map>
-
-#include "runtime/allocator.h"
-#include "runtime/thread_pool.h"
 
 namespace jx::runtime::aot {
 namespace {
@@ -29,18 +21,6 @@ const char *dtype_text(DType t) {
 class Writer {
 public:
   void word(int64_t w) { words.push_back(w); }
-  template <class T> void list(const std::vector<T> &v) {
-    word(int64_t(v.size()));
-    for (const T &x : v)
-      word(int64_t(x));
-  }
-  void specs(const std::vector<ArraySpec> &specs) {
-    word(int64_t(specs.size()));
-    for (const ArraySpec &s : specs) {
-      word(int64_t(s.dtype));
-      list(s.shape);
-    }
-  }
   std::vector<int64_t> words;
 };
 
@@ -61,7 +41,6 @@ int64_t checked_elements(const std::vector<int64_t> &shape) {
 size_t byte_size(DType dtype, const std::vector<int64_t> &shape) {
   return size_t(checked_elements(shape)) * itemsize(dtype);
 }
-size_t byte_size(const ArraySpec &s) { return byte_size(s.dtype, s.shape); }
 
 class Reader {
 public:
@@ -76,39 +55,11 @@ public:
     if (n < 0 || n > count_ - at_) corrupt("corrupt length");
     return size_t(n);
   }
-  template <class T> std::vector<T> list() {
-    std::vector<T> v(count());
-    for (T &x : v)
-      x = T(word());
-    return v;
-  }
   // A word in [lo, hi], else `what` (so that no value is cut short into a valid-looking one).
   int64_t ranged(int64_t lo, int64_t hi, const char *what) {
     const int64_t w = word();
     if (w < lo || w > hi) corrupt(what);
     return w;
-  }
-  // Slot numbers and argument positions: ints.
-  int index(const char *what) { return int(ranged(0, INT32_MAX, what)); }
-  std::vector<int> indices(const char *what) {
-    std::vector<int> v(count());
-    for (int &x : v)
-      x = index(what);
-    return v;
-  }
-  DType dtype() {
-    const int64_t d = word();
-    if (d < 0 || d > int64_t(DType::float64)) corrupt("corrupt dtype");
-    return DType(d);
-  }
-  std::vector<ArraySpec> specs() {
-    std::vector<ArraySpec> out(count());
-    for (ArraySpec &s : out) {
-      s.dtype = dtype();
-      s.shape = list<int64_t>();
-      checked_elements(s.shape);
-    }
-    return out;
   }
   bool done() const { return at_ == count_; }
 
@@ -116,6 +67,137 @@ private:
   const int64_t *words_;
   int64_t count_, at_ = 0;
 };
+
+// How a field is written as words and read back. A word in [lo, hi], else the error `what`
+// (Word{} takes any word).
+struct Word {
+  int64_t lo = INT64_MIN, hi = INT64_MAX;
+  const char *what = "";
+  template <class T> void put(Writer &w, const T &v) const { w.word(int64_t(v)); }
+  template <class T> void get(Reader &r, T &v) const { v = T(r.ranged(lo, hi, what)); }
+};
+
+// A count (at most the words left), then that many words.
+struct List {
+  Word each{};
+  template <class T> void put(Writer &w, const std::vector<T> &v) const {
+    w.word(int64_t(v.size()));
+    for (const T &x : v)
+      each.put(w, x);
+  }
+  template <class T> void get(Reader &r, std::vector<T> &v) const {
+    v.resize(r.count());
+    for (T &x : v)
+      each.get(r, x);
+  }
+};
+
+// A kernel as a flag, bound to the object's kernel table once the program is validated.
+struct KernelFlag {
+  void put(Writer &w, KernelFn k) const { w.word(k != nullptr); }
+  void get(Reader &r, KernelFn &k) const {
+    k = r.ranged(0, 1, "corrupt kernel flag") ? &unbound_kernel : nullptr;
+  }
+};
+
+// A contraction: batch, m, n, k, then the operands' strides.
+struct GemmWords {
+  template <class G, class F> static void each(G &g, F f) {
+    for (auto *v : {&g.batch, &g.m, &g.n, &g.k})
+      f(*v);
+    for (auto &v : g.lhs)
+      f(v);
+    for (auto &v : g.rhs)
+      f(v);
+  }
+  void put(Writer &w, const Gemm &g) const {
+    each(g, [&](int64_t v) { w.word(v); });
+  }
+  void get(Reader &r, Gemm &g) const {
+    each(g, [&](int64_t &v) { v = r.word(); });
+  }
+};
+
+using Kind = Step::Kind;
+
+// The kinds of step that use a field, as bits.
+template <class... K> constexpr uint32_t used_by(K... kinds) {
+  return (0u | ... | (1u << uint32_t(kinds)));
+}
+constexpr uint32_t every_kind =
+    used_by(Kind::Value, Kind::Argument, Kind::Fill, Kind::Kernel, Kind::Contraction);
+
+constexpr Word any_word{}, step_kind{0, int64_t(Kind::Contraction), "corrupt step kind"},
+    slot{0, INT32_MAX, "slot out of range"}, slot_table{0, INT32_MAX, "slot table"},
+    position{0, INT32_MAX, "argument out of range"}, key{0, UINT32_MAX, "corrupt random key"},
+    dtype_word{0, int64_t(DType::float64), "corrupt dtype"};
+constexpr List words{}, slots{slot};
+constexpr KernelFlag kernel_flag{};
+constexpr GemmWords gemm_words{};
+
+// A signature's arrays: their count, then each one's dtype and shape.
+struct Specs {
+  void put(Writer &w, const std::vector<ArraySpec> &arrays) const {
+    w.word(int64_t(arrays.size()));
+    for (const ArraySpec &s : arrays) {
+      dtype_word.put(w, s.dtype);
+      words.put(w, s.shape);
+    }
+  }
+  void get(Reader &r, std::vector<ArraySpec> &arrays) const {
+    arrays.resize(r.count());
+    for (ArraySpec &s : arrays) {
+      dtype_word.get(r, s.dtype);
+      words.get(r, s.shape);
+      checked_elements(s.shape);
+    }
+  }
+};
+constexpr Specs specs{};
+
+// A step's fields in the order of their words: the one list that encode, decode and
+// validate_unused expand. Per field: its coding, the kinds of step that use it (in the others it
+// holds its default, checked, so that no word goes unread: a kernel flag on another kind of step
+// would shift the kernel table) and its name in errors. Not carried: a Value step's buffer and the
+// tasks (bound when decoded, from the object's constants and for the pool that runs it) and
+// donations (an object computes into the caller's results).
+// clang-format off
+#define JX_AOT_STEP_FIELDS(X)                                                                      \
+  X(kind,      step_kind,   every_kind,                                "kind")                     \
+  X(outs,      slots,       every_kind,                                "outputs")                  \
+  X(out_bytes, words,       every_kind & ~used_by(Kind::Argument),     "output sizes")             \
+  X(frees,     slots,       used_by(Kind::Kernel, Kind::Contraction),  "inputs")                   \
+  X(argument,  position,    used_by(Kind::Argument),                   "argument index")           \
+  X(key_hi,    key,         used_by(Kind::Fill),                       "random key")               \
+  X(key_lo,    key,         used_by(Kind::Fill),                       "random key")               \
+  X(dtype,     dtype_word,  used_by(Kind::Fill, Kind::Contraction),    "dtype")                    \
+  X(kernel,    kernel_flag, used_by(Kind::Kernel),                     "kernel flag")              \
+  X(inputs,    slots,       used_by(Kind::Kernel, Kind::Contraction),  "inputs")                   \
+  X(literals,  words,       used_by(Kind::Kernel),                     "literals")                 \
+  X(extent,    words,       used_by(Kind::Fill, Kind::Kernel, Kind::Contraction), "extent")        \
+  X(outer,     any_word,    used_by(Kind::Kernel),                     "kernel rows")              \
+  X(grain,     any_word,    used_by(Kind::Kernel),                     "kernel rows")              \
+  X(boxes,     words,       used_by(Kind::Kernel),                     "device boxes")             \
+  X(box_work,  any_word,    used_by(Kind::Kernel),                     "device boxes")             \
+  X(gemm,      gemm_words,  used_by(Kind::Contraction),                "contraction shape")
+// The program's fields before its steps, likewise.
+#define JX_AOT_PROGRAM_FIELDS(X)                                                                   \
+  X(slot_count, slot_table) X(arena_bytes, any_word) X(arena_offset, words) X(outputs, slots)
+// clang-format on
+
+void put_step(Writer &w, const Step &s) {
+#define JX_AOT_PUT(field, coding, ...) coding.put(w, s.field);
+  JX_AOT_STEP_FIELDS(JX_AOT_PUT)
+#undef JX_AOT_PUT
+}
+
+Step get_step(Reader &r) {
+  Step s{};
+#define JX_AOT_GET(field, coding, ...) coding.get(r, s.field);
+  JX_AOT_STEP_FIELDS(JX_AOT_GET)
+#undef JX_AOT_GET
+  return s;
+}
 
 // A contraction reads its operands inside their buffers and writes its output whole, through
 // layouts BLAS accepts.
@@ -156,34 +238,15 @@ const char *kind_text(Step::Kind kind) {
   return names[size_t(kind)];
 }
 
-// Fields a kind does not use hold the defaults encode writes, so that no word goes unchecked (a
-// kernel flag on another kind of step would shift the kernel table).
+// Fields a kind does not use hold their defaults (JX_AOT_STEP_FIELDS).
 void validate_unused(const Step &s) {
-  using K = Step::Kind;
-  const auto kind = s.kind;
-  auto unused = [&](bool ok, const char *field) {
-    if (!ok)
-      corrupt(std::string(field) + (kind == K::Argument ? " on an " : " on a ") + kind_text(kind) +
-              " step");
-  };
-  const Gemm &g = s.gemm;
-  const bool no_gemm = g.batch == 0 && g.m == 0 && g.n == 0 && g.k == 0 &&
-                       std::all_of(g.lhs, g.lhs + 3, [](int64_t v) { return v == 0; }) &&
-                       std::all_of(g.rhs, g.rhs + 3, [](int64_t v) { return v == 0; });
-  if (kind != K::Kernel) {
-    unused(!s.kernel, "kernel flag");
-    unused(s.literals.empty(), "literals");
-    unused(s.outer == 0 && s.grain == 1, "kernel rows");
-    unused(s.boxes.empty() && s.box_work == 1, "device boxes");
-  }
-  if (kind != K::Argument) unused(s.argument == 0, "argument index");
-  if (kind != K::Fill) unused(s.key_hi == 0 && s.key_lo == 0, "random key");
-  if (kind != K::Fill && kind != K::Contraction) unused(s.dtype == DType::float64, "dtype");
-  if (kind != K::Contraction) unused(no_gemm, "contraction shape");
-  if (kind == K::Value || kind == K::Argument || kind == K::Fill)
-    unused(s.inputs.empty() && s.frees.empty(), "inputs");
-  if (kind == K::Value || kind == K::Argument) unused(s.extent.empty(), "extent");
-  if (kind == K::Argument) unused(s.out_bytes.empty(), "output sizes");
+  static const Step defaults{};
+#define JX_AOT_UNUSED(field, coding, kinds, name)                                                  \
+  if (!((kinds) >> uint32_t(s.kind) & 1) && !(s.field == defaults.field))                          \
+    corrupt(std::string(name) + (s.kind == Kind::Argument ? " on an " : " on a ") +                \
+            kind_text(s.kind) + " step");
+  JX_AOT_STEP_FIELDS(JX_AOT_UNUSED)
+#undef JX_AOT_UNUSED
 }
 
 // The next record of the object's kernel_info: what the step's kernel was compiled for.
@@ -389,6 +452,8 @@ std::string missing_cpu_features(uint64_t required, uint64_t host) {
   return names;
 }
 
+size_t byte_size(const ArraySpec &s) { return byte_size(s.dtype, s.shape); }
+
 std::string spec_text(const std::vector<ArraySpec> &specs) {
   std::string text;
   for (const ArraySpec &s : specs) {
@@ -441,38 +506,14 @@ std::vector<int64_t> encode(const Program &program, const Signature &signature,
   w.word(int64_t(required_features));
   w.word(kernels);
   w.word(constants);
-  w.specs(signature.args);
-  w.specs(signature.results);
-  w.word(program.slot_count);
-  w.word(int64_t(program.arena_bytes));
-  w.list(program.arena_offset);
-  w.list(program.outputs);
+  specs.put(w, signature.args);
+  specs.put(w, signature.results);
+#define JX_AOT_PUT_PROGRAM(field, coding) coding.put(w, program.field);
+  JX_AOT_PROGRAM_FIELDS(JX_AOT_PUT_PROGRAM)
+#undef JX_AOT_PUT_PROGRAM
   w.word(int64_t(steps.size()));
-  for (const Step *step : steps) {
-    const Step &s = *step;
-    w.word(int64_t(s.kind));
-    w.list(s.outs);
-    w.list(s.out_bytes);
-    w.list(s.frees);
-    w.word(s.argument);
-    w.word(s.key_hi);
-    w.word(s.key_lo);
-    w.word(int64_t(s.dtype));
-    w.word(s.kernel != nullptr);
-    w.list(s.inputs);
-    w.list(s.literals);
-    w.list(s.extent);
-    w.word(s.outer);
-    w.word(s.grain);
-    w.list(s.boxes);
-    w.word(s.box_work);
-    for (int64_t v : {s.gemm.batch, s.gemm.m, s.gemm.n, s.gemm.k})
-      w.word(v);
-    for (int a = 0; a < 3; ++a)
-      w.word(s.gemm.lhs[a]);
-    for (int a = 0; a < 3; ++a)
-      w.word(s.gemm.rhs[a]);
-  }
+  for (const Step *s : steps)
+    put_step(w, *s);
   seal(w.words);
   return std::move(w.words);
 }
@@ -511,42 +552,15 @@ Decoded decode(const jx_aot_object &object, int64_t threads) {
   const int64_t kernel_count = r.word(), constant_count = r.word();
   if (kernel_count != object.num_kernels || constant_count != object.num_constants)
     corrupt("table sizes");
-  d.signature.args = r.specs();
-  d.signature.results = r.specs();
+  specs.get(r, d.signature.args);
+  specs.get(r, d.signature.results);
   Program &p = d.program;
-  p.slot_count = int(r.ranged(0, INT32_MAX, "slot table"));
-  p.arena_bytes = size_t(r.word());
-  p.arena_offset = r.list<int64_t>();
-  p.outputs = r.indices("slot out of range");
+#define JX_AOT_GET_PROGRAM(field, coding) coding.get(r, p.field);
+  JX_AOT_PROGRAM_FIELDS(JX_AOT_GET_PROGRAM)
+#undef JX_AOT_GET_PROGRAM
   const size_t steps = r.count();
-  for (size_t i = 0; i < steps; ++i) {
-    const auto kind =
-        Step::Kind(r.ranged(0, int64_t(Step::Kind::Contraction), "corrupt step kind"));
-    Step s{.kind = kind};
-    s.outs = r.indices("slot out of range");
-    s.out_bytes = r.list<size_t>();
-    s.frees = r.indices("slot out of range");
-    s.argument = r.index("argument out of range");
-    s.key_hi = uint32_t(r.ranged(0, UINT32_MAX, "corrupt random key"));
-    s.key_lo = uint32_t(r.ranged(0, UINT32_MAX, "corrupt random key"));
-    s.dtype = r.dtype();
-    // Bound from the table once validated.
-    s.kernel = r.ranged(0, 1, "corrupt kernel flag") ? &unbound_kernel : nullptr;
-    s.inputs = r.indices("slot out of range");
-    s.literals = r.list<uint64_t>();
-    s.extent = r.list<int64_t>();
-    s.outer = r.word();
-    s.grain = r.word();
-    s.boxes = r.list<int64_t>();
-    s.box_work = r.word();
-    for (int64_t *v : {&s.gemm.batch, &s.gemm.m, &s.gemm.n, &s.gemm.k})
-      *v = r.word();
-    for (int a = 0; a < 3; ++a)
-      s.gemm.lhs[a] = r.word();
-    for (int a = 0; a < 3; ++a)
-      s.gemm.rhs[a] = r.word();
-    p.steps.push_back(std::move(s));
-  }
+  for (size_t i = 0; i < steps; ++i)
+    p.steps.push_back(get_step(r));
   if (!r.done()) corrupt("trailing words");
   validate(d, object);
   size_t kernel = 0, constant = 0;
@@ -564,201 +578,4 @@ Decoded decode(const jx_aot_object &object, int64_t threads) {
   return d;
 }
 
-namespace {
-
-// An argument's or result's mismatch with its spec, or "".
-std::string mismatch(const char *what, size_t i, const jx_aot_array &a, const ArraySpec &spec) {
-  const bool dtype_ok = a.dtype == int32_t(spec.dtype);
-  const bool shape_ok =
-      a.rank == int32_t(spec.shape.size()) &&
-      (a.rank == 0 || (a.shape && std::equal(spec.shape.begin(), spec.shape.end(), a.shape)));
-  if (dtype_ok && shape_ok) {
-    if (!a.data && byte_size(spec) > 0)
-      return std::string(what) + " " + std::to_string(i) + " has no data";
-    return "";
-  }
-  // The given shape is printed only when it can be read sensibly (a garbage rank is not).
-  std::string given;
-  if (a.dtype >= 0 && a.dtype <= int32_t(jx::DType::float64) && a.rank >= 0 && a.rank <= 32 &&
-      (a.rank == 0 || a.shape))
-    given = spec_text({{jx::DType(a.dtype), std::vector<int64_t>(a.shape, a.shape + a.rank)}});
-  else
-    given = "dtype code " + std::to_string(a.dtype) + ", rank " + std::to_string(a.rank);
-  return std::string(what) + " " + std::to_string(i) + " is " + given + ", expected " +
-         spec_text({spec});
-}
-
-int32_t fail(int32_t status, const std::string &message, char *error, size_t error_size) {
-  if (error && error_size > 0) std::snprintf(error, error_size, "%s", message.c_str());
-  return status;
-}
-
-int32_t run(void **state, const jx_aot_object *object, const jx_aot_array *args, int32_t num_args,
-            const jx_aot_array *results, int32_t num_results, char *error, size_t error_size) {
-  if (!state) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v3: state is null", error, error_size);
-  if (!object) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v3: object is null", error, error_size);
-  // Decoded once per object, published in the object's own slot (so an unloaded and reloaded
-  // object never sees another's program); a losing racer drops its copy.
-  std::atomic_ref<void *> slot(*state);
-  auto *d = static_cast<const Decoded *>(slot.load(std::memory_order_acquire));
-  if (!d) {
-    std::unique_ptr<Decoded> fresh;
-    try {
-      fresh = std::make_unique<Decoded>(decode(*object, default_pool().size()));
-    } catch (const jx::Error &e) {
-      return fail(JX_AOT_ERROR_ABI, e.what(), error, error_size);
-    }
-    void *expected = nullptr;
-    if (slot.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel))
-      d = fresh.release();
-    else
-      d = static_cast<const Decoded *>(expected);
-  }
-  static const uint64_t host = host_cpu_features();
-  if (const std::string missing = missing_cpu_features(d->required_features, host);
-      !missing.empty())
-    return fail(JX_AOT_ERROR_CPU,
-                "this object was compiled for a CPU with " + missing + ", which this one lacks",
-                error, error_size);
-  const Signature &sig = d->signature;
-  if (num_args && !args)
-    return fail(JX_AOT_ERROR_ARGUMENTS,
-                "args is null, but the function takes " + std::to_string(sig.args.size()) +
-                    " arguments (" + spec_text(sig.args) + ")",
-                error, error_size);
-  if (num_results && !results)
-    return fail(JX_AOT_ERROR_ARGUMENTS,
-                "results is null, but the function returns " + std::to_string(sig.results.size()) +
-                    " results (" + spec_text(sig.results) + ")",
-                error, error_size);
-  if (num_args != int32_t(sig.args.size()) || num_results != int32_t(sig.results.size()))
-    return fail(JX_AOT_ERROR_ARGUMENTS,
-                "called with " + std::to_string(num_args) + " arguments and " +
-                    std::to_string(num_results) + " results, but the function takes " +
-                    std::to_string(sig.args.size()) + " arguments (" + spec_text(sig.args) +
-                    ") and returns " + std::to_string(sig.results.size()) + " results (" +
-                    spec_text(sig.results) + ")",
-                error, error_size);
-  std::string problem;
-  for (size_t i = 0; problem.empty() && i < sig.args.size(); ++i)
-    problem = mismatch("argument", i, args[i], sig.args[i]);
-  for (size_t i = 0; problem.empty() && i < sig.results.size(); ++i)
-    problem = mismatch("result", i, results[i], sig.results[i]);
-  // Results are written while arguments are read: they must not share memory.
-  for (size_t i = 0; problem.empty() && i < sig.results.size(); ++i) {
-    const char *r = static_cast<const char *>(results[i].data);
-    const size_t rn = byte_size(sig.results[i]);
-    auto overlaps = [&](const void *p, size_t n) {
-      const char *q = static_cast<const char *>(p);
-      return rn > 0 && n > 0 && r < q + n && q < r + rn;
-    };
-    for (size_t k = 0; problem.empty() && k < sig.args.size(); ++k)
-      if (overlaps(args[k].data, byte_size(sig.args[k])))
-        problem = "result " + std::to_string(i) + " overlaps argument " + std::to_string(k);
-    for (size_t k = 0; problem.empty() && k < i; ++k)
-      if (overlaps(results[k].data, byte_size(sig.results[k])))
-        problem = "result " + std::to_string(i) + " overlaps result " + std::to_string(k);
-  }
-  if (!problem.empty())
-    return fail(JX_AOT_ERROR_ARGUMENTS,
-                "Argument types differ from the types for which this computation was compiled: " +
-                    problem,
-                error, error_size);
-  std::vector<BufferPtr> in, out;
-  for (size_t i = 0; i < sig.args.size(); ++i)
-    in.push_back(Buffer::borrow(args[i].data, byte_size(sig.args[i])));
-  for (size_t i = 0; i < sig.results.size(); ++i)
-    out.push_back(Buffer::borrow(results[i].data, byte_size(sig.results[i])));
-  runtime::run(d->program, in, out);
-  return JX_AOT_OK;
-}
-
-} // namespace
 } // namespace jx::runtime::aot
-
-using jx::runtime::aot::fail;
-
-extern "C" int32_t jx_aot_abi_version(void) { return JX_AOT_ABI_VERSION; }
-
-namespace {
-
-// The live blocks of jx_aot_allocate and their sizes, beside the blocks: jx_aot_free checks a
-// pointer here without reading memory in front of it, which a foreign pointer may not have.
-struct LiveBlocks {
-  std::mutex mutex;
-  std::unordered_map<void *, size_t> bytes;
-};
-LiveBlocks &live_blocks() {
-  static auto *blocks = new LiveBlocks; // never destroyed: blocks may be freed in static teardown
-  return *blocks;
-}
-
-} // namespace
-
-extern "C" void *jx_aot_allocate(size_t bytes) {
-  size_t capacity;
-  void *block = nullptr;
-  try {
-    block = jx::runtime::allocate(bytes, &capacity);
-    LiveBlocks &live = live_blocks();
-    std::lock_guard lock(live.mutex);
-    live.bytes[block] = bytes;
-    return block;
-  } catch (...) { // out of memory, whatever the allocator throws: nothing escapes into C
-    if (block) jx::runtime::deallocate(block, capacity);
-    return nullptr;
-  }
-}
-
-extern "C" void jx_aot_free(void *data, size_t bytes) {
-  if (!data) return;
-  LiveBlocks &live = live_blocks();
-  {
-    std::lock_guard lock(live.mutex);
-    auto it = live.bytes.find(data);
-    if (it == live.bytes.end()) {
-      std::fprintf(stderr,
-                   "jx_aot_free: %p was not returned by jx_aot_allocate, or was freed already; "
-                   "left alone\n",
-                   data);
-      return;
-    }
-    if (it->second != bytes) {
-      // Freed with the wrong size, the block would join another size class and overflow the
-      // next allocation of that class.
-      std::fprintf(stderr,
-                   "jx_aot_free: %p was allocated with %zu bytes but freed with %zu; not freed "
-                   "(free it with %zu)\n",
-                   data, it->second, bytes, it->second);
-      return;
-    }
-    live.bytes.erase(it);
-  }
-  jx::runtime::deallocate(data, jx::runtime::block_capacity(bytes));
-}
-
-extern "C" int32_t jx_aot_run_v3(void **state, const jx_aot_object *object,
-                                 const jx_aot_array *args, int32_t num_args,
-                                 const jx_aot_array *results, int32_t num_results, char *error,
-                                 size_t error_size) {
-  // Nothing may escape into C callers.
-  try {
-    return jx::runtime::aot::run(state, object, args, num_args, results, num_results, error,
-                                 error_size);
-  } catch (const std::bad_alloc &) {
-    return fail(JX_AOT_ERROR_RUNTIME, "out of memory", error, error_size);
-  } catch (const std::exception &e) {
-    return fail(JX_AOT_ERROR_RUNTIME, e.what(), error, error_size);
-  } catch (...) {
-    return fail(JX_AOT_ERROR_RUNTIME, "unknown error", error, error_size);
-  }
-}
-
-extern "C" int32_t jx_aot_run_v2(void **, const int64_t *, int64_t, const jx_aot_kernel *,
-                                 const void *const *, const jx_aot_array *, int32_t,
-                                 const jx_aot_array *, int32_t, char *error, size_t error_size) {
-  return fail(JX_AOT_ERROR_ABI,
-              "jx AOT object: generated for ABI version 2, but this runtime is ABI version " +
-                  std::to_string(JX_AOT_ABI_VERSION) + " (generate the object again with this jx)",
-              error, error_size);
-}

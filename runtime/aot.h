@@ -1,7 +1,8 @@
 // A runtime::Program as ahead-of-time objects carry it: a versioned, checksummed array of 64-bit
 // words (the CPU features the kernels need, the table sizes, the signature, then every step's
-// fields), with kernels and constants given by position in tables the object also holds. Written
-// by jx::aot (src/aot), read by jx_aot_run_v3 (include/jx/aot_abi.h).
+// fields, in the order of runtime/aot.cpp's one list of them), with kernels and constants given by
+// position in tables the object also holds. Written by jx::aot (src/aot), read by jx_aot_run_v3
+// (include/jx/aot_abi.h, runtime/aot_abi.cpp).
 #pragma once
 
 #include <jx/aot_abi.h>
@@ -72,6 +73,9 @@ struct Decoded {
 // the tables, its device boxes split into tasks for `threads`. A jx::Error otherwise, naming the
 // problem.
 Decoded decode(const jx_aot_object &object, int64_t threads);
+
+// The bytes of an array of the spec (its shape checked as the decoder checks it).
+size_t byte_size(const ArraySpec &spec);
 
 // The text of a signature's arrays, as jx writes them: "float64[100,3], int32[]".
 std::string spec_text(const std::vector<ArraySpec> &specs);

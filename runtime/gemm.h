@@ -16,6 +16,7 @@ namespace jx::runtime {
 struct Gemm {
   int64_t batch = 0, m = 0, n = 0, k = 0;
   int64_t lhs[3] = {}, rhs[3] = {};
+  bool operator==(const Gemm &) const = default;
 };
 
 // Whether BLAS can read an operand of rows x cols with these strides (one of them 1, the other a

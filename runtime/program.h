@@ -19,6 +19,7 @@ namespace jx::runtime {
 // buffers = {outputs..., inputs..., literal values}.
 using KernelFn = void (*)(const int64_t *box, void *const *buffers);
 
+// Ahead-of-time objects carry a step's fields as runtime/aot.cpp's JX_AOT_STEP_FIELDS lists them.
 struct Step {
   enum class Kind { Value, Argument, Fill, Kernel, Contraction } kind;
   std::vector<int> outs{};         // slots written

@@ -65,11 +65,10 @@ void dump(const char *pass, int round, double ms, const std::vector<ir::NodePtr>
                  path.c_str());
 }
 
-} // namespace
-
-std::vector<ir::NodePtr> optimize(const std::vector<ir::NodePtr> &roots) {
-  std::vector<ir::NodePtr> graph = roots;
-  for (int round = 0; round < max_rounds; ++round) {
+// The passes to a fixed point of the whole list, at most max_rounds times; rounds are numbered
+// from first_round in dumps.
+std::vector<ir::NodePtr> rounds(std::vector<ir::NodePtr> graph, int first_round) {
+  for (int round = first_round; round < first_round + max_rounds; ++round) {
     bool any = false;
     for (const NamedPass &pass : pipeline) {
       auto start = std::chrono::steady_clock::now();
@@ -84,6 +83,13 @@ std::vector<ir::NodePtr> optimize(const std::vector<ir::NodePtr> &roots) {
     }
     if (!any) break;
   }
+  return graph;
+}
+
+} // namespace
+
+std::vector<ir::NodePtr> optimize(const std::vector<ir::NodePtr> &roots) {
+  std::vector<ir::NodePtr> graph = rounds(roots, 0);
   // Lowerings for fusion, once: the passes above see the graph as the user wrote it.
   auto start = std::chrono::steady_clock::now();
   std::vector<ir::NodePtr> lowered = split_concatenates(graph);
@@ -93,6 +99,9 @@ std::vector<ir::NodePtr> optimize(const std::vector<ir::NodePtr> &roots) {
         "split_concatenates", max_rounds,
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
         graph);
+    // Then they see the levels too (a level of a stack's operands that differ only in literals
+    // becomes one expression), as they would in another optimize: its result is a fixed point.
+    graph = rounds(graph, max_rounds + 1);
   }
   return graph;
 }

@@ -1,13 +1,14 @@
 // The AOT runtime against misuse and corruption: jx_aot_free with a wrong size, twice or with a
 // foreign pointer; program words corrupted one at a time (refused by the checksum, and when
 // sealed again by the validator, or harmless); targeted corruptions the checksum alone would
-// catch (a kernel flag on another kind of step, swapped or repeated argument positions, a wrong
-// literal count); an object of ABI version 2.
+// catch (a kernel flag on another kind of step, any field a kind does not use, swapped or
+// repeated argument positions, a wrong literal count); an object of ABI version 2.
 #include <jx/aot_abi.h>
 #include <jx/jx.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -337,6 +338,95 @@ TEST(AotProgramCorruption, UnusedFieldsAreChecked) {
   expect_refused([](rt::Program &p) { p.arena_bytes = 256; }, "arena size");
   expect_refused([](rt::Program &p) { p.arena_offset[3] = 32; }, "arena offset");
   expect_refused([](rt::Program &p) { p.arena_offset[3] = 0; }, "arena slots overlap");
+}
+
+// Every field set on every kind of step that does not use it, one at a time: refused, named.
+TEST(AotProgramCorruption, EveryUnusedFieldOfEveryKind) {
+  using K = rt::Step::Kind;
+  struct Field {
+    const char *name;
+    std::vector<K> used_by;
+    std::function<void(rt::Step &)> set;
+  };
+  const std::vector<K> all_but_argument = {K::Value, K::Fill, K::Kernel, K::Contraction};
+  const std::vector<K> read = {K::Kernel, K::Contraction};
+  std::vector<Field> fields = {
+      {"output sizes", all_but_argument, [](rt::Step &s) { s.out_bytes.push_back(8); }},
+      {"inputs", read, [](rt::Step &s) { s.frees = {0}; }},
+      {"inputs", read, [](rt::Step &s) { s.inputs = {0}; }},
+      {"argument index", {K::Argument}, [](rt::Step &s) { s.argument = 1; }},
+      {"random key", {K::Fill}, [](rt::Step &s) { s.key_hi = 1; }},
+      {"random key", {K::Fill}, [](rt::Step &s) { s.key_lo = 1; }},
+      {"dtype", {K::Fill, K::Contraction}, [](rt::Step &s) { s.dtype = jx::DType::int32; }},
+      {"kernel flag", {K::Kernel}, [](rt::Step &s) { s.kernel = aot_test::fake_kernel; }},
+      {"literals", {K::Kernel}, [](rt::Step &s) { s.literals = {1}; }},
+      {"extent", {K::Fill, K::Kernel, K::Contraction}, [](rt::Step &s) { s.extent = {1}; }},
+      {"kernel rows", {K::Kernel}, [](rt::Step &s) { s.outer = 1; }},
+      {"kernel rows", {K::Kernel}, [](rt::Step &s) { s.grain = 2; }},
+      {"device boxes", {K::Kernel}, [](rt::Step &s) { s.boxes.push_back(1); }},
+      {"device boxes", {K::Kernel}, [](rt::Step &s) { s.box_work = 2; }},
+  };
+  // Each of a contraction's ten words.
+  for (int w = 0; w < 10; ++w)
+    fields.push_back({"contraction shape", {K::Contraction}, [w](rt::Step &s) {
+                        int64_t *words[] = {&s.gemm.batch,  &s.gemm.m,      &s.gemm.n,
+                                            &s.gemm.k,      &s.gemm.lhs[0], &s.gemm.lhs[1],
+                                            &s.gemm.lhs[2], &s.gemm.rhs[0], &s.gemm.rhs[1],
+                                            &s.gemm.rhs[2]};
+                        *words[w] = 1;
+                      }});
+  // Steps 0 to 3 of every_kind_of_step: an argument, a value, a fill and a kernel.
+  const char *kinds[] = {"an argument", "a value", "a fill", "a kernel"};
+  int refused = 0;
+  for (const Field &f : fields)
+    for (size_t step = 0; step < 4; ++step) {
+      const K kind = aot_test::every_kind_of_step().steps[step].kind;
+      if (std::find(f.used_by.begin(), f.used_by.end(), kind) != f.used_by.end()) continue;
+      expect_refused([&](rt::Program &p) { f.set(p.steps[step]); },
+                     std::string(f.name) + " on " + kinds[step] + " step");
+      ++refused;
+    }
+  EXPECT_EQ(refused, 79);
+}
+
+// The words of ABI version 3, word by word: encode and decode expand one field list, so a change
+// to it would change the format without failing any round trip. Such a change bumps
+// JX_AOT_ABI_VERSION and this test.
+TEST(AotFormat, TheWordsOfVersionThree) {
+  rt::Program p = aot_test::every_kind_of_step();
+  // Encoded only (a contraction reading that program's slots would not validate).
+  rt::Step c{.kind = rt::Step::Kind::Contraction,
+             .outs = {6},
+             .out_bytes = {8},
+             .frees = {5},
+             .dtype = jx::DType::float32,
+             .inputs = {5, 1},
+             .extent = {1}};
+  c.gemm = {2, 3, 5, 7, {11, 13, 17}, {19, 23, 29}};
+  p.steps.push_back(c);
+  // clang-format off
+  const std::vector<int64_t> expected = {
+      // "JXAOT", the version, the checksum, CPU features, kernels, constants
+      0x0054'4f41'584a, 3, 4679898427691952263, 5, 2, 1,
+      // arguments (float64[2,2]), results (bool[], int64[4])
+      1, 4, 2, 2, 2,  2, 0, 0,  2, 1, 4,
+      // slots, arena bytes, arena offsets, outputs, steps
+      6, 128, 6, -1, -1, 0, 64, -1, -1, 2, 4, 1, 7,
+      // per step: kind, outs, out_bytes, frees, argument, key_hi, key_lo, dtype, kernel flag,
+      // inputs, literals, extent, outer, grain, boxes, box_work, batch, m, n, k, lhs[3], rhs[3]
+      1, 1, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      0, 1, 1, 1, 32, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      2, 1, 2, 1, 48, 0, 0, 0xdeadbeef, 7, 3, 0, 0, 0, 2, 3, 4, 0, 1, 0, 1,
+          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      3, 1, 3, 1, 64, 2, 0, 2, 0, 0, 0, 4, 1, 2, 0, 2, 2, 0x3ff0000000000000, -5, 2, 4, 4, 4, 2,
+          0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      3, 1, 4, 1, 1, 1, 3, 0, 0, 0, 4, 1, 1, 3, 0, 1, 1, 1, 1, 2, 0, 1, 3,
+          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      3, 1, 5, 1, 0, 0, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      4, 1, 6, 1, 8, 1, 5, 0, 0, 0, 3, 0, 2, 5, 1, 0, 1, 1, 0, 1, 0, 1,
+          2, 3, 5, 7, 11, 13, 17, 19, 23, 29};
+  // clang-format on
+  EXPECT_EQ(rt::aot::encode(p, aot_test::every_kind_signature, 5), expected);
 }
 
 // An object of ABI version 2 calls jx_aot_run_v2, which the runtime keeps only to say so.

@@ -1,10 +1,15 @@
-// Fusion decisions (passes::plan_steps): which nodes get buffers, which kernels merge.
+// Fusion decisions (passes::plan_steps): which nodes get buffers (roots, shared work read at other
+// indices, work hoisted from under a broadcast, depth cuts, concatenation levels), and which
+// kernels merge (one shape, bounded inputs and nodes, never into a cycle), each at and either side
+// of its threshold.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <unordered_map>
+#include <vector>
 
 #include "ir/builder.h"
+#include "ir/printer.h"
 #include "passes/fusion.h"
 
 namespace {
@@ -128,6 +133,317 @@ TEST(Fusion, SiblingGroupsNeverDependOnEachOtherBothWays) {
   for (size_t i = 0; i < steps.size(); ++i)
     for (const jx::ir::Node *in : steps[i].plan.inputs)
       EXPECT_LT(at.at(in), i);
+}
+
+} // namespace
+
+namespace {
+
+// ---- helpers for the threshold tests ----
+
+// The roots of each kernel, in step order.
+std::vector<std::vector<NodePtr>> kernel_roots(const std::vector<Step> &steps) {
+  std::vector<std::vector<NodePtr>> out;
+  for (const Step *k : kernels(steps))
+    out.push_back(k->plan.roots);
+  return out;
+}
+
+// The number of roots of each kernel, smallest first.
+std::vector<size_t> group_sizes(const std::vector<Step> &steps) {
+  std::vector<size_t> sizes;
+  for (const Step *k : kernels(steps))
+    sizes.push_back(k->plan.roots.size());
+  std::sort(sizes.begin(), sizes.end());
+  return sizes;
+}
+
+// Every step runs after the steps producing its inputs.
+void expect_dependency_order(const std::vector<Step> &steps) {
+  std::unordered_map<const ir::Node *, size_t> at;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    at[steps[i].node.get()] = i;
+    for (const NodePtr &r : steps[i].plan.roots)
+      at[r.get()] = i;
+  }
+  for (size_t i = 0; i < steps.size(); ++i)
+    for (const ir::Node *in : steps[i].plan.inputs)
+      EXPECT_LT(at.at(in), i) << ir::print_graph(steps[i].node);
+}
+
+// x + 1 + 2 + ... + n: n arithmetic ops.
+NodePtr adds(const NodePtr &x, int n) {
+  NodePtr v = x;
+  for (int i = 1; i <= n; ++i)
+    v = bin(Op::Add, v, scalar(i));
+  return v;
+}
+
+// v (of shape {100}) read under a broadcast along a new leading axis of 50.
+NodePtr spread(const NodePtr &v) {
+  return ir::binary(Op::Mul, ir::broadcast(v, {50, 100}, {1}), param(9, {50, 100}));
+}
+
+// ---- hoisting work out of expanding broadcasts ----
+
+TEST(FusionHoisting, FourArithmeticOpsAreWorthABuffer) {
+  NodePtr x = param(0, {100});
+  for (int n : {3, 4, 5}) {
+    NodePtr v = adds(x, n);
+    const auto steps = jx::passes::plan_steps({spread(v)});
+    EXPECT_EQ(materialized(steps, v), n >= 4) << n << " adds";
+    EXPECT_EQ(kernels(steps).size(), n >= 4 ? 2u : 1u) << n << " adds";
+  }
+}
+
+TEST(FusionHoisting, SharedSubexpressionsCountOnce) {
+  // v3 = ((x + 1)^2)^2: three ops, though a tree of them would be seven.
+  NodePtr x = param(0, {100});
+  NodePtr v1 = bin(Op::Add, x, scalar(1));
+  NodePtr v2 = ir::binary(Op::Mul, v1, v1);
+  NodePtr v3 = ir::binary(Op::Mul, v2, v2);
+  NodePtr v4 = ir::binary(Op::Mul, v3, v3);
+  EXPECT_FALSE(materialized(jx::passes::plan_steps({spread(v3)}), v3));
+  EXPECT_TRUE(materialized(jx::passes::plan_steps({spread(v4)}), v4));
+}
+
+TEST(FusionHoisting, ExpensiveOpsAloneAreWorthABuffer) {
+  NodePtr x = param(0, {100});
+  for (Op op : {Op::Sqrt, Op::Exp, Op::Log, Op::Sin, Op::ErfInv}) {
+    NodePtr v = ir::unary(op, x);
+    EXPECT_TRUE(materialized(jx::passes::plan_steps({spread(v)}), v)) << ir::print_graph(v);
+  }
+  for (Op op : {Op::Div, Op::Rem, Op::FloorDiv, Op::Pow}) {
+    NodePtr v = bin(op, x, scalar(3));
+    EXPECT_TRUE(materialized(jx::passes::plan_steps({spread(v)}), v)) << ir::print_graph(v);
+  }
+  // Casts and movement are free; one cheap op is not worth a buffer.
+  NodePtr cast = ir::convert(ir::convert(x, jx::float32), jx::float64);
+  EXPECT_FALSE(materialized(jx::passes::plan_steps({spread(cast)}), cast));
+  NodePtr flipped = ir::slice(x, {99}, {-1}, {-1});
+  EXPECT_FALSE(materialized(jx::passes::plan_steps({spread(flipped)}), flipped));
+  NodePtr negated = ir::unary(Op::Neg, x);
+  EXPECT_FALSE(materialized(jx::passes::plan_steps({spread(negated)}), negated));
+}
+
+TEST(FusionHoisting, WorkStopsAtBuffers) {
+  // Three adds over a reduction (which has its buffer anyway): three ops, not hoisted.
+  NodePtr s = ir::reduce(Op::ReduceSum, param(0, {7, 100}), {0});
+  NodePtr three = adds(s, 3), four = adds(s, 4);
+  EXPECT_FALSE(materialized(jx::passes::plan_steps({spread(three)}), three));
+  EXPECT_TRUE(materialized(jx::passes::plan_steps({spread(four)}), four));
+}
+
+TEST(FusionHoisting, WorkOverABufferCostsItsOwnOps) {
+  // log(x), read under a broadcast and by b, has a buffer: b = a + 1 + 2 + 3 costs three adds.
+  NodePtr x = param(0, {100});
+  NodePtr a = ir::unary(Op::Log, x);
+  NodePtr b = adds(a, 3);
+  NodePtr y = ir::binary(Op::Add, spread(a), spread(b));
+  const auto steps = jx::passes::plan_steps({y});
+  EXPECT_TRUE(materialized(steps, a));
+  EXPECT_FALSE(materialized(steps, b));
+  NodePtr c = adds(a, 4);
+  EXPECT_TRUE(materialized(jx::passes::plan_steps({ir::binary(Op::Add, spread(a), spread(c))}), c));
+}
+
+TEST(FusionHoisting, ReshapesUnderTheBroadcastAreLookedThrough) {
+  // What is hoisted is log(x), not its reshape: reading the buffer through it is index arithmetic.
+  NodePtr x = param(0, {100});
+  NodePtr heavy = ir::unary(Op::Log, x);
+  NodePtr shaped = ir::reshape(heavy, {10, 10});
+  NodePtr y =
+      ir::binary(Op::Mul, ir::broadcast(shaped, {3, 10, 10}, {1, 2}), param(1, {3, 10, 10}));
+  const auto steps = jx::passes::plan_steps({y});
+  EXPECT_TRUE(materialized(steps, heavy));
+  EXPECT_FALSE(materialized(steps, shaped));
+}
+
+TEST(FusionHoisting, ABroadcastThatDoesNotExpandHoistsNothing) {
+  // Inserting a unit axis repeats nothing.
+  NodePtr x = param(0, {100});
+  NodePtr heavy = ir::unary(Op::Log, x);
+  NodePtr y = ir::unary(Op::Exp, ir::broadcast(heavy, {1, 100}, {1}));
+  const auto steps = jx::passes::plan_steps({y});
+  EXPECT_FALSE(materialized(steps, heavy));
+  EXPECT_EQ(kernels(steps).size(), 1u);
+}
+
+// ---- shared work, depth cuts, concatenation levels ----
+
+TEST(FusionMaterialization, WorkReadAtItsOwnIndexBySeveralIsComputedOnce) {
+  NodePtr x = param(0, {100});
+  NodePtr a = ir::unary(Op::Log, x);
+  NodePtr y = ir::binary(Op::Add, a, ir::binary(Op::Mul, a, a));
+  const auto steps = jx::passes::plan_steps({y});
+  EXPECT_FALSE(materialized(steps, a));
+  EXPECT_EQ(kernels(steps).size(), 1u);
+}
+
+TEST(FusionMaterialization, WorkReadAtAnotherIndexBySeveralGetsABuffer) {
+  NodePtr x = param(0, {100});
+  NodePtr a = ir::unary(Op::Log, x);
+  auto flip = [](const NodePtr &v) { return ir::slice(v, {99}, {-1}, {-1}); };
+  // One reader, through the flip: computed inline at the flipped index.
+  EXPECT_FALSE(materialized(jx::passes::plan_steps({ir::unary(Op::Exp, flip(a))}), a));
+  // Two readers, one through the flip: computed once into a buffer.
+  EXPECT_TRUE(materialized(jx::passes::plan_steps({ir::binary(Op::Add, flip(a), a)}), a));
+  // Unless it is trivial: a cast of a parameter costs nothing to recompute.
+  NodePtr cast = ir::convert(ir::convert(x, jx::float32), jx::float64);
+  EXPECT_FALSE(materialized(jx::passes::plan_steps({ir::binary(Op::Add, flip(cast), cast)}), cast));
+}
+
+// A chain of n exps of x.
+std::vector<NodePtr> exp_chain(const NodePtr &x, int n) {
+  std::vector<NodePtr> chain;
+  NodePtr v = x;
+  for (int i = 0; i < n; ++i)
+    chain.push_back(v = ir::unary(Op::Exp, v));
+  return chain;
+}
+
+TEST(FusionMaterialization, ChainsAreCutEvery64Levels) {
+  // exp number k (from 1) computes at inline depth k - 1 in its kernel; depth 64 is cut.
+  NodePtr x = param(0, {16});
+  for (int n : {64, 65, 66}) {
+    const std::vector<NodePtr> chain = exp_chain(x, n);
+    const auto steps = jx::passes::plan_steps({chain.back()});
+    EXPECT_EQ(kernels(steps).size(), n <= 65 ? 1u : 2u) << n;
+    EXPECT_EQ(materialized(steps, chain[64 - 1]), n == 64) << n;
+    if (n >= 65) {
+      EXPECT_TRUE(materialized(steps, chain[65 - 1])) << n;
+    }
+  }
+  const std::vector<NodePtr> chain = exp_chain(x, 200);
+  const auto steps = jx::passes::plan_steps({chain.back()});
+  std::vector<int> cut;
+  for (int k = 1; k <= 200; ++k)
+    if (materialized(steps, chain[size_t(k - 1)])) cut.push_back(k);
+  EXPECT_EQ(cut, (std::vector<int>{65, 130, 195, 200}));
+  expect_dependency_order(steps);
+}
+
+// A concatenation of n pieces (exp of one element of x each).
+NodePtr pieces(const NodePtr &x, int n) {
+  std::vector<NodePtr> parts;
+  for (int i = 0; i < n; ++i)
+    parts.push_back(ir::unary(Op::Exp, ir::slice(x, {i}, {i + 1}, {1})));
+  return ir::concatenate(parts, 0);
+}
+
+TEST(FusionMaterialization, ConcatenationsOfSixteenReadByConcatenationsAreLevels) {
+  NodePtr x = param(0, {32});
+  for (int n : {15, 16, 17}) {
+    NodePtr inner = pieces(x, n);
+    NodePtr outer = ir::concatenate({inner, param(1, {3})}, 0);
+    EXPECT_EQ(materialized(jx::passes::plan_steps({outer}), inner), n >= 16) << n;
+    // Read by anything else, it is computed inline.
+    EXPECT_FALSE(materialized(jx::passes::plan_steps({ir::unary(Op::Exp, inner)}), inner)) << n;
+  }
+}
+
+// ---- multi-output fusion ----
+
+TEST(FusionMultiOutput, KernelsJoinWhileTheyReadAtMost64Buffers) {
+  for (int n : {63, 64, 65}) {
+    std::vector<NodePtr> roots;
+    for (int i = 0; i < n; ++i)
+      roots.push_back(ir::unary(Op::Exp, param(i, {8})));
+    const auto steps = jx::passes::plan_steps(roots);
+    const std::vector<size_t> expected =
+        n <= 64 ? std::vector<size_t>{size_t(n)} : std::vector<size_t>{1, 64};
+    EXPECT_EQ(group_sizes(steps), expected) << n;
+    EXPECT_TRUE(materialized(steps, roots.back())); // the one left over
+    expect_dependency_order(steps);
+  }
+}
+
+TEST(FusionMultiOutput, KernelsJoinWhileTheyComputeAtMost512Nodes) {
+  // A root computing `nodes` nodes: a literal, its broadcast, an add and negations.
+  NodePtr x = param(0, {8});
+  auto root = [&](int i, int nodes) {
+    NodePtr v = bin(Op::Add, x, scalar(i));
+    for (int k = 3; k < nodes; ++k)
+      v = ir::unary(Op::Neg, v);
+    return v;
+  };
+  ASSERT_EQ(ir::topological_order({root(0, 8)}).size(), 8u + 1); // and x
+  // 63 roots of 8 nodes, then one of 7, 8 or 9: 511, 512 or 513 nodes in all.
+  for (int last : {7, 8, 9}) {
+    std::vector<NodePtr> roots;
+    for (int i = 0; i < 63; ++i)
+      roots.push_back(root(i, 8));
+    roots.push_back(root(63, last));
+    const auto steps = jx::passes::plan_steps(roots);
+    const std::vector<size_t> expected =
+        last <= 8 ? std::vector<size_t>{64} : std::vector<size_t>{1, 63};
+    EXPECT_EQ(group_sizes(steps), expected) << last;
+    // One input between them, listed once.
+    for (const Step *k : kernels(steps))
+      EXPECT_EQ(k->plan.inputs, std::vector<const ir::Node *>{x.get()});
+  }
+}
+
+TEST(FusionMultiOutput, KernelsJoinTheFirstGroupOfTheirShape) {
+  NodePtr a = ir::unary(Op::Exp, param(0, {4})), b = ir::unary(Op::Exp, param(1, {5}));
+  NodePtr c = ir::unary(Op::Log, param(2, {4})), d = ir::unary(Op::Log, param(3, {5}));
+  NodePtr e = ir::unary(Op::Sin, param(4, {4, 1}));
+  auto groups = kernel_roots(jx::passes::plan_steps({a, b, c, d, e}));
+  std::sort(groups.begin(), groups.end()); // kernels run in a dependency order, not this one
+  std::vector<std::vector<NodePtr>> expected = {{a, c}, {b, d}, {e}};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(groups, expected);
+}
+
+TEST(FusionMultiOutput, EmptyKernelsAndReductionsStayAlone) {
+  NodePtr a = ir::unary(Op::Exp, param(0, {0})), b = ir::unary(Op::Log, param(1, {0}));
+  EXPECT_EQ(kernels(jx::passes::plan_steps({a, b})).size(), 2u);
+  NodePtr s = ir::reduce(Op::ReduceSum, param(2, {3, 4}), {0});
+  NodePtr t = ir::reduce(Op::ReduceMax, param(3, {3, 4}), {0});
+  NodePtr u = ir::unary(Op::Exp, param(4, {4}));
+  const auto groups = kernel_roots(jx::passes::plan_steps({s, t, u}));
+  EXPECT_EQ(groups.size(), 3u);
+}
+
+TEST(FusionMultiOutput, AKernelNeedingAGroupThroughAnotherGroupStaysOut) {
+  // a3 reads a1 through two reductions and b (another shape): joining a1 would make a cycle.
+  // a4 reads only x: it joins.
+  NodePtr x = param(0, {4}), y = param(1, {5});
+  NodePtr a1 = ir::unary(Op::Exp, x);
+  NodePtr b = ir::binary(Op::Mul, y, ir::broadcast(ir::reduce(Op::ReduceSum, a1, {0}), {5}, {}));
+  NodePtr a3 = ir::binary(Op::Mul, x, ir::broadcast(ir::reduce(Op::ReduceSum, b, {0}), {4}, {}));
+  NodePtr a4 = ir::unary(Op::Log, x);
+  const auto steps = jx::passes::plan_steps({a1, a3, a4});
+  const auto groups = kernel_roots(steps);
+  EXPECT_NE(std::find(groups.begin(), groups.end(), std::vector<NodePtr>{a1, a4}), groups.end());
+  EXPECT_NE(std::find(groups.begin(), groups.end(), std::vector<NodePtr>{a3}), groups.end());
+  expect_dependency_order(steps);
+}
+
+// After a chain of n reductions from a parameter, a kernel reading the chain's end: it needs n
+// groups and the parameter's.
+std::vector<Step> after_reductions(int n, NodePtr &alone, NodePtr &late) {
+  alone = ir::unary(Op::Exp, param(0, {4}));
+  NodePtr v = param(1, {4});
+  for (int i = 0; i < n; ++i)
+    v = ir::reduce(Op::ReduceSum, ir::broadcast(v, {2, 4}, {1}), {0});
+  late = ir::unary(Op::Exp, v);
+  return jx::passes::plan_steps({alone, late});
+}
+
+TEST(FusionMultiOutput, TheSearchForWhatAKernelNeedsStopsPast4096Groups) {
+  // Within the bound the late kernel joins `alone`, which it does not need; past it, it stays
+  // alone without searching further.
+  for (int n : {4095, 4096}) {
+    NodePtr alone, late;
+    const auto steps = after_reductions(n, alone, late);
+    ASSERT_EQ(kernels(steps).size(), size_t(n) + (n < 4096 ? 1 : 2)) << n;
+    const auto groups = kernel_roots(steps);
+    const bool joined =
+        std::find(groups.begin(), groups.end(), std::vector<NodePtr>{alone, late}) != groups.end();
+    EXPECT_EQ(joined, n < 4096) << n;
+    expect_dependency_order(steps);
+  }
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 #include "ir/printer.h"
 #include "pass_test_util.h"
 #include "passes/passes.h"
+#include "passes/pipeline.h"
 #include "seeds.h"
 
 using namespace jx;
@@ -243,23 +244,6 @@ TEST(StackToBroadcast, NestedStacks) {
 
 namespace {
 
-// The passes in src/passes/pipeline.cpp's order, to a fixed point (at most its 4 rounds).
-std::vector<NodePtr> optimize(std::vector<NodePtr> graph) {
-  using Pass = std::vector<NodePtr> (*)(const std::vector<NodePtr> &);
-  const Pass pipeline[] = {passes::fold_constants, passes::simplify, passes::stack_to_broadcast,
-                           passes::sink_movement};
-  for (int round = 0; round < 4; ++round) {
-    bool changed = false;
-    for (Pass pass : pipeline) {
-      std::vector<NodePtr> next = pass(graph);
-      changed = changed || next != graph;
-      graph = std::move(next);
-    }
-    if (!changed) break;
-  }
-  return graph;
-}
-
 void expect_relative(const NodePtr &a, const NodePtr &b, double rel) {
   ASSERT_EQ(a->dtype, DType::float64);
   ASSERT_EQ(a->shape, b->shape);
@@ -281,7 +265,7 @@ TEST(StackToBroadcast, SimpsonSeedThroughThePipeline) {
     return terms;
   };
   NodePtr s = seeds::simps(f, a, b, 8).node();
-  std::vector<NodePtr> out = optimize({s, y});
+  std::vector<NodePtr> out = passes::optimize({s, y});
   EXPECT_EQ(count(out, Op::Concatenate), 0) << print_graph(out);
   EXPECT_EQ(out[1]->shape, (Shape{9, 200, 4}));
   // log runs once per x element, below the broadcast along the 200 exponents.
@@ -294,13 +278,13 @@ TEST(StackToBroadcast, SimpsonSeedThroughThePipeline) {
   expect_relative(out[0], s, 1e-13);
   expect_relative(out[1], y, 1e-13);
   // A fixed point: another round changes nothing.
-  EXPECT_EQ(optimize(out), out);
+  EXPECT_EQ(passes::optimize(out), out);
 }
 
 TEST(StackToBroadcast, SimpsonBroadcastVariantThroughThePipeline) {
   auto x = jnp::linspace(jnp::array({0.0, 5.0}), jnp::array({0.05, 5.05}), 9);
   NodePtr y = seeds::funcN_broadcast(x, 200).node();
-  std::vector<NodePtr> out = optimize({y});
+  std::vector<NodePtr> out = passes::optimize({y});
   expect_relative(out[0], y, 1e-13);
   EXPECT_EQ(count(out, Op::Log), 1);
 }
