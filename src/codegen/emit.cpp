@@ -1014,7 +1014,7 @@ private:
     return c;
   }
 
-  // exp, log, pow, ...: jx's math functions, one implementation at every vector width.
+  // exp, log, pow, ... (runtime/math_functions.def): one implementation at every vector width.
   Value *math(const char *name, DType t, std::vector<Value *> args) {
     llvm::Type *type = args[0]->getType();
     return call(runtime::math_function(name, t == DType::float32), type, std::move(args));
@@ -1027,6 +1027,15 @@ private:
     } else if (is_floating(t)) {
       llvm::Type *ty = x->getType();
       switch (op) {
+#define JX_OP(name, str, arity, kind, rule, cost, ulps)
+#define JX_UNARY_MATH(name, str, fn, ulps)                                                         \
+  case Op::name:                                                                                   \
+    return math(#fn, t, {x});
+#define JX_BINARY_MATH(name, str, fn, ulps)
+#include "ir/ops.def"
+#undef JX_OP
+#undef JX_UNARY_MATH
+#undef JX_BINARY_MATH
       case Op::Neg: return b_.CreateFNeg(x);
       case Op::Abs: return intrinsic(llvm::Intrinsic::fabs, x);
       case Op::Sign: {
@@ -1035,17 +1044,9 @@ private:
         s = b_.CreateSelect(b_.CreateFCmpOLT(x, zero), llvm::ConstantFP::get(ty, -1.0), s);
         return b_.CreateSelect(b_.CreateFCmpOGT(x, zero), llvm::ConstantFP::get(ty, 1.0), s);
       }
-      case Op::Exp: return math("exp", t, {x});
-      case Op::Log: return math("log", t, {x});
       case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, x);
-      case Op::Sin: return math("sin", t, {x});
-      case Op::Cos: return math("cos", t, {x});
       case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
       case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);
-      case Op::Expm1: return math("expm1", t, {x});
-      case Op::Log1p: return math("log1p", t, {x});
-      case Op::Tan: return math("tan", t, {x});
-      case Op::Tanh: return math("tanh", t, {x});
       case Op::ErfInv:
         return call(t == DType::float32 ? "jx_erf_inv_f32" : "jx_erf_inv_f64", ty, {x});
       case Op::IsNan: return b_.CreateFCmpUNO(x, x);
@@ -1121,11 +1122,19 @@ private:
       }
     } else if (is_floating(t)) {
       switch (op) {
+#define JX_OP(name, str, arity, kind, rule, cost, ulps)
+#define JX_UNARY_MATH(name, str, fn, ulps)
+#define JX_BINARY_MATH(name, str, fn, ulps)                                                        \
+  case Op::name:                                                                                   \
+    return math(#fn, t, {a, c});
+#include "ir/ops.def"
+#undef JX_OP
+#undef JX_UNARY_MATH
+#undef JX_BINARY_MATH
       case Op::Add: return b_.CreateFAdd(a, c);
       case Op::Sub: return b_.CreateFSub(a, c);
       case Op::Mul: return b_.CreateFMul(a, c);
       case Op::Div: return b_.CreateFDiv(a, c);
-      case Op::Pow: return math("pow", t, {a, c});
       case Op::Max:
         return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOGE(a, c), b_.CreateFCmpUNO(a, a)), a, c);
       case Op::Min:

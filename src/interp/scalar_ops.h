@@ -1,5 +1,6 @@
 // NumPy's meaning of each elementwise op on one element. Integer arithmetic wraps (as NumPy's
-// does) instead of overflowing, which C++ would leave undefined.
+// does) instead of overflowing, which C++ would leave undefined. Math ops (ops.def's
+// JX_UNARY_MATH / JX_BINARY_MATH) mean libm's function on floats: their cases come from the table.
 #pragma once
 
 #include <cmath>
@@ -72,18 +73,19 @@ template <class T> T unary_scalar(ir::Op op, T x) {
     }
   } else if constexpr (is_float_v<T>) {
     switch (op) {
+#define JX_OP(name, str, arity, kind, rule, cost, ulps)
+#define JX_UNARY_MATH(name, str, fn, ulps)                                                         \
+  case Op::name:                                                                                   \
+    return std::fn(x);
+#define JX_BINARY_MATH(name, str, fn, ulps)
+#include "ir/ops.def"
+#undef JX_OP
+#undef JX_UNARY_MATH
+#undef JX_BINARY_MATH
     case Op::Neg: return -x;
     case Op::Abs: return std::fabs(x);
     case Op::Sign: return x > 0 ? T(1) : x < 0 ? T(-1) : x == 0 ? T(0) : x;
-    case Op::Exp: return std::exp(x);
-    case Op::Expm1: return std::expm1(x);
-    case Op::Log: return std::log(x);
-    case Op::Log1p: return std::log1p(x);
     case Op::Sqrt: return std::sqrt(x);
-    case Op::Sin: return std::sin(x);
-    case Op::Cos: return std::cos(x);
-    case Op::Tan: return std::tan(x);
-    case Op::Tanh: return std::tanh(x);
     case Op::Floor: return std::floor(x);
     case Op::Ceil: return std::ceil(x);
     case Op::ErfInv: return random_impl::erf_inv(x);
@@ -143,13 +145,21 @@ template <class T> T binary_scalar(ir::Op op, T a, T b) {
   } else if constexpr (is_float_v<T>) {
     T q, r;
     switch (op) {
+#define JX_OP(name, str, arity, kind, rule, cost, ulps)
+#define JX_UNARY_MATH(name, str, fn, ulps)
+#define JX_BINARY_MATH(name, str, fn, ulps)                                                        \
+  case Op::name:                                                                                   \
+    return std::fn(a, b);
+#include "ir/ops.def"
+#undef JX_OP
+#undef JX_UNARY_MATH
+#undef JX_BINARY_MATH
     case Op::Add: return a + b;
     case Op::Sub: return a - b;
     case Op::Mul: return a * b;
     case Op::Div: return a / b;
     case Op::Rem: float_divmod(a, b, q, r); return r;
     case Op::FloorDiv: float_divmod(a, b, q, r); return q;
-    case Op::Pow: return std::pow(a, b);
     // NaN-propagating, as numpy.maximum/minimum.
     case Op::Max: return (a >= b || a != a) ? a : b;
     case Op::Min: return (a <= b || a != a) ? a : b;

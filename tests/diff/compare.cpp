@@ -39,11 +39,8 @@ double smallest_subnormal(DType t) {
                              : std::numeric_limits<double>::denorm_min();
 }
 
-// Error of a libm-dependent op's own implementation, in eps * |result|.
-double libm_error(Op op) {
-  if (jx::ir::is_libm_function(op)) return 4;
-  return op == Op::ErfInv ? 16 : 0;
-}
+// Error of a libm-dependent op's own implementation, in eps * |result| (ops.def's ulps).
+double libm_error(Op op) { return jx::ir::op_info(op).ulps; }
 
 // Builds, for each node, a float64 node of the same shape bounding how far a correct
 // implementation's value may be from the interpreter's; null where it must be exact.
