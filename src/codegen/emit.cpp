@@ -1023,7 +1023,8 @@ private:
   Value *unary(Op op, DType t, Value *x) {
     if (t == DType::bool_) {
       if (op == Op::Not) return b_.CreateNot(x);
-      if (op == Op::Abs || op == Op::Floor || op == Op::Ceil || op == Op::Sign) return x;
+      if (op == Op::Abs || op == Op::Floor || op == Op::Ceil || op == Op::Round || op == Op::Sign)
+        return x;
     } else if (is_floating(t)) {
       llvm::Type *ty = x->getType();
       switch (op) {
@@ -1047,6 +1048,7 @@ private:
       case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, x);
       case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
       case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);
+      case Op::Round: return intrinsic(llvm::Intrinsic::roundeven, x);
       case Op::ErfInv:
         return call(t == DType::float32 ? "jx_erf_inv_f32" : "jx_erf_inv_f64", ty, {x});
       case Op::IsNan: return b_.CreateFCmpUNO(x, x);
@@ -1067,7 +1069,8 @@ private:
         return b_.CreateSub(b_.CreateZExt(b_.CreateICmpSGT(x, zero_of(x)), x->getType()),
                             b_.CreateZExt(b_.CreateICmpSLT(x, zero_of(x)), x->getType()));
       case Op::Floor:
-      case Op::Ceil: return x;
+      case Op::Ceil:
+      case Op::Round: return x;
       case Op::Not: return b_.CreateNot(x);
       default: break;
       }
@@ -1135,6 +1138,8 @@ private:
       case Op::Sub: return b_.CreateFSub(a, c);
       case Op::Mul: return b_.CreateFMul(a, c);
       case Op::Div: return b_.CreateFDiv(a, c);
+      case Op::CopySign: return intrinsic(llvm::Intrinsic::copysign, a, c);
+      case Op::Fmod: return b_.CreateFRem(a, c); // libm's fmod
       case Op::Max:
         return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOGE(a, c), b_.CreateFCmpUNO(a, a)), a, c);
       case Op::Min:
@@ -1165,6 +1170,12 @@ private:
         if (op == Op::ShiftLeft) return b_.CreateSelect(out_of_range, zero, b_.CreateShl(a, safe));
         Value *fill = b_.CreateSelect(b_.CreateICmpSLT(a, zero), minus_one, zero);
         return b_.CreateSelect(out_of_range, fill, b_.CreateAShr(a, safe));
+      }
+      case Op::Fmod: {
+        // By 0 or -1 the result is 0 (jnp.fmod); neither reaches the hardware.
+        Value *trivial = b_.CreateOr(b_.CreateICmpEQ(c, zero), b_.CreateICmpEQ(c, minus_one));
+        Value *safe = b_.CreateSelect(trivial, llvm::ConstantInt::get(ty, 1), c);
+        return b_.CreateSelect(trivial, zero, b_.CreateSRem(a, safe));
       }
       case Op::Rem:
       case Op::FloorDiv: {

@@ -54,6 +54,9 @@ template <class T> T int_floordiv(T a, T b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+// C's remainder (the dividend's sign), as jnp.fmod: by 0 (and -1, which overflows) it is 0.
+template <class T> T int_fmod(T a, T b) { return b == 0 || b == -1 ? T(0) : T(a % b); }
+
 template <class T> T int_rem(T a, T b) {
   if (b == 0 || b == -1) return 0;
   T r = a % b;
@@ -67,6 +70,7 @@ template <class T> T unary_scalar(ir::Op op, T x) {
     case Op::Abs:
     case Op::Floor:
     case Op::Ceil:
+    case Op::Round:
     case Op::Sign: return x;
     case Op::Not: return !x;
     default: break;
@@ -88,6 +92,7 @@ template <class T> T unary_scalar(ir::Op op, T x) {
     case Op::Sqrt: return std::sqrt(x);
     case Op::Floor: return std::floor(x);
     case Op::Ceil: return std::ceil(x);
+    case Op::Round: return std::nearbyint(x); // the default rounding mode: half to even
     case Op::ErfInv: return random_impl::erf_inv(x);
     default: break;
     }
@@ -97,7 +102,8 @@ template <class T> T unary_scalar(ir::Op op, T x) {
     case Op::Abs: return x < 0 ? wrap_sub(T(0), x) : x;
     case Op::Sign: return T((x > 0) - (x < 0));
     case Op::Floor:
-    case Op::Ceil: return x;
+    case Op::Ceil:
+    case Op::Round: return x;
     case Op::Not: return T(~x);
     default: break;
     }
@@ -160,6 +166,8 @@ template <class T> T binary_scalar(ir::Op op, T a, T b) {
     case Op::Div: return a / b;
     case Op::Rem: float_divmod(a, b, q, r); return r;
     case Op::FloorDiv: float_divmod(a, b, q, r); return q;
+    case Op::CopySign: return std::copysign(a, b);
+    case Op::Fmod: return std::fmod(a, b);
     // NaN-propagating, as numpy.maximum/minimum.
     case Op::Max: return (a >= b || a != a) ? a : b;
     case Op::Min: return (a <= b || a != a) ? a : b;
@@ -172,6 +180,7 @@ template <class T> T binary_scalar(ir::Op op, T a, T b) {
     case Op::Sub: return wrap_sub(a, b);
     case Op::Mul: return wrap_mul(a, b);
     case Op::Rem: return int_rem(a, b);
+    case Op::Fmod: return int_fmod(a, b);
     case Op::FloorDiv: return int_floordiv(a, b);
     case Op::Pow: return int_pow(a, b);
     case Op::Max: return a > b ? a : b;

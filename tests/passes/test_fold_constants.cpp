@@ -101,11 +101,15 @@ TEST(FoldConstants, FloatSpecialValues) {
     double a, b;
   };
   const Case cases[] = {
-      {Op::Add, -0.0, 0.0}, {Op::Add, inf, -inf}, {Op::Mul, -0.0, 5},  {Op::Div, 1, -0.0},
-      {Op::Div, 0, 0},      {Op::Rem, -7, 3},     {Op::Rem, 7, -0.0},  {Op::FloorDiv, -7, 2},
-      {Op::FloorDiv, 1, 0}, {Op::Pow, 0, 0},      {Op::Pow, qnan, 0},  {Op::Pow, -8, 1.0 / 3},
-      {Op::Pow, -0.0, -1},  {Op::Pow, -inf, 0.5}, {Op::Max, qnan, 1},  {Op::Min, 1, qnan},
-      {Op::Max, -0.0, 0.0}, {Op::Sub, -0.0, 0.0}, {Op::Rem, 5.5, inf}, {Op::FloorDiv, -0.0, 3},
+      {Op::Add, -0.0, 0.0},   {Op::Add, inf, -inf},    {Op::Mul, -0.0, 5},
+      {Op::Div, 1, -0.0},     {Op::Div, 0, 0},         {Op::Rem, -7, 3},
+      {Op::Rem, 7, -0.0},     {Op::FloorDiv, -7, 2},   {Op::FloorDiv, 1, 0},
+      {Op::Pow, 0, 0},        {Op::Pow, qnan, 0},      {Op::Pow, -8, 1.0 / 3},
+      {Op::Pow, -0.0, -1},    {Op::Pow, -inf, 0.5},    {Op::Max, qnan, 1},
+      {Op::Min, 1, qnan},     {Op::Max, -0.0, 0.0},    {Op::Sub, -0.0, 0.0},
+      {Op::Rem, 5.5, inf},    {Op::FloorDiv, -0.0, 3}, {Op::Atan2, -0.0, -1},
+      {Op::Hypot, inf, qnan}, {Op::NextAfter, 0, -1},  {Op::CopySign, 1, -0.0},
+      {Op::Fmod, -7, 3},      {Op::Fmod, 5.5, inf},    {Op::Fmod, 1, 0},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(std::string(op_name(c.op)));
