@@ -1,8 +1,9 @@
 // The jx_ math wrappers: a scalar or a narrow vector is padded into one call of the host's widest
 // libmvec variant, so every width computes the same value for the same input. Each tier is
 // compiled for its instruction set (GCC target pragmas) and used only on hosts that have it.
-// Each wrapper is an exported C symbol named by its tier (jx_avx512_exp_w4), which ahead-of-time
-// objects link against; the JIT binds kernels' tier-neutral names (jx_exp_w4) to the same code.
+// The functions are runtime/math_functions.def, expanded once per tier. Each wrapper is an
+// exported C symbol named by its tier (jx_avx512_exp_w4), which ahead-of-time objects link
+// against; the JIT binds kernels' tier-neutral names (jx_exp_w4) to the same code.
 #include "runtime/vector_math.h"
 
 #include <cmath>
@@ -12,13 +13,21 @@ namespace jx::runtime {
 
 // NAME_wN: the function at N lanes through WIDE, the widest libmvec variant: widen() pads with
 // zero lanes (a valid input of every function here) and narrow() keeps the first N results, in
-// registers. The overloads of widen and narrow are defined per tier, for its target.
-#define JX_UNARY_WIDTH(NAME, VN, WIDE)                                                             \
+// registers. The overloads of widen and narrow are defined per tier, for its target. The suffix
+// is the argument count.
+#define JX_WIDTH_1(NAME, VN, WIDE)                                                                 \
   extern "C" VN NAME(VN x) { return narrow(WIDE(widen(x)), VN{}); }
-// The one-argument functions (pow, the two-argument one, is spelled out per tier).
-#define JX_UNARY_FUNCTIONS(X) X(exp) X(log) X(sin) X(cos) X(tan) X(tanh) X(expm1) X(log1p)
-#define JX_BINARY_WIDTH(NAME, VN, WIDE)                                                            \
+#define JX_WIDTH_2(NAME, VN, WIDE)                                                                 \
   extern "C" VN NAME(VN x, VN y) { return narrow(WIDE(widen(x), widen(y)), VN{}); }
+#define JX_DECLARE_1(VN, NAME) extern "C" VN NAME(VN);
+#define JX_DECLARE_2(VN, NAME) extern "C" VN NAME(VN, VN);
+// A function libmvec lacks: libm's scalar one under the tier's name.
+#define JX_LIBM_1(NAME, T, FN)                                                                     \
+  extern "C" T NAME(T x) { return FN(x); }
+#define JX_LIBM_2(NAME, T, FN)                                                                     \
+  extern "C" T NAME(T x, T y) { return FN(x, y); }
+#define JX_TIER_SCALAR_MATH(TIER, F, N)                                                            \
+  JX_LIBM_##N(jx_##TIER##_##F, double, ::F) JX_LIBM_##N(jx_##TIER##_##F##f, float, ::F##f)
 
 #pragma GCC push_options
 #pragma GCC target("avx512f")
@@ -47,25 +56,26 @@ float narrow(vf x, float) { return x[0]; }
 v4f narrow(vf x, v4f) { return __builtin_shufflevector(x, x, 0, 1, 2, 3); }
 v8f narrow(vf x, v8f) { return __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7); }
 } // namespace
-#define JX_TIER_UNARY(F)                                                                           \
-  extern "C" vd _ZGVeN8v_##F(vd);                                                                  \
-  extern "C" vf _ZGVeN16v_##F##f(vf);                                                              \
-  JX_UNARY_WIDTH(jx_avx512_##F, double, _ZGVeN8v_##F)                                              \
-  JX_UNARY_WIDTH(jx_avx512_##F##_w2, v2d, _ZGVeN8v_##F)                                            \
-  JX_UNARY_WIDTH(jx_avx512_##F##_w4, v4d, _ZGVeN8v_##F)                                            \
-  JX_UNARY_WIDTH(jx_avx512_##F##f, float, _ZGVeN16v_##F##f)                                        \
-  JX_UNARY_WIDTH(jx_avx512_##F##f_w4, v4f, _ZGVeN16v_##F##f)                                       \
-  JX_UNARY_WIDTH(jx_avx512_##F##f_w8, v8f, _ZGVeN16v_##F##f)
-JX_UNARY_FUNCTIONS(JX_TIER_UNARY)
-#undef JX_TIER_UNARY
-extern "C" vd _ZGVeN8vv_pow(vd, vd);
-extern "C" vf _ZGVeN16vv_powf(vf, vf);
-JX_BINARY_WIDTH(jx_avx512_pow, double, _ZGVeN8vv_pow)
-JX_BINARY_WIDTH(jx_avx512_pow_w2, v2d, _ZGVeN8vv_pow)
-JX_BINARY_WIDTH(jx_avx512_pow_w4, v4d, _ZGVeN8vv_pow)
-JX_BINARY_WIDTH(jx_avx512_powf, float, _ZGVeN16vv_powf)
-JX_BINARY_WIDTH(jx_avx512_powf_w4, v4f, _ZGVeN16vv_powf)
-JX_BINARY_WIDTH(jx_avx512_powf_w8, v8f, _ZGVeN16vv_powf)
+#define JX_LIBMVEC_1(F) _ZGVeN8v_##F
+#define JX_LIBMVEC_2(F) _ZGVeN8vv_##F
+#define JX_LIBMVEC_F_1(F) _ZGVeN16v_##F##f
+#define JX_LIBMVEC_F_2(F) _ZGVeN16vv_##F##f
+#define JX_VECTOR_MATH(F, N)                                                                       \
+  JX_DECLARE_##N(vd, JX_LIBMVEC_##N(F)) JX_DECLARE_##N(vf, JX_LIBMVEC_F_##N(F))                    \
+      JX_WIDTH_##N(jx_avx512_##F, double, JX_LIBMVEC_##N(F))                                       \
+          JX_WIDTH_##N(jx_avx512_##F##_w2, v2d, JX_LIBMVEC_##N(F))                                 \
+              JX_WIDTH_##N(jx_avx512_##F##_w4, v4d, JX_LIBMVEC_##N(F))                             \
+                  JX_WIDTH_##N(jx_avx512_##F##f, float, JX_LIBMVEC_F_##N(F))                       \
+                      JX_WIDTH_##N(jx_avx512_##F##f_w4, v4f, JX_LIBMVEC_F_##N(F))                  \
+                          JX_WIDTH_##N(jx_avx512_##F##f_w8, v8f, JX_LIBMVEC_F_##N(F))
+#define JX_SCALAR_MATH(F, N) JX_TIER_SCALAR_MATH(avx512, F, N)
+#include "runtime/math_functions.def"
+#undef JX_VECTOR_MATH
+#undef JX_SCALAR_MATH
+#undef JX_LIBMVEC_1
+#undef JX_LIBMVEC_2
+#undef JX_LIBMVEC_F_1
+#undef JX_LIBMVEC_F_2
 } // namespace avx512
 #pragma GCC pop_options
 
@@ -86,33 +96,34 @@ v2d narrow(vd x, v2d) { return __builtin_shufflevector(x, x, 0, 1); }
 float narrow(vf x, float) { return x[0]; }
 v4f narrow(vf x, v4f) { return __builtin_shufflevector(x, x, 0, 1, 2, 3); }
 } // namespace
-#define JX_TIER_UNARY(F)                                                                           \
-  extern "C" vd _ZGVdN4v_##F(vd);                                                                  \
-  extern "C" vf _ZGVdN8v_##F##f(vf);                                                               \
-  JX_UNARY_WIDTH(jx_avx2_##F, double, _ZGVdN4v_##F)                                                \
-  JX_UNARY_WIDTH(jx_avx2_##F##_w2, v2d, _ZGVdN4v_##F)                                              \
-  JX_UNARY_WIDTH(jx_avx2_##F##f, float, _ZGVdN8v_##F##f)                                           \
-  JX_UNARY_WIDTH(jx_avx2_##F##f_w4, v4f, _ZGVdN8v_##F##f)
-JX_UNARY_FUNCTIONS(JX_TIER_UNARY)
-#undef JX_TIER_UNARY
-extern "C" vd _ZGVdN4vv_pow(vd, vd);
-extern "C" vf _ZGVdN8vv_powf(vf, vf);
-JX_BINARY_WIDTH(jx_avx2_pow, double, _ZGVdN4vv_pow)
-JX_BINARY_WIDTH(jx_avx2_pow_w2, v2d, _ZGVdN4vv_pow)
-JX_BINARY_WIDTH(jx_avx2_powf, float, _ZGVdN8vv_powf)
-JX_BINARY_WIDTH(jx_avx2_powf_w4, v4f, _ZGVdN8vv_powf)
+#define JX_LIBMVEC_1(F) _ZGVdN4v_##F
+#define JX_LIBMVEC_2(F) _ZGVdN4vv_##F
+#define JX_LIBMVEC_F_1(F) _ZGVdN8v_##F##f
+#define JX_LIBMVEC_F_2(F) _ZGVdN8vv_##F##f
+#define JX_VECTOR_MATH(F, N)                                                                       \
+  JX_DECLARE_##N(vd, JX_LIBMVEC_##N(F)) JX_DECLARE_##N(vf, JX_LIBMVEC_F_##N(F))                    \
+      JX_WIDTH_##N(jx_avx2_##F, double, JX_LIBMVEC_##N(F))                                         \
+          JX_WIDTH_##N(jx_avx2_##F##_w2, v2d, JX_LIBMVEC_##N(F))                                   \
+              JX_WIDTH_##N(jx_avx2_##F##f, float, JX_LIBMVEC_F_##N(F))                             \
+                  JX_WIDTH_##N(jx_avx2_##F##f_w4, v4f, JX_LIBMVEC_F_##N(F))
+#define JX_SCALAR_MATH(F, N) JX_TIER_SCALAR_MATH(avx2, F, N)
+#include "runtime/math_functions.def"
+#undef JX_VECTOR_MATH
+#undef JX_SCALAR_MATH
+#undef JX_LIBMVEC_1
+#undef JX_LIBMVEC_2
+#undef JX_LIBMVEC_F_1
+#undef JX_LIBMVEC_F_2
 } // namespace avx2
 #pragma GCC pop_options
 
 // Hosts without AVX2 and FMA: libm's scalar functions, no vector variants.
 namespace scalar {
-#define JX_TIER_UNARY(F)                                                                           \
-  extern "C" double jx_scalar_##F(double x) { return ::F(x); }                                     \
-  extern "C" float jx_scalar_##F##f(float x) { return ::F##f(x); }
-JX_UNARY_FUNCTIONS(JX_TIER_UNARY)
-#undef JX_TIER_UNARY
-extern "C" double jx_scalar_pow(double x, double y) { return ::pow(x, y); }
-extern "C" float jx_scalar_powf(float x, float y) { return ::powf(x, y); }
+#define JX_VECTOR_MATH(F, N) JX_TIER_SCALAR_MATH(scalar, F, N)
+#define JX_SCALAR_MATH(F, N) JX_TIER_SCALAR_MATH(scalar, F, N)
+#include "runtime/math_functions.def"
+#undef JX_VECTOR_MATH
+#undef JX_SCALAR_MATH
 } // namespace scalar
 
 namespace {
@@ -121,8 +132,14 @@ struct Function {
   const char *name;
   unsigned args;
 };
-constexpr Function functions[] = {{"exp", 1},  {"log", 1},   {"sin", 1},   {"cos", 1}, {"tan", 1},
-                                  {"tanh", 1}, {"expm1", 1}, {"log1p", 1}, {"pow", 2}};
+// The functions with libmvec variants.
+constexpr Function functions[] = {
+#define JX_VECTOR_MATH(F, N) {#F, N},
+#define JX_SCALAR_MATH(F, N)
+#include "runtime/math_functions.def"
+#undef JX_VECTOR_MATH
+#undef JX_SCALAR_MATH
+};
 
 // The widest lane count per type, and the narrower widths that go through wrappers.
 struct Tier {
@@ -165,18 +182,39 @@ std::vector<MathSymbol> math_symbols(MathTier tier) {
   // Each symbol under its tier-neutral name and its link name; the link name is spelled once, so
   // the list cannot name a function other than the one it takes the address of.
 #define JX_SYMBOL(TIER, NAME) {"jx_" #NAME, "jx_" #TIER "_" #NAME, at(&TIER::jx_##TIER##_##NAME)},
-#define JX_SYMBOLS_SCALAR(F) JX_SYMBOL(scalar, F) JX_SYMBOL(scalar, F##f)
+#define JX_SYMBOLS_SCALAR(TIER, F) JX_SYMBOL(TIER, F) JX_SYMBOL(TIER, F##f)
 #define JX_SYMBOLS_512(F)                                                                          \
   JX_SYMBOL(avx512, F)                                                                             \
   JX_SYMBOL(avx512, F##_w2)                                                                        \
-  JX_SYMBOL(avx512, F##_w4) JX_SYMBOL(avx512, F##f) JX_SYMBOL(avx512, F##f_w4)                     \
-      JX_SYMBOL(avx512, F##f_w8)
+  JX_SYMBOL(avx512, F##_w4)                                                                        \
+  JX_SYMBOL(avx512, F##f) JX_SYMBOL(avx512, F##f_w4) JX_SYMBOL(avx512, F##f_w8)
 #define JX_SYMBOLS_2(F)                                                                            \
   JX_SYMBOL(avx2, F) JX_SYMBOL(avx2, F##_w2) JX_SYMBOL(avx2, F##f) JX_SYMBOL(avx2, F##f_w4)
   switch (tier) {
-  case MathTier::scalar: return {JX_UNARY_FUNCTIONS(JX_SYMBOLS_SCALAR) JX_SYMBOLS_SCALAR(pow)};
-  case MathTier::avx512: return {JX_UNARY_FUNCTIONS(JX_SYMBOLS_512) JX_SYMBOLS_512(pow)};
-  case MathTier::avx2: return {JX_UNARY_FUNCTIONS(JX_SYMBOLS_2) JX_SYMBOLS_2(pow)};
+  case MathTier::scalar:
+    return {
+#define JX_VECTOR_MATH(F, N) JX_SYMBOLS_SCALAR(scalar, F)
+#define JX_SCALAR_MATH(F, N) JX_SYMBOLS_SCALAR(scalar, F)
+#include "runtime/math_functions.def"
+#undef JX_VECTOR_MATH
+#undef JX_SCALAR_MATH
+    };
+  case MathTier::avx512:
+    return {
+#define JX_VECTOR_MATH(F, N) JX_SYMBOLS_512(F)
+#define JX_SCALAR_MATH(F, N) JX_SYMBOLS_SCALAR(avx512, F)
+#include "runtime/math_functions.def"
+#undef JX_VECTOR_MATH
+#undef JX_SCALAR_MATH
+    };
+  case MathTier::avx2:
+    return {
+#define JX_VECTOR_MATH(F, N) JX_SYMBOLS_2(F)
+#define JX_SCALAR_MATH(F, N) JX_SYMBOLS_SCALAR(avx2, F)
+#include "runtime/math_functions.def"
+#undef JX_VECTOR_MATH
+#undef JX_SCALAR_MATH
+    };
   }
   return {};
 #undef JX_SYMBOL

@@ -25,7 +25,7 @@ struct MathSymbol {
   void *address;
 };
 
-// The math functions kernels call (libm names: exp, log, sin, cos, tan, tanh, expm1, log1p, pow),
+// The math functions kernels call (runtime/math_functions.def, by libm name: exp, pow, ...),
 // as "jx_<name>" for double and "jx_<name>f" for float.
 std::string math_function(const std::string &libm_name, bool is_float);
 

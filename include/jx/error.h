@@ -68,6 +68,13 @@ public:
   using Error::Error;
 };
 
+// Python's NotImplementedError: an argument JAX does not implement (jnp.round of integers to
+// decimals < 0).
+class NotImplementedError : public Error {
+public:
+  using Error::Error;
+};
+
 // File input/output: missing, truncated or malformed files.
 class IOError : public Error {
 public:

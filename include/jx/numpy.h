@@ -103,8 +103,33 @@ Array sin(const Array &x);
 Array cos(const Array &x);
 Array tan(const Array &x);
 Array tanh(const Array &x);
+Array sinh(const Array &x);
+Array cosh(const Array &x);
+Array arcsin(const Array &x);
+Array arccos(const Array &x);
+Array arctan(const Array &x);
+Array arcsinh(const Array &x);
+Array arccosh(const Array &x);
+Array arctanh(const Array &x);
+Array exp2(const Array &x);
+Array log2(const Array &x);
+Array log10(const Array &x);
+Array cbrt(const Array &x);
 Array floor(const Array &x);
 Array ceil(const Array &x);
+// Half to even; integers are returned as they are (decimals < 0: NotImplementedError, as jnp).
+Array round(const Array &x, int decimals = 0);
+// Integers and bools compute in the default float type, as the one-argument functions above.
+Array arctan2(const Array &y, const Array &x);
+Array hypot(const Array &a, const Array &b);
+Array copysign(const Array &a, const Array &b);
+Array nextafter(const Array &a, const Array &b);
+Array logaddexp(const Array &a, const Array &b);
+// C's remainder (the dividend's sign); on integers, by 0 it is 0 (as jnp.fmod).
+Array fmod(const Array &a, const Array &b);
+// maximum(min, x), then minimum(max, x), for the bounds given (jnp.clip).
+Array clip(const Array &x, const std::optional<Array> &min = std::nullopt,
+           const std::optional<Array> &max = std::nullopt);
 Array isnan(const Array &x);
 Array isfinite(const Array &x);
 Array signbit(const Array &x);
@@ -190,3 +215,9 @@ void save(const std::string &path, const Array &x);
 Array load(const std::string &path);
 
 } // namespace jx::numpy
+
+// jax.scipy.special's elementwise functions.
+namespace jx::scipy::special {
+Array erf(const Array &x);
+Array erfc(const Array &x);
+} // namespace jx::scipy::special

@@ -1,5 +1,8 @@
-// jnp elementwise functions: NumPy dtype rules per function, then one graph node each.
+// jnp and jax.scipy.special elementwise functions: NumPy dtype rules per function, then one graph
+// node each (a few for the compositions JAX uses: logaddexp, clip, round with decimals).
 #include <jx/numpy.h>
+
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -48,6 +51,19 @@ Array float_unary(Op op, const Array &x) {
   return wrap(ir::unary(op, n));
 }
 
+// Operands of two-argument float functions: integers and bools compute in the default float type.
+std::vector<NodePtr> float_operands(const Array &a, const Array &b) {
+  std::vector<NodePtr> xs{node_of(a), node_of(b)};
+  api::ResultType type = api::result_type(xs);
+  if (!is_floating(type.dtype)) type.dtype = default_float;
+  return api::promote_and_broadcast(xs, type);
+}
+
+Array float_binary(Op op, const Array &a, const Array &b) {
+  std::vector<NodePtr> p = float_operands(a, b);
+  return wrap(ir::binary(op, p[0], p[1]));
+}
+
 // Arithmetic that NumPy defines on numbers but not on bools (bool -> int64 for these).
 NodePtr numeric(const NodePtr &n) {
   return n->dtype == DType::bool_ ? ir::convert(n, default_int, n->weak) : n;
@@ -66,13 +82,7 @@ Array subtract(const Array &a, const Array &b) {
 
 Array multiply(const Array &a, const Array &b) { return binary_promoted(Op::Mul, a, b); }
 
-Array divide(const Array &a, const Array &b) {
-  std::vector<NodePtr> xs{node_of(a), node_of(b)};
-  api::ResultType type = api::result_type(xs);
-  if (!is_floating(type.dtype)) type.dtype = default_float;
-  std::vector<NodePtr> p = api::promote_and_broadcast(xs, type);
-  return wrap(ir::binary(Op::Div, p[0], p[1]));
-}
+Array divide(const Array &a, const Array &b) { return float_binary(Op::Div, a, b); }
 
 Array true_divide(const Array &a, const Array &b) { return divide(a, b); }
 
@@ -122,6 +132,18 @@ Array sin(const Array &x) { return float_unary(Op::Sin, x); }
 Array cos(const Array &x) { return float_unary(Op::Cos, x); }
 Array tan(const Array &x) { return float_unary(Op::Tan, x); }
 Array tanh(const Array &x) { return float_unary(Op::Tanh, x); }
+Array sinh(const Array &x) { return float_unary(Op::Sinh, x); }
+Array cosh(const Array &x) { return float_unary(Op::Cosh, x); }
+Array arcsin(const Array &x) { return float_unary(Op::Asin, x); }
+Array arccos(const Array &x) { return float_unary(Op::Acos, x); }
+Array arctan(const Array &x) { return float_unary(Op::Atan, x); }
+Array arcsinh(const Array &x) { return float_unary(Op::Asinh, x); }
+Array arccosh(const Array &x) { return float_unary(Op::Acosh, x); }
+Array arctanh(const Array &x) { return float_unary(Op::Atanh, x); }
+Array exp2(const Array &x) { return float_unary(Op::Exp2, x); }
+Array log2(const Array &x) { return float_unary(Op::Log2, x); }
+Array log10(const Array &x) { return float_unary(Op::Log10, x); }
+Array cbrt(const Array &x) { return float_unary(Op::Cbrt, x); }
 Array square(const Array &x) {
   Array n = wrap(numeric(node_of(x)));
   return multiply(n, n);
@@ -135,6 +157,49 @@ Array floor(const Array &x) {
 Array ceil(const Array &x) {
   if (is_integer(x.dtype())) return x;
   return float_unary(Op::Ceil, x);
+}
+
+// jnp.round: x * 10^decimals rounded half to even, divided back (so 2.675 -> 2.68 as in jnp).
+Array round(const Array &x, int decimals) {
+  const DType t = x.dtype();
+  if (t == DType::bool_) throw ValueError("data type <class 'numpy.bool'> not inexact");
+  if (!is_floating(t)) {
+    if (decimals < 0)
+      throw NotImplementedError("integer np.round not implemented for decimals < 0");
+    return x;
+  }
+  // Beyond the type's range of exponents rounding changes nothing.
+  if (decimals > (t == DType::float32 ? 38 : 308)) return x;
+  if (decimals == 0) return wrap(ir::unary(Op::Round, node_of(x)));
+  const double factor = std::pow(10.0, decimals); // weak: rounded to x's dtype, as jnp's constant
+  return wrap(ir::unary(Op::Round, node_of(x * factor))) / factor;
+}
+
+Array arctan2(const Array &y, const Array &x) { return float_binary(Op::Atan2, y, x); }
+Array hypot(const Array &a, const Array &b) { return float_binary(Op::Hypot, a, b); }
+Array copysign(const Array &a, const Array &b) { return float_binary(Op::CopySign, a, b); }
+Array nextafter(const Array &a, const Array &b) { return float_binary(Op::NextAfter, a, b); }
+
+// As jnp: max(a, b) + log1p(exp(-|a - b|)), stable for large |a - b|; a - b is nan only for
+// equal infinities (or a nan), where a + b is the answer.
+Array logaddexp(const Array &a, const Array &b) {
+  std::vector<NodePtr> p = float_operands(a, b);
+  NodePtr delta = ir::binary(Op::Sub, p[0], p[1]);
+  NodePtr tail =
+      ir::unary(Op::Log1p, ir::unary(Op::Exp, ir::unary(Op::Neg, ir::unary(Op::Abs, delta))));
+  NodePtr finite = ir::binary(Op::Add, ir::binary(Op::Max, p[0], p[1]), tail);
+  return wrap(ir::select(ir::unary(Op::IsNan, delta), ir::binary(Op::Add, p[0], p[1]), finite));
+}
+
+Array fmod(const Array &a, const Array &b) {
+  return binary_promoted(Op::Fmod, wrap(numeric(node_of(a))), wrap(numeric(node_of(b))));
+}
+
+Array clip(const Array &x, const std::optional<Array> &min, const std::optional<Array> &max) {
+  Array out = x;
+  if (min) out = maximum(*min, out);
+  if (max) out = minimum(*max, out);
+  return out;
 }
 
 Array isnan(const Array &x) { return wrap(ir::unary(Op::IsNan, node_of(x))); }
@@ -195,3 +260,10 @@ Array astype(const Array &x, DType dtype) { return x.astype(dtype); }
 Shape broadcast_shapes(const std::vector<Shape> &shapes) { return api::broadcast_shapes(shapes); }
 
 } // namespace jx::numpy
+
+namespace jx::scipy::special {
+
+Array erf(const Array &x) { return numpy::float_unary(ir::Op::Erf, x); }
+Array erfc(const Array &x) { return numpy::float_unary(ir::Op::Erfc, x); }
+
+} // namespace jx::scipy::special

@@ -1014,7 +1014,7 @@ private:
     return c;
   }
 
-  // exp, log, pow, ...: jx's math functions, one implementation at every vector width.
+  // exp, log, pow, ... (runtime/math_functions.def): one implementation at every vector width.
   Value *math(const char *name, DType t, std::vector<Value *> args) {
     llvm::Type *type = args[0]->getType();
     return call(runtime::math_function(name, t == DType::float32), type, std::move(args));
@@ -1023,10 +1023,20 @@ private:
   Value *unary(Op op, DType t, Value *x) {
     if (t == DType::bool_) {
       if (op == Op::Not) return b_.CreateNot(x);
-      if (op == Op::Abs || op == Op::Floor || op == Op::Ceil || op == Op::Sign) return x;
+      if (op == Op::Abs || op == Op::Floor || op == Op::Ceil || op == Op::Round || op == Op::Sign)
+        return x;
     } else if (is_floating(t)) {
       llvm::Type *ty = x->getType();
       switch (op) {
+#define JX_OP(name, str, arity, kind, rule, cost, ulps)
+#define JX_UNARY_MATH(name, str, fn, ulps)                                                         \
+  case Op::name:                                                                                   \
+    return math(#fn, t, {x});
+#define JX_BINARY_MATH(name, str, fn, ulps)
+#include "ir/ops.def"
+#undef JX_OP
+#undef JX_UNARY_MATH
+#undef JX_BINARY_MATH
       case Op::Neg: return b_.CreateFNeg(x);
       case Op::Abs: return intrinsic(llvm::Intrinsic::fabs, x);
       case Op::Sign: {
@@ -1035,17 +1045,10 @@ private:
         s = b_.CreateSelect(b_.CreateFCmpOLT(x, zero), llvm::ConstantFP::get(ty, -1.0), s);
         return b_.CreateSelect(b_.CreateFCmpOGT(x, zero), llvm::ConstantFP::get(ty, 1.0), s);
       }
-      case Op::Exp: return math("exp", t, {x});
-      case Op::Log: return math("log", t, {x});
       case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, x);
-      case Op::Sin: return math("sin", t, {x});
-      case Op::Cos: return math("cos", t, {x});
       case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
       case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);
-      case Op::Expm1: return math("expm1", t, {x});
-      case Op::Log1p: return math("log1p", t, {x});
-      case Op::Tan: return math("tan", t, {x});
-      case Op::Tanh: return math("tanh", t, {x});
+      case Op::Round: return intrinsic(llvm::Intrinsic::roundeven, x);
       case Op::ErfInv:
         return call(t == DType::float32 ? "jx_erf_inv_f32" : "jx_erf_inv_f64", ty, {x});
       case Op::IsNan: return b_.CreateFCmpUNO(x, x);
@@ -1066,7 +1069,8 @@ private:
         return b_.CreateSub(b_.CreateZExt(b_.CreateICmpSGT(x, zero_of(x)), x->getType()),
                             b_.CreateZExt(b_.CreateICmpSLT(x, zero_of(x)), x->getType()));
       case Op::Floor:
-      case Op::Ceil: return x;
+      case Op::Ceil:
+      case Op::Round: return x;
       case Op::Not: return b_.CreateNot(x);
       default: break;
       }
@@ -1121,11 +1125,21 @@ private:
       }
     } else if (is_floating(t)) {
       switch (op) {
+#define JX_OP(name, str, arity, kind, rule, cost, ulps)
+#define JX_UNARY_MATH(name, str, fn, ulps)
+#define JX_BINARY_MATH(name, str, fn, ulps)                                                        \
+  case Op::name:                                                                                   \
+    return math(#fn, t, {a, c});
+#include "ir/ops.def"
+#undef JX_OP
+#undef JX_UNARY_MATH
+#undef JX_BINARY_MATH
       case Op::Add: return b_.CreateFAdd(a, c);
       case Op::Sub: return b_.CreateFSub(a, c);
       case Op::Mul: return b_.CreateFMul(a, c);
       case Op::Div: return b_.CreateFDiv(a, c);
-      case Op::Pow: return math("pow", t, {a, c});
+      case Op::CopySign: return intrinsic(llvm::Intrinsic::copysign, a, c);
+      case Op::Fmod: return b_.CreateFRem(a, c); // libm's fmod
       case Op::Max:
         return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOGE(a, c), b_.CreateFCmpUNO(a, a)), a, c);
       case Op::Min:
@@ -1156,6 +1170,12 @@ private:
         if (op == Op::ShiftLeft) return b_.CreateSelect(out_of_range, zero, b_.CreateShl(a, safe));
         Value *fill = b_.CreateSelect(b_.CreateICmpSLT(a, zero), minus_one, zero);
         return b_.CreateSelect(out_of_range, fill, b_.CreateAShr(a, safe));
+      }
+      case Op::Fmod: {
+        // By 0 or -1 the result is 0 (jnp.fmod); neither reaches the hardware.
+        Value *trivial = b_.CreateOr(b_.CreateICmpEQ(c, zero), b_.CreateICmpEQ(c, minus_one));
+        Value *safe = b_.CreateSelect(trivial, llvm::ConstantInt::get(ty, 1), c);
+        return b_.CreateSelect(trivial, zero, b_.CreateSRem(a, safe));
       }
       case Op::Rem:
       case Op::FloorDiv: {

@@ -1,5 +1,6 @@
 // NumPy's meaning of each elementwise op on one element. Integer arithmetic wraps (as NumPy's
-// does) instead of overflowing, which C++ would leave undefined.
+// does) instead of overflowing, which C++ would leave undefined. Math ops (ops.def's
+// JX_UNARY_MATH / JX_BINARY_MATH) mean libm's function on floats: their cases come from the table.
 #pragma once
 
 #include <cmath>
@@ -53,6 +54,9 @@ template <class T> T int_floordiv(T a, T b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+// C's remainder (the dividend's sign), as jnp.fmod: by 0 (and -1, which overflows) it is 0.
+template <class T> T int_fmod(T a, T b) { return b == 0 || b == -1 ? T(0) : T(a % b); }
+
 template <class T> T int_rem(T a, T b) {
   if (b == 0 || b == -1) return 0;
   T r = a % b;
@@ -66,26 +70,29 @@ template <class T> T unary_scalar(ir::Op op, T x) {
     case Op::Abs:
     case Op::Floor:
     case Op::Ceil:
+    case Op::Round:
     case Op::Sign: return x;
     case Op::Not: return !x;
     default: break;
     }
   } else if constexpr (is_float_v<T>) {
     switch (op) {
+#define JX_OP(name, str, arity, kind, rule, cost, ulps)
+#define JX_UNARY_MATH(name, str, fn, ulps)                                                         \
+  case Op::name:                                                                                   \
+    return std::fn(x);
+#define JX_BINARY_MATH(name, str, fn, ulps)
+#include "ir/ops.def"
+#undef JX_OP
+#undef JX_UNARY_MATH
+#undef JX_BINARY_MATH
     case Op::Neg: return -x;
     case Op::Abs: return std::fabs(x);
     case Op::Sign: return x > 0 ? T(1) : x < 0 ? T(-1) : x == 0 ? T(0) : x;
-    case Op::Exp: return std::exp(x);
-    case Op::Expm1: return std::expm1(x);
-    case Op::Log: return std::log(x);
-    case Op::Log1p: return std::log1p(x);
     case Op::Sqrt: return std::sqrt(x);
-    case Op::Sin: return std::sin(x);
-    case Op::Cos: return std::cos(x);
-    case Op::Tan: return std::tan(x);
-    case Op::Tanh: return std::tanh(x);
     case Op::Floor: return std::floor(x);
     case Op::Ceil: return std::ceil(x);
+    case Op::Round: return std::nearbyint(x); // the default rounding mode: half to even
     case Op::ErfInv: return random_impl::erf_inv(x);
     default: break;
     }
@@ -95,7 +102,8 @@ template <class T> T unary_scalar(ir::Op op, T x) {
     case Op::Abs: return x < 0 ? wrap_sub(T(0), x) : x;
     case Op::Sign: return T((x > 0) - (x < 0));
     case Op::Floor:
-    case Op::Ceil: return x;
+    case Op::Ceil:
+    case Op::Round: return x;
     case Op::Not: return T(~x);
     default: break;
     }
@@ -143,13 +151,23 @@ template <class T> T binary_scalar(ir::Op op, T a, T b) {
   } else if constexpr (is_float_v<T>) {
     T q, r;
     switch (op) {
+#define JX_OP(name, str, arity, kind, rule, cost, ulps)
+#define JX_UNARY_MATH(name, str, fn, ulps)
+#define JX_BINARY_MATH(name, str, fn, ulps)                                                        \
+  case Op::name:                                                                                   \
+    return std::fn(a, b);
+#include "ir/ops.def"
+#undef JX_OP
+#undef JX_UNARY_MATH
+#undef JX_BINARY_MATH
     case Op::Add: return a + b;
     case Op::Sub: return a - b;
     case Op::Mul: return a * b;
     case Op::Div: return a / b;
     case Op::Rem: float_divmod(a, b, q, r); return r;
     case Op::FloorDiv: float_divmod(a, b, q, r); return q;
-    case Op::Pow: return std::pow(a, b);
+    case Op::CopySign: return std::copysign(a, b);
+    case Op::Fmod: return std::fmod(a, b);
     // NaN-propagating, as numpy.maximum/minimum.
     case Op::Max: return (a >= b || a != a) ? a : b;
     case Op::Min: return (a <= b || a != a) ? a : b;
@@ -162,6 +180,7 @@ template <class T> T binary_scalar(ir::Op op, T a, T b) {
     case Op::Sub: return wrap_sub(a, b);
     case Op::Mul: return wrap_mul(a, b);
     case Op::Rem: return int_rem(a, b);
+    case Op::Fmod: return int_fmod(a, b);
     case Op::FloorDiv: return int_floordiv(a, b);
     case Op::Pow: return int_pow(a, b);
     case Op::Max: return a > b ? a : b;

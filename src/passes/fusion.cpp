@@ -47,26 +47,16 @@ size_t inline_size(const passes::KernelPlan &plan) {
   return count;
 }
 
-// Per-element cost of an op computed inline, in units of one arithmetic op: transcendental
-// functions, divisions and powers cost many; index arithmetic and casts nothing.
+// Per-element cost of an op computed inline, in units of one arithmetic op (ops.def's cost):
+// transcendental functions, divisions and powers cost many; index arithmetic and casts nothing.
 int op_work(const Node &n) {
-  if (ir::is_libm_function(n.op)) return 16;
-  switch (n.op) {
-  case Op::Sqrt:
-  case Op::ErfInv:
-  case Op::Div:
-  case Op::Rem:
-  case Op::FloorDiv: return 16;
-  case Op::Convert: return 0;
-  default: break;
+  switch (ir::op_info(n.op).cost) {
+  case ir::Cost::Free: return 0;
+  case ir::Cost::Cheap: return 1;
+  case ir::Cost::Costly: return 16;
+  case ir::Cost::Loop: return 1 << 20;
   }
-  switch (op_kind(n.op)) {
-  case OpKind::Leaf:
-  case OpKind::Movement: return 0;
-  case OpKind::Reduce:
-  case OpKind::Contraction: return 1 << 20;
-  default: return 1;
-  }
+  return 1;
 }
 
 // Work worth a buffer when it would be repeated under a broadcast: this many arithmetic ops per

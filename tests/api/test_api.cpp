@@ -334,3 +334,41 @@ TEST(Api, DeepChainsEvaluate) {
     x = x + 1;
   EXPECT_EQ(x.to_vector<double>(), (std::vector<double>{100000, 100000, 100000}));
 }
+
+// The op table's new functions promote as jnp (with jx's default float for integers and bools).
+TEST(Api, MathFunctionDTypes) {
+  const Array i32 = jnp::arange(4, jnp::int32), i64 = jnp::arange(4), b = i64 > 1;
+  const Array f32 = jnp::arange(4, jnp::float32);
+  EXPECT_EQ(jnp::arctan2(i32, i32).dtype(), jx::float64);
+  EXPECT_EQ(jnp::arctan2(f32, f32).dtype(), jx::float32);
+  EXPECT_EQ(jnp::hypot(f32, 2.0).dtype(), jx::float32); // a weak scalar keeps float32
+  EXPECT_EQ(jnp::nextafter(i64, i64).dtype(), jx::float64);
+  EXPECT_EQ(jnp::copysign(b, b).dtype(), jx::float64);
+  EXPECT_EQ(jnp::logaddexp(i32, f32).dtype(), jx::float64);
+  EXPECT_EQ(jnp::sinh(b).dtype(), jx::float64);
+  EXPECT_EQ(jx::scipy::special::erf(f32).dtype(), jx::float32);
+  EXPECT_EQ(jnp::fmod(i32, i32).dtype(), jx::int32);
+  EXPECT_EQ(jnp::fmod(b, b).dtype(), jx::int64);
+  EXPECT_EQ(jnp::round(i32).dtype(), jx::int32);
+  EXPECT_EQ(jnp::round(f32, 2).dtype(), jx::float32);
+  EXPECT_EQ(jnp::clip(i64, 1).dtype(), jx::int64);
+  EXPECT_EQ(jnp::clip(i64, 1, 2.5).dtype(), jx::float64);
+  EXPECT_EQ(jnp::clip(i64).to_vector<int64_t>(), (std::vector<int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(jnp::clip(i64, std::nullopt, 1).to_vector<int64_t>(),
+            (std::vector<int64_t>{0, 1, 1, 1}));
+}
+
+// logaddexp stays finite where exp overflows, and is exact at equal infinities (as jnp).
+TEST(Api, LogaddexpIsStable) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> got =
+      jnp::logaddexp(jnp::array({1000.0, -1000.0, inf, -inf, inf, -inf}),
+                     jnp::array({1000.0, -1001.0, inf, -inf, -inf, 3.0}))
+          .to_vector<double>();
+  EXPECT_DOUBLE_EQ(got[0], 1000 + std::log(2.0));
+  EXPECT_DOUBLE_EQ(got[1], -1000 + std::log1p(std::exp(-1.0)));
+  EXPECT_EQ(got[2], inf);
+  EXPECT_EQ(got[3], -inf);
+  EXPECT_EQ(got[4], inf);
+  EXPECT_EQ(got[5], 3.0);
+}

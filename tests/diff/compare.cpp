@@ -39,11 +39,8 @@ double smallest_subnormal(DType t) {
                              : std::numeric_limits<double>::denorm_min();
 }
 
-// Error of a libm-dependent op's own implementation, in eps * |result|.
-double libm_error(Op op) {
-  if (jx::ir::is_libm_function(op)) return 4;
-  return op == Op::ErfInv ? 16 : 0;
-}
+// Error of a libm-dependent op's own implementation, in eps * |result| (ops.def's ulps).
+double libm_error(Op op) { return jx::ir::op_info(op).ulps; }
 
 // Builds, for each node, a float64 node of the same shape bounding how far a correct
 // implementation's value may be from the interpreter's; null where it must be exact.
@@ -181,7 +178,7 @@ private:
       NodePtr own = nullptr;
       if (libm > 0) {
         NodePtr steps = lit(libm * smallest_subnormal(n.dtype), n.shape);
-        if (n.op != Op::Exp && n.op != Op::Pow)
+        if (n.op != Op::Exp && n.op != Op::Exp2 && n.op != Op::Erfc && n.op != Op::Pow)
           steps = ir::select(bin(Op::Eq, f64_of(np), lit(0, n.shape)), lit(0, n.shape), steps);
         own = add(scale(libm * eps, mag(np)), steps);
       }
@@ -286,6 +283,30 @@ private:
     case Op::Sin:
     case Op::Cos:
     case Op::Tanh: return bin(Op::Min, err(0), lit(2, s));
+    case Op::Atan:
+    case Op::Asinh: return err(0); // slopes at most 1
+    case Op::Erf:
+    case Op::Erfc: return scale(2 / std::sqrt(M_PI), err(0));
+    case Op::Sinh:
+    case Op::Cosh:
+      // Both slopes are at most cosh(|x| + d).
+      return mul(un(Op::Cosh, add(abs_of(x(0)), err(0))), err(0));
+    case Op::Exp2: return mul(mag(np), un(Op::Expm1, scale(M_LN2, err(0))));
+    case Op::Log2:
+    case Op::Log10: {
+      // log's bound over ln 2 or ln 10.
+      NodePtr y = abs_of(x(0)), e0 = err(0);
+      return or_inf(within(e0, y), scale(n.op == Op::Log2 ? 1 / M_LN2 : 1 / M_LN10,
+                                         un(Op::Neg, un(Op::Log1p, un(Op::Neg, div(e0, y))))));
+    }
+    // |cbrt(a) - cbrt(b)| <= 2^(2/3) cbrt(|a - b|) everywhere, 0 included.
+    case Op::Cbrt: return scale(1.5875, un(Op::Cbrt, err(0)));
+    case Op::Hypot: return add(err(0), err(1));
+    case Op::Atan2: {
+      // Both partial derivatives are at most 1 / hypot(y, x).
+      NodePtr e = add(err(0), err(1)), r = bin(Op::Hypot, f64_of(x(0)), f64_of(x(1)));
+      return or_inf(within(e, r), div(e, bin(Op::Sub, r, e)));
+    }
     case Op::Tan: {
       // |tan(x + d) - tan(x)| = |sin d| / |cos(x + d) cos(x)| <= d / (c (c - d)), c = |cos x|.
       NodePtr c = un(Op::Abs, un(Op::Cos, f64_of(x(0)))), e0 = err(0);

@@ -5,14 +5,15 @@
 // matches -0, an infinity only itself) or within `ulps`, except downstream of ops that a correct
 // implementation may round differently: float sums, products, maxima, minima and contractions (the
 // order of the terms, the accumulator's precision, the sign of a zero result) and libm functions
-// (exp, expm1, log, log1p, sin, cos, tan, tanh, pow, erf_inv). For graphs with such ops,
+// (ops.def's ulps column: exp, pow, atan2, ..., erf_inv). For graphs with such ops,
 // tolerance_for evaluates with the interpreter a graph of float64 bounds on |actual - expected|,
 // one per element, to first order:
 //   * a reduction or contraction of n terms: n * eps * sum(|terms|), the worst case of any order in
 //     the result's precision (the interpreter accumulates float32 in double), plus n subnormal
 //     steps;
-//   * a libm function: 4 * eps * |result| and 4 subnormal steps (16 for erf_inv, a polynomial
-//     approximation); a zero result is exact unless it may have underflowed (exp, pow);
+//   * a libm function: ulps * eps * |result| and ulps subnormal steps (ops.def: 4, 16 for erf_inv,
+//     a polynomial approximation); a zero result is exact unless it may have underflowed (exp,
+//     exp2, erfc, pow);
 //   * every later op propagates bounds by its condition: sums add them, products scale them, exp(x)
 //     widens them by exp(x) * expm1(bound), movement ops move them, max and min take the larger.
 // A bound is infinite, and the element unchecked, where no finite bound holds: an inexact value

@@ -537,6 +537,21 @@ private:
         {"jnp.cos({})", jnp::cos, true, false, true},
         {"jnp.tan({})", jnp::tan, true, false, true},
         {"jnp.tanh({})", jnp::tanh, true, false, true},
+        {"jnp.sinh({})", jnp::sinh, true, false, true},
+        {"jnp.cosh({})", jnp::cosh, true, false, true},
+        {"jnp.arcsin({})", jnp::arcsin, true, false, true},
+        {"jnp.arccos({})", jnp::arccos, true, false, true},
+        {"jnp.arctan({})", jnp::arctan, true, false, true},
+        {"jnp.arcsinh({})", jnp::arcsinh, true, false, true},
+        {"jnp.arccosh({})", jnp::arccosh, true, false, true},
+        {"jnp.arctanh({})", jnp::arctanh, true, false, true},
+        {"jnp.exp2({})", jnp::exp2, true, false, true},
+        {"jnp.log2({})", jnp::log2, true, false, true},
+        {"jnp.log10({})", jnp::log10, true, false, true},
+        {"jnp.cbrt({})", jnp::cbrt, true, false, true},
+        {"jax.scipy.special.erf({})", jx::scipy::special::erf, true, false, true},
+        {"jax.scipy.special.erfc({})", jx::scipy::special::erfc, true, false, true},
+        {"jnp.round({})", [](const Array &a) { return jnp::round(a); }, !b, true, false},
         {"jnp.floor({})", jnp::floor, true, true, false},
         {"jnp.ceil({})", jnp::ceil, true, true, false},
         {"jnp.isnan({})", jnp::isnan, true, true, false},
@@ -566,7 +581,7 @@ private:
   }
 
   std::optional<Value> arithmetic(const Value &x) {
-    enum Kind { Continuous, Discontinuous, Subtract, Power };
+    enum Kind { Continuous, Discontinuous, Subtract, Power, Math };
     struct B {
       const char *format;
       Fn2 fn;
@@ -589,6 +604,16 @@ private:
         {"jnp.mod({}, {})", jnp::mod, Discontinuous},
         {"{} % {}", [](const Array &a, const Array &b) { return a % b; }, Discontinuous},
         {"jnp.power({}, {})", jnp::power, Power},
+        {"jnp.arctan2({}, {})", jnp::arctan2, Math},
+        {"jnp.hypot({}, {})", jnp::hypot, Math},
+        {"jnp.logaddexp({}, {})", jnp::logaddexp, Math},
+        {"jnp.copysign({}, {})", jnp::copysign, Discontinuous},
+        {"jnp.nextafter({}, {})", jnp::nextafter, Discontinuous},
+        {"jnp.fmod({}, {})", jnp::fmod, Discontinuous},
+        {"jnp.clip({}, {})", [](const Array &a, const Array &b) { return jnp::clip(a, b); },
+         Continuous},
+        {"jnp.clip({}, None, {})",
+         [](const Array &a, const Array &b) { return jnp::clip(a, std::nullopt, b); }, Continuous},
     };
     const B &op = table[uni(0, std::size(table) - 1)];
     if (op.kind == Discontinuous && x.approx) return std::nullopt;
@@ -607,7 +632,7 @@ private:
     const DTypeSet dtypes =
         op.kind == Subtract && x.a.dtype() == DType::bool_ ? kNumbers : kAnyDType;
     Value y = partner(x.a.shape(), {.dtypes = dtypes, .exact = op.kind == Discontinuous});
-    return binary(op.format, op.fn, x, y, false);
+    return binary(op.format, op.fn, x, y, op.kind == Math);
   }
 
   std::optional<Value> comparison(const Value &x) {

@@ -337,8 +337,7 @@ private:
       if (fl) return contract(*n, inputs[0], inputs[1]);
       break;
     default:
-      if (fl && (jx::ir::is_libm_function(n->op) || n->op == Op::ErfInv))
-        return perturb(same_op(*n, inputs));
+      if (fl && jx::ir::op_info(n->op).ulps > 0) return perturb(same_op(*n, inputs));
     }
     return same_op(*n, inputs);
   }

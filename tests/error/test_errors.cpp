@@ -331,3 +331,26 @@ TEST(EdgeCases, NonFiniteFloatToIntLiteralIsIntMin) {
 TEST(EdgeCases, EmptyVectorArray) {
   EXPECT_EQ(jnp::array(std::vector<double>{}, jx::Shape{0}).shape(), (jx::Shape{0}));
 }
+
+// jnp.round: bools are not inexact (jax.dtypes.finfo's ValueError); integers are their own
+// rounding only to decimals >= 0.
+TEST(Errors, RoundDTypes) {
+  expect_error<jx::ValueError>(
+      [] {
+        jnp::round(jnp::array({true, false}));
+      },
+      "data type <class 'numpy.bool'> not inexact");
+  expect_error<jx::NotImplementedError>([] { jnp::round(jnp::arange(5), -1); },
+                                        "integer np.round not implemented for decimals < 0");
+  EXPECT_NO_THROW(jnp::round(jnp::arange(5), 0));
+}
+
+// Two-argument functions broadcast as every binary ufunc; clip's bounds too.
+TEST(Errors, NewBinaryFunctionsBroadcast) {
+  expect_error<jx::ShapeError>([] { jnp::arctan2(m(3, 4), jnp::zeros({5})); },
+                               "operands could not be broadcast together");
+  expect_error<jx::ShapeError>([] { jnp::fmod(m(3, 4), jnp::zeros({5})); },
+                               "operands could not be broadcast together");
+  expect_error<jx::ShapeError>([] { jnp::clip(m(3, 4), jnp::zeros({5})); },
+                               "operands could not be broadcast together");
+}

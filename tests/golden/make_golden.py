@@ -5,6 +5,7 @@ Run from anywhere: python3 tests/golden/make_golden.py. Every case is one NumPy 
 result goes to api/<case>.npy, each input to api/in_<name>.npy, and api/MANIFEST.txt lists each
 file's dtype and shape. The C++ test with the same case name must compute the same thing with jx.
 """
+import math
 import os
 import warnings
 
@@ -115,6 +116,13 @@ m32 = inp("m32", normal((3, 2)))
 f64trig = inp("f64trig", rng.uniform(-3.0, 3.0, size=(3, 4)))
 f32trig = inp("f32trig", rng.uniform(-3.0, 3.0, size=(3, 4)).astype(np.float32))
 f64log1p = inp("f64log1p", rng.uniform(-0.9, 3.0, size=(3, 4)))
+# Fixed values (no draws: the generator's later inputs stay as they were).
+unit = inp("unit", np.linspace(-0.99, 0.99, 12).reshape(3, 4))
+ge1 = inp("ge1", np.linspace(1.0, 40.0, 12).reshape(3, 4))
+ties = inp("ties", np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999999999999994, 2.0**52 + 1,
+                             -0.0, 2.675, 1.005, -3.7]).reshape(3, 4))
+ties32 = inp("ties32", ties.astype(np.float32))
+tens = inp("tens", np.array([15.0, 25.0, 35.0, -45.0, 1234.0, -5.0, 4.9, 0.0]))
 
 
 def at_set(x, idx, v):
@@ -785,6 +793,83 @@ CASES = [
     ("at_min", lambda: at_min(i32, (_, slice(1, 3)), 0)),
     ("at_max", lambda: at_max(f64, (0,), row)),
     ("at_get", lambda: f64[1:, ::2]),
+    # ---- math functions, round, clip, fmod and friends (the op table's math ops) ----
+    ("sinh_f64", lambda: np.sinh(f64 * 3)),
+    ("sinh_f32", lambda: np.sinh(f32 * 3)),
+    ("sinh_special", lambda: np.sinh(sp64)),
+    ("cosh_f64", lambda: np.cosh(f64 * 3)),
+    ("cosh_special", lambda: np.cosh(sp64)),
+    ("arcsin_f64", lambda: np.arcsin(unit)),
+    ("arcsin_f32", lambda: np.arcsin(unit.astype(np.float32))),
+    ("arcsin_special", lambda: np.arcsin(sp64)),
+    ("arccos_f64", lambda: np.arccos(unit)),
+    ("arccos_special", lambda: np.arccos(sp64)),
+    ("arctan_f64", lambda: np.arctan(f64 * 10)),
+    ("arctan_special", lambda: np.arctan(sp64)),
+    ("arcsinh_f64", lambda: np.arcsinh(f64 * 10)),
+    ("arcsinh_special", lambda: np.arcsinh(sp64)),
+    ("arccosh_f64", lambda: np.arccosh(ge1)),
+    ("arccosh_special", lambda: np.arccosh(sp64)),
+    ("arctanh_f64", lambda: np.arctanh(unit)),
+    ("arctanh_special", lambda: np.arctanh(sp64)),
+    ("exp2_f64", lambda: np.exp2(f64 * 10)),
+    ("exp2_f32", lambda: np.exp2(f32 * 10)),
+    ("exp2_special", lambda: np.exp2(sp64)),
+    ("exp2_i64", lambda: np.exp2(i64small)),
+    ("log2_f64", lambda: np.log2(f64pos)),
+    ("log2_special", lambda: np.log2(sp64)),
+    ("log10_f64", lambda: np.log10(f64pos)),
+    ("log10_f32", lambda: np.log10(f32pos)),
+    ("log10_special", lambda: np.log10(sp64)),
+    ("cbrt_f64", lambda: np.cbrt(f64 * 100)),
+    ("cbrt_special", lambda: np.cbrt(sp64)),
+    ("cbrt_i64", lambda: np.cbrt(i64)),
+    # jax.scipy.special.erf / erfc (NumPy has none: Python's math, libm's functions).
+    ("erf_f64", lambda: np.vectorize(math.erf, otypes=[np.float64])(f64 * 2)),
+    ("erf_special", lambda: np.vectorize(math.erf, otypes=[np.float64])(sp64)),
+    ("erfc_f64", lambda: np.vectorize(math.erfc, otypes=[np.float64])(f64 * 4)),
+    ("erfc_special", lambda: np.vectorize(math.erfc, otypes=[np.float64])(sp64)),
+    ("round_f64", lambda: np.round(f64 * 3)),
+    ("round_ties", lambda: np.round(ties)),
+    ("round_ties_f32", lambda: np.round(ties32)),
+    ("round_decimals", lambda: np.round(ties, 2)),
+    ("round_decimals_f32", lambda: np.round(ties32, 1)),
+    ("round_neg_decimals", lambda: np.round(tens, -1)),
+    ("round_special", lambda: np.round(sp64)),
+    ("round_i64", lambda: np.round(i64, 2)),
+    ("clip_f64", lambda: np.clip(f64, -0.5, 0.5)),
+    ("clip_special", lambda: np.clip(sp64, -1, 1)),
+    ("clip_lower_only", lambda: np.clip(i64, -100, None)),
+    ("clip_upper_only", lambda: np.clip(f64, None, 0.25)),
+    ("clip_arrays", lambda: np.clip(f64, row, 1.5)),
+    ("clip_int_float_bounds", lambda: np.clip(i64small, -2.5, 4)),
+    ("arctan2_f64", lambda: np.arctan2(f64, f64b)),
+    ("arctan2_f32", lambda: np.arctan2(f32, f32b)),
+    ("arctan2_special", lambda: np.arctan2(sp64, sp64r)),
+    ("arctan2_i64", lambda: np.arctan2(i64, i64b)),
+    ("hypot_f64", lambda: np.hypot(f64, f64b)),
+    ("hypot_f32", lambda: np.hypot(f32, f32b)),
+    ("hypot_special", lambda: np.hypot(sp64, sp64r)),
+    ("logaddexp_f64", lambda: np.logaddexp(f64, f64b)),
+    ("logaddexp_f32", lambda: np.logaddexp(f32, f32b)),
+    ("logaddexp_far", lambda: np.logaddexp(f64 * 1000, f64b * 1000)),
+    ("logaddexp_special", lambda: np.logaddexp(sp64, sp64r)),
+    ("logaddexp_i64", lambda: np.logaddexp(i64small, i64b)),
+    ("copysign_f64", lambda: np.copysign(f64, f64b)),
+    ("copysign_special", lambda: np.copysign(sp64, sp64r)),
+    ("copysign_i64", lambda: np.copysign(i64, i64b)),
+    ("nextafter_f64", lambda: np.nextafter(f64, f64b)),
+    ("nextafter_f32", lambda: np.nextafter(f32, f32b)),
+    ("nextafter_special", lambda: np.nextafter(sp64, sp64r)),
+    ("nextafter_i64", lambda: np.nextafter(i64, i64b)),
+    ("fmod_f64", lambda: np.fmod(f64 * 3, f64b)),
+    ("fmod_f32", lambda: np.fmod(f32 * 3, f32b)),
+    ("fmod_special", lambda: np.fmod(sp64, np.array([0.0, 1.5, -1.5, np.inf]))),
+    ("fmod_i64", lambda: np.fmod(i64, i64nz)),
+    ("fmod_i32", lambda: np.fmod(i32, i32nz)),
+    ("fmod_int_zero", lambda: np.fmod(np.array([7, -7, 0, -2**63, 5]),
+                                      np.array([0, 0, 0, -1, -3]))),
+    ("fmod_i32_min", lambda: np.fmod(i32ext, i32ext2)),
 ]
 
 

@@ -1,0 +1,222 @@
+// Every elementwise op of ops.def on every dtype: compiled kernels against the reference evaluator
+// (exactly, or within the op's ulps where ops.def gives some), on special values and wide grids;
+// an op the evaluator does not define on a dtype must not compile either. Math ops with libmvec
+// variants call them.
+#include <jx/jx.h>
+
+#include <bit>
+#include <cmath>
+#include <gtest/gtest.h>
+#include <limits>
+
+#include "backend/orc_jit.h"
+#include "interp/interp.h"
+#include "ir/builder.h"
+#include "passes/kernel_plan.h"
+#include "runtime/vector_math.h"
+
+namespace {
+
+using jx::Array;
+using jx::DType;
+using jx::ir::Op;
+using jx::ir::OpKind;
+
+constexpr DType kDTypes[] = {DType::bool_, DType::int32, DType::int64, DType::float32,
+                             DType::float64};
+
+// Distance in representable values of T; NaNs match each other, +0 and -0 are one apart.
+template <class T> int64_t ulp_distance(T a, T b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : INT64_MAX;
+  if (std::isinf(a) || std::isinf(b)) return a == b ? 0 : INT64_MAX;
+  using I = std::conditional_t<sizeof(T) == 8, int64_t, int32_t>;
+  auto key = [](T x) {
+    const I i = std::bit_cast<I>(x);
+    return int64_t(i < 0 ? std::numeric_limits<I>::min() - i : i) - (i < 0 ? 1 : 0);
+  };
+  const int64_t d = key(a) - key(b);
+  return d < 0 ? -d : d;
+}
+
+std::vector<double> float_values() {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> v = {std::nan(""), inf,   -inf, 0.0,    -0.0,    1.0,   -1.0,   0.5,
+                           -0.5,         2.5,   -2.5, 1e-310, -1e-310, 1e300, -1e300, 3.0,
+                           0.75,         -0.75, 1.5,  10.0,   -10.0,   1e-20, -1e-20, 100.0};
+  for (int i = 0; i <= 400; ++i)
+    v.push_back(-10 + i * 0.05);
+  for (int i = 0; i <= 300; ++i) {
+    const double m = std::pow(10.0, -30 + i * 0.2);
+    v.push_back(m);
+    v.push_back(-m);
+  }
+  return v;
+}
+
+std::vector<double> int_values() {
+  std::vector<double> v;
+  for (int i = -9; i <= 9; ++i)
+    v.push_back(i);
+  for (double x : {100.0, -100.0, 46341.0, -46341.0, 65536.0})
+    v.push_back(x);
+  return v;
+}
+
+// The values of dtype t that an op is tried on, as an array (float64 values converted).
+Array values_of(DType t, const std::vector<double> &v) { return jx::numpy::array(v).astype(t); }
+
+std::vector<double> inputs_for(DType t) {
+  if (t == DType::bool_) return {0, 1};
+  return jx::is_floating(t) ? float_values() : int_values();
+}
+
+// Elementwise ops built by ir::unary / ir::binary (convert takes a dtype; select three operands).
+std::vector<Op> table_ops() {
+  std::vector<Op> ops;
+  for (int i = 0; i < jx::ir::op_count; ++i) {
+    const Op op = Op(i);
+    const OpKind k = jx::ir::op_kind(op);
+    if ((k == OpKind::Unary || k == OpKind::Binary) && op != Op::Convert) ops.push_back(op);
+  }
+  return ops;
+}
+
+std::string mismatch(Op op, DType t, const std::string &what) {
+  return std::string(jx::ir::op_name(op)) + " on " + std::string(jx::dtype_name(t)) + ": " + what;
+}
+
+// Equal bits, or both NaN.
+template <class T> bool same(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+    return (std::isnan(a) && std::isnan(b)) || std::bit_cast<Bits>(a) == std::bit_cast<Bits>(b);
+  } else {
+    return a == b;
+  }
+}
+
+template <class T>
+void expect_matches(Op op, DType t, const T *got, const T *want, size_t n, const Array &a,
+                    const Array *b) {
+  const int ulps = jx::ir::op_info(op).ulps;
+  const std::vector<double> xa = a.astype(DType::float64).to_vector<double>();
+  const std::vector<double> xb = b ? b->astype(DType::float64).to_vector<double>() : xa;
+  int failures = 0;
+  for (size_t i = 0; i < n && failures < 5; ++i) {
+    bool ok = same(got[i], want[i]);
+    if constexpr (std::is_floating_point_v<T>)
+      if (ulps > 0) ok = ulp_distance(got[i], want[i]) <= ulps;
+    if (!ok) {
+      ++failures;
+      ADD_FAILURE() << mismatch(
+          op, t,
+          "at (" + std::to_string(xa[i]) + (b ? ", " + std::to_string(xb[i]) : "") + ") kernel " +
+              std::to_string(double(got[i])) + ", evaluator " + std::to_string(double(want[i])));
+    }
+  }
+}
+
+// The op on a (and b): compiled through jit (parameters: nothing folds) against the evaluator.
+// False where the evaluator does not define it.
+bool check(Op op, DType t, const Array &a, const Array *b) {
+  jx::runtime::BufferPtr want;
+  try {
+    jx::ir::NodePtr n = b ? jx::ir::binary(op, a.node(), b->node()) : jx::ir::unary(op, a.node());
+    want = jx::interp::evaluate({n})[0];
+  } catch (const std::logic_error &) {
+    // Not defined on t: the compiled path refuses it too.
+    if (b) {
+      auto f = jx::jit([op](const Array &x, const Array &y) {
+        return Array(jx::ir::binary(op, x.node(), y.node()));
+      });
+      EXPECT_ANY_THROW(f(a, *b)) << mismatch(op, t, "compiles but the evaluator refuses it");
+    } else {
+      auto f = jx::jit([op](const Array &x) { return Array(jx::ir::unary(op, x.node())); });
+      EXPECT_ANY_THROW(f(a)) << mismatch(op, t, "compiles but the evaluator refuses it");
+    }
+    return false;
+  }
+  Array got = b ? jx::jit([op](const Array &x, const Array &y) {
+    return Array(jx::ir::binary(op, x.node(), y.node()));
+  })(a, *b)
+                : jx::jit([op](const Array &x) { return Array(jx::ir::unary(op, x.node())); })(a);
+  const size_t n = size_t(a.size());
+  switch (got.dtype()) {
+  case DType::bool_: {
+    std::vector<bool> g = got.to_vector<bool>();
+    const bool *w = want->as<bool>();
+    for (size_t i = 0; i < n; ++i)
+      if (g[i] != w[i]) {
+        ADD_FAILURE() << mismatch(op, t, "differs at element " + std::to_string(i));
+        break;
+      }
+    break;
+  }
+  case DType::int32:
+    expect_matches(op, t, got.to_vector<int32_t>().data(), want->as<int32_t>(), n, a, b);
+    break;
+  case DType::int64:
+    expect_matches(op, t, got.to_vector<int64_t>().data(), want->as<int64_t>(), n, a, b);
+    break;
+  case DType::float32:
+    expect_matches(op, t, got.to_vector<float>().data(), want->as<float>(), n, a, b);
+    break;
+  case DType::float64:
+    expect_matches(op, t, got.to_vector<double>().data(), want->as<double>(), n, a, b);
+    break;
+  }
+  return true;
+}
+
+} // namespace
+
+TEST(OpTable, EveryElementwiseOpOnEveryDTypeMatchesTheEvaluator) {
+  int compared = 0, refused = 0;
+  for (Op op : table_ops())
+    for (DType t : kDTypes) {
+      SCOPED_TRACE(mismatch(op, t, ""));
+      const std::vector<double> v = inputs_for(t);
+      if (jx::ir::op_kind(op) == OpKind::Unary) {
+        ++(check(op, t, values_of(t, v), nullptr) ? compared : refused);
+        continue;
+      }
+      // Every pair of the first values (the special ones), then the grid against a rotation of
+      // itself.
+      const size_t k = std::min<size_t>(v.size(), 24);
+      std::vector<double> x, y;
+      for (size_t i = 0; i < k; ++i)
+        for (size_t j = 0; j < k; ++j) {
+          x.push_back(v[i]);
+          y.push_back(v[j]);
+        }
+      for (size_t i = 0; i < v.size(); ++i) {
+        x.push_back(v[i]);
+        y.push_back(v[(i * 7 + 3) % v.size()]);
+      }
+      const Array b = values_of(t, y);
+      ++(check(op, t, values_of(t, x), &b) ? compared : refused);
+    }
+  std::printf("%d (op, dtype) pairs compared, %d refused by both\n", compared, refused);
+  EXPECT_GT(compared, refused);
+}
+
+// A math op whose function has libmvec variants calls them in a long float64 loop.
+TEST(OpTable, MathOpsCallLibmvec) {
+  const auto variants = jx::runtime::math_vector_variants(jx::runtime::MathTier::avx2);
+  for (Op op : table_ops()) {
+    const std::string fn(jx::ir::op_info(op).math_fn);
+    if (fn.empty()) continue;
+    bool vectorized = false;
+    for (const auto &v : variants)
+      vectorized = vectorized || v.scalar == "jx_" + fn;
+    if (!vectorized) continue;
+    Array x = Array(jx::ir::parameter(0, jx::float64, {4096}));
+    Array y = Array(jx::ir::parameter(1, jx::float64, {4096}));
+    jx::ir::NodePtr n = jx::ir::op_info(op).arity == 1 ? jx::ir::unary(op, x.node())
+                                                       : jx::ir::binary(op, x.node(), y.node());
+    jx::passes::KernelPlan plan{{n}, {x.node().get(), y.node().get()}};
+    if (jx::ir::op_info(op).arity == 1) plan = {{n}, {x.node().get()}};
+    const std::string assembly = jx::backend::assembly(plan);
+    EXPECT_NE(assembly.find("v_" + fn), std::string::npos) << fn << " is not vectorized";
+  }
+}
