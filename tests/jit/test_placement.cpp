@@ -38,10 +38,12 @@ std::vector<double> values(const jx::runtime::BufferPtr &b, int64_t n) {
 // Every kernel and gemm step of a placed plan lists its device boxes.
 void expect_every_step_placed(const std::string &plan) {
   std::istringstream lines(plan);
-  for (std::string line; std::getline(lines, line);)
-    if (line.starts_with("%") &&
-        (line.find("= kernel ") != std::string::npos || line.find("= gemm ") != std::string::npos))
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("%") && (line.find("= kernel ") != std::string::npos ||
+                                  line.find("= gemm ") != std::string::npos)) {
       EXPECT_NE(line.find(" dev"), std::string::npos) << line << "\n" << plan;
+    }
+  }
 }
 
 class Placed : public ::testing::TestWithParam<std::pair<int, int>> {};
