@@ -2,9 +2,11 @@
 #include "sharding/placement.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 #include "sharding/regions.h"
@@ -78,14 +80,24 @@ std::vector<Transfer> transfers(const passes::KernelPlan &plan, const Placement 
 
 Region whole_region(const Shape &shape) { return {std::vector<int64_t>(shape.size(), 0), shape}; }
 
-// Per output axis of plan's kernel, the axis of `input` it passes through, or -1: splitting the
-// output along it splits what is read of the input alike (an elementwise op, a transpose, a
-// broadcast, the kept axes of a reduction or the free axes of a contraction).
-std::vector<int> passed_axes(const passes::KernelPlan &plan, const ir::Node *input) {
+// An output axis that passes an input axis through, shifted: output index o reads input o + shift
+// (give or take a halo).
+struct PassedAxis {
+  int input_axis = -1; // -1: none
+  int64_t shift = 0;
+};
+
+// Per output axis of plan's kernel, the axis of `input` it passes through: splitting the output
+// along it splits what is read of the input alike (an elementwise op, a transpose, a broadcast,
+// the kept axes of a reduction, the free axes of a contraction; a slice or pad shifts it; a
+// stencil reads a halo past the split). Found by probing the regions the two halves of the
+// output axis read: they must move forward along exactly one input axis, each about as wide as
+// its half.
+std::vector<PassedAxis> passed_axes(const passes::KernelPlan &plan, const ir::Node *input) {
   const Shape &shape = plan.roots[0]->shape;
-  std::vector<int> out(shape.size(), -1);
+  std::vector<PassedAxis> out(shape.size());
   for (size_t a = 0; a < shape.size(); ++a) {
-    const int64_t extent = shape[a], half = extent / 2;
+    const int64_t extent = shape[a], half = extent / 2, halo = std::max<int64_t>(2, extent / 8);
     if (extent < 2) continue;
     Region low = whole_region(shape), high = whole_region(shape);
     low.hi[a] = half;
@@ -93,16 +105,31 @@ std::vector<int> passed_axes(const passes::KernelPlan &plan, const ir::Node *inp
     const auto low_read = input_regions(plan, low), high_read = input_regions(plan, high);
     auto l = low_read.find(input), h = high_read.find(input);
     if (l == low_read.end() || h == high_read.end()) continue;
-    int found = -1, count = 0;
-    for (size_t b = 0; b < input->shape.size(); ++b)
-      if (input->shape[b] == extent && l->second.lo[b] == 0 && l->second.hi[b] == half &&
-          h->second.lo[b] == half && h->second.hi[b] == extent) {
-        found = int(b);
-        ++count;
-      }
-    if (count == 1) out[a] = found;
+    int count = 0;
+    for (size_t b = 0; b < input->shape.size(); ++b) {
+      const Region &lr = l->second, &hr = h->second;
+      const bool forward = hr.lo[b] > lr.lo[b] && hr.hi[b] > lr.hi[b];
+      const bool narrow = lr.hi[b] - lr.lo[b] <= half + halo &&
+                          hr.hi[b] - hr.lo[b] <= extent - half + halo &&
+                          std::abs(lr.hi[b] - hr.lo[b]) <= halo;
+      if (!forward || !narrow) continue;
+      // The split point: where the halves' reads meet (the middle of an overlapping halo).
+      out[a] = {int(b), (lr.hi[b] + hr.lo[b]) / 2 - half};
+      ++count;
+    }
+    if (count != 1) out[a] = {};
   }
   return out;
+}
+
+// A shard's range [lo, hi) of an input axis of extent n, as the range of an output axis of
+// `extent` that reads it through `shift`. The first shard's range reaches back to 0 and the last
+// one's on to the end, so the shards of a partition of the input give a partition of the output.
+std::pair<int64_t, int64_t> shifted_range(int64_t lo, int64_t hi, int64_t n, int64_t shift,
+                                          int64_t extent) {
+  if (lo >= hi) return {extent, extent}; // an empty shard computes nothing
+  return {lo == 0 ? 0 : std::clamp<int64_t>(lo - shift, 0, extent),
+          hi == n ? extent : std::clamp<int64_t>(hi - shift, 0, extent)};
 }
 
 bool splits(const Placement &placement, size_t axis, int64_t extent) {
@@ -213,18 +240,23 @@ std::vector<StepPlacement> place(std::vector<passes::Step> &plan,
       if (placed == placed_at.end()) continue;
       const int64_t bytes = input->size() * int64_t(itemsize(input->dtype));
       if (bytes <= best_bytes) continue;
-      const std::vector<int> axes = passed_axes(kernel, input);
+      const std::vector<PassedAxis> axes = passed_axes(kernel, input);
       std::vector<std::string> mapped;
-      for (size_t a = 0; a < axes.size(); ++a)
-        if (axes[a] >= 0 && splits(placed->second, size_t(axes[a]), input->shape[axes[a]]))
-          mapped.push_back(fmt::format("{}<-{}", a, axes[a]));
+      for (size_t a = 0; a < axes.size(); ++a) {
+        const int b = axes[a].input_axis;
+        if (b < 0 || !splits(placed->second, size_t(b), input->shape[size_t(b)])) continue;
+        mapped.push_back(axes[a].shift == 0 ? fmt::format("{}<-{}", a, b)
+                                            : fmt::format("{}<-{}{:+}", a, b, axes[a].shift));
+      }
       if (mapped.empty()) continue;
       Placement boxes;
       for (const DeviceBox &shard : placed->second) {
-        DeviceBox b{shard.device, std::vector<int64_t>(shape.size(), 0), shape};
+        DeviceBox box{shard.device, std::vector<int64_t>(shape.size(), 0), shape};
         for (size_t a = 0; a < axes.size(); ++a)
-          if (axes[a] >= 0) b.lo[a] = shard.lo[axes[a]], b.hi[a] = shard.hi[axes[a]];
-        boxes.push_back(std::move(b));
+          if (const size_t b = size_t(axes[a].input_axis); axes[a].input_axis >= 0)
+            std::tie(box.lo[a], box.hi[a]) =
+                shifted_range(shard.lo[b], shard.hi[b], input->shape[b], axes[a].shift, shape[a]);
+        boxes.push_back(std::move(box));
       }
       boxes = compute_boxes(distinct_boxes(boxes, shape), shape);
       if (boxes.empty()) continue;

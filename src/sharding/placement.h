@@ -41,11 +41,11 @@ struct StepPlacement {
 // placed root takes its placement; another of a placed root's shape follows it; any other kernel
 // or contraction follows its largest placed input through the axes it passes through (an
 // elementwise op, transpose, broadcast or the kept axes of a reduction map an input axis onto an
-// output axis; the rest are whole in every box); what maps no split axis is computed in bands of
-// rows, one per device of the mesh. So in a program with any placement, every computed value
-// has device boxes. Marks the placed kernels' boxed axes in their plans. placements: per root
-// (or none); param_placements: per parameter, where its shards live. A program without
-// placements stays unplaced.
+// output axis, a slice or pad shifted; the rest are whole in every box); what maps no split axis
+// is computed in bands of rows, one per device of the mesh. So in a program with any placement,
+// every computed value has device boxes, which cover it exactly once. Marks the placed kernels'
+// boxed axes in their plans. placements: per root (or none); param_placements: per parameter,
+// where its shards live. A program without placements stays unplaced.
 std::vector<StepPlacement> place(std::vector<passes::Step> &plan,
                                  const std::vector<ir::NodePtr> &roots,
                                  const std::vector<Placement> &placements,

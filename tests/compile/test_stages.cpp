@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <functional>
 
+#include "api/internal.h"
 #include "compile/executable.h"
 #include "compile/lower.h"
 #include "ir/builder.h"
@@ -16,6 +19,7 @@ namespace {
 using jx::Array;
 using jx::compile::ProgramPlan;
 using jx::compile::ProgramStep;
+using jx::Shape;
 using jx::sharding::Placement;
 namespace jnp = jx::numpy;
 namespace ir = jx::ir;
@@ -111,6 +115,32 @@ TEST(ShardingStage, TransposeMapsTheSplitAxis) {
   EXPECT_TRUE(p.placed[k].transfers.empty());
 }
 
+TEST(ShardingStage, SliceShiftsTheSplitAndAStencilReadsItsHalo) {
+  auto x = ir::parameter(0, jx::float64, {64, 128});
+  Array xa(x);
+  // y[i] = exp(x[i + 1]): device 1's rows 32..63 of x are y's rows 31..62.
+  Array y = jnp::exp(xa[jx::slice(1)]);
+  Planned p = plan_and_place({x}, {y.node()}, {}, {halves(64, 128)});
+  size_t k = kernel_index(p.plan);
+  ASSERT_EQ(p.placed[k].boxes.size(), 2u);
+  EXPECT_EQ(p.placed[k].why, "through axes 0<-0+1");
+  EXPECT_EQ(p.placed[k].boxes[0].hi[0], 31);
+  EXPECT_EQ(p.placed[k].boxes[1].lo[0], 31);
+  EXPECT_EQ(p.placed[k].boxes[1].hi[0], 63);
+  EXPECT_TRUE(p.placed[k].transfers.empty());
+  // z[i] = x[i + 1] - x[i]: split where x is, device 0 reads row 32 from device 1.
+  Array z = jnp::sin(xa[jx::slice(1)] - xa[jx::slice(jx::none, -1)]);
+  p = plan_and_place({x}, {z.node()}, {}, {halves(64, 128)});
+  k = kernel_index(p.plan);
+  ASSERT_EQ(p.placed[k].boxes.size(), 2u);
+  EXPECT_EQ(p.placed[k].why, "through axes 0<-0");
+  EXPECT_EQ(p.placed[k].boxes[0].hi[0], 32);
+  EXPECT_EQ(p.placed[k].boxes[1].hi[0], 63);
+  ASSERT_EQ(p.placed[k].transfers.size(), 1u);
+  EXPECT_STREQ(p.placed[k].transfers[0].collective, "collective-permute");
+  EXPECT_EQ(p.placed[k].transfers[0].bytes, 128.0 * 8);
+}
+
 TEST(ShardingStage, ReductionOverTheSplitAxisIsPartialsThenAnAllReduce) {
   // Large enough for split_reductions: 16 partial sums over blocks of rows, then their sum.
   const int64_t rows = 2048, cols = 64;
@@ -147,6 +177,86 @@ TEST(ShardingStage, ValueNoSplitAxisReachesIsComputedInRowBands) {
   EXPECT_STREQ(p.placed[k].transfers[0].collective, "all-reduce");
   // Each device reads the other's 32 rows of its 64 columns.
   EXPECT_EQ(p.placed[k].transfers[0].bytes, 2.0 * 32 * 64 * 8);
+}
+
+// Whether boxes cover every element of shape exactly once.
+bool partitions(const Placement &boxes, const Shape &shape) {
+  int64_t total = 0, size = 1;
+  for (int64_t d : shape)
+    size *= d;
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    int64_t n = 1;
+    for (size_t a = 0; a < shape.size(); ++a)
+      n *= std::max<int64_t>(0, boxes[i].hi[a] - boxes[i].lo[a]);
+    total += n;
+    for (size_t j = 0; j < i; ++j) {
+      bool overlap = n > 0;
+      for (size_t a = 0; a < shape.size(); ++a)
+        overlap = overlap && std::max(boxes[i].lo[a], boxes[j].lo[a]) <
+                                 std::min(boxes[i].hi[a], boxes[j].hi[a]);
+      if (overlap) return false;
+    }
+  }
+  return total == size;
+}
+
+// Every kernel of programs reading a placed argument through slices, pads, stencils,
+// transposes, broadcasts, reductions and concatenations, on meshes with uneven and empty shards:
+// its boxes cover its output exactly once, and the values are the unplaced program's bits.
+TEST(ShardingStage, PropagatedBoxesPartitionEveryValueAndKeepItsBits) {
+  const std::vector<std::function<Array(const Array &)>> programs = {
+      [](const Array &x) { return jnp::exp(x[jx::slice(1)]) * 2.0; },
+      [](const Array &x) {
+        return jnp::pad(x, {{2, 1}, {0, 3}}) + 1.0;
+      },
+      [](const Array &x) {
+        return jnp::cos(x[jx::slice(2)] - x[jx::slice(jx::none, -2)]) * jnp::sum(x, 0);
+      },
+      [](const Array &x) { return jnp::transpose(jnp::tanh(x)) + jnp::sum(x, 1); },
+      [](const Array &x) {
+        return jnp::concatenate({x, x * 2.0}, 1) - 1.0;
+      },
+      [](const Array &x) { return jnp::sum(jnp::exp(x[jx::slice(jx::none, jx::none, 2)]), 0); },
+      [](const Array &x) { return jnp::max(jnp::outer(jnp::sum(x, 1), jnp::sum(x, 0)), 1); },
+  };
+  const std::vector<std::pair<Shape, Placement>> meshes = {
+      {{37, 70}, {{0, {0, 0}, {19, 70}}, {1, {19, 0}, {37, 70}}}},
+      {{40, 100},
+       {{0, {0, 0}, {20, 50}},
+        {1, {0, 50}, {20, 100}},
+        {2, {20, 0}, {40, 50}},
+        {3, {20, 50}, {40, 100}}}},
+      // 3 rows over 8 devices: JAX's ceil tiling leaves 5 shards empty.
+      {{3, 130},
+       {{0, {0, 0}, {1, 130}},
+        {1, {1, 0}, {2, 130}},
+        {2, {2, 0}, {3, 130}},
+        {3, {3, 0}, {3, 130}},
+        {4, {3, 0}, {3, 130}},
+        {5, {3, 0}, {3, 130}},
+        {6, {3, 0}, {3, 130}},
+        {7, {3, 0}, {3, 130}}}},
+  };
+  for (size_t m = 0; m < meshes.size(); ++m)
+    for (size_t f = 0; f < programs.size(); ++f) {
+      const auto &[shape, placement] = meshes[m];
+      auto x = ir::parameter(0, jx::float64, shape);
+      const ir::NodePtr out = programs[f](Array(x)).node();
+      Planned p = plan_and_place({x}, {out}, {}, {placement});
+      for (size_t i = 0; i < p.plan.size(); ++i)
+        if (p.plan[i].kind == jx::passes::Step::Kind::Kernel) {
+          EXPECT_TRUE(partitions(p.placed[i].boxes, p.plan[i].plan.roots[0]->shape))
+              << "mesh " << m << ", program " << f << ", step " << i << ": " << p.placed[i].why;
+        }
+      Array input = jx::random::normal(jx::random::PRNGKey(int(m * 10 + f)), shape, jx::float64);
+      const auto arg = jx::api::realize(input.node());
+      const auto whole = jx::compile::Executable({x}, {out}).run({arg})[0];
+      const auto placed =
+          jx::compile::Executable({x}, {out}, true, {}, {}, {placement}).run({arg})[0];
+      const size_t bytes = size_t(out->size()) * 8;
+      EXPECT_EQ(std::memcmp(whole->data(), placed->data(), bytes), 0)
+          << "mesh " << m << ", program " << f;
+    }
 }
 
 TEST(ShardingStage, UnplacedProgramHasNoBoxes) {
