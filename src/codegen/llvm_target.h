@@ -1,4 +1,4 @@
-// The LLVM side shared by the JIT (src/jit) and the ahead-of-time compiler (src/aot): a target
+// The LLVM side shared by the JIT (src/backend) and the ahead-of-time compiler (src/aot): a target
 // machine for the host or a named CPU, jx's O3 pipeline with the runtime's vector math library,
 // and object emission. LLVM types: include only from translation units that see LLVM already.
 #pragma once
