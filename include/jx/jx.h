@@ -9,3 +9,4 @@
 #include <jx/random.h>
 #include <jx/shape.h>
 #include <jx/sharding.h>
+#include <jx/transforms.h>
