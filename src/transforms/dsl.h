@@ -1,0 +1,59 @@
+// The vocabulary of ir/derivatives.def: short names over ir/builder.h, so that each rule reads
+// as the formula it is (and as JAX's rule it copies).
+#pragma once
+
+#include "ir/builder.h"
+
+namespace jx::transforms::dsl {
+
+using ir::NodePtr;
+using ir::Op;
+
+// Literal v in like's dtype and shape; weak, so it never changes the result's type.
+inline NodePtr lit(double v, const NodePtr &like) {
+  return ir::broadcast(ir::literal(v, like->dtype, true), like->shape, {});
+}
+
+#define JX_DSL_UNARY(fn, op)                                                                       \
+  inline NodePtr fn(const NodePtr &x) { return ir::unary(Op::op, x); }
+JX_DSL_UNARY(neg, Neg)
+JX_DSL_UNARY(abs, Abs)
+JX_DSL_UNARY(sign, Sign)
+JX_DSL_UNARY(floor, Floor)
+JX_DSL_UNARY(exp, Exp)
+JX_DSL_UNARY(log, Log)
+JX_DSL_UNARY(sqrt, Sqrt)
+JX_DSL_UNARY(sin, Sin)
+JX_DSL_UNARY(cos, Cos)
+JX_DSL_UNARY(sinh, Sinh)
+JX_DSL_UNARY(cosh, Cosh)
+JX_DSL_UNARY(signbit, SignBit)
+#undef JX_DSL_UNARY
+
+#define JX_DSL_BINARY(fn, op)                                                                      \
+  inline NodePtr fn(const NodePtr &a, const NodePtr &b) { return ir::binary(Op::op, a, b); }
+JX_DSL_BINARY(add, Add)
+JX_DSL_BINARY(sub, Sub)
+JX_DSL_BINARY(mul, Mul)
+JX_DSL_BINARY(div, Div)
+JX_DSL_BINARY(pow, Pow)
+JX_DSL_BINARY(fmod, Fmod)
+JX_DSL_BINARY(max, Max)
+JX_DSL_BINARY(min, Min)
+JX_DSL_BINARY(and_, And)
+JX_DSL_BINARY(or_, Or)
+JX_DSL_BINARY(eq, Eq)
+JX_DSL_BINARY(ne, Ne)
+JX_DSL_BINARY(lt, Lt)
+JX_DSL_BINARY(ge, Ge)
+#undef JX_DSL_BINARY
+
+using ir::convert;
+using ir::select;
+
+// JAX's _balanced_eq(x, z, y): 1 where x == z, halved where y == z too (ties share the tangent).
+inline NodePtr balanced_eq(const NodePtr &x, const NodePtr &z, const NodePtr &y) {
+  return div(select(eq(x, z), lit(1, z), lit(0, z)), select(eq(y, z), lit(2, z), lit(1, z)));
+}
+
+} // namespace jx::transforms::dsl
