@@ -300,6 +300,7 @@ private:
   }
 
   template <class T> Value constant_of(const Shape &s, const std::vector<T> &data) {
+    // An argument replaces the leaf once its data is drawn, so the rest of the program is the same.
     if constexpr (std::is_floating_point_v<T>) {
       const size_t k = float_leaves_.size();
       if (k < arg_of_leaf_.size() && arg_of_leaf_[k] >= 0) {
@@ -317,7 +318,7 @@ private:
                                  : fmt::format("jnp.array([{}], dtype={})", text, py_dtype(t));
     if (s.size() > 1) expr += fmt::format(".reshape({})", py_tuple(s));
     const Value v = *emit(jnp::array(data, s), expr, {}, false);
-    if (is_floating(t)) float_leaves_.push_back(v);
+    if constexpr (std::is_floating_point_v<T>) float_leaves_.push_back(v);
     return v;
   }
 
