@@ -39,12 +39,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Every float is float64 and of moderate size, so that finite differences are accurate.
-// Elementwise alone: the other families (broadcasting too) build movement ops, which have no JVP
-// rules yet.
+// Every family; every float is float64 and of moderate size, so that finite differences are
+// accurate.
 GraphOptions options() {
   GraphOptions o;
-  o.families = jx::diff::kElementwise;
   o.float_dtype = jx::float64;
   o.differentiable = true;
   o.moderate_values = true;
