@@ -106,5 +106,9 @@ int main(int argc, char **argv) {
   // A model that learned nothing stays near ln(10) = 2.30; a falling loss loses a good share.
   bool ok = last < 0.8 * first;
   fmt::print("loss {:.4f} -> {:.4f}: {}\n", first, last, ok ? "ok" : "NOT DECREASED ENOUGH");
-  return ok ? 0 : 1;
+  // The update's scalars are weakly typed, so the parameters must still be float32.
+  bool f32 = std::all_of(params.begin(), params.end(),
+                         [](const Array &p) { return p.dtype() == jx::float32; });
+  if (!f32) fmt::print("parameters are no longer float32\n");
+  return ok && f32 ? 0 : 1;
 }

@@ -33,7 +33,7 @@ double max_rel_error(const Array &x, const Array &ref) {
 
 int main() {
   // The seed's intervals [0.1 j, 0.1 j + 0.05] moved right by 0.1: x^0.1 has an infinite
-  // derivative at the seed's a_0 = 0, so the rule's derivative there is infinite too.
+  // derivative at the seed's a_0 = 0, where the rule's derivative is then not finite (NaN).
   auto a = jnp::arange(0, 10, 0.1) + 0.1;
   auto b = a + 0.05;
   auto s = jnp::array(1.0, jx::float64);
