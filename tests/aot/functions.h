@@ -196,6 +196,26 @@ inline auto donated_argument() {
 // a transposed operand with a bias-and-relu epilogue kernel, float32 against a transposed right
 // operand with a scaling epilogue, a batch against one broadcast matrix (batch stride 0), a
 // matrix times a vector (gemv) and one large enough for several tiles.
+// A training step's gradient: value_and_grad of a dense layer's loss (transposed contractions,
+// a reduction over the batch, tanh's derivative) and of the Simpson seed's endpoints.
+inline auto value_and_grad() {
+  const ShapeDtypeStruct w{{16, 24}, jx::float64}, x{{40, 16}, jx::float64},
+      interval{{simpson_intervals}, jx::float64};
+  return jx::jit([](const Array &w, const Array &x, const Array &a, const Array &b) {
+           auto loss = [&](const Array &weights) {
+             return jnp::sum(jnp::tanh(jnp::matmul(x, weights)) * 0.5);
+           };
+           auto area = [](const Array &lo, const Array &hi) {
+             return jnp::sum(seeds::simps([](const Array &t) { return seeds::funcN(t); }, lo, hi,
+                                          simpson_points));
+           };
+           const auto [value, gradient] = jx::value_and_grad(loss)(w);
+           const std::vector<Array> endpoints = jx::grad(area, std::vector<int>{0, 1})(a, b);
+           return std::tuple{value, gradient, endpoints[0], endpoints[1]};
+         })
+      .lower(w, x, interval, interval);
+}
+
 inline auto contraction() {
   const ShapeDtypeStruct at{{48, 67}, jx::float64}, b{{48, 53}, jx::float64},
       bias{{53}, jx::float64}, x{{70, 40}, jx::float32}, yt{{90, 40}, jx::float32},

@@ -28,6 +28,7 @@ JX_AOT_FUNCTION(empty_arrays) { return aot_test::empty_arrays(); }
 JX_AOT_FUNCTION(sharding_constraint) { return aot_test::sharding_constraint(); }
 JX_AOT_FUNCTION(donated_argument) { return aot_test::donated_argument(); }
 JX_AOT_FUNCTION(contraction) { return aot_test::contraction(); }
+JX_AOT_FUNCTION(value_and_grad) { return aot_test::value_and_grad(); }
 
 #define JX_AOT_TEST_REGISTER_GRAPH(SEED)                                                           \
   JX_AOT_FUNCTION(random_graph_##SEED) { return aot_test::random_graph(SEED); }
@@ -35,6 +36,7 @@ JX_AOT_TEST_RANDOM_GRAPHS(JX_AOT_TEST_REGISTER_GRAPH)
 
 // The x86-64-v3 library (AVX2 math tier).
 JX_AOT_FUNCTION(v3_simpson_stack) { return aot_test::simpson_stack(); }
+JX_AOT_FUNCTION(v3_value_and_grad) { return aot_test::value_and_grad(); }
 JX_AOT_FUNCTION(v3_simpson_broadcast) { return aot_test::simpson_broadcast(); }
 JX_AOT_FUNCTION(v3_diff_1x1) { return aot_test::diff(1, 1); }
 JX_AOT_FUNCTION(v3_diff_8x1) { return aot_test::diff(8, 1); }

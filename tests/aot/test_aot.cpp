@@ -52,6 +52,8 @@
 #include "v3_random_normal.h"
 #include "v3_simpson_broadcast.h"
 #include "v3_simpson_stack.h"
+#include "v3_value_and_grad.h"
+#include "value_and_grad.h"
 
 // The random graphs' exported entry points (their headers' inline random_graph_SEED call them).
 #define JX_AOT_TEST_DECLARE_GRAPH(SEED)                                                            \
@@ -345,6 +347,15 @@ TEST(AotHost, ShardingConstraintInside) {
 
 // Contractions run as the runtime's gemm steps in both: the same tiles and cblas calls, so the
 // same bits, epilogue kernels included.
+// jit(value_and_grad(f)) and jit(grad(f)) lowered and compiled ahead of time like any program.
+TEST(AotHost, ValueAndGradEqualsTheJit) {
+  std::vector<Array> args = {random_array({16, 24}, jx::float64, 41, -1, 1),
+                             random_array({40, 16}, jx::float64, 42, -1, 1)};
+  for (const Array &a : simpson_args())
+    args.push_back(a);
+  EXPECT_EQ(compare_with_jit(aot_test::value_and_grad(), value_and_grad, args), "");
+}
+
 TEST(AotHost, Contractions) {
   const std::string plan = aot_test::contraction().compile().as_text();
   int gemms = 0;
@@ -487,6 +498,19 @@ void expect_within(const jx::Lowered<Out> &lowered, Entry entry, const std::vect
 TEST_F(AotX86v3, SimpsonWithinTolerance) {
   expect_within(aot_test::simpson_stack(), v3_simpson_stack, simpson_args(), {libm_tier});
   expect_within(aot_test::simpson_broadcast(), v3_simpson_broadcast, simpson_args(), {libm_tier});
+}
+
+TEST_F(AotX86v3, ValueAndGradWithinTolerance) {
+  std::vector<Array> args = {random_array({16, 24}, jx::float64, 41, -1, 1),
+                             random_array({40, 16}, jx::float64, 42, -1, 1)};
+  for (const Array &a : simpson_args())
+    args.push_back(a);
+  // The weights' gradient sums 40 products of tanh's derivative, which can cancel (element
+  // (12, 21) is ~1e-4 of its terms' size), so tanh's last-ulp differences between the math
+  // tiers grow relative to such sums.
+  const Tolerance cancelled{.ulps = 8, .relative = 1e-9};
+  expect_within(aot_test::value_and_grad(), v3_value_and_grad, args,
+                {libm_tier, cancelled, libm_tier, libm_tier});
 }
 
 TEST_F(AotX86v3, DiffSeedIsExact) {
