@@ -58,6 +58,10 @@ UNARY = {
     "erfc": (jax.scipy.special.erfc, [27.0, -6.0]),
     "round": (jnp.round, [1.5, -1.5, 2.5]),
     "square": (jnp.square, [1e154, 1e155]),
+    # convert's rule both ways: float64 through float32 (rounding the tangent), float32 through
+    # float64.
+    "astype_roundtrip": (lambda x: x.astype(jnp.float32 if x.dtype == jnp.float64 else
+                                            jnp.float64).astype(x.dtype), [1e39, 3.4e38]),
     # Literal bounds (weak, as the C++ scalars): ties with either bound split the tangent.
     "clip": (lambda x: jnp.clip(x, -1.0, 1.0), [-2.0, 1.5]),
     # The untaken branch's derivative is inf or nan at x <= 0; forward mode selects it away.

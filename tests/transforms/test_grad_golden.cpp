@@ -96,6 +96,10 @@ const std::map<std::string, Twin> &twins() {
       {"erfc", {unary(jx::scipy::special::erfc), ulps(Op::Erfc), ulps(Op::Exp)}},
       {"round", {[](const std::vector<Array> &a) { return jnp::round(a[0]); }}},
       {"square", {unary(jnp::square)}},
+      {"astype_roundtrip", {[](const std::vector<Array> &a) {
+         const jx::DType t = a[0].dtype();
+         return a[0].astype(t == jx::float64 ? jx::float32 : jx::float64).astype(t);
+       }}},
       {"clip", {[](const std::vector<Array> &a) { return jnp::clip(a[0], -1.0, 1.0); }}},
       {"where_sqrt",
        {[](const std::vector<Array> &a) { return jnp::where(a[0] > 0, jnp::sqrt(a[0]), 0.0); }}},
@@ -181,6 +185,24 @@ struct Known {
 };
 using KnownTable = std::map<std::string, std::vector<Known>>;
 
+// jx::jvp of fn eagerly (small constant graphs fold through the evaluator) or under jx::jit (the
+// compiled kernels).
+std::pair<Array, Array> jvp_of(const Fn &fn, const std::vector<Array> &primals,
+                               const std::vector<Array> &tangents, bool jitted) {
+  if (!jitted) return jx::jvp(fn, primals, tangents);
+  auto pair = [](const std::tuple<Array, Array> &r) {
+    return std::pair<Array, Array>(std::get<0>(r), std::get<1>(r));
+  };
+  auto tuple = [](const std::pair<Array, Array> &p) { return std::make_tuple(p.first, p.second); };
+  if (primals.size() == 1)
+    return pair(jx::jit([&](const Array &x, const Array &t) {
+      return tuple(jx::jvp(fn, {x}, {t}));
+    })(primals[0], tangents[0]));
+  return pair(jx::jit([&](const Array &x, const Array &y, const Array &tx, const Array &ty) {
+    return tuple(jx::jvp(fn, {x, y}, {tx, ty}));
+  })(primals[0], primals[1], tangents[0], tangents[1]));
+}
+
 template <class T>
 void check_elementwise(const golden::grad::Elementwise &g, const Twin &twin,
                        const std::vector<Known> &known) {
@@ -199,27 +221,30 @@ void check_elementwise(const golden::grad::Elementwise &g, const Twin &twin,
     primals.push_back(array_of(in[size_t(i)], {g.points}));
     tangents.push_back(array_of(in[size_t(g.arity + i)], {g.points}));
   }
-  const auto [out, tangent] = jx::jvp(twin.fn, primals, tangents);
-  const std::vector<T> got_out = out.to_vector<T>(), got_tangent = tangent.to_vector<T>();
-  for (size_t i = 0; i < size_t(g.points); ++i) {
-    const T x = in[0][i], y = g.arity > 1 ? in[1][i] : T(0), t = in[size_t(g.arity + g.wrt)][i];
-    SCOPED_TRACE(fmt::format("{}({}) with tangent {}", g.fn,
-                             g.arity == 1 ? show(x) : show(x) + ", " + show(y), show(t)));
-    const T primal = flush(got_out[i]), d = flush(got_tangent[i]);
-    if (twin.primal_zero_sign_differs && primal == 0 && want_out[i] == 0)
-      EXPECT_EQ(primal, want_out[i]);
-    else
-      EXPECT_LE(ulp_distance(primal, want_out[i]), twin.primal_ulps)
-          << "primal: jx " << show(primal) << ", jax " << show(want_out[i]);
-    std::optional<T> want = want_tangent[i];
-    for (const Known &k : known)
-      if (k.wrt == g.wrt && k.at(x, y)) want = k.jx ? std::optional<T>(T(*k.jx)) : std::nullopt;
-    if (!want) continue;
-    const T slack = T(twin.tangent_eps) * std::numeric_limits<T>::epsilon() * std::abs(t);
-    if (slack == 0 || !(std::abs(d - *want) <= slack))
-      EXPECT_LE(ulp_distance(d, *want), twin.tangent_ulps)
-          << "tangent: jx " << show(d) << ", jax " << show(want_tangent[i])
-          << (same(*want, want_tangent[i]) ? "" : ", jx's known value " + show(*want));
+  for (bool jitted : {false, true}) {
+    SCOPED_TRACE(jitted ? "under jit" : "eager");
+    const auto [out, tangent] = jvp_of(twin.fn, primals, tangents, jitted);
+    const std::vector<T> got_out = out.to_vector<T>(), got_tangent = tangent.to_vector<T>();
+    for (size_t i = 0; i < size_t(g.points); ++i) {
+      const T x = in[0][i], y = g.arity > 1 ? in[1][i] : T(0), t = in[size_t(g.arity + g.wrt)][i];
+      SCOPED_TRACE(fmt::format("{}({}) with tangent {}", g.fn,
+                               g.arity == 1 ? show(x) : show(x) + ", " + show(y), show(t)));
+      const T primal = flush(got_out[i]), d = flush(got_tangent[i]);
+      if (twin.primal_zero_sign_differs && primal == 0 && want_out[i] == 0)
+        EXPECT_EQ(primal, want_out[i]);
+      else
+        EXPECT_LE(ulp_distance(primal, want_out[i]), twin.primal_ulps)
+            << "primal: jx " << show(primal) << ", jax " << show(want_out[i]);
+      std::optional<T> want = want_tangent[i];
+      for (const Known &k : known)
+        if (k.wrt == g.wrt && k.at(x, y)) want = k.jx ? std::optional<T>(T(*k.jx)) : std::nullopt;
+      if (!want) continue;
+      const T slack = T(twin.tangent_eps) * std::numeric_limits<T>::epsilon() * std::abs(t);
+      if (slack == 0 || !(std::abs(d - *want) <= slack))
+        EXPECT_LE(ulp_distance(d, *want), twin.tangent_ulps)
+            << "tangent: jx " << show(d) << ", jax " << show(want_tangent[i])
+            << (same(*want, want_tangent[i]) ? "" : ", jx's known value " + show(*want));
+    }
   }
 }
 
@@ -228,6 +253,7 @@ const std::map<std::string, std::vector<std::string>> &families() {
   static const std::map<std::string, std::vector<std::string>> table = {
       {"Arithmetic", {"negative", "add", "subtract", "multiply", "divide", "square"}},
       {"PiecewiseConstant", {"sign", "floor", "ceil", "round", "floor_divide"}},
+      {"Convert", {"astype_roundtrip"}},
       {"AbsMaxMinClipWhere", {"abs", "maximum", "minimum", "clip", "where_greater", "where_sqrt"}},
       {"ExpAndLog", {"exp", "expm1", "exp2", "log", "log1p", "log2", "log10"}},
       {"Roots", {"sqrt", "cbrt"}},
@@ -264,6 +290,7 @@ void check(const std::string &family, const KnownTable &known = {}) {
 
 TEST(GradGolden, Arithmetic) { check("Arithmetic"); }
 TEST(GradGolden, PiecewiseConstant) { check("PiecewiseConstant"); }
+TEST(GradGolden, Convert) { check("Convert"); }
 TEST(GradGolden, AbsMaxMinClipWhere) { check("AbsMaxMinClipWhere"); }
 TEST(GradGolden, ExpAndLog) { check("ExpAndLog"); }
 TEST(GradGolden, Roots) { check("Roots"); }
@@ -340,15 +367,18 @@ template <class T> void check_reduction(const golden::grad::Reduction &r) {
     tangents.push_back(array_of(take(r.shapes[i]), r.shapes[i]));
   }
   const std::vector<T> want_out = take(r.shapes.back()), want_tangent = take(r.shapes.back());
-  const auto [out, tangent] = jx::jvp(reduction_twins().at(r.fn), primals, tangents);
-  EXPECT_EQ(out.shape(), jx::Shape(r.shapes.back().begin(), r.shapes.back().end()));
-  const std::vector<T> got_out = out.to_vector<T>(), got_tangent = tangent.to_vector<T>();
-  for (size_t i = 0; i < want_out.size(); ++i) {
-    SCOPED_TRACE("output element " + std::to_string(i));
-    EXPECT_TRUE(same(flush(got_out[i]), want_out[i]))
-        << "primal: jx " << show(got_out[i]) << ", jax " << show(want_out[i]);
-    EXPECT_TRUE(same(flush(got_tangent[i]), want_tangent[i]))
-        << "tangent: jx " << show(got_tangent[i]) << ", jax " << show(want_tangent[i]);
+  for (bool jitted : {false, true}) {
+    SCOPED_TRACE(jitted ? "under jit" : "eager");
+    const auto [out, tangent] = jvp_of(reduction_twins().at(r.fn), primals, tangents, jitted);
+    EXPECT_EQ(out.shape(), jx::Shape(r.shapes.back().begin(), r.shapes.back().end()));
+    const std::vector<T> got_out = out.to_vector<T>(), got_tangent = tangent.to_vector<T>();
+    for (size_t i = 0; i < want_out.size(); ++i) {
+      SCOPED_TRACE("output element " + std::to_string(i));
+      EXPECT_TRUE(same(flush(got_out[i]), want_out[i]))
+          << "primal: jx " << show(got_out[i]) << ", jax " << show(want_out[i]);
+      EXPECT_TRUE(same(flush(got_tangent[i]), want_tangent[i]))
+          << "tangent: jx " << show(got_tangent[i]) << ", jax " << show(want_tangent[i]);
+    }
   }
 }
 
