@@ -1,10 +1,14 @@
-// Function transformations (JAX's jax.jvp): each traces the C++ function on fresh parameters,
+// Function transformations (jax.jvp, jax.linearize, jax.vjp, jax.grad, jax.value_and_grad): each
+// traces the C++ function on fresh parameters,
 // transforms the graph and substitutes the caller's arrays, so its result is an ordinary lazy
 // array (eager, inside jx::jit, around a jitted function). Design: docs/design/transforms.md.
 #pragma once
 
 #include <jx/jit.h>
 
+#include <memory>
+#include <optional>
+#include <tuple>
 #include <utility>
 
 namespace jx {
@@ -26,13 +30,16 @@ std::vector<Array> jvp(const TraceFn &f, const std::vector<Array> &primals,
                        const std::vector<Array> &tangents, int arity);
 
 template <size_t> using ArrayArg = const Array &;
-// How f takes its arrays: their number (1 to 8), else -1 for one std::vector<Array>. Arities are
-// tried first, in increasing order: a jitted function's call operator accepts anything until
-// instantiated, so a jitted function taking several arrays must be wrapped in a lambda.
+// How f takes its arrays: their number (1 to 8), else -1 for one std::vector<Array>. A
+// transformed function says (`array_arity` member: its function's). Otherwise arities are tried
+// in increasing order: a jitted function's call operator accepts anything until instantiated, so
+// a jitted function taking several arrays must be wrapped in a lambda.
 template <class F, size_t N = 1> constexpr int array_arity() {
-  if constexpr ([]<size_t... I>(std::index_sequence<I...>) {
-                  return std::is_invocable_v<const F &, ArrayArg<I>...>;
-                }(std::make_index_sequence<N>{})) {
+  if constexpr (requires { F::array_arity; }) {
+    return F::array_arity;
+  } else if constexpr ([]<size_t... I>(std::index_sequence<I...>) {
+                         return std::is_invocable_v<const F &, ArrayArg<I>...>;
+                       }(std::make_index_sequence<N>{})) {
     return int(N);
   } else if constexpr (N < 8) {
     return array_arity<F, N + 1>();
@@ -53,6 +60,56 @@ template <class F> auto call_with_arrays(const F &f, const std::vector<Array> &a
   }
 }
 
+// The arguments of a transformed function's call: Arrays, or one std::vector<Array>.
+inline std::vector<Array> argument_list(const std::vector<Array> &args) { return args; }
+template <class... A>
+requires(is_array_v<A> &&...) std::vector<Array> argument_list(const A &...args) {
+  return {args...};
+}
+
+// A linear map held as a graph over parameters of a finished trace (`inputs`), the caller's
+// primals already substituted: applying it substitutes its arguments for `inputs`.
+struct LinearMap {
+  std::vector<std::shared_ptr<const ir::Node>> inputs, outputs;
+  // Per output: bool zeros (JAX's float0) instead of a value, for an int or bool primal.
+  std::vector<bool> float0;
+};
+// For jvp's and vjp's checks of the map's arguments.
+enum class LinearKind { kLinearize, kVjp };
+std::vector<Array> apply(const LinearMap &map, LinearKind kind, const std::vector<Array> &args);
+
+// linearize over flattened outputs: the primal outputs, and the map from the primals' tangents
+// to the outputs'.
+std::pair<std::vector<Array>, std::shared_ptr<const LinearMap>>
+linearize(const TraceFn &f, const std::vector<Array> &primals, int arity);
+
+// vjp over flattened outputs, of which the first `differentiated` (all if -1) have cotangents
+// (the rest: grad's aux). The map takes their cotangents to the primals'.
+std::pair<std::vector<Array>, std::shared_ptr<const LinearMap>>
+vjp(const TraceFn &f, const std::vector<Array> &primals, int arity, int differentiated = -1);
+
+// value_and_grad over flattened outputs (the value, then aux's arrays): the outputs and the
+// gradients with respect to args[argnums[i]]. `argnums_text`: "0" or "(0, 1)", for errors.
+std::pair<std::vector<Array>, std::vector<Array>>
+value_and_grad(const TraceFn &f, const std::vector<Array> &args, const std::vector<int> &argnums,
+               const std::string &argnums_text, bool allow_int, int arity);
+
+// jacfwd (forward) or jacrev of f's one output with respect to args[argnums[i]]: each of shape
+// output shape + argument shape. `name`: "jacfwd" or "jacrev", for errors.
+std::vector<Array> jacobian(const TraceFn &f, const std::vector<Array> &args,
+                            const std::vector<int> &argnums, const std::string &argnums_text,
+                            bool forward, int arity);
+
+// vmap over flattened outputs; axes already one per argument and per output.
+std::vector<Array> vmap(const TraceFn &f, const std::vector<Array> &args,
+                        const std::vector<std::optional<int64_t>> &in_axes,
+                        const std::vector<std::optional<int64_t>> &out_axes, bool one_out_axis,
+                        std::optional<int64_t> axis_size, int arity);
+
+template <class T> struct AuxPair : std::false_type {};
+template <class Aux> struct AuxPair<std::pair<Array, Aux>> : std::true_type { using type = Aux; };
+template <class Aux> struct AuxPair<std::tuple<Array, Aux>> : std::true_type { using type = Aux; };
+
 } // namespace detail
 
 // jax.jvp(f, primals, tangents): (f(*primals), the derivative of f at primals applied to
@@ -70,6 +127,251 @@ auto jvp(const F &f, const std::vector<Array> &primals, const std::vector<Array>
   const auto half = std::ptrdiff_t(flat.size() / 2);
   return std::pair<Out, Out>(detail::Outputs<Out>::unflatten({flat.begin(), flat.begin() + half}),
                              detail::Outputs<Out>::unflatten({flat.begin() + half, flat.end()}));
+}
+
+// The function returned by jx::linearize: tangents of the primals (one per primal) to the
+// outputs' tangents. Evaluation is lazy: each call builds a graph over the forward values.
+template <class Out> class LinearizedFunction {
+public:
+  explicit LinearizedFunction(std::shared_ptr<const detail::LinearMap> map)
+      : map_(std::move(map)) {}
+  Out operator()(const std::vector<Array> &tangents) const {
+    return detail::Outputs<Out>::unflatten(
+        detail::apply(*map_, detail::LinearKind::kLinearize, tangents));
+  }
+  template <class... A>
+  requires(detail::is_array_v<A> &&...) Out operator()(const A &...tangents) const {
+    return (*this)(std::vector<Array>{tangents...});
+  }
+
+private:
+  std::shared_ptr<const detail::LinearMap> map_;
+};
+
+// jax.linearize(f, *primals): (f(*primals), the JVP at primals as a function of the tangents).
+// The forward values are shared by every call of that function.
+template <class F> auto linearize(const F &f, const std::vector<Array> &primals) {
+  using Out = decltype(detail::call_with_arrays(f, primals));
+  const detail::TraceFn body = [&](const std::vector<Array> &args) {
+    return detail::Outputs<Out>::flatten(detail::call_with_arrays(f, args));
+  };
+  auto [outs, map] = detail::linearize(body, primals, detail::array_arity<F>());
+  return std::pair<Out, LinearizedFunction<Out>>(detail::Outputs<Out>::unflatten(outs),
+                                                 LinearizedFunction<Out>(std::move(map)));
+}
+
+// The function returned by jx::vjp: a cotangent shaped as f's result to the primals' cotangents
+// (one per primal, in order; bool zeros, JAX's float0, for an int or bool primal).
+template <class Out> class VjpFunction {
+public:
+  explicit VjpFunction(std::shared_ptr<const detail::LinearMap> map) : map_(std::move(map)) {}
+  std::vector<Array> operator()(const Out &cotangent) const {
+    return detail::apply(*map_, detail::LinearKind::kVjp, detail::Outputs<Out>::flatten(cotangent));
+  }
+
+private:
+  std::shared_ptr<const detail::LinearMap> map_;
+};
+
+// jax.vjp(f, *primals): (f(*primals), the VJP function at primals).
+template <class F> auto vjp(const F &f, const std::vector<Array> &primals) {
+  using Out = decltype(detail::call_with_arrays(f, primals));
+  const detail::TraceFn body = [&](const std::vector<Array> &args) {
+    return detail::Outputs<Out>::flatten(detail::call_with_arrays(f, args));
+  };
+  auto [outs, map] = detail::vjp(body, primals, detail::array_arity<F>());
+  return std::pair<Out, VjpFunction<Out>>(detail::Outputs<Out>::unflatten(outs),
+                                          VjpFunction<Out>(std::move(map)));
+}
+
+struct GradOptions {
+  // f returns (value, aux) as a std::pair or std::tuple; aux (an Array, a std::vector<Array> or
+  // a std::tuple of Arrays) is returned beside the gradient, not differentiated.
+  bool has_aux = false;
+  // Int and bool arguments get bool zeros (JAX's float0) instead of a TypeError.
+  bool allow_int = false;
+};
+
+namespace detail {
+
+// "0" or "(0, 1)": argnums as JAX prints them.
+std::string argnums_text(const std::vector<int> &argnums, bool many);
+// has_aux and f's result disagree.
+[[noreturn]] void throw_wrong_aux(bool returned_pair);
+
+// grad and value_and_grad: `Many` for a list of argnums (gradients as a std::vector<Array>).
+template <class F, bool Many, bool WithValue> class GradFunction {
+public:
+  static constexpr int array_arity = detail::array_arity<F>();
+  GradFunction(F f, std::vector<int> argnums, GradOptions options)
+      : f_(std::move(f)), argnums_(std::move(argnums)), options_(options) {}
+
+  template <class... A> auto operator()(const A &...args) const {
+    const std::vector<Array> list = argument_list(args...);
+    using Out = decltype(call_with_arrays(f_, list));
+    constexpr bool pair = AuxPair<Out>::value;
+    static_assert(std::is_same_v<Out, Array> || pair,
+                  "jx::grad differentiates a function returning an Array, or a (value, aux) "
+                  "std::pair or std::tuple with GradOptions::has_aux");
+    const TraceFn body = [&](const std::vector<Array> &xs) {
+      Out out = call_with_arrays(f_, xs);
+      if constexpr (pair) {
+        std::vector<Array> flat{std::get<0>(out)};
+        for (const Array &a : Outputs<typename AuxPair<Out>::type>::flatten(std::get<1>(out)))
+          flat.push_back(a);
+        return flat;
+      } else {
+        return std::vector<Array>{out};
+      }
+    };
+    if (options_.has_aux != pair) throw_wrong_aux(pair);
+    auto [outs, grads] = value_and_grad(body, list, argnums_, argnums_text(argnums_, Many),
+                                        options_.allow_int, array_arity);
+    auto gradient = [&] {
+      if constexpr (Many)
+        return grads;
+      else
+        return grads.at(0);
+    }();
+    if constexpr (pair) {
+      using Aux = typename AuxPair<Out>::type;
+      auto aux = Outputs<Aux>::unflatten({outs.begin() + 1, outs.end()});
+      if constexpr (WithValue)
+        return std::pair(std::pair<Array, Aux>(outs[0], std::move(aux)), gradient);
+      else
+        return std::pair(gradient, std::move(aux));
+    } else if constexpr (WithValue) {
+      return std::pair(outs[0], gradient);
+    } else {
+      return gradient;
+    }
+  }
+
+private:
+  F f_;
+  std::vector<int> argnums_;
+  GradOptions options_;
+};
+
+} // namespace detail
+
+// jax.grad(f, argnums, has_aux, allow_int): a function taking f's arguments and returning the
+// gradient of f's scalar float result with respect to argument `argnum` (negative: from the end),
+// or with has_aux the pair (gradient, aux).
+template <class F> auto grad(F f, int argnum = 0, GradOptions options = {}) {
+  return detail::GradFunction<F, false, false>(std::move(f), {argnum}, options);
+}
+// Gradients with respect to several arguments, as a std::vector<Array> in argnums' order.
+template <class F> auto grad(F f, std::vector<int> argnums, GradOptions options = {}) {
+  return detail::GradFunction<F, true, false>(std::move(f), std::move(argnums), options);
+}
+// jax.value_and_grad: (f's value, its gradient); with has_aux ((value, aux), gradient).
+template <class F> auto value_and_grad(F f, int argnum = 0, GradOptions options = {}) {
+  return detail::GradFunction<F, false, true>(std::move(f), {argnum}, options);
+}
+template <class F> auto value_and_grad(F f, std::vector<int> argnums, GradOptions options = {}) {
+  return detail::GradFunction<F, true, true>(std::move(f), std::move(argnums), options);
+}
+
+// vmap's in_axes or out_axes: one axis (or jx::none) for all, or one per argument or output.
+class VmapAxes {
+public:
+  VmapAxes(int64_t axis) : axes_{axis}, one_(true) {}
+  VmapAxes(std::nullopt_t) : axes_{std::nullopt}, one_(true) {}
+  VmapAxes(std::initializer_list<std::optional<int64_t>> axes) : axes_(axes) {}
+  VmapAxes(std::vector<std::optional<int64_t>> axes) : axes_(std::move(axes)) {}
+  const std::vector<std::optional<int64_t>> &axes() const { return axes_; }
+  bool one() const { return one_; }
+
+private:
+  std::vector<std::optional<int64_t>> axes_;
+  bool one_ = false;
+};
+
+namespace detail {
+template <class F> class VmapFunction {
+public:
+  static constexpr int array_arity = detail::array_arity<F>();
+  VmapFunction(F f, VmapAxes in_axes, VmapAxes out_axes, std::optional<int64_t> axis_size)
+      : f_(std::move(f)), in_(std::move(in_axes)), out_(std::move(out_axes)), size_(axis_size) {}
+
+  template <class... A> auto operator()(const A &...args) const {
+    const std::vector<Array> list = argument_list(args...);
+    using Out = decltype(call_with_arrays(f_, list));
+    const TraceFn body = [&](const std::vector<Array> &xs) {
+      return Outputs<Out>::flatten(call_with_arrays(f_, xs));
+    };
+    std::vector<std::optional<int64_t>> in_axes = in_.axes();
+    if (in_.one()) in_axes.assign(list.size(), in_axes.at(0));
+    return Outputs<Out>::unflatten(
+        vmap(body, list, in_axes, out_.axes(), out_.one(), size_, array_arity));
+  }
+
+private:
+  F f_;
+  VmapAxes in_, out_;
+  std::optional<int64_t> size_;
+};
+} // namespace detail
+
+// jax.vmap(f, in_axes, out_axes, axis_size): f mapped over axis in_axes[i] of argument i (none:
+// the argument is shared by every example), its outputs stacked along out_axes. One graph over the
+// batch (each op's batching rule), not a loop; nests and composes with jit and grad. in_axes of
+// one entry per argument: vmap(f, {0, jx::none}).
+template <class F>
+auto vmap(F f, VmapAxes in_axes = 0, VmapAxes out_axes = 0, std::optional<int64_t> axis_size = {}) {
+  return detail::VmapFunction<F>(std::move(f), std::move(in_axes), std::move(out_axes), axis_size);
+}
+
+namespace detail {
+template <class F, bool Many> class JacobianFunction {
+public:
+  static constexpr int array_arity = detail::array_arity<F>();
+  JacobianFunction(F f, std::vector<int> argnums, bool forward)
+      : f_(std::move(f)), argnums_(std::move(argnums)), forward_(forward) {}
+
+  template <class... A> auto operator()(const A &...args) const {
+    const std::vector<Array> list = argument_list(args...);
+    using Out = decltype(call_with_arrays(f_, list));
+    static_assert(std::is_same_v<Out, Array>, "jx::jacfwd and jacrev take a function returning "
+                                              "one Array");
+    const TraceFn body = [&](const std::vector<Array> &xs) {
+      return std::vector<Array>{call_with_arrays(f_, xs)};
+    };
+    std::vector<Array> jacobians =
+        jacobian(body, list, argnums_, argnums_text(argnums_, Many), forward_, array_arity);
+    if constexpr (Many)
+      return jacobians;
+    else
+      return jacobians.at(0);
+  }
+
+private:
+  F f_;
+  std::vector<int> argnums_;
+  bool forward_;
+};
+} // namespace detail
+
+// jax.jacfwd(f, argnums): the Jacobian of f's Array result with respect to argument `argnum`,
+// of shape result shape + argument shape, by forward mode (f's JVP mapped over the argument's
+// basis: one batched graph, as JAX's vmap of jvp). With a list of argnums, one per argnum.
+template <class F> auto jacfwd(F f, int argnum = 0) {
+  return detail::JacobianFunction<F, false>(std::move(f), {argnum}, true);
+}
+template <class F> auto jacfwd(F f, std::vector<int> argnums) {
+  return detail::JacobianFunction<F, true>(std::move(f), std::move(argnums), true);
+}
+// jax.jacrev: the same Jacobian by reverse mode (f's VJP mapped over the result's basis).
+template <class F> auto jacrev(F f, int argnum = 0) {
+  return detail::JacobianFunction<F, false>(std::move(f), {argnum}, false);
+}
+template <class F> auto jacrev(F f, std::vector<int> argnums) {
+  return detail::JacobianFunction<F, true>(std::move(f), std::move(argnums), false);
+}
+// jax.hessian: jacfwd(jacrev(f)), of shape result shape + argument shape + argument shape.
+template <class F> auto hessian(F f, int argnum = 0) {
+  return jacfwd(jacrev(std::move(f), argnum), argnum);
 }
 
 } // namespace jx

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <unordered_map>
 
@@ -20,12 +21,16 @@ using namespace dsl;
 // derivatives.def lists every op of ops.def, in its order.
 constexpr Op listed_ops[] = {
 #define JX_RULE(op, terms) Op::op,
+#define JX_LINEAR(op, terms, transposes) Op::op,
+#define JX_STRUCTURAL(op, transpose) Op::op,
 #define JX_ZERO(op) Op::op,
 #define JX_EXPAND(op, fn) Op::op,
-#define JX_FN(op, fn) Op::op,
+#define JX_FN(op, jvp, transpose) Op::op,
 #define JX_NO_RULE(op) Op::op,
 #include "ir/derivatives.def"
 #undef JX_RULE
+#undef JX_LINEAR
+#undef JX_STRUCTURAL
 #undef JX_ZERO
 #undef JX_EXPAND
 #undef JX_FN
@@ -64,10 +69,76 @@ NodePtr jnp_hypot(const NodePtr &x1, const NodePtr &x2) {
   return select(any_inf, inf, r);
 }
 
-// select_n's rule: both branches' tangents, zeros instantiated.
-NodePtr select_jvp(const ir::Node &ans, const std::vector<NodePtr> &ts) {
-  NodePtr zero = ir::broadcast(ir::literal(0, ans.dtype, true), ans.shape, {});
-  return select(ans.inputs[0], ts[1] ? ts[1] : zero, ts[2] ? ts[2] : zero);
+// The axes of x that a reduction keeps.
+std::vector<int64_t> kept_axes(const ir::Node &reduction) {
+  std::vector<int64_t> kept;
+  const std::vector<int64_t> &axes = reduction.attrs;
+  for (int64_t i = 0; i < int64_t(reduction.inputs[0]->shape.size()); ++i)
+    if (std::find(axes.begin(), axes.end(), i) == axes.end()) kept.push_back(i);
+  return kept;
+}
+
+// A linear op's tangent: the op itself over its inputs' tangents, zeros for absent float ones
+// (a select's predicate stays the primal's).
+NodePtr structural_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
+  std::vector<NodePtr> inputs;
+  for (size_t i = 0; i < ans->inputs.size(); ++i) {
+    const NodePtr &x = ans->inputs[i];
+    inputs.push_back(ts[i] ? ts[i] : is_floating(x->dtype) ? lit(0, x) : x);
+  }
+  return ir::rebuild(*ans, std::move(inputs));
+}
+
+// A bilinear op's tangent: the op with one operand's tangent at a time, summed.
+NodePtr dot_general_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
+  NodePtr l = ts[0] ? ir::rebuild(*ans, {ts[0], ans->inputs[1]}) : nullptr;
+  NodePtr r = ts[1] ? ir::rebuild(*ans, {ans->inputs[0], ts[1]}) : nullptr;
+  return l && r ? add(l, r) : l ? l : r;
+}
+
+// JAX's _reduce_chooser_jvp_rule: the mean of the tangents at the places that attain ans (NaN
+// where none does, as for a NaN in x).
+NodePtr reduce_chooser_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
+  const NodePtr &x = ans->inputs[0];
+  NodePtr location =
+      convert(eq(x, ir::broadcast(ans, x->shape, kept_axes(*ans))), ans->dtype, ans->weak);
+  NodePtr counts = ir::reduce(Op::ReduceSum, location, ans->attrs);
+  return div(ir::reduce(Op::ReduceSum, mul(ts[0], location), ans->attrs), counts);
+}
+
+// JAX's _reduce_prod_jvp_rule: the reduced axes moved first and flattened, then the first half
+// of the rows times the second (padded with a row of ones when odd) until one row is left. The
+// JVP of that tree is exact where x has zeros, unlike ans / x.
+NodePtr reduce_prod_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
+  const NodePtr &x = ans->inputs[0];
+  int64_t n = 1;
+  for (int64_t a : ans->attrs)
+    n *= x->shape[a];
+  if (n == 0) return nullptr;
+  std::vector<int64_t> perm = ans->attrs;
+  Shape rows{n};
+  for (int64_t i : kept_axes(*ans)) {
+    perm.push_back(i);
+    rows.push_back(x->shape[i]);
+  }
+  const size_t r = rows.size();
+  NodePtr tree = ir::reshape(ir::transpose(x, perm), rows);
+  while (tree->shape[0] > 1) {
+    const int64_t m = tree->shape[0], half = (m + 1) / 2;
+    std::vector<int64_t> starts(r, 0), limits = tree->shape, steps(r, 1);
+    limits[0] = half;
+    NodePtr first = ir::slice(tree, starts, limits, steps);
+    starts[0] = half;
+    limits[0] = m;
+    NodePtr second = ir::slice(tree, starts, limits, steps);
+    if (m - half != half) {
+      std::vector<int64_t> lo(r, 0), hi(r, 0);
+      hi[0] = 1;
+      second = ir::pad(second, ir::literal(1, x->dtype, x->weak), lo, hi);
+    }
+    tree = mul(first, second);
+  }
+  return jvp({ir::reshape(tree, ans->shape)}, {x}, {ts[0]})[0];
 }
 
 NodePtr expand(NodePtr (*fn)(const NodePtr &, const NodePtr &), const ir::Node &ans,
@@ -101,11 +172,13 @@ NodePtr apply_rule(const NodePtr &ans, const std::vector<NodePtr> &ts) {
 #define JVP(...) JX_PICK(__VA_ARGS__, JX_TERMS_2, JX_TERMS_1)(__VA_ARGS__)
   // clang-format off
 #define JX_RULE(op, terms) case Op::op: return sum({terms});
+#define JX_LINEAR(op, terms, transposes) case Op::op: return sum({terms});
+#define JX_STRUCTURAL(op, transpose) case Op::op: return structural_jvp(ans, ts);
 #define JX_ZERO(op) case Op::op: return nullptr;
 #define JX_EXPAND(op, fn) case Op::op: return expand(fn, *ans, ts);
-#define JX_FN(op, fn) case Op::op: return fn(*ans, ts);
+#define JX_FN(op, jvp, transpose) case Op::op: return jvp(ans, ts);
 #define JX_NO_RULE(op) case Op::op: throw NotImplementedError(fmt::format( \
-    "jvp rule for op {} is not implemented yet", ir::op_name(Op::op)));
+    "Differentiation rule for '{}' not implemented", ir::op_name(Op::op)));
   // clang-format on
   switch (ans->op) {
 #include "ir/derivatives.def"
@@ -116,6 +189,8 @@ NodePtr apply_rule(const NodePtr &ans, const std::vector<NodePtr> &ts) {
 #undef JX_PICK
 #undef JVP
 #undef JX_RULE
+#undef JX_LINEAR
+#undef JX_STRUCTURAL
 #undef JX_ZERO
 #undef JX_EXPAND
 #undef JX_FN

@@ -231,14 +231,11 @@ TEST(Jvp, ErrorsAreJaxs) {
       },
       "the function takes 1 array arguments, but 2 primals were given");
   expect_error<jx::NotImplementedError>(
-      [&] { jx::jvp([](const Array &a) { return jnp::sum(a); }, {x}, {x}); },
-      "jvp rule for op reduce_sum is not implemented yet");
-  expect_error<jx::NotImplementedError>(
       [&] { jx::jvp([](const Array &a) { return jnp::nextafter(a, a * 2.0); }, {x}, {x}); },
-      "jvp rule for op nextafter is not implemented yet");
+      "Differentiation rule for 'nextafter' not implemented");
   // An op without a rule that no tangent reaches is a constant.
-  const auto [y, t] =
-      jx::jvp([](const Array &a) { return a + jnp::sum(jnp::arange(3.0)); }, {x}, {x});
+  const auto [y, t] = jx::jvp(
+      [](const Array &a) { return a + jnp::sum(jnp::nextafter(jnp::arange(3.0), 9.0)); }, {x}, {x});
   EXPECT_EQ(t.to_vector<double>(), (std::vector<double>{1, 1, 1}));
 }
 

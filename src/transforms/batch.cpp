@@ -1,0 +1,184 @@
+// Batching rules by op kind: elementwise ops broadcast their unbatched operands, movement and
+// reductions shift their axes by one, dot_general adds a batch dimension (or a free one when one
+// side is unbatched). One post-order walk; nodes that no batched parameter reaches are kept.
+#include "transforms/batch.h"
+
+#include <jx/error.h>
+
+#include <fmt/format.h>
+
+#include <numeric>
+
+#include "ir/builder.h"
+#include "ir/printer.h"
+
+namespace jx::transforms {
+
+namespace {
+
+using ir::NodePtr;
+using ir::Op;
+
+std::vector<int64_t> shifted(const std::vector<int64_t> &axes) {
+  std::vector<int64_t> out;
+  for (int64_t a : axes)
+    out.push_back(a + 1);
+  return out;
+}
+
+template <class T> std::vector<T> prepend(T first, const std::vector<T> &rest) {
+  std::vector<T> out{first};
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
+class Batcher {
+public:
+  explicit Batcher(int64_t size) : size_(size) {}
+
+  // x of an unbatched node as a batched one: broadcast along a new leading axis.
+  NodePtr spread(const NodePtr &x) const {
+    std::vector<int64_t> dims(x->shape.size());
+    std::iota(dims.begin(), dims.end(), 1);
+    return ir::broadcast(x, prepend(size_, x->shape), dims);
+  }
+
+  // n with its inputs replaced (`batched[i]`: input i has a leading batch axis).
+  NodePtr rule(const ir::Node &n, std::vector<NodePtr> in, const std::vector<bool> &batched) {
+    auto all_batched = [&] {
+      for (size_t i = 0; i < in.size(); ++i)
+        if (!batched[i]) in[i] = spread(in[i]);
+    };
+    const std::vector<int64_t> &a = n.attrs;
+    const auto r = int64_t(n.inputs.empty() ? 0 : n.inputs[0]->shape.size());
+    auto part = [&](int64_t k) {
+      return std::vector<int64_t>(a.begin() + k * r, a.begin() + (k + 1) * r);
+    };
+    switch (ir::op_kind(n.op)) {
+    case ir::OpKind::Leaf: break; // leaves have no inputs: never batched
+    case ir::OpKind::Unary:
+    case ir::OpKind::Binary:
+    case ir::OpKind::Ternary: {
+      all_batched();
+      return ir::rebuild(n, std::move(in));
+    }
+    case ir::OpKind::Movement:
+      switch (n.op) {
+      case Op::Broadcast:
+        return ir::broadcast(in[0], prepend(size_, n.shape), prepend<int64_t>(0, shifted(a)));
+      case Op::Reshape: return ir::reshape(in[0], prepend(size_, n.shape));
+      case Op::Transpose: return ir::transpose(in[0], prepend<int64_t>(0, shifted(a)));
+      case Op::Slice:
+        return ir::slice(in[0], prepend<int64_t>(0, part(0)), prepend(size_, part(1)),
+                         prepend<int64_t>(1, part(2)));
+      case Op::SliceUpdate:
+        all_batched();
+        return ir::slice_update(in[0], in[1], prepend<int64_t>(0, part(0)), prepend(size_, part(1)),
+                                prepend<int64_t>(1, part(2)));
+      case Op::Pad: {
+        const std::vector<int64_t> lo = prepend<int64_t>(0, part(0)),
+                                   hi = prepend<int64_t>(0, part(1));
+        if (!batched[0]) in[0] = spread(in[0]);
+        if (!batched[1]) return ir::pad(in[0], in[1], lo, hi);
+        // A batched pad value: pad with zeros, then the value where the padding is (JAX's rule).
+        const NodePtr &x = in[0];
+        NodePtr zero = ir::literal(0, x->dtype, x->weak);
+        NodePtr inside = ir::pad(ir::broadcast(ir::literal(1, DType::bool_, false), x->shape, {}),
+                                 ir::literal(0, DType::bool_, false), lo, hi);
+        NodePtr padded = ir::pad(x, zero, lo, hi);
+        return ir::select(inside, padded, ir::broadcast(in[1], padded->shape, {0}));
+      }
+      case Op::Concatenate: all_batched(); return ir::concatenate(in, a[0] + 1);
+      case Op::Diagonal: return ir::diagonal(in[0], a[0] + 1, a[1] + 1);
+      default: break;
+      }
+      break;
+    case ir::OpKind::Reduce:
+      if (n.op == Op::ArgMax || n.op == Op::ArgMin) return ir::arg_reduce(n.op, in[0], a[0] + 1);
+      return ir::reduce(n.op, in[0], shifted(a));
+    case ir::OpKind::Contraction: return dot_general(n, in, batched);
+    }
+    throw Error(fmt::format("internal: no batching rule for {}", ir::op_name(n.op)));
+  }
+
+private:
+  // Both batched: a new leading batch dimension. One side batched: its batch axis is a free axis
+  // of the product, moved to the front.
+  NodePtr dot_general(const ir::Node &n, const std::vector<NodePtr> &in,
+                      const std::vector<bool> &batched) const {
+    ir::DotDims d = ir::dot_dims(n);
+    const auto nb = int64_t(d.lhs_batch.size());
+    auto side = [&](bool b, const std::vector<int64_t> &axes) { return b ? shifted(axes) : axes; };
+    std::vector<int64_t> lb = side(batched[0], d.lhs_batch), rb = side(batched[1], d.rhs_batch),
+                         lc = side(batched[0], d.lhs_contract),
+                         rc = side(batched[1], d.rhs_contract);
+    if (batched[0] && batched[1])
+      return ir::dot_general(in[0], in[1], prepend<int64_t>(0, lb), prepend<int64_t>(0, rb), lc,
+                             rc);
+    NodePtr product = ir::dot_general(in[0], in[1], lb, rb, lc, rc);
+    const auto lhs_free = int64_t(in[0]->shape.size()) - nb - int64_t(lc.size());
+    // The batch axis is the first free axis of its side.
+    return move_axis(product, batched[0] ? nb : nb + lhs_free, 0);
+  }
+
+  int64_t size_;
+};
+
+} // namespace
+
+ir::NodePtr move_axis(const ir::NodePtr &x, int64_t from, int64_t to) {
+  if (from == to) return x;
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < int64_t(x->shape.size()); ++i)
+    if (i != from) perm.push_back(i);
+  perm.insert(perm.begin() + to, from);
+  return ir::transpose(x, perm);
+}
+
+std::vector<BatchedOutput> batch(const std::vector<ir::NodePtr> &outputs,
+                                 const std::vector<ir::NodePtr> &params,
+                                 const std::vector<ir::NodePtr> &batched, int64_t size) {
+  std::unordered_map<const ir::Node *, BatchedOutput> done;
+  for (size_t i = 0; i < params.size(); ++i)
+    done.emplace(params[i].get(), BatchedOutput{batched[i], true});
+  Batcher batcher(size);
+  struct Frame {
+    const NodePtr *node;
+    size_t next = 0;
+  };
+  for (const NodePtr &root : outputs) {
+    std::vector<Frame> stack{{&root}};
+    while (!stack.empty()) {
+      Frame &top = stack.back();
+      const NodePtr &n = *top.node;
+      if (done.contains(n.get())) {
+        stack.pop_back();
+        continue;
+      }
+      if (top.next < n->inputs.size() && !n->realized()) {
+        stack.push_back({&n->inputs[top.next++]});
+        continue;
+      }
+      BatchedOutput result{n, false};
+      if (!n->realized()) {
+        std::vector<NodePtr> inputs;
+        std::vector<bool> is_batched;
+        for (const NodePtr &in : n->inputs) {
+          const BatchedOutput &b = done.at(in.get());
+          inputs.push_back(b.node);
+          is_batched.push_back(b.batched);
+          result.batched = result.batched || b.batched;
+        }
+        if (result.batched) result.node = batcher.rule(*n, std::move(inputs), is_batched);
+      }
+      done.emplace(n.get(), std::move(result));
+      stack.pop_back();
+    }
+  }
+  std::vector<BatchedOutput> out;
+  for (const NodePtr &root : outputs)
+    out.push_back(done.at(root.get()));
+  return out;
+}
+
+} // namespace jx::transforms

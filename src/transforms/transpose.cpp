@@ -1,0 +1,282 @@
+// Transposition: a walk from the outputs' cotangents back to the linear inputs, in reverse
+// topological order over the nodes that depend on them; each linear op's rule of
+// ir/derivatives.def sends its cotangent to its linear inputs.
+#include "transforms/transpose.h"
+
+#include <jx/error.h>
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/printer.h"
+#include "transforms/dsl.h"
+
+namespace jx::transforms {
+
+namespace {
+
+using namespace dsl;
+
+NodePtr zeros(const NodePtr &like) { return lit(0, like); }
+
+// A cotangent for an input that a tangent graph never uses linearly: reaching it is a bug in a
+// JVP rule (it applied a nonlinear op to a tangent).
+[[noreturn]] void not_linear_in(const ir::Node &ans, size_t i) {
+  throw Error(fmt::format("internal: {} is not linear in its input {}", ir::op_name(ans.op), i));
+}
+
+NodePtr not_linear(const ir::Node &ans, const NodePtr &, size_t i) { not_linear_in(ans, i); }
+
+NodePtr convert_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
+  const NodePtr &x = ans.inputs[0];
+  return convert(ct, x->dtype, x->weak);
+}
+
+// select(p, a, b): a gets ct where p holds, b elsewhere.
+NodePtr select_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
+  if (i == 0) not_linear_in(ans, i);
+  const NodePtr &p = ans.inputs[0];
+  return i == 1 ? select(p, ct, zeros(ct)) : select(p, zeros(ct), ct);
+}
+
+// Summed over the new axes and the stretched ones (size 1 in x), then x's shape again.
+NodePtr broadcast_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
+  const NodePtr &x = ans.inputs[0];
+  std::vector<bool> kept(ans.shape.size(), false);
+  for (size_t i = 0; i < ans.attrs.size(); ++i)
+    kept[ans.attrs[i]] = x->shape[i] == ans.shape[ans.attrs[i]];
+  std::vector<int64_t> summed;
+  for (size_t a = 0; a < kept.size(); ++a)
+    if (!kept[a]) summed.push_back(int64_t(a));
+  return ir::reshape(ir::reduce(Op::ReduceSum, ct, summed), x->shape);
+}
+
+NodePtr reshape_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
+  return ir::reshape(ct, ans.inputs[0]->shape);
+}
+
+NodePtr transpose_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
+  std::vector<int64_t> inverse(ans.attrs.size());
+  for (size_t i = 0; i < ans.attrs.size(); ++i)
+    inverse[ans.attrs[i]] = int64_t(i);
+  return ir::transpose(ct, inverse);
+}
+
+// Slice attributes split into starts, limits, steps.
+struct SliceBounds {
+  std::vector<int64_t> starts, limits, steps;
+};
+SliceBounds slice_bounds(const ir::Node &n) {
+  const auto r = std::ptrdiff_t(n.inputs[0]->shape.size());
+  auto at = [&](std::ptrdiff_t k) {
+    return std::vector<int64_t>(n.attrs.begin() + k * r, n.attrs.begin() + (k + 1) * r);
+  };
+  return {at(0), at(1), at(2)};
+}
+
+NodePtr slice_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
+  SliceBounds b = slice_bounds(ans);
+  return ir::slice_update(zeros(ans.inputs[0]), ct, b.starts, b.limits, b.steps);
+}
+
+// pad(x, v): x gets the interior of ct, v the sum of the rest (JAX's _pad_transpose).
+NodePtr pad_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
+  const NodePtr &x = ans.inputs[0];
+  const size_t r = x->shape.size();
+  std::vector<int64_t> starts(ans.attrs.begin(), ans.attrs.begin() + std::ptrdiff_t(r)), limits,
+      steps(r, 1);
+  for (size_t a = 0; a < r; ++a)
+    limits.push_back(starts[a] + x->shape[a]);
+  NodePtr interior = ir::slice(ct, starts, limits, steps);
+  if (i == 0) return interior;
+  std::vector<int64_t> all_ct(r), all_x(r);
+  std::iota(all_ct.begin(), all_ct.end(), 0);
+  std::iota(all_x.begin(), all_x.end(), 0);
+  return sub(ir::reduce(Op::ReduceSum, ct, all_ct), ir::reduce(Op::ReduceSum, interior, all_x));
+}
+
+NodePtr concatenate_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
+  const int64_t axis = ans.attrs[0];
+  std::vector<int64_t> starts(ans.shape.size(), 0), limits = ans.shape, steps(ans.shape.size(), 1);
+  for (size_t k = 0; k < i; ++k)
+    starts[axis] += ans.inputs[k]->shape[axis];
+  limits[axis] = starts[axis] + ans.inputs[i]->shape[axis];
+  return ir::slice(ct, starts, limits, steps);
+}
+
+// slice_update(x, u): x gets ct with the updated region zeroed, u that region.
+NodePtr slice_update_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
+  SliceBounds b = slice_bounds(ans);
+  if (i == 0) return ir::slice_update(ct, zeros(ans.inputs[1]), b.starts, b.limits, b.steps);
+  return ir::slice(ct, b.starts, b.limits, b.steps);
+}
+
+// ct (x's other axes, then the diagonal) spread on the diagonal of the two axes, zeros elsewhere.
+NodePtr diagonal_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
+  const NodePtr &x = ans.inputs[0];
+  const int64_t a1 = ans.attrs[0], a2 = ans.attrs[1];
+  const auto m = int64_t(ct->shape.size()) - 1; // the diagonal's axis in ct
+  Shape square = ct->shape;
+  square.push_back(ct->shape[m]);
+  std::vector<int64_t> dims(ct->shape.size());
+  std::iota(dims.begin(), dims.end(), 0);
+  NodePtr spread = ir::broadcast(ct, square, dims);
+  NodePtr on_diagonal =
+      eq(ir::iota(DType::int64, square, m), ir::iota(DType::int64, square, m + 1));
+  NodePtr masked = select(on_diagonal, spread, zeros(spread));
+  std::vector<int64_t> perm;
+  for (int64_t i = 0, other = 0; i < int64_t(x->shape.size()); ++i)
+    perm.push_back(i == a1 ? m : i == a2 ? m + 1 : other++);
+  return ir::transpose(masked, perm);
+}
+
+NodePtr reduce_sum_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
+  const NodePtr &x = ans.inputs[0];
+  std::vector<int64_t> kept;
+  for (int64_t i = 0; i < int64_t(x->shape.size()); ++i)
+    if (std::find(ans.attrs.begin(), ans.attrs.end(), i) == ans.attrs.end()) kept.push_back(i);
+  return ir::broadcast(ct, x->shape, kept);
+}
+
+// JAX's _dot_general_transpose_lhs: ct contracted with the other operand over its free axes,
+// batched over the batch axes, then permuted into the operand's axis order. `swap`: the operand
+// is the rhs, whose free axes come last in ct.
+NodePtr dot_operand_transpose(const NodePtr &ct, const NodePtr &x, const NodePtr &y,
+                              const std::vector<int64_t> &x_batch,
+                              const std::vector<int64_t> &y_batch,
+                              const std::vector<int64_t> &x_contract,
+                              const std::vector<int64_t> &y_contract, bool swap) {
+  auto free_axes = [](const NodePtr &n, const std::vector<int64_t> &batch,
+                      const std::vector<int64_t> &contract) {
+    std::vector<int64_t> kept;
+    for (int64_t i = 0; i < int64_t(n->shape.size()); ++i)
+      if (std::find(batch.begin(), batch.end(), i) == batch.end() &&
+          std::find(contract.begin(), contract.end(), i) == contract.end())
+        kept.push_back(i);
+    return kept;
+  };
+  const std::vector<int64_t> x_kept = free_axes(x, x_batch, x_contract);
+  const std::vector<int64_t> y_kept = free_axes(y, y_batch, y_contract);
+  const auto nb = int64_t(x_batch.size());
+  std::vector<int64_t> ct_batch(x_batch.size()), ct_y(y_kept.size());
+  std::iota(ct_batch.begin(), ct_batch.end(), 0);
+  std::iota(ct_y.begin(), ct_y.end(), swap ? nb : nb + int64_t(x_kept.size()));
+  NodePtr product = ir::dot_general(ct, y, ct_batch, y_batch, ct_y, y_kept);
+  // product's axes: batch, x_kept, then x's contracting axes in the order of y's.
+  std::vector<int64_t> order(y_contract.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](int64_t a, int64_t b) { return y_contract[a] < y_contract[b]; });
+  std::vector<int64_t> source = x_batch;
+  source.insert(source.end(), x_kept.begin(), x_kept.end());
+  for (int64_t k : order)
+    source.push_back(x_contract[k]);
+  std::vector<int64_t> perm(source.size());
+  for (size_t i = 0; i < source.size(); ++i)
+    perm[source[i]] = int64_t(i);
+  return ir::transpose(product, perm);
+}
+
+NodePtr dot_general_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
+  const ir::DotDims d = ir::dot_dims(ans);
+  const NodePtr &l = ans.inputs[0], &r = ans.inputs[1];
+  if (i == 0)
+    return dot_operand_transpose(ct, l, r, d.lhs_batch, d.rhs_batch, d.lhs_contract, d.rhs_contract,
+                                 false);
+  return dot_operand_transpose(ct, r, l, d.rhs_batch, d.lhs_batch, d.rhs_contract, d.lhs_contract,
+                               true);
+}
+
+// The cotangent that ans sends to its input i, which is linear.
+NodePtr transpose_rule(const ir::Node &ans, const NodePtr &ct, size_t i) {
+  const NodePtr x = ans.inputs.empty() ? nullptr : ans.inputs[0];
+  const NodePtr y = ans.inputs.size() < 2 ? nullptr : ans.inputs[1];
+  using Term = std::function<NodePtr()>;
+  auto pick = [&](std::initializer_list<Term> terms) { return std::data(terms)[i](); };
+  auto nonlinear = [&]() -> NodePtr { not_linear_in(ans, i); };
+#define JX_CT(e) [&]() -> NodePtr { return e; }
+#define JX_CTS_1(a) JX_CT(a)
+#define JX_CTS_2(a, b) JX_CT(a), JX_CT(b)
+#define JX_PICK(_1, _2, n, ...) n
+#define T(...) JX_PICK(__VA_ARGS__, JX_CTS_2, JX_CTS_1)(__VA_ARGS__)
+  // clang-format off
+#define JX_RULE(op, terms)
+#define JX_LINEAR(op, terms, transposes) case Op::op: return pick({transposes});
+#define JX_STRUCTURAL(op, transpose) case Op::op: return transpose(ans, ct, i);
+#define JX_ZERO(op)
+#define JX_EXPAND(op, fn)
+#define JX_FN(op, jvp, transpose) case Op::op: return transpose(ans, ct, i);
+#define JX_NO_RULE(op)
+  // clang-format on
+  switch (ans.op) {
+#include "ir/derivatives.def"
+  default: break; // not linear: below
+  }
+#undef JX_CT
+#undef JX_CTS_1
+#undef JX_CTS_2
+#undef JX_PICK
+#undef T
+#undef JX_RULE
+#undef JX_LINEAR
+#undef JX_STRUCTURAL
+#undef JX_ZERO
+#undef JX_EXPAND
+#undef JX_FN
+#undef JX_NO_RULE
+  not_linear_in(ans, i);
+}
+
+} // namespace
+
+std::vector<NodePtr> transpose(const std::vector<NodePtr> &linear_outputs,
+                               const std::vector<NodePtr> &linear_inputs,
+                               const std::vector<NodePtr> &cotangents) {
+  std::vector<NodePtr> present;
+  for (const NodePtr &out : linear_outputs)
+    if (out) present.push_back(out);
+  const std::vector<const ir::Node *> order = ir::topological_order(present);
+  std::unordered_set<const ir::Node *> linear;
+  for (const NodePtr &in : linear_inputs)
+    linear.insert(in.get());
+  for (const ir::Node *n : order)
+    for (const NodePtr &in : n->inputs)
+      if (linear.contains(in.get())) {
+        linear.insert(n);
+        break;
+      }
+  std::unordered_map<const ir::Node *, NodePtr> ct;
+  auto accumulate = [&](const ir::Node *n, NodePtr c) {
+    NodePtr &slot = ct[n];
+    slot = slot ? add(slot, c) : std::move(c);
+  };
+  for (size_t i = 0; i < linear_outputs.size(); ++i)
+    if (linear_outputs[i] && linear.contains(linear_outputs[i].get()))
+      accumulate(linear_outputs[i].get(), cotangents[i]);
+  std::unordered_set<const ir::Node *> seeds;
+  for (const NodePtr &in : linear_inputs)
+    seeds.insert(in.get());
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const ir::Node *n = *it;
+    if (seeds.contains(n) || !linear.contains(n)) continue;
+    auto found = ct.find(n);
+    if (found == ct.end()) continue;
+    const NodePtr c = std::move(found->second);
+    ct.erase(found);
+    for (size_t i = 0; i < n->inputs.size(); ++i)
+      if (linear.contains(n->inputs[i].get()))
+        accumulate(n->inputs[i].get(), transpose_rule(*n, c, i));
+  }
+  std::vector<NodePtr> out;
+  for (const NodePtr &in : linear_inputs) {
+    auto found = ct.find(in.get());
+    out.push_back(found == ct.end() ? nullptr : convert(found->second, in->dtype, in->weak));
+  }
+  return out;
+}
+
+} // namespace jx::transforms

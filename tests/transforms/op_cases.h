@@ -1,0 +1,109 @@
+// Functions of one or two arrays covering every op family that a transformation rewrites
+// (movement, reductions, contractions, fan-out, converts), for the transformations' tests.
+#pragma once
+
+#include <jx/jx.h>
+
+#include <functional>
+#include <random>
+#include <vector>
+
+namespace transforms_test {
+
+namespace jnp = jx::numpy;
+using jx::Array;
+using Fn = std::function<Array(const std::vector<Array> &)>;
+
+struct OpCase {
+  const char *name;
+  std::vector<jx::Shape> shapes;
+  Fn f;
+};
+
+inline std::vector<OpCase> op_cases() {
+  using jx::ellipsis;
+  using jx::newaxis;
+  using jx::none;
+  using jx::slice;
+  return {
+      {"broadcast",
+       {{3, 1}},
+       [](auto &a) {
+         return jnp::broadcast_to(a[0], {2, 3, 4}) * 1.5;
+       }},
+      {"broadcast_add", {{3, 1}, {4}}, [](auto &a) { return jnp::sin(a[0] + a[1]); }},
+      {"reshape",
+       {{2, 6}},
+       [](auto &a) {
+         return jnp::reshape(a[0], {3, 4}) * a[0](0, 0);
+       }},
+      {"transpose",
+       {{2, 3, 4}},
+       [](auto &a) {
+         return jnp::transpose(a[0], std::vector<int64_t>{2, 0, 1});
+       }},
+      {"slice", {{7, 5}}, [](auto &a) { return a[0](slice(1, 6, 2), slice(none, none, -2)); }},
+      {"index", {{4, 3}}, [](auto &a) { return a[0](2) * a[0](ellipsis, 1, newaxis); }},
+      {"pad",
+       {{3, 2}},
+       [](auto &a) {
+         return jnp::pad(a[0], {{1, 2}, {0, 3}});
+       }},
+      {"concatenate",
+       {{2, 3}, {4, 3}},
+       [](auto &a) {
+         return jnp::concatenate({a[0], a[1] * a[1], a[0]}, 0);
+       }},
+      {"stack",
+       {{3}, {3}},
+       [](auto &a) {
+         return jnp::stack({a[0], a[1], a[0] * a[1]}, 1);
+       }},
+      {"flip_roll", {{5, 2}}, [](auto &a) { return jnp::roll(jnp::flip(a[0], 0), 2, 0); }},
+      {"diff", {{6}}, [](auto &a) { return jnp::diff(a[0] * a[0]); }},
+      {"at_set", {{5}, {2}}, [](auto &a) { return a[0].at(slice(1, 3)).set(a[1] * 3.0); }},
+      {"at_add", {{5}, {2}}, [](auto &a) { return a[0].at(slice(2, 4)).add(jnp::exp(a[1])); }},
+      {"diagonal", {{4, 4}}, [](auto &a) { return jnp::einsum("ii->i", {a[0]}); }},
+      {"trace", {{3, 3}}, [](auto &a) { return jnp::einsum("ii", {a[0] * a[0]}); }},
+      {"sum", {{3, 4}}, [](auto &a) { return jnp::sum(a[0] * a[0], 1); }},
+      {"mean", {{3, 4}}, [](auto &a) { return jnp::mean(jnp::sin(a[0]), 0); }},
+      {"prod", {{3, 5}}, [](auto &a) { return jnp::prod(a[0], 1); }},
+      {"prod_all", {{2, 3, 2}}, [](auto &a) { return jnp::prod(a[0]); }},
+      {"max", {{4, 3}}, [](auto &a) { return jnp::max(a[0], 0); }},
+      {"min", {{4, 3}}, [](auto &a) { return jnp::min(a[0] * 2.0, 1); }},
+      {"matmul", {{3, 4}, {4, 2}}, [](auto &a) { return jnp::matmul(a[0], a[1]); }},
+      {"matvec", {{3, 4}, {4}}, [](auto &a) { return jnp::matmul(a[0], a[1]); }},
+      {"batched", {{2, 3, 4}, {2, 4, 5}}, [](auto &a) { return jnp::matmul(a[0], a[1]); }},
+      {"einsum_permuted",
+       {{4, 2, 3}, {3, 5, 4}},
+       [](auto &a) {
+         return jnp::einsum("kbi,ijk->jb", {a[0], a[1]});
+       }},
+      {"einsum_batch_last",
+       {{3, 2, 4}, {4, 3}},
+       [](auto &a) {
+         return jnp::einsum("ibk,ki->bi", {a[0], a[1]});
+       }},
+      {"tensordot", {{2, 3, 4}, {3, 4}}, [](auto &a) { return jnp::tensordot(a[0], a[1], 2); }},
+      {"outer_dot",
+       {{3}, {3}},
+       [](auto &a) { return jnp::outer(a[0], a[1]) * jnp::dot(a[0], a[1]); }},
+      {"quadratic", {{3}, {3, 3}}, [](auto &a) { return jnp::dot(a[0], jnp::matmul(a[1], a[0])); }},
+      {"fan_out", {{4}}, [](auto &a) { return a[0] + a[0] + jnp::sum(a[0] * a[0]); }},
+      {"convert", {{3}}, [](auto &a) { return a[0].astype(jx::float32).astype(jx::float64); }},
+  };
+}
+
+// Random values in [lo, hi) of this shape, float64.
+inline Array random_array(const jx::Shape &shape, std::mt19937_64 &rng, double lo = -1.5,
+                          double hi = 1.5) {
+  int64_t size = 1;
+  for (int64_t d : shape)
+    size *= d;
+  std::vector<double> data(static_cast<size_t>(size));
+  for (double &v : data)
+    v = std::uniform_real_distribution(lo, hi)(rng);
+  return jnp::array(data, shape);
+}
+
+} // namespace transforms_test

@@ -1,0 +1,144 @@
+// Every op of the op table, on a small example: its JVP builds, its tangent graph transposes
+// (so JVP rules apply only linear ops to tangents), <ct, J t> = <J^T ct, t> holds for that
+// transpose, and its batched form equals the op applied to each example. A new op without an
+// example here fails to build (the switch has no default).
+#include <jx/jx.h>
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "ir/builder.h"
+#include "transforms/batch.h"
+#include "transforms/jvp.h"
+#include "transforms/substitute.h"
+#include "transforms/transpose.h"
+
+namespace {
+
+namespace ir = jx::ir;
+namespace jnp = jx::numpy;
+using ir::NodePtr;
+using ir::Op;
+using jx::Array;
+
+const jx::Shape kShape{2, 3};
+
+// op applied to float64 values of shape (2, 3): x in (0.3, 0.7), y in (1.2, 1.6) (domains of
+// every op: acosh takes y). nullptr for leaves and ops with no float example.
+NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
+  switch (ir::op_kind(op)) {
+  case ir::OpKind::Leaf: return nullptr;
+  case ir::OpKind::Unary:
+    if (op == Op::Not) return nullptr;
+    if (op == Op::Convert) return ir::convert(x, jx::float32);
+    return ir::unary(op, op == Op::Acosh ? y : x);
+  case ir::OpKind::Binary:
+    if (op == Op::And || op == Op::Or || op == Op::Xor || op == Op::ShiftLeft ||
+        op == Op::ShiftRight)
+      return nullptr;
+    return ir::binary(op, x, y);
+  case ir::OpKind::Ternary: return ir::select(ir::binary(Op::Lt, x, ir::unary(Op::Sin, y)), x, y);
+  case ir::OpKind::Movement:
+  case ir::OpKind::Reduce:
+  case ir::OpKind::Contraction: break;
+  }
+  switch (op) {
+  case Op::Broadcast: return ir::broadcast(x, {4, 2, 3}, {1, 2});
+  case Op::Reshape: return ir::reshape(x, {3, 2});
+  case Op::Transpose: return ir::transpose(x, {1, 0});
+  case Op::Slice: return ir::slice(x, {1, 2}, {2, -1}, {1, -2});
+  case Op::Pad: return ir::pad(x, ir::reduce(Op::ReduceSum, y, {0, 1}), {1, 0}, {0, 2});
+  case Op::Concatenate: return ir::concatenate({x, y, x}, 1);
+  case Op::SliceUpdate:
+    return ir::slice_update(x, ir::slice(y, {0, 0}, {2, 2}, {1, 1}), {0, 1}, {2, 3}, {1, 1});
+  case Op::Diagonal: return ir::diagonal(ir::slice(x, {0, 0}, {2, 2}, {1, 1}), 1, 0);
+  case Op::ReduceSum:
+  case Op::ReduceProd:
+  case Op::ReduceMax:
+  case Op::ReduceMin: return ir::reduce(op, x, {1});
+  case Op::ArgMax:
+  case Op::ArgMin: return ir::arg_reduce(op, x, 0);
+  case Op::DotGeneral: return ir::dot_general(x, y, {}, {}, {1}, {1});
+  default: ADD_FAILURE() << "no example for " << ir::op_name(op); return nullptr;
+  }
+}
+
+Array random_values(double lo, double hi, std::mt19937_64 &rng, const jx::Shape &shape = kShape) {
+  std::vector<double> v;
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  for (int64_t i = 0; i < n; ++i)
+    v.push_back(std::uniform_real_distribution(lo, hi)(rng));
+  return jnp::array(v, shape);
+}
+
+double inner(const Array &a, const Array &b) { return jnp::sum(a * b).item<double>(); }
+
+// Batched and unbatched contractions and reductions may round differently.
+void expect_close(const Array &actual, const Array &expected) {
+  const std::vector<double> a = actual.to_vector<double>(), e = expected.to_vector<double>();
+  ASSERT_EQ(a.size(), e.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_NEAR(a[i], e[i], 1e-14 * (1 + std::abs(e[i])));
+}
+
+TEST(Rules, EveryOpDifferentiatesTransposesAndBatches) {
+  std::mt19937_64 rng(11);
+  const NodePtr px = ir::parameter(0, jx::float64, kShape, 0),
+                py = ir::parameter(1, jx::float64, kShape, 0);
+  const NodePtr tx = ir::parameter(2, jx::float64, kShape, 0),
+                ty = ir::parameter(3, jx::float64, kShape, 0);
+  const Array x = random_values(0.3, 0.7, rng), y = random_values(1.2, 1.6, rng);
+  const Array vx = random_values(-1, 1, rng), vy = random_values(-1, 1, rng);
+  int transposed = 0, batched = 0;
+  for (int i = 0; i < ir::op_count; ++i) {
+    const Op op = Op(i);
+    SCOPED_TRACE(std::string(ir::op_name(op)));
+    const NodePtr n = example(op, px, py);
+    if (!n) continue;
+    const jx::transforms::Substitution values{
+        {px.get(), x.node()}, {py.get(), y.node()}, {tx.get(), vx.node()}, {ty.get(), vy.node()}};
+    auto eval = [&](const NodePtr &node) {
+      return Array(jx::transforms::substitute({node}, values)[0]);
+    };
+    if (op == Op::NextAfter) {
+      EXPECT_THROW(jx::transforms::jvp({n}, {px, py}, {tx, ty}), jx::NotImplementedError);
+    } else {
+      const NodePtr t = jx::transforms::jvp({n}, {px, py}, {tx, ty})[0];
+      if (t) {
+        const NodePtr ct = ir::parameter(4, n->dtype, n->shape, 0);
+        const std::vector<NodePtr> cts = jx::transforms::transpose({t}, {tx, ty}, {ct});
+        const Array ct_value = random_values(-1, 1, rng, n->shape).astype(n->dtype);
+        jx::transforms::Substitution with_ct = values;
+        with_ct.emplace(ct.get(), ct_value.node());
+        double rhs = 0;
+        for (size_t k = 0; k < 2; ++k)
+          if (cts[k])
+            rhs += inner(Array(jx::transforms::substitute({cts[k]}, with_ct)[0]), k ? vy : vx);
+        const double lhs = inner(ct_value.astype(jx::float64), eval(t).astype(jx::float64));
+        EXPECT_NEAR(lhs, rhs, (n->dtype == jx::float32 ? 1e-5 : 1e-12) * (1 + std::abs(lhs)));
+        ++transposed;
+      }
+    }
+    // Batched over x: two examples, the second x * 0.5 + 0.1.
+    const Array second = x * 0.5 + 0.1;
+    const NodePtr bx = ir::parameter(5, jx::float64, {2, 2, 3}, 0);
+    const jx::transforms::BatchedOutput b = jx::transforms::batch({n}, {px}, {bx}, 2)[0];
+    if (!b.batched) continue; // acosh reads y only
+    jx::transforms::Substitution stacked = values;
+    stacked.emplace(bx.get(), jnp::stack({x, second}).node());
+    const Array rows = Array(jx::transforms::substitute({b.node}, stacked)[0]);
+    jx::transforms::Substitution at_second = values;
+    at_second[px.get()] = second.node();
+    const Array one = Array(jx::transforms::substitute({n}, at_second)[0]);
+    expect_close(rows(0), eval(n));
+    expect_close(rows(1), one);
+    ++batched;
+  }
+  EXPECT_GE(transposed, 50);
+  EXPECT_GE(batched, 60);
+}
+
+} // namespace
