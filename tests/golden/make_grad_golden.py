@@ -7,8 +7,9 @@ Every function below has a C++ twin of the same name in the test. Each is differ
 input at a time (the other inputs' tangents are zero arrays, not symbolic zeros, as in the test),
 with unit tangents at special points and a tangent of 0.7 at ordinary points (which shows the
 order of a rule's roundings). jit is disabled, so each primitive of a rule runs on its own and XLA
-does not rewrite the rule's arithmetic (as it would fuse `(t / x) / log 2`). XLA on CPU flushes
-denormals to zero, so no input is a denormal (the test flushes jx's denormal results).
+rewrites no more than one primitive (it still turns a division by a broadcast scalar into a product
+with the reciprocal: jnp.log2's). XLA on CPU flushes denormals to zero, so no input is a denormal
+(the test flushes jx's denormal results).
 """
 
 import math
