@@ -81,6 +81,8 @@ demo: build
 	@echo "ldd ./$(BUILD)/examples/aot_seeds:" && ldd ./$(BUILD)/examples/aot_seeds
 	@! ldd ./$(BUILD)/examples/aot_seeds | grep -q libLLVM || (echo "aot_seeds links LLVM" && false)
 	./$(BUILD)/bench/aot_bench
+	./$(BUILD)/examples/simpson_grad
+	./$(BUILD)/examples/mlp
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')

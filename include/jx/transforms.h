@@ -184,6 +184,11 @@ template <class F> auto vjp(const F &f, const std::vector<Array> &primals) {
                                           VjpFunction<Out>(std::move(map)));
 }
 
+// jax.lax.stop_gradient(x): x, but a constant to every transformation (its derivative is zero,
+// and vmap batches it as x). Erased before compilation. Int and bool arrays are returned as they
+// are.
+Array stop_gradient(const Array &x);
+
 struct GradOptions {
   // f returns (value, aux) as a std::pair or std::tuple; aux (an Array, a std::vector<Array> or
   // a std::tuple of Arrays) is returned beside the gradient, not differentiated.

@@ -161,6 +161,17 @@ TransformTrace trace_for_transform(const std::vector<ShapeDtypeStruct> &specs, c
   return traced;
 }
 
+} // namespace jx::detail
+
+namespace jx {
+Array stop_gradient(const Array &x) {
+  if (!is_floating(x.dtype())) return x;
+  return api::wrap(ir::unary(ir::Op::StopGradient, x.node()));
+}
+} // namespace jx
+
+namespace jx::detail {
+
 std::vector<Array> jvp(const TraceFn &f, const std::vector<Array> &primals,
                        const std::vector<Array> &tangents, int arity) {
   if (primals.size() != tangents.size())

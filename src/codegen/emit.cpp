@@ -1023,7 +1023,8 @@ private:
   Value *unary(Op op, DType t, Value *x) {
     if (t == DType::bool_) {
       if (op == Op::Not) return b_.CreateNot(x);
-      if (op == Op::Abs || op == Op::Floor || op == Op::Ceil || op == Op::Round || op == Op::Sign)
+      if (op == Op::Abs || op == Op::Floor || op == Op::Ceil || op == Op::Round || op == Op::Sign ||
+          op == Op::StopGradient)
         return x;
     } else if (is_floating(t)) {
       llvm::Type *ty = x->getType();
@@ -1051,6 +1052,7 @@ private:
       case Op::Round: return intrinsic(llvm::Intrinsic::roundeven, x);
       case Op::ErfInv:
         return call(t == DType::float32 ? "jx_erf_inv_f32" : "jx_erf_inv_f64", ty, {x});
+      case Op::StopGradient: return x;
       case Op::IsNan: return b_.CreateFCmpUNO(x, x);
       case Op::IsFinite:
         return b_.CreateFCmpOLT(intrinsic(llvm::Intrinsic::fabs, x),
@@ -1070,7 +1072,8 @@ private:
                             b_.CreateZExt(b_.CreateICmpSLT(x, zero_of(x)), x->getType()));
       case Op::Floor:
       case Op::Ceil:
-      case Op::Round: return x;
+      case Op::Round:
+      case Op::StopGradient: return x;
       case Op::Not: return b_.CreateNot(x);
       default: break;
       }

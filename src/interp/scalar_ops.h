@@ -71,7 +71,8 @@ template <class T> T unary_scalar(ir::Op op, T x) {
     case Op::Floor:
     case Op::Ceil:
     case Op::Round:
-    case Op::Sign: return x;
+    case Op::Sign:
+    case Op::StopGradient: return x;
     case Op::Not: return !x;
     default: break;
     }
@@ -94,6 +95,7 @@ template <class T> T unary_scalar(ir::Op op, T x) {
     case Op::Ceil: return std::ceil(x);
     case Op::Round: return std::nearbyint(x); // the default rounding mode: half to even
     case Op::ErfInv: return random_impl::erf_inv(x);
+    case Op::StopGradient: return x;
     default: break;
     }
   } else {
@@ -103,7 +105,8 @@ template <class T> T unary_scalar(ir::Op op, T x) {
     case Op::Sign: return T((x > 0) - (x < 0));
     case Op::Floor:
     case Op::Ceil:
-    case Op::Round: return x;
+    case Op::Round:
+    case Op::StopGradient: return x;
     case Op::Not: return T(~x);
     default: break;
     }

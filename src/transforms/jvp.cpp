@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "transforms/dsl.h"
+#include "transforms/substitute.h"
 
 namespace jx::transforms {
 
@@ -78,6 +79,28 @@ std::vector<int64_t> kept_axes(const ir::Node &reduction) {
   return kept;
 }
 
+// The tangent of a composition of the inputs of a node, given their tangents. The composition is
+// built over fresh parameters, then the inputs are put back: built over the inputs themselves,
+// the builders could fold its first ops into theirs (a reshape of a reshape is one reshape) and
+// lose the inputs the JVP is taken with respect to.
+NodePtr composition_jvp(const std::function<NodePtr(const std::vector<NodePtr> &)> &compose,
+                        const std::vector<NodePtr> &inputs, const std::vector<NodePtr> &ts) {
+  const int64_t trace = ir::new_trace_id();
+  std::vector<NodePtr> params, seeds, seed_tangents;
+  Substitution back;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const NodePtr &x = inputs[i];
+    params.push_back(ir::parameter(int64_t(i), x->dtype, x->shape, trace, x->weak));
+    back.emplace(params.back().get(), x);
+    if (ts[i]) {
+      seeds.push_back(params.back());
+      seed_tangents.push_back(ts[i]);
+    }
+  }
+  const NodePtr t = jvp({compose(params)}, seeds, seed_tangents)[0];
+  return t ? substitute({t}, back)[0] : nullptr;
+}
+
 // A linear op's tangent: the op itself over its inputs' tangents, zeros for absent float ones
 // (a select's predicate stays the primal's).
 NodePtr structural_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
@@ -106,18 +129,13 @@ NodePtr reduce_chooser_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
   return div(ir::reduce(Op::ReduceSum, mul(ts[0], location), ans->attrs), counts);
 }
 
-// JAX's _reduce_prod_jvp_rule: the reduced axes moved first and flattened, then the first half
-// of the rows times the second (padded with a row of ones when odd) until one row is left. The
-// JVP of that tree is exact where x has zeros, unlike ans / x.
-NodePtr reduce_prod_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
-  const NodePtr &x = ans->inputs[0];
-  int64_t n = 1;
-  for (int64_t a : ans->attrs)
-    n *= x->shape[a];
-  if (n == 0) return nullptr;
-  std::vector<int64_t> perm = ans->attrs;
+// The product of x over ans's axes as JAX's _reduce_prod_jvp_rule computes it: the reduced axes
+// moved first and flattened into n rows, then the first half of the rows times the second (padded
+// with a row of ones when odd) until one row is left.
+NodePtr product_tree(const NodePtr &x, const ir::Node &ans, int64_t n) {
+  std::vector<int64_t> perm = ans.attrs;
   Shape rows{n};
-  for (int64_t i : kept_axes(*ans)) {
+  for (int64_t i : kept_axes(ans)) {
     perm.push_back(i);
     rows.push_back(x->shape[i]);
   }
@@ -138,13 +156,25 @@ NodePtr reduce_prod_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
     }
     tree = mul(first, second);
   }
-  return jvp({ir::reshape(tree, ans->shape)}, {x}, {ts[0]})[0];
+  return ir::reshape(tree, ans.shape);
+}
+
+// JAX's _reduce_prod_jvp_rule: the JVP of the product tree, exact where x has zeros (unlike
+// ans / x).
+NodePtr reduce_prod_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
+  const NodePtr &x = ans->inputs[0];
+  int64_t n = 1;
+  for (int64_t a : ans->attrs)
+    n *= x->shape[a];
+  if (n == 0) return nullptr;
+  return composition_jvp(
+      [&](const std::vector<NodePtr> &in) { return product_tree(in[0], *ans, n); }, {x}, ts);
 }
 
 NodePtr expand(NodePtr (*fn)(const NodePtr &, const NodePtr &), const ir::Node &ans,
                const std::vector<NodePtr> &ts) {
-  NodePtr composed = fn(ans.inputs[0], ans.inputs[1]);
-  return jvp({composed}, {ans.inputs[0], ans.inputs[1]}, {ts[0], ts[1]})[0];
+  return composition_jvp([&](const std::vector<NodePtr> &in) { return fn(in[0], in[1]); },
+                         ans.inputs, ts);
 }
 
 // The tangent of ans given its inputs' (nullptr: zero), at least one not zero.

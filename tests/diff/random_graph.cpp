@@ -12,6 +12,7 @@
 #include <optional>
 #include <random>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "ir/node.h"
@@ -107,7 +108,10 @@ struct TooLarge {};
 
 class Generator {
 public:
-  Generator(uint64_t seed, const GraphOptions &options) : rng_(seed), o_(options) {}
+  // With arguments, float leaf k of literal data is args[arg_of_leaf[k]] where that is >= 0.
+  Generator(uint64_t seed, const GraphOptions &options, std::vector<int> arg_of_leaf = {},
+            std::vector<Array> args = {})
+      : rng_(seed), o_(options), arg_of_leaf_(std::move(arg_of_leaf)), args_(std::move(args)) {}
 
   GeneratedGraph run() {
     const int64_t n_ops = uni(o_.min_ops, o_.max_ops);
@@ -120,10 +124,23 @@ public:
     return {pool_.back().a, describe(pool_.back())};
   }
 
+  // After run(): the float leaves of literal data, in order of creation, and which of them the
+  // root depends on.
+  const std::vector<Value> &float_leaves() const { return float_leaves_; }
+  std::vector<bool> leaves_reaching_root() const {
+    const std::vector<bool> live = live_lines(pool_.back());
+    std::vector<bool> out;
+    for (const Value &v : float_leaves_)
+      out.push_back(live[v.id]);
+    return out;
+  }
+
 private:
   std::mt19937_64 rng_;
   GraphOptions o_;
-  std::vector<Value> pool_;
+  std::vector<int> arg_of_leaf_;
+  std::vector<Array> args_;
+  std::vector<Value> pool_, float_leaves_;
   std::vector<Line> lines_;
 
   // ---- randomness (own integer mapping: std distributions differ between standard libraries) --
@@ -142,6 +159,7 @@ private:
       std::swap(xs[i - 1], xs[uni(0, int64_t(i) - 1)]);
   }
   DType pick_dtype(DTypeSet set) {
+    if (o_.float_dtype && (set & kFloats)) set = (set & ~kFloats) | bit(*o_.float_dtype);
     std::vector<DType> ts;
     for (DType t : kDTypes)
       if (set & bit(t)) ts.push_back(t);
@@ -227,24 +245,39 @@ private:
     return pool_.back();
   }
 
-  // The lines the root depends on, in program order.
-  std::string describe(const Value &root) const {
+  // Which lines the root depends on.
+  std::vector<bool> live_lines(const Value &root) const {
     std::vector<bool> live(lines_.size());
     live[root.id] = true;
     for (int i = root.id; i >= 0; --i)
       if (live[i])
         for (int d : lines_[i].deps)
           live[d] = true;
-    std::string out;
+    return live;
+  }
+
+  // The lines the root depends on, in program order; with arguments, as a Python function.
+  std::string describe(const Value &root) const {
+    const std::vector<bool> live = live_lines(root);
+    std::string out, indent;
+    if (!args_.empty()) {
+      std::vector<std::string> names;
+      for (size_t i = 0; i < args_.size(); ++i)
+        names.push_back(fmt::format("x{}", i));
+      out = fmt::format("def f({}):\n", fmt::join(names, ", "));
+      indent = "  ";
+    }
     for (size_t i = 0; i < lines_.size(); ++i)
-      if (live[i]) out += lines_[i].text + "\n";
-    return out + "root = " + root.ref;
+      if (live[i]) out += indent + lines_[i].text + "\n";
+    return out + (args_.empty() ? "root = " : "  return ") + root.ref;
   }
 
   // ---- leaves ----
 
   double random_float() {
     int64_t r = uni(0, 99);
+    // Moderate values draw uniformly instead of infinities, NaNs, huge or tiny values.
+    if (o_.moderate_values && (r < 4 || (r >= 45 && r < 48))) r = 99;
     if (r < 2) return std::numeric_limits<double>::quiet_NaN();
     if (r < 4) return pick({1.0, -1.0}) * std::numeric_limits<double>::infinity();
     if (r < 8) return pick({0.0, -0.0});
@@ -255,7 +288,7 @@ private:
   }
   int64_t random_int(DType t) {
     int64_t r = uni(0, 99);
-    if (r < 75) return uni(-8, 8);
+    if (r < 75 || o_.moderate_values) return uni(-8, 8);
     if (r < 90) return uni(-1000, 1000);
     if (t == DType::int32)
       return r < 97
@@ -267,6 +300,15 @@ private:
   }
 
   template <class T> Value constant_of(const Shape &s, const std::vector<T> &data) {
+    // An argument replaces the leaf once its data is drawn, so the rest of the program is the same.
+    if constexpr (std::is_floating_point_v<T>) {
+      const size_t k = float_leaves_.size();
+      if (k < arg_of_leaf_.size() && arg_of_leaf_[k] >= 0) {
+        const int i = arg_of_leaf_[k];
+        float_leaves_.push_back(*emit(args_[i], fmt::format("x{}", i), {}, false));
+        return float_leaves_.back();
+      }
+    }
     std::string text;
     for (size_t i = 0; i < data.size() && i < 12; ++i)
       text += (i ? ", " : "") + py_value<T>(data[i]);
@@ -275,7 +317,9 @@ private:
     std::string expr = s.empty() ? fmt::format("jnp.array({}, dtype={})", text, py_dtype(t))
                                  : fmt::format("jnp.array([{}], dtype={})", text, py_dtype(t));
     if (s.size() > 1) expr += fmt::format(".reshape({})", py_tuple(s));
-    return *emit(jnp::array(data, s), expr, {}, false);
+    const Value v = *emit(jnp::array(data, s), expr, {}, false);
+    if constexpr (std::is_floating_point_v<T>) float_leaves_.push_back(v);
+    return v;
   }
 
   Value constant(const Shape &s, DType t) {
@@ -329,7 +373,7 @@ private:
     } else {
       v = nonneg ? pick({0.0, 0.5, 1.0, 2.0, 3.0, 2.5})
                  : pick({0.5, 1.5, -2.0, 3.0, 0.0, -0.25, 10.0, 1e-3, -7.5, 2.0});
-      if (!nonneg && chance(0.03))
+      if (!nonneg && chance(0.03) && !o_.moderate_values)
         v = pick({std::nan(""), std::numeric_limits<double>::infinity()});
       text = py_float(v);
     }
@@ -617,6 +661,7 @@ private:
     };
     const B &op = table[uni(0, std::size(table) - 1)];
     if (op.kind == Discontinuous && x.approx) return std::nullopt;
+    if (o_.differentiable && op.fn == jnp::nextafter) return std::nullopt;
     if (op.kind == Power) {
       // x is the base (it may be approximate); the exponent is exact, and a literal exponent is
       // non-negative, as NumPy refuses negative integer powers of integers.
@@ -1188,6 +1233,54 @@ private:
 
 GeneratedGraph random_graph(uint64_t seed, const GraphOptions &options) {
   return Generator(seed, options).run();
+}
+
+GeneratedFunction random_function(uint64_t seed, const GraphOptions &options) {
+  for (uint64_t attempt = 0;; ++attempt) {
+    const uint64_t graph_seed = seed + attempt * 0x9e3779b97f4a7c15;
+    Generator g(graph_seed, options);
+    if (!is_floating(g.run().root.dtype())) continue;
+    const std::vector<bool> reaching = g.leaves_reaching_root();
+    std::vector<size_t> candidates;
+    for (size_t k = 0; k < reaching.size(); ++k)
+      if (reaching[k]) candidates.push_back(k);
+    if (candidates.empty()) continue;
+    // Its own stream, so that choosing arguments leaves the program's draws alone.
+    std::mt19937_64 coin(graph_seed ^ 0x5bd1e9955bd1e995);
+    std::vector<bool> chosen(candidates.size());
+    bool any = false;
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      chosen[c] = coin() % 2;
+      any = any || chosen[c];
+    }
+    if (!any) chosen[coin() % candidates.size()] = true;
+
+    GeneratedFunction fn;
+    fn.graph_seed = graph_seed;
+    std::vector<int> arg_of_leaf(reaching.size(), -1);
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      if (!chosen[c]) continue;
+      const Array &leaf = g.float_leaves()[candidates[c]].a;
+      arg_of_leaf[candidates[c]] = int(fn.example_args.size());
+      fn.arg_specs.push_back({leaf.shape(), leaf.dtype()});
+      fn.example_args.push_back(leaf);
+    }
+    fn.description = Generator(graph_seed, options, arg_of_leaf, fn.example_args).run().description;
+    fn.f = [graph_seed, options, arg_of_leaf,
+            specs = fn.arg_specs](const std::vector<Array> &args) {
+      if (args.size() != specs.size())
+        throw std::invalid_argument(
+            fmt::format("the function takes {} arguments, not {}", specs.size(), args.size()));
+      for (size_t i = 0; i < args.size(); ++i)
+        if (args[i].shape() != specs[i].shape || args[i].dtype() != specs[i].dtype)
+          throw std::invalid_argument(
+              fmt::format("argument {} is {}[{}], not {}[{}]", i, dtype_name(args[i].dtype()),
+                          fmt::join(args[i].shape(), ","), dtype_name(specs[i].dtype),
+                          fmt::join(specs[i].shape, ",")));
+      return Generator(graph_seed, options, arg_of_leaf, args).run().root;
+    };
+    return fn;
+  }
 }
 
 } // namespace jx::diff

@@ -1,11 +1,16 @@
 // Seeded random jnp expression graphs for differential tests of the compiler against the
-// interpreter: the same seed always yields the same graph and the same description.
+// interpreter, and random functions of some of their float leaves for tests of transforms: the
+// same seed always yields the same graph and the same description.
 #pragma once
 
 #include <jx/array.h>
+#include <jx/jit.h>
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace jx::diff {
 
@@ -30,6 +35,15 @@ struct GraphOptions {
   int min_ops = 3, max_ops = 12;
   // Elements per generated value; leaves have rank 0..4 and dims 0..7.
   int64_t max_size = 2000;
+  // Where set, every float the generator picks (leaves, casts, strongly typed scalars) has this
+  // dtype: float64 alone keeps finite differences of a random function accurate.
+  std::optional<jx::DType> float_dtype;
+  // No calls that JAX does not differentiate (nextafter), so that transforms of a random function
+  // apply wherever its arguments reach.
+  bool differentiable = false;
+  // Literal data of moderate size: no infinities, NaNs, huge or tiny floats, or integers beyond
+  // +-8, so that finite differences are not lost to rounding against huge values.
+  bool moderate_values = false;
 };
 
 struct GeneratedGraph {
@@ -44,5 +58,24 @@ struct GeneratedGraph {
 // discontinuous ops (comparisons, floor, casts to int, argmax, ...), where a legitimate last-bit
 // difference could flip a result.
 GeneratedGraph random_graph(uint64_t seed, const GraphOptions &options = {});
+
+// A random program as a function of some of its float leaves of literal data.
+struct GeneratedFunction {
+  std::vector<jx::ShapeDtypeStruct> arg_specs;
+  // The leaves' own values: f(example_args) is random_graph(graph_seed, options).root.
+  std::vector<jx::Array> example_args;
+  // Builds the same program over any arrays of arg_specs (eager, or a jit's or transform's
+  // tracers); other shapes or dtypes are a std::invalid_argument.
+  std::function<jx::Array(const std::vector<jx::Array> &)> f;
+  // The program as a Python function `def f(x0, x1, ...):`, lines numbered as in random_graph's.
+  std::string description;
+  uint64_t graph_seed = 0;
+};
+
+// The program of random_graph(seed, options) with each float leaf of literal data that the root
+// depends on taken from the arguments with probability 1/2, at least one. Its values are drawn all
+// the same, so the program does not change. A program whose root is not a float depending on such
+// a leaf is redrawn from a seed derived from seed (graph_seed).
+GeneratedFunction random_function(uint64_t seed, const GraphOptions &options = {});
 
 } // namespace jx::diff

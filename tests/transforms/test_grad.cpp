@@ -170,6 +170,12 @@ TEST(Grad, JaxValuesAtTiesAndZeros) {
             (std::vector<double>{0, 6, 0}));
   EXPECT_EQ(jx::grad(prod)(jnp::array({2.0, 0.0, 3.0, 0.0, 5.0})).to_vector<double>(),
             (std::vector<double>{0, 0, 0, 0, 0}));
+  // The operand of prod a reshape or broadcast: the product tree's reshape folds into it.
+  auto expanded = [](const Array &a) { return jnp::prod(a(jx::newaxis)); };
+  EXPECT_EQ(jx::grad(expanded)(jnp::array(2.0, jx::float64)).item<double>(), 1.0);
+  auto rows = [](const Array &a) { return jnp::sum(jnp::prod(jnp::reshape(a, {1, 2}), 0)); };
+  EXPECT_EQ(jx::grad(rows)(jnp::array({2.0, 3.0})).to_vector<double>(),
+            (std::vector<double>{1, 1}));
   // where's untaken branch: 0 * inf = NaN reaches the gradient, as in JAX.
   auto trap = [](const Array &a) {
     return jnp::sum(jnp::where(a > 0.0, jnp::sqrt(a), jnp::zeros_like(a)));
@@ -261,6 +267,23 @@ TEST(Jacobian, KnownValuesAndHessian) {
   EXPECT_EQ(max_abs(zero), 0.0);
   expect_error<jx::TypeError>([&] { jx::jacfwd(sin)(x.astype(jx::int32)); },
                               "jacfwd requires real- or complex-valued inputs");
+}
+
+TEST(Grad, StopGradientIsAConstantToTransformationsAndErasedBeforeCompiling) {
+  const Array x = jnp::array({0.5, -1.0, 2.0});
+  auto f = [](const Array &a) { return jnp::sum(a * jx::stop_gradient(a)); };
+  EXPECT_EQ(f(x).item<double>(), 5.25);
+  EXPECT_EQ(jx::grad(f)(x).to_vector<double>(), x.to_vector<double>());
+  EXPECT_EQ(jx::jvp([](const Array &a) { return jx::stop_gradient(a * 2.0); }, {x}, {x})
+                .second.to_vector<double>(),
+            (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(
+      jx::vmap([](const Array &a) { return jx::stop_gradient(a) * 2.0; })(x).to_vector<double>(),
+      (x * 2.0).to_vector<double>());
+  const Array i = jnp::array({1.0, 2.0}).astype(jx::int32);
+  EXPECT_EQ(jx::stop_gradient(i).node(), i.node());
+  const std::string text = jx::jit(f).lower(x).compile().as_text();
+  EXPECT_EQ(text.find("stop_gradient"), std::string::npos) << text;
 }
 
 } // namespace

@@ -128,8 +128,9 @@ std::vector<int> differentiable_elementwise_ops() {
   std::vector<int> ops;
   for (int i = 0; i < ir::op_count; ++i) {
     const Op op = Op(i);
+    // stop_gradient's derivative is zero by definition (Grad.StopGradient... tests it).
     if (!ir::is_elementwise(op) || int_only(op) || op == Op::Convert || op == Op::NextAfter ||
-        ir::op_info(op).dtype_rule == ir::DTypeRule::Bool)
+        op == Op::StopGradient || ir::op_info(op).dtype_rule == ir::DTypeRule::Bool)
       continue;
     ops.push_back(i);
   }
