@@ -2,6 +2,8 @@
 // as the formula it is (and as JAX's rule it copies).
 #pragma once
 
+#include <cmath>
+
 #include "ir/builder.h"
 
 namespace jx::transforms::dsl {
@@ -54,6 +56,24 @@ using ir::select;
 // JAX's _balanced_eq(x, z, y): 1 where x == z, halved where y == z too (ties share the tangent).
 inline NodePtr balanced_eq(const NodePtr &x, const NodePtr &z, const NodePtr &y) {
   return div(select(eq(x, z), lit(1, z), lit(0, z)), select(eq(y, z), lit(2, z), lit(1, z)));
+}
+
+// Whether pow's exponent was an integer in jnp.power: a literal of integral value (jnp's
+// integer_pow path for a Python int; a float literal is indistinguishable, docs/design/
+// transforms.md §8) or an int array converted by the promotion (lax.pow with an int exponent).
+inline bool integer_exponent(NodePtr y) {
+  while (y->op == Op::Broadcast)
+    y = y->inputs[0];
+  if (y->op == Op::Literal) return std::trunc(y->fvalue) == y->fvalue;
+  return y->op == Op::Convert && is_integer(y->inputs[0]->dtype);
+}
+
+// lax.pow's d/dx: y·x^(y-1); an integer exponent has 0 where y = 0 (_pow_jvp_lhs), a float one
+// 0·x^-1, nan at x = 0.
+inline NodePtr pow_dx(const NodePtr &x, const NodePtr &y) {
+  const NodePtr one = lit(1, y), zero = lit(0, y);
+  if (!integer_exponent(y)) return mul(y, pow(x, sub(y, one)));
+  return select(eq(y, zero), zero, mul(select(eq(y, zero), one, y), pow(x, sub(y, one))));
 }
 
 } // namespace jx::transforms::dsl
