@@ -6,8 +6,9 @@
 // Compile time cold and peak RSS come from child processes (this program run with --child): a
 // fresh process has an empty in-memory kernel cache, and the disk cache is off (JX_CACHE_DIR is
 // removed from the child's environment); the RSS figure is VmHWM's growth over the calls, after
-// the inputs are made and the function compiled. --json prints one object per workload and line
-// for bench/peers/peers.py --group grad.
+// the inputs are made and the function compiled, with the allocator's cache off
+// (JX_ALLOCATOR_CACHE_MB=0) so that blocks freed while making the inputs are not reused unseen.
+// --json prints one object per workload and line for bench/peers/peers.py --group grad.
 #include <jx/jx.h>
 
 #include <algorithm>
@@ -249,11 +250,15 @@ struct ChildFigures {
   double compile_ms = -1, rss_mib = -1; // -1: the child failed
 };
 
-// Runs this program as --child in a fresh process without JX_CACHE_DIR.
+// Runs this program as --child in a fresh process without JX_CACHE_DIR and without the
+// allocator's cache.
 ChildFigures run_child(const std::string &name, bool transformed) {
   std::vector<std::string> env_strings;
   for (char **e = environ; *e; ++e)
-    if (!std::string_view(*e).starts_with("JX_CACHE_DIR=")) env_strings.push_back(*e);
+    if (!std::string_view(*e).starts_with("JX_CACHE_DIR=") &&
+        !std::string_view(*e).starts_with("JX_ALLOCATOR_CACHE_MB="))
+      env_strings.push_back(*e);
+  env_strings.push_back("JX_ALLOCATOR_CACHE_MB=0");
   std::vector<char *> envp;
   for (std::string &s : env_strings)
     envp.push_back(s.data());
