@@ -37,7 +37,12 @@ using seed_bench::Clock;
 using seed_bench::ms_since;
 
 using Inputs = std::vector<Array>;
-using Call = std::function<std::vector<Array>(const Inputs &)>;
+// A compiled function and its kernel plan (Compiled::as_text, for --text).
+struct Call {
+  std::function<std::vector<Array>(const Inputs &)> run;
+  std::function<std::string()> text;
+  std::vector<Array> operator()(const Inputs &args) const { return run(args); }
+};
 
 std::vector<Array> as_list(const Array &a) { return {a}; }
 std::vector<Array> as_list(std::vector<Array> v) { return v; }
@@ -48,7 +53,8 @@ template <size_t N, class F> Call compile(F f, const std::vector<jx::ShapeDtypeS
     return jx::jit(f).lower(specs.at(I)...).compile();
   }
   (std::make_index_sequence<N>{});
-  return [compiled](const Inputs &args) { return as_list(compiled.call(args)); };
+  return {[compiled](const Inputs &args) { return as_list(compiled.call(args)); },
+          [compiled] { return compiled.as_text(); }};
 }
 
 // value_and_grad(f, argnums) as one list (value, gradients...), which jit can return.
@@ -299,7 +305,8 @@ std::string figure(double v, const char *spec = "{:.1f}") {
 
 int usage(const char *argv0) {
   std::fprintf(stderr,
-               "usage: %s [--only NAME,...] [--rounds 5] [--reps 5] [--no-children] [--json]\n",
+               "usage: %s [--only NAME,...] [--rounds 5] [--reps 5] [--no-children] [--json] | "
+               "--text NAME\n",
                argv0);
   return 2;
 }
@@ -321,6 +328,11 @@ int main(int argc, char **argv) {
       auto w = find(argv[i + 1]);
       if (w == list.end()) return usage(argv[0]);
       return child(*w, std::string(argv[i + 2]) == "transformed");
+    } else if (arg == "--text" && has_value) {
+      auto w = find(argv[++i]);
+      if (w == list.end()) return usage(argv[0]);
+      fmt::print("{}\n", w->compile_transformed().text());
+      return 0;
     } else if (arg == "--only" && has_value) {
       for (std::string s = argv[++i]; !s.empty();) {
         const size_t comma = std::min(s.find(','), s.size());
