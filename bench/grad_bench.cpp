@@ -299,9 +299,7 @@ ChildFigures run_child(const std::string &name, bool transformed) {
   return f;
 }
 
-std::string figure(double v, const char *spec = "{:.1f}") {
-  return v < 0 ? "-" : fmt::format(fmt::runtime(spec), v);
-}
+std::string figure(double v) { return v < 0 ? "-" : fmt::format("{:.1f}", v); }
 
 int usage(const char *argv0) {
   std::fprintf(stderr,
@@ -357,8 +355,8 @@ int main(int argc, char **argv) {
     fmt::print("jx transformations: medians of {} rounds x {} calls per side, alternating; "
                "compile cold and RSS growth from fresh child processes without JX_CACHE_DIR\n",
                rounds, reps);
-    fmt::print("{:<13} | {:<7} | {:>8} | {:>8} | {:>6} | {:>6} | {:>11} | {:>11} | {:>8} | "
-               "{:>8} | {}\n",
+    fmt::print("{:<13} | {:<7} | {:>8} | {:>8} | {:>6} | {:>6} | {:>11} | {:>12} | {:>8} | "
+               "{:>9} | {}\n",
                "workload", "dtype", "base ms", "xform ms", "ratio", "target", "base cmp ms",
                "xform cmp ms", "base MiB", "xform MiB", "base / transformed");
   }
@@ -380,8 +378,8 @@ int main(int argc, char **argv) {
                  w.target > 0 ? fmt::format("{:g}", w.target) : "null", num(cb.compile_ms),
                  num(ct.compile_ms), num(cb.rss_mib), num(ct.rss_mib));
     } else {
-      fmt::print("{:<13} | {:<7} | {:>8.3f} | {:>8.3f} | {:>6.2f} | {:>6} | {:>11} | {:>11} | "
-                 "{:>8} | {:>8} | {} / {}\n",
+      fmt::print("{:<13} | {:<7} | {:>8.3f} | {:>8.3f} | {:>6.2f} | {:>6} | {:>11} | {:>12} | "
+                 "{:>8} | {:>9} | {} / {}\n",
                  w.name, w.dtype, base_ms, transformed_ms, ratio,
                  w.target > 0 ? fmt::format("<={:g}", w.target) : "-", figure(cb.compile_ms),
                  figure(ct.compile_ms), figure(cb.rss_mib), figure(ct.rss_mib), w.base,
