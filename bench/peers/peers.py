@@ -3,11 +3,14 @@ own benchmark executables (the seeds also sharded over 8 CPU devices: *_8dev_* r
 one table of medians with speedups and ratios to the hand-written limits (bench/limits/).
 --group gemm does the same for the contractions of gemm_bench (NumPy, JAX, jx), against the FMA
 peak (fma_limit), OpenBLAS (blas_limit) and memory bandwidth (copy_limit).
+--group grad times grad_bench's workloads in JAX (jit(f) and jit(value_and_grad(f)), jit of vmap)
+beside grad_bench's own figures.
 
 Run from the repository root after building the bench targets:
     python3 bench/peers/peers.py [--reps 10] [--rounds 3] [--build build] [--skip-fusion-bench]
     python3 bench/peers/peers.py --group gemm [--rounds 3] [--sizes 64,256,...]
         [--dtypes float32,float64] [--shrink K] [--min-reps 3] [--min-time 1] [--max-reps 1000]
+    python3 bench/peers/peers.py --group grad [--rounds 3] [--reps 10]
 
 Every round times all peers and runs all jx executables once; each cell is the median over the
 rounds of per-round medians, and each ratio the median of per-round ratios, so that load drifting
@@ -548,10 +551,137 @@ def gemm_main(args):
             print(f"  {name} time over the {what}: {', '.join(parts)}")
 
 
+# The grad group: bench/grad_bench.cpp's workloads, with the same names and order. Each is a
+# baseline and its transformed function: f and value_and_grad(f), or for vmap_softmax the batched
+# softmax written by hand and vmap of the per-row one. NumPy has neither grad nor vmap: no column.
+
+
+def log_softmax(z):
+    m = jnp.max(z, axis=1, keepdims=True)
+    return z - m - jnp.log(jnp.sum(jnp.exp(z - m), axis=1, keepdims=True))
+
+
+def xent(logits, y):
+    return -jnp.mean(jnp.sum(y * log_softmax(logits), axis=1))
+
+
+def simpson_total(a, b, s):
+    f = lambda x: funcN_stack(jnp)(x) * jnp.exp(-(s - 1) * x[:, None, :])
+    return jnp.sum(simps(jnp, f, a, b, 512))
+
+
+def mlp_loss(w1, b1, w2, b2, w3, b3, x, y):
+    h1 = jnp.maximum(x @ w1 + b1, 0)
+    h2 = jnp.maximum(h1 @ w2 + b2, 0)
+    return xent(h2 @ w3 + b3, y)
+
+
+def softmax_row(x):
+    e = jnp.exp(x - jnp.max(x))
+    return e / jnp.sum(e)
+
+
+def grad_workloads():
+    """[(name, dtype, baseline, transformed, args)], as grad_bench makes them (other samples)."""
+    rng = np.random.default_rng(0)
+    normal = lambda *shape, dtype="float64": rng.standard_normal(shape).astype(dtype)
+    onehot = lambda rows, classes, dtype: np.eye(classes, dtype=dtype)[rng.integers(0, classes,
+                                                                                    rows)]
+    vg = lambda f, argnums=0: jax.value_and_grad(f, argnums)
+    a = np.arange(0, 10, 0.1) + 0.1  # simps' derivative at x = 0 is not finite
+    dense = lambda i, o: normal(i, o, dtype="float32") * np.float32(np.sqrt(2 / i))
+    zeros = lambda n: np.zeros(n, "float32")
+    mlp_args = [dense(784, 512), zeros(512), dense(512, 512), zeros(512), dense(512, 10),
+                zeros(10), normal(256, 784, dtype="float32"), onehot(256, 10, "float32")]
+    return [
+        ("simpson", "float64", simpson_total, vg(simpson_total, (0, 1, 2)),
+         [a, a + 0.05, np.float64(1.0)]),
+        ("mlp", "float32", mlp_loss, vg(mlp_loss, (0, 1, 2, 3, 4, 5)), mlp_args),
+        ("chain", "float64", lambda x: jnp.sum(chain10(jnp, x)),
+         vg(lambda x: jnp.sum(chain10(jnp, x))), [rng.random((4096, 1024))]),
+        ("softmax_xent", "float64", xent, vg(xent),
+         [normal(4096, 1024), onehot(4096, 1024, "float64")]),
+        ("matmul_sq", "float64", lambda a, b: jnp.sum((a @ b)**2),
+         vg(lambda a, b: jnp.sum((a @ b)**2), (0, 1)), [normal(1024, 1024), normal(1024, 1024)]),
+        ("vmap_softmax", "float64", lambda x: softmax(jnp, x), jax.vmap(softmax_row),
+         [normal(4096, 1024)]),
+    ]
+
+
+def grad_main(args):
+    print(f"jax {jax.__version__} on {jax.devices()[0].platform}" if jax is not None else
+          "jax not installed: only jx's figures", file=sys.stderr)
+    cases = {}  # name -> (dtype, baseline call, transformed call, transformed compile ms)
+    for name, dtype, base, transformed, inputs in (grad_workloads() if jax is not None else []):
+        jargs = [jnp.asarray(x) for x in inputs]
+        calls = []
+        for f in (base, transformed):
+            start = time.perf_counter()
+            c = jax.jit(f).lower(*jargs).compile()
+            compile_ms = (time.perf_counter() - start) * 1e3
+            calls.append(lambda c=c, jargs=jargs: jax.block_until_ready(c(*jargs)))
+        cases[name] = (dtype, *calls, compile_ms)
+    exe = os.path.join(args.build, "bench", "grad_bench")
+    rounds = []  # {"jax": {name: (base ms, transformed ms)}, "jx": {name: json row}}
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
+        rnd = {"jax": {name: (median_ms(b, args.reps), median_ms(t, args.reps))
+                       for name, (_, b, t, _) in cases.items()}, "jx": {}}
+        if os.path.exists(exe):
+            rows = run_json_lines([exe, "--json", "--rounds", "1", "--reps", str(args.reps)])
+            rnd["jx"] = {row["name"]: row for row in rows or []}
+        else:
+            print(f"  {exe} is not built", file=sys.stderr)
+        rounds.append(rnd)
+
+    def jax_ms(rnd, name, side):
+        return rnd["jax"].get(name, (None, None))[side]
+
+    def jx(rnd, name, field):
+        return (rnd["jx"].get(name) or {}).get(field)
+
+    def ratio(a, b):
+        return a / b if a is not None and b else None
+
+    header = ["workload", "dtype", "jax base ms", "jax xform ms", "jax xform/base", "jx base ms",
+              "jx xform ms", "jx xform/base", "target", "jax/jx xform", "jax/jx base",
+              "jx xform compile ms", "jax xform compile ms", "jx base MiB", "jx xform MiB"]
+    names = list(dict.fromkeys(list(cases) + [n for rnd in rounds for n in rnd["jx"]]))
+    table = []
+    for name in names:
+        cell = lambda f: fmt_sig(median_over(rounds, f))
+        target = next((jx(rnd, name, "target") for rnd in rounds if jx(rnd, name, "target")), None)
+        table.append([
+            name, cases[name][0] if name in cases else (jx(rounds[-1], name, "dtype") or "-"),
+            cell(lambda rnd: jax_ms(rnd, name, 0)),
+            cell(lambda rnd: jax_ms(rnd, name, 1)),
+            cell(lambda rnd: ratio(jax_ms(rnd, name, 1), jax_ms(rnd, name, 0))),
+            cell(lambda rnd: jx(rnd, name, "base_ms")),
+            cell(lambda rnd: jx(rnd, name, "transformed_ms")),
+            cell(lambda rnd: jx(rnd, name, "ratio")),
+            f"<={target:g}" if target else "-",
+            cell(lambda rnd: ratio(jax_ms(rnd, name, 1), jx(rnd, name, "transformed_ms"))),
+            cell(lambda rnd: ratio(jax_ms(rnd, name, 0), jx(rnd, name, "base_ms"))),
+            cell(lambda rnd: jx(rnd, name, "transformed_compile_ms")),
+            fmt_sig(cases[name][3]) if name in cases else "-",
+            cell(lambda rnd: jx(rnd, name, "base_rss_mib")),
+            cell(lambda rnd: jx(rnd, name, "transformed_rss_mib")),
+        ])
+    print(f"grad group: medians over {args.rounds} rounds of medians over {args.reps} calls "
+          "(grad_bench: --rounds 1 --reps N per round, its two sides alternating); ratios are "
+          "medians of per-round ratios; base: jit(f) (vmap_softmax: the batched softmax by hand), "
+          "xform: jit(value_and_grad(f)) (vmap_softmax: jit(vmap(per-row softmax))); jax/jx > 1: "
+          "jx is faster; target: jx xform/base at most this; compile: cold (jx: a fresh process "
+          "without JX_CACHE_DIR; jax: lower + compile once in this process); MiB: jx's peak RSS "
+          "growth over the calls. NumPy has no grad or vmap: not run")
+    print_table(header, table)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--group", choices=("fusion", "gemm"), default="fusion",
-                        help="fusion: the seeds and fusion_bench's kernels; gemm: contractions")
+    parser.add_argument("--group", choices=("fusion", "gemm", "grad"), default="fusion",
+                        help="fusion: the seeds and fusion_bench's kernels; gemm: contractions; "
+                        "grad: value_and_grad and vmap against their baselines (grad_bench)")
     parser.add_argument("--gemm", dest="group", action="store_const", const="gemm",
                         help="the same as --group gemm")
     parser.add_argument("--reps", type=int, default=10,
@@ -572,6 +702,9 @@ def main():
     args = parser.parse_args()
     if args.group == "gemm":
         gemm_main(args)
+        return
+    if args.group == "grad":
+        grad_main(args)
         return
 
     inp = make_inputs()
