@@ -10,6 +10,7 @@
 #include "api/internal.h"
 #include "interp/interp.h"
 #include "ir/printer.h"
+#include "passes/passes.h"
 #include "transforms/batch.h"
 #include "transforms/jvp.h"
 #include "transforms/substitute.h"
@@ -57,6 +58,10 @@ Linearized linearize_traced(const TraceFn &f, const std::vector<Array> &primals,
   for (const Array &p : primals)
     specs.push_back(spec_of(p));
   Linearized lin{trace_for_transform(specs, f), {}, {}, {}};
+  // jnp.stack of expressions that differ in literals (the Simpson seed's 200 terms) as one
+  // expression over a vector: exact, and its derivative is then one expression too, where the
+  // stack's would be a slice and a reduction per term.
+  lin.traced.outputs = passes::stack_to_broadcast(lin.traced.outputs);
   const size_t n = primals.size();
   std::vector<ir::NodePtr> seeds, seed_tangents;
   for (size_t i = 0; i < n; ++i) {

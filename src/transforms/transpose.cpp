@@ -165,16 +165,29 @@ NodePtr dot_operand_transpose(const NodePtr &ct, const NodePtr &x, const NodePtr
   std::vector<int64_t> ct_batch(x_batch.size()), ct_y(y_kept.size());
   std::iota(ct_batch.begin(), ct_batch.end(), 0);
   std::iota(ct_y.begin(), ct_y.end(), swap ? nb : nb + int64_t(x_kept.size()));
-  NodePtr product = ir::dot_general(ct, y, ct_batch, y_batch, ct_y, y_kept);
-  // product's axes: batch, x_kept, then x's contracting axes in the order of y's.
-  std::vector<int64_t> order(y_contract.size());
+  // x's contracting axes in the order of y's, as the product lists y's free axes.
+  std::vector<int64_t> order(y_contract.size()), contract_by_y;
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(),
             [&](int64_t a, int64_t b) { return y_contract[a] < y_contract[b]; });
-  std::vector<int64_t> source = x_batch;
-  source.insert(source.end(), x_kept.begin(), x_kept.end());
   for (int64_t k : order)
-    source.push_back(x_contract[k]);
+    contract_by_y.push_back(x_contract[k]);
+  // ct · y has axes batch, x_kept, contract_by_y; y · ct has batch, contract_by_y, x_kept. Take
+  // the one already in x's axis order when there is one (a matmul's weight gradient: y · ct), so
+  // that no transpose copies the result.
+  std::vector<int64_t> source = x_batch, swapped = x_batch;
+  source.insert(source.end(), x_kept.begin(), x_kept.end());
+  source.insert(source.end(), contract_by_y.begin(), contract_by_y.end());
+  swapped.insert(swapped.end(), contract_by_y.begin(), contract_by_y.end());
+  swapped.insert(swapped.end(), x_kept.begin(), x_kept.end());
+  NodePtr product;
+  if (!std::is_sorted(source.begin(), source.end()) &&
+      std::is_sorted(swapped.begin(), swapped.end())) {
+    product = ir::dot_general(y, ct, y_batch, ct_batch, y_kept, ct_y);
+    source = swapped;
+  } else {
+    product = ir::dot_general(ct, y, ct_batch, y_batch, ct_y, y_kept);
+  }
   std::vector<int64_t> perm(source.size());
   for (size_t i = 0; i < source.size(); ++i)
     perm[source[i]] = int64_t(i);
