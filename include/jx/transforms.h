@@ -6,6 +6,7 @@
 
 #include <jx/jit.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <tuple>
@@ -188,6 +189,46 @@ template <class F> auto vjp(const F &f, const std::vector<Array> &primals) {
 // and vmap batches it as x). Erased before compilation. Int and bool arrays are returned as they
 // are.
 Array stop_gradient(const Array &x);
+
+namespace detail {
+// A custom_jvp rule on Arrays: (primals, tangents) -> the tangent of the output.
+using TangentRule =
+    std::function<Array(const std::vector<Array> &primals, const std::vector<Array> &tangents)>;
+int64_t register_custom_jvp(TangentRule rule);
+// out (f's value at args) marked so that transformations differentiate it with rule `id`.
+Array mark_custom_jvp(int64_t id, const Array &out, const std::vector<Array> &args);
+
+template <class F> class CustomJvpFunction {
+public:
+  static constexpr int array_arity = detail::array_arity<F>();
+  CustomJvpFunction(F f, int64_t id) : f_(std::move(f)), id_(id) {}
+  template <class... A> Array operator()(const A &...args) const {
+    const std::vector<Array> list = argument_list(args...);
+    static_assert(std::is_same_v<decltype(call_with_arrays(f_, list)), Array>,
+                  "jx::custom_jvp takes a function returning one Array");
+    return mark_custom_jvp(id_, call_with_arrays(f_, list), list);
+  }
+
+private:
+  F f_;
+  int64_t id_;
+};
+} // namespace detail
+
+// jax.custom_jvp with its defjvp: f, differentiated by `rule` instead of through its body. rule
+// takes (primals, tangents), one per argument of f (a zero tangent where an argument has none;
+// bool zeros, JAX's float0, for int and bool arguments), and returns std::pair(primal output,
+// tangent output) as JAX's rule does; the tangent must be linear in the tangents (built with
+// jnp ops on them) so that grad can transpose it. f itself runs when the function is called; the
+// rule when a transformation differentiates it (vmap maps it, as JAX does).
+template <class F, class Rule> auto custom_jvp(F f, Rule rule) {
+  const int64_t id = detail::register_custom_jvp(
+      [rule = std::move(rule)](const std::vector<Array> &primals,
+                               const std::vector<Array> &tangents) -> Array {
+        return std::get<1>(rule(primals, tangents));
+      });
+  return detail::CustomJvpFunction<F>(std::move(f), id);
+}
 
 struct GradOptions {
   // f returns (value, aux) as a std::pair or std::tuple; aux (an Array, a std::vector<Array> or

@@ -3,10 +3,12 @@
 #include <jx/numpy.h>
 
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "api/internal.h"
+#include "transforms/custom.h"
 
 namespace jx::numpy {
 
@@ -182,13 +184,41 @@ Array nextafter(const Array &a, const Array &b) { return float_binary(Op::NextAf
 
 // As jnp: max(a, b) + log1p(exp(-|a - b|)), stable for large |a - b|; a - b is nan only for
 // equal infinities (or a nan), where a + b is the answer.
-Array logaddexp(const Array &a, const Array &b) {
-  std::vector<NodePtr> p = float_operands(a, b);
-  NodePtr delta = ir::binary(Op::Sub, p[0], p[1]);
+namespace {
+// lax.logaddexp's primal.
+NodePtr composed_logaddexp(const NodePtr &x1, const NodePtr &x2) {
+  NodePtr delta = ir::binary(Op::Sub, x1, x2);
   NodePtr tail =
       ir::unary(Op::Log1p, ir::unary(Op::Exp, ir::unary(Op::Neg, ir::unary(Op::Abs, delta))));
-  NodePtr finite = ir::binary(Op::Add, ir::binary(Op::Max, p[0], p[1]), tail);
-  return wrap(ir::select(ir::unary(Op::IsNan, delta), ir::binary(Op::Add, p[0], p[1]), finite));
+  NodePtr finite = ir::binary(Op::Add, ir::binary(Op::Max, x1, x2), tail);
+  return ir::select(ir::unary(Op::IsNan, delta), ir::binary(Op::Add, x1, x2), finite);
+}
+
+// lax.logaddexp's custom_jvp rule: t1 exp(x1 - out) + t2 exp(x2 - out), with +inf replaced by 0
+// in x and out (_replace_inf), so that ties share the tangent (1/2 each) and infinities give no
+// NaN.
+int64_t logaddexp_rule() {
+  static const int64_t id = transforms::register_jvp_rule([](const std::vector<NodePtr> &x,
+                                                             const std::vector<NodePtr> &t) {
+    auto finite = [](const NodePtr &v) {
+      NodePtr inf = ir::broadcast(
+          ir::literal(std::numeric_limits<double>::infinity(), v->dtype, v->weak), v->shape, {});
+      NodePtr zero = ir::broadcast(ir::literal(0, v->dtype, v->weak), v->shape, {});
+      return ir::select(ir::binary(Op::Eq, v, inf), zero, v);
+    };
+    const NodePtr out = finite(composed_logaddexp(x[0], x[1]));
+    auto term = [&](size_t i) {
+      return ir::binary(Op::Mul, t[i], ir::unary(Op::Exp, ir::binary(Op::Sub, finite(x[i]), out)));
+    };
+    return ir::binary(Op::Add, term(0), term(1));
+  });
+  return id;
+}
+} // namespace
+
+Array logaddexp(const Array &a, const Array &b) {
+  std::vector<NodePtr> p = float_operands(a, b);
+  return wrap(transforms::custom_jvp_node(logaddexp_rule(), composed_logaddexp(p[0], p[1]), p));
 }
 
 Array fmod(const Array &a, const Array &b) {

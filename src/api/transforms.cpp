@@ -12,6 +12,7 @@
 #include "ir/printer.h"
 #include "passes/passes.h"
 #include "transforms/batch.h"
+#include "transforms/custom.h"
 #include "transforms/jvp.h"
 #include "transforms/substitute.h"
 #include "transforms/transpose.h"
@@ -169,6 +170,24 @@ TransformTrace trace_for_transform(const std::vector<ShapeDtypeStruct> &specs, c
 } // namespace jx::detail
 
 namespace jx {
+namespace detail {
+int64_t register_custom_jvp(TangentRule rule) {
+  return transforms::register_jvp_rule(
+      [rule = std::move(rule)](const std::vector<ir::NodePtr> &primals,
+                               const std::vector<ir::NodePtr> &tangents) {
+        return rule(wrap_all(primals), wrap_all(tangents)).node();
+      });
+}
+
+Array mark_custom_jvp(int64_t id, const Array &out, const std::vector<Array> &args) {
+  if (!is_floating(out.dtype())) return out; // nothing to differentiate
+  std::vector<ir::NodePtr> nodes;
+  for (const Array &a : args)
+    nodes.push_back(a.node());
+  return api::wrap(transforms::custom_jvp_node(id, out.node(), nodes));
+}
+} // namespace detail
+
 Array stop_gradient(const Array &x) {
   if (!is_floating(x.dtype())) return x;
   return api::wrap(ir::unary(ir::Op::StopGradient, x.node()));

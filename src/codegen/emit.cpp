@@ -800,6 +800,7 @@ private:
     case OpKind::Movement: return movement(n, idx);
     case OpKind::Reduce:
     case OpKind::Contraction: break;
+    case OpKind::Marker: throw Error("internal: a marker reached codegen (simplify erases them)");
     }
     throw Error(fmt::format("internal: {} must be materialized before it is read", op_name(n.op)));
   }

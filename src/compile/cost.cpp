@@ -39,7 +39,8 @@ Cost kernel_cost(const passes::KernelPlan &plan) {
       break;
     }
     case ir::OpKind::Leaf:
-    case ir::OpKind::Movement: break;
+    case ir::OpKind::Movement:
+    case ir::OpKind::Marker: break;
     }
     for (const ir::NodePtr &in : n->inputs)
       if (!inputs.count(in.get()) && seen.insert(in.get()).second) stack.push_back(in.get());

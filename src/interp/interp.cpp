@@ -88,6 +88,7 @@ struct Evaluator {
     case OpKind::Movement: return movement<T>(n);
     case OpKind::Reduce: return reduce<T>(n);
     case OpKind::Contraction: return dot<T>(n);
+    case OpKind::Marker: return value(n.inputs[0]);
     }
     throw Error("internal: unknown op kind");
   }

@@ -67,6 +67,7 @@ Shape infer_shape(const NodeSpec &s) {
   };
   switch (op_kind(op)) {
   case OpKind::Leaf: return s.shape;
+  case OpKind::Marker: return in(0);
   case OpKind::Unary:
   case OpKind::Binary:
   case OpKind::Ternary:
@@ -221,6 +222,17 @@ void verify(const NodeSpec &s) {
     check(s.data && s.data->bytes() >= size_t(shape_size(s.shape)) * itemsize(s.dtype), s.op,
           "buffer too small");
   if (s.op == Op::Literal) check(s.shape.empty(), s.op, "literals are 0-d");
+}
+
+NodePtr marker(Op op, std::vector<NodePtr> inputs, std::vector<int64_t> attrs) {
+  check(op_kind(op) == OpKind::Marker && !inputs.empty(), op, "not a marker");
+  DType dtype = inputs[0]->dtype;
+  bool weak = inputs[0]->weak;
+  return finish({.op = op,
+                 .dtype = dtype,
+                 .weak = weak,
+                 .inputs = std::move(inputs),
+                 .attrs = std::move(attrs)});
 }
 
 NodePtr rebuild(const Node &n, std::vector<NodePtr> inputs) {

@@ -62,6 +62,9 @@ NodePtr dot_general(NodePtr lhs, NodePtr rhs, std::vector<int64_t> lhs_batch,
                     std::vector<int64_t> rhs_batch, std::vector<int64_t> lhs_contract,
                     std::vector<int64_t> rhs_contract);
 
+// A marker (custom_jvp): input 0's value and type, with attrs naming what it marks.
+NodePtr marker(Op op, std::vector<NodePtr> inputs, std::vector<int64_t> attrs);
+
 // n with its inputs replaced (same op, dtype, attributes; broadcasts and reshapes in canonical
 // form, which may fold them away); checked like any new node.
 NodePtr rebuild(const Node &n, std::vector<NodePtr> inputs);

@@ -11,6 +11,7 @@
 
 #include "ir/builder.h"
 #include "ir/printer.h"
+#include "transforms/custom.h"
 
 namespace jx::transforms {
 
@@ -97,11 +98,38 @@ public:
       if (n.op == Op::ArgMax || n.op == Op::ArgMin) return ir::arg_reduce(n.op, in[0], a[0] + 1);
       return ir::reduce(n.op, in[0], shifted(a));
     case ir::OpKind::Contraction: return dot_general(n, in, batched);
+    case ir::OpKind::Marker: all_batched(); return custom_jvp(n, std::move(in));
     }
     throw Error(fmt::format("internal: no batching rule for {}", ir::op_name(n.op)));
   }
 
 private:
+  // The marker over the batched output and arguments, with the user's per-example rule batched
+  // (JAX vmaps a custom_jvp's rule): traced on one example's parameters, then batch() over them.
+  NodePtr custom_jvp(const ir::Node &n, std::vector<NodePtr> in) const {
+    const JvpRule &rule = jvp_rule(n.attrs.at(0));
+    const int64_t size = size_;
+    const int64_t id = register_jvp_rule(
+        [&rule, size](const std::vector<NodePtr> &primals, const std::vector<NodePtr> &tangents) {
+          const int64_t trace = ir::new_trace_id();
+          std::vector<NodePtr> params, batched_inputs;
+          std::vector<NodePtr> example_primals, example_tangents;
+          int64_t position = 0;
+          for (const auto *side : {&primals, &tangents})
+            for (const NodePtr &b : *side) {
+              const Shape example(b->shape.begin() + 1, b->shape.end());
+              params.push_back(ir::parameter(position++, b->dtype, example, trace, b->weak));
+              batched_inputs.push_back(b);
+              (side == &primals ? example_primals : example_tangents).push_back(params.back());
+            }
+          const NodePtr t = rule(example_primals, example_tangents);
+          const BatchedOutput out = batch({t}, params, batched_inputs, size)[0];
+          return out.batched ? out.node : Batcher(size).spread(out.node);
+        });
+    std::vector<NodePtr> args(in.begin() + 1, in.end());
+    return custom_jvp_node(id, std::move(in[0]), args);
+  }
+
   // Both batched: a new leading batch dimension. One side batched: its batch axis is a free axis
   // of the product, moved to the front.
   NodePtr dot_general(const ir::Node &n, const std::vector<NodePtr> &in,

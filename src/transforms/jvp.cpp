@@ -10,6 +10,8 @@
 #include <functional>
 #include <unordered_map>
 
+#include "ir/printer.h"
+#include "transforms/custom.h"
 #include "transforms/dsl.h"
 #include "transforms/substitute.h"
 
@@ -171,6 +173,27 @@ NodePtr reduce_prod_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
       [&](const std::vector<NodePtr> &in) { return product_tree(in[0], *ans, n); }, {x}, ts);
 }
 
+// The user's rule on the function's arguments (input 0, the function's own output, is not
+// differentiated): zeros for arguments without a tangent, bool zeros for int and bool ones.
+NodePtr custom_jvp_rule(const NodePtr &ans, const std::vector<NodePtr> &ts) {
+  std::vector<NodePtr> primals, tangents;
+  for (size_t i = 1; i < ans->inputs.size(); ++i) {
+    const NodePtr &x = ans->inputs[i];
+    primals.push_back(x);
+    tangents.push_back(ts[i] ? ts[i]
+                       : is_floating(x->dtype)
+                           ? lit(0, x)
+                           : ir::broadcast(ir::literal(0, DType::bool_, false), x->shape, {}));
+  }
+  NodePtr t = jvp_rule(ans->attrs.at(0))(primals, tangents);
+  if (t->shape != ans->shape || t->dtype != ans->dtype)
+    throw TypeError(fmt::format("Custom JVP rule must produce primal and tangent outputs with "
+                                "corresponding shapes and dtypes, but got {} for the primal "
+                                "output and {} for the tangent output.",
+                                ir::type_str(*ans), ir::type_str(*t)));
+  return t;
+}
+
 NodePtr expand(NodePtr (*fn)(const NodePtr &, const NodePtr &), const ir::Node &ans,
                const std::vector<NodePtr> &ts) {
   return composition_jvp([&](const std::vector<NodePtr> &in) { return fn(in[0], in[1]); },
@@ -249,8 +272,10 @@ std::vector<NodePtr> jvp(const std::vector<NodePtr> &outputs, const std::vector<
         stack.pop_back();
         continue;
       }
-      // A realized value is a constant: nothing below it is a seed of this transform.
+      // A realized value is a constant: nothing below it is a seed of this transform. A
+      // custom_jvp's own output (input 0) is not differentiated: its rule replaces that.
       const bool realized = n->realized() != nullptr;
+      if (n->op == Op::CustomJvp && top.next == 0) top.next = 1;
       if (!realized && top.next < n->inputs.size()) {
         stack.push_back({&n->inputs[top.next++]});
         continue;
@@ -259,8 +284,9 @@ std::vector<NodePtr> jvp(const std::vector<NodePtr> &outputs, const std::vector<
       if (!realized && is_floating(n->dtype)) {
         std::vector<NodePtr> ts;
         bool any = false;
-        for (const NodePtr &in : n->inputs) {
-          ts.push_back(tangent.at(in.get()));
+        for (size_t i = 0; i < n->inputs.size(); ++i) {
+          const bool skipped = i == 0 && n->op == Op::CustomJvp;
+          ts.push_back(skipped ? nullptr : tangent.at(n->inputs[i].get()));
           any = any || ts.back();
         }
         if (any) t = apply_rule(n, ts);

@@ -211,6 +211,7 @@ private:
       return same_op(n, std::move(inputs));
     }
     case OpKind::Reduce: return reduction(np, e[0]);
+    case OpKind::Marker: return e[0]; // input 0's value
     case OpKind::Contraction: {
       if (!any && !fl) return nullptr;
       const ir::DotDims d = ir::dot_dims(n);

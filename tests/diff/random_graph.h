@@ -37,7 +37,7 @@ struct GraphOptions {
   int64_t max_size = 2000;
   // Where set, every float the generator picks (leaves, casts, strongly typed scalars) has this
   // dtype: float64 alone keeps finite differences of a random function accurate.
-  std::optional<jx::DType> float_dtype;
+  std::optional<jx::DType> float_dtype = std::nullopt;
   // No calls that JAX does not differentiate (nextafter), so that transforms of a random function
   // apply wherever its arguments reach.
   bool differentiable = false;

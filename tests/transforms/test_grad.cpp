@@ -286,4 +286,39 @@ TEST(Grad, StopGradientIsAConstantToTransformationsAndErasedBeforeCompiling) {
   EXPECT_EQ(text.find("stop_gradient"), std::string::npos) << text;
 }
 
+TEST(Grad, CustomJvpRulesReplaceDifferentiationOfTheBody) {
+  // A body jx cannot differentiate (nextafter), with its rule given: d/dx = 3 cos(x) * y, d/dy.
+  auto f = jx::custom_jvp(
+      [](const Array &x, const Array &y) { return jnp::nextafter(jnp::sin(x), 2.0) * y; },
+      [](const std::vector<Array> &p, const std::vector<Array> &t) {
+        const Array out = jnp::sin(p[0]) * p[1];
+        return std::pair(out, t[0] * (3.0 * jnp::cos(p[0]) * p[1]) + t[1] * jnp::sin(p[0]));
+      });
+  const Array x = jnp::array({0.5, -1.0, 2.0}), y = jnp::array({2.0, 1.0, -1.0});
+  EXPECT_EQ(f(x, y).to_vector<double>(),
+            (jnp::nextafter(jnp::sin(x), 2.0) * y).to_vector<double>());
+  const Array v = jnp::array({1.0, 0.5, -2.0});
+  EXPECT_EQ(jx::jvp([&](const Array &a) { return f(a, y); }, {x}, {v}).second.to_vector<double>(),
+            (v * (3.0 * jnp::cos(x) * y)).to_vector<double>());
+  // grad transposes the rule's tangent; vmap maps it; jit erases the marker.
+  auto loss = [&](const Array &a, const Array &b) { return jnp::sum(f(a, b)); };
+  const std::vector<Array> g = jx::grad(loss, std::vector<int>{0, 1})(x, y);
+  EXPECT_EQ(g[0].to_vector<double>(), (3.0 * jnp::cos(x) * y).to_vector<double>());
+  EXPECT_EQ(g[1].to_vector<double>(), jnp::sin(x).to_vector<double>());
+  auto scalar = [&](const Array &a) { return f(a, jnp::array(2.0, jx::float64)); };
+  const Array per_example = jx::vmap(jx::grad(scalar))(x);
+  EXPECT_EQ(per_example.to_vector<double>(), (6.0 * jnp::cos(x)).to_vector<double>());
+  const std::string text = jx::jit(loss).lower(x, y).compile().as_text();
+  EXPECT_EQ(text.find("custom_jvp"), std::string::npos);
+  EXPECT_EQ(jx::jit(jx::grad(loss))(x, y).to_vector<double>(), g[0].to_vector<double>());
+  // A rule whose tangent does not match the output: JAX's TypeError.
+  auto wrong = jx::custom_jvp([](const Array &a) { return a * 2.0; },
+                              [](const std::vector<Array> &p, const std::vector<Array> &t) {
+                                return std::pair(p[0] * 2.0, jnp::sum(t[0]));
+                              });
+  expect_error<jx::TypeError>([&] { jx::jvp(wrong, {x}, {v}); },
+                              "Custom JVP rule must produce primal and tangent outputs with "
+                              "corresponding shapes and dtypes");
+}
+
 } // namespace

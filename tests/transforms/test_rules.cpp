@@ -10,6 +10,7 @@
 
 #include "ir/builder.h"
 #include "transforms/batch.h"
+#include "transforms/custom.h"
 #include "transforms/jvp.h"
 #include "transforms/substitute.h"
 #include "transforms/transpose.h"
@@ -41,7 +42,8 @@ NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
   case ir::OpKind::Ternary: return ir::select(ir::binary(Op::Lt, x, ir::unary(Op::Sin, y)), x, y);
   case ir::OpKind::Movement:
   case ir::OpKind::Reduce:
-  case ir::OpKind::Contraction: break;
+  case ir::OpKind::Contraction:
+  case ir::OpKind::Marker: break;
   }
   switch (op) {
   case Op::Broadcast: return ir::broadcast(x, {4, 2, 3}, {1, 2});
@@ -60,6 +62,15 @@ NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
   case Op::ArgMax:
   case Op::ArgMin: return ir::arg_reduce(op, x, 0);
   case Op::DotGeneral: return ir::dot_general(x, y, {}, {}, {1}, {1});
+  case Op::CustomJvp: {
+    // x * y with its rule given: t_x y + x t_y.
+    static const int64_t rule = jx::transforms::register_jvp_rule(
+        [](const std::vector<NodePtr> &p, const std::vector<NodePtr> &t) {
+          return ir::binary(Op::Add, ir::binary(Op::Mul, t[0], p[1]),
+                            ir::binary(Op::Mul, p[0], t[1]));
+        });
+    return jx::transforms::custom_jvp_node(rule, ir::binary(Op::Mul, x, y), {x, y});
+  }
   default: ADD_FAILURE() << "no example for " << ir::op_name(op); return nullptr;
   }
 }
