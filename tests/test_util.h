@@ -5,21 +5,39 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cerrno>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <spawn.h>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <sys/wait.h>
+#include <type_traits>
 #include <vector>
 
 extern char **environ;
 
 namespace test_util {
+
+// Distance in representable values of T; NaNs match each other, +0 and -0 are one apart.
+template <class T> int64_t ulp_distance(T a, T b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : INT64_MAX;
+  if (std::isinf(a) || std::isinf(b)) return a == b ? 0 : INT64_MAX;
+  using I = std::conditional_t<sizeof(T) == 8, int64_t, int32_t>;
+  auto key = [](T x) {
+    const I i = std::bit_cast<I>(x);
+    return int64_t(i < 0 ? std::numeric_limits<I>::min() - i : i) - (i < 0 ? 1 : 0);
+  };
+  const int64_t d = key(a) - key(b);
+  return d < 0 ? -d : d;
+}
 
 // Runs f, expects exception type E whose message contains `part`.
 template <class E, class F> void expect_error(F &&f, const std::string &part) {

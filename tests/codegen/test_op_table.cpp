@@ -14,8 +14,11 @@
 #include "ir/builder.h"
 #include "passes/kernel_plan.h"
 #include "runtime/vector_math.h"
+#include "test_util.h"
 
 namespace {
+
+using test_util::ulp_distance;
 
 using jx::Array;
 using jx::DType;
@@ -24,19 +27,6 @@ using jx::ir::OpKind;
 
 constexpr DType kDTypes[] = {DType::bool_, DType::int32, DType::int64, DType::float32,
                              DType::float64};
-
-// Distance in representable values of T; NaNs match each other, +0 and -0 are one apart.
-template <class T> int64_t ulp_distance(T a, T b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : INT64_MAX;
-  if (std::isinf(a) || std::isinf(b)) return a == b ? 0 : INT64_MAX;
-  using I = std::conditional_t<sizeof(T) == 8, int64_t, int32_t>;
-  auto key = [](T x) {
-    const I i = std::bit_cast<I>(x);
-    return int64_t(i < 0 ? std::numeric_limits<I>::min() - i : i) - (i < 0 ? 1 : 0);
-  };
-  const int64_t d = key(a) - key(b);
-  return d < 0 ? -d : d;
-}
 
 std::vector<double> float_values() {
   const double inf = std::numeric_limits<double>::infinity();

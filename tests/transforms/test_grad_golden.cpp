@@ -18,8 +18,11 @@
 
 #include "golden/grad_golden.inc"
 #include "ir/builder.h"
+#include "test_util.h"
 
 namespace {
+
+using test_util::ulp_distance;
 
 namespace jnp = jx::numpy;
 namespace ir = jx::ir;
@@ -138,19 +141,6 @@ const std::map<std::string, Twin> &twins() {
        {[](const std::vector<Array> &a) { return jnp::where(a[0] > a[1], a[0], a[1]); }}},
   };
   return table;
-}
-
-// Distance in representable values; nan matches nan, +0 and -0 are one apart.
-template <class T> int64_t ulp_distance(T a, T b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : INT64_MAX;
-  if (std::isinf(a) || std::isinf(b)) return a == b ? 0 : INT64_MAX;
-  using I = std::conditional_t<sizeof(T) == 8, int64_t, int32_t>;
-  auto key = [](T x) {
-    const I i = std::bit_cast<I>(x);
-    return int64_t(i < 0 ? std::numeric_limits<I>::min() - i : i) - (i < 0 ? 1 : 0);
-  };
-  const int64_t d = key(a) - key(b);
-  return d < 0 ? -d : d;
 }
 
 template <class T> T from_bits(uint64_t w) {
