@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "ir/builder.h"
@@ -166,46 +167,29 @@ ir::NodePtr move_axis(const ir::NodePtr &x, int64_t from, int64_t to) {
 std::vector<BatchedOutput> batch(const std::vector<ir::NodePtr> &outputs,
                                  const std::vector<ir::NodePtr> &params,
                                  const std::vector<ir::NodePtr> &batched, int64_t size) {
-  std::unordered_map<const ir::Node *, BatchedOutput> done;
+  // The batched form of each node that depends on a parameter; the others stay as they are.
+  std::unordered_map<const ir::Node *, NodePtr> batched_of;
   for (size_t i = 0; i < params.size(); ++i)
-    done.emplace(params[i].get(), BatchedOutput{batched[i], true});
+    batched_of.emplace(params[i].get(), batched[i]);
   Batcher batcher(size);
-  struct Frame {
-    const NodePtr *node;
-    size_t next = 0;
-  };
-  for (const NodePtr &root : outputs) {
-    std::vector<Frame> stack{{&root}};
-    while (!stack.empty()) {
-      Frame &top = stack.back();
-      const NodePtr &n = *top.node;
-      if (done.contains(n.get())) {
-        stack.pop_back();
-        continue;
-      }
-      if (top.next < n->inputs.size() && !n->realized()) {
-        stack.push_back({&n->inputs[top.next++]});
-        continue;
-      }
-      BatchedOutput result{n, false};
-      if (!n->realized()) {
-        std::vector<NodePtr> inputs;
-        std::vector<bool> is_batched;
-        for (const NodePtr &in : n->inputs) {
-          const BatchedOutput &b = done.at(in.get());
-          inputs.push_back(b.node);
-          is_batched.push_back(b.batched);
-          result.batched = result.batched || b.batched;
-        }
-        if (result.batched) result.node = batcher.rule(*n, std::move(inputs), is_batched);
-      }
-      done.emplace(n.get(), std::move(result));
-      stack.pop_back();
+  for (const ir::Node *n : ir::topological_order(outputs)) {
+    if (n->realized() || batched_of.contains(n)) continue;
+    std::vector<NodePtr> inputs;
+    std::vector<bool> is_batched;
+    for (const NodePtr &in : n->inputs) {
+      const auto found = batched_of.find(in.get());
+      is_batched.push_back(found != batched_of.end());
+      inputs.push_back(is_batched.back() ? found->second : in);
     }
+    if (std::find(is_batched.begin(), is_batched.end(), true) != is_batched.end())
+      batched_of.emplace(n, batcher.rule(*n, std::move(inputs), is_batched));
   }
   std::vector<BatchedOutput> out;
-  for (const NodePtr &root : outputs)
-    out.push_back(done.at(root.get()));
+  for (const NodePtr &root : outputs) {
+    const auto found = batched_of.find(root.get());
+    out.push_back(found == batched_of.end() ? BatchedOutput{root, false}
+                                            : BatchedOutput{found->second, true});
+  }
   return out;
 }
 

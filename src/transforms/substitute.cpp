@@ -1,45 +1,32 @@
-// Substitution: an iterative post-order walk that rebuilds only what depends on the map.
+// Substitution: one pass in topological order that rebuilds only what depends on the map.
 #include "transforms/substitute.h"
 
 #include "ir/builder.h"
+#include "ir/printer.h"
 
 namespace jx::transforms {
 
 std::vector<ir::NodePtr> substitute(const std::vector<ir::NodePtr> &roots,
                                     const Substitution &map) {
+  // Images of the replaced nodes and of the nodes rebuilt over them; the others stay.
   Substitution done = map;
-  struct Frame {
-    const ir::NodePtr *node;
-    size_t next = 0;
-  };
-  for (const ir::NodePtr &root : roots) {
-    std::vector<Frame> stack{{&root}};
-    while (!stack.empty()) {
-      Frame &top = stack.back();
-      const ir::Node &n = **top.node;
-      if (done.contains(&n)) {
-        stack.pop_back();
-        continue;
-      }
-      // Leaves and realized values depend on nothing being replaced.
-      if (top.next < n.inputs.size() && !n.realized()) {
-        stack.push_back({&n.inputs[top.next++]});
-        continue;
-      }
-      bool changed = false;
-      std::vector<ir::NodePtr> inputs;
-      if (!n.realized())
-        for (const ir::NodePtr &in : n.inputs) {
-          inputs.push_back(done.at(in.get()));
-          changed = changed || inputs.back() != in;
-        }
-      done.emplace(&n, changed ? ir::rebuild(n, std::move(inputs)) : *top.node);
-      stack.pop_back();
+  for (const ir::Node *n : ir::topological_order(roots)) {
+    // Leaves and realized values depend on nothing being replaced.
+    if (n->realized() || done.contains(n)) continue;
+    bool changed = false;
+    std::vector<ir::NodePtr> inputs;
+    for (const ir::NodePtr &in : n->inputs) {
+      const auto found = done.find(in.get());
+      inputs.push_back(found == done.end() ? in : found->second);
+      changed = changed || inputs.back() != in;
     }
+    if (changed) done.emplace(n, ir::rebuild(*n, std::move(inputs)));
   }
   std::vector<ir::NodePtr> out;
-  for (const ir::NodePtr &root : roots)
-    out.push_back(done.at(root.get()));
+  for (const ir::NodePtr &root : roots) {
+    const auto found = done.find(root.get());
+    out.push_back(found == done.end() ? root : found->second);
+  }
   return out;
 }
 
