@@ -106,4 +106,12 @@ inline Array random_array(const jx::Shape &shape, std::mt19937_64 &rng, double l
   return jnp::array(data, shape);
 }
 
+// Random arguments of a case's shapes.
+inline std::vector<Array> random_args(const OpCase &c, std::mt19937_64 &rng) {
+  std::vector<Array> args;
+  for (const jx::Shape &s : c.shapes)
+    args.push_back(random_array(s, rng));
+  return args;
+}
+
 } // namespace transforms_test

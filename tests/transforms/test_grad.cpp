@@ -63,9 +63,7 @@ TEST(Grad, MovementReductionsAndContractionsAgreeWithFiniteDifferencesAndTheirTr
   for (const transforms_test::OpCase &c : transforms_test::op_cases()) {
     SCOPED_TRACE(c.name);
     std::mt19937_64 rng(++seed);
-    std::vector<Array> args;
-    for (const jx::Shape &s : c.shapes)
-      args.push_back(random_array(s, rng));
+    const std::vector<Array> args = transforms_test::random_args(c, rng);
     if (std::string(c.name) == "convert") {
       const Array x = args[0], v = jnp::ones({3});
       EXPECT_EQ(jx::jvp(c.f, {x}, {v}).second.to_vector<double>(), (std::vector<double>{1, 1, 1}));
@@ -226,9 +224,7 @@ TEST(Jacobian, ForwardEqualsReverseOnEveryOpFamily) {
   for (const transforms_test::OpCase &c : transforms_test::op_cases()) {
     SCOPED_TRACE(c.name);
     std::mt19937_64 rng(++seed);
-    std::vector<Array> args;
-    for (const jx::Shape &s : c.shapes)
-      args.push_back(random_array(s, rng));
+    const std::vector<Array> args = transforms_test::random_args(c, rng);
     const std::vector<int> argnums =
         args.size() == 1 ? std::vector<int>{0} : std::vector<int>{0, 1};
     const std::vector<Array> fwd = jx::jacfwd(c.f, argnums)(args);
