@@ -230,6 +230,50 @@ template <class F, class Rule> auto custom_jvp(F f, Rule rule) {
   return detail::CustomJvpFunction<F>(std::move(f), id);
 }
 
+namespace detail {
+// A custom_vjp's bwd on Arrays: (residuals, output cotangent) -> one cotangent per argument.
+using CotangentRule =
+    std::function<std::vector<Array>(const std::vector<Array> &residuals, const Array &ct)>;
+int64_t register_custom_vjp(CotangentRule bwd);
+// out (f's value at args) marked so that transformations differentiate it with bwd `id` on
+// fwd's residuals; fwd_out (fwd's primal output) must have out's type.
+Array mark_custom_vjp(int64_t id, const Array &out, const Array &fwd_out,
+                      const std::vector<Array> &args, const std::vector<Array> &residuals);
+
+template <class F, class Fwd> class CustomVjpFunction {
+public:
+  static constexpr int array_arity = detail::array_arity<F>();
+  CustomVjpFunction(F f, Fwd fwd, int64_t id) : f_(std::move(f)), fwd_(std::move(fwd)), id_(id) {}
+  template <class... A> Array operator()(const A &...args) const {
+    const std::vector<Array> list = argument_list(args...);
+    static_assert(std::is_same_v<decltype(call_with_arrays(f_, list)), Array>,
+                  "jx::custom_vjp takes a function returning one Array");
+    const Array out = call_with_arrays(f_, list);
+    const auto [fwd_out, residuals] = call_with_arrays(fwd_, list);
+    return mark_custom_vjp(id_, out, fwd_out, list, std::vector<Array>(residuals));
+  }
+
+private:
+  F f_;
+  Fwd fwd_;
+  int64_t id_;
+};
+} // namespace detail
+
+// jax.custom_vjp with its defvjp: f, differentiated in reverse mode by `bwd` instead of through
+// its body. fwd takes f's arguments and returns std::pair(primal output, residuals: a
+// std::vector<Array>); bwd takes (residuals, the output's cotangent) and returns a
+// std::vector<Array>, one cotangent per argument of f, each of its argument's shape (ignored for
+// int and bool arguments). f runs when the function is called, fwd beside it (its residuals are
+// dropped unless a transformation differentiates the call); grad, vjp and jacrev call bwd (vmap
+// maps it), forward mode (jvp, jacfwd) raises JAX's TypeError.
+template <class F, class Fwd, class Bwd> auto custom_vjp(F f, Fwd fwd, Bwd bwd) {
+  const int64_t id = detail::register_custom_vjp(
+      [bwd = std::move(bwd)](const std::vector<Array> &residuals,
+                             const Array &ct) -> std::vector<Array> { return bwd(residuals, ct); });
+  return detail::CustomVjpFunction<F, Fwd>(std::move(f), std::move(fwd), id);
+}
+
 struct GradOptions {
   // f returns (value, aux) as a std::pair or std::tuple; aux (an Array, a std::vector<Array> or
   // a std::tuple of Arrays) is returned beside the gradient, not differentiated.

@@ -138,6 +138,13 @@ ir::NodePtr basis(int64_t n, const Shape &shape, DType dtype) {
   return ir::reshape(eye, rows);
 }
 
+std::vector<ir::NodePtr> nodes_of(const std::vector<Array> &arrays) {
+  std::vector<ir::NodePtr> nodes;
+  for (const Array &a : arrays)
+    nodes.push_back(a.node());
+  return nodes;
+}
+
 std::vector<Array> wrap_all(const std::vector<ir::NodePtr> &nodes) {
   std::vector<Array> out;
   for (const ir::NodePtr &n : nodes)
@@ -181,10 +188,28 @@ int64_t register_custom_jvp(TangentRule rule) {
 
 Array mark_custom_jvp(int64_t id, const Array &out, const std::vector<Array> &args) {
   if (!is_floating(out.dtype())) return out; // nothing to differentiate
-  std::vector<ir::NodePtr> nodes;
-  for (const Array &a : args)
-    nodes.push_back(a.node());
-  return api::wrap(transforms::custom_jvp_node(id, out.node(), nodes));
+  return api::wrap(transforms::custom_jvp_node(id, out.node(), nodes_of(args)));
+}
+
+int64_t register_custom_vjp(CotangentRule bwd) {
+  return transforms::register_vjp_rule(
+      [bwd = std::move(bwd)](const std::vector<ir::NodePtr> &residuals, const ir::NodePtr &ct) {
+        return nodes_of(bwd(wrap_all(residuals), api::wrap(ct)));
+      });
+}
+
+Array mark_custom_vjp(int64_t id, const Array &out, const Array &fwd_out,
+                      const std::vector<Array> &args, const std::vector<Array> &residuals) {
+  if (fwd_out.shape() != out.shape() || fwd_out.dtype() != out.dtype())
+    throw TypeError(fmt::format(
+        "Custom VJP fwd rule must produce a pair (list or tuple of length two) where the first "
+        "element represents the primal output (equal to the output of the custom_vjp-decorated "
+        "function), but instead the fwd rule output's first element had shapes/dtypes of: {} "
+        "while the custom_vjp-decorated function had output shapes/dtypes of: {}",
+        type_text(fwd_out.shape(), fwd_out.dtype()), type_text(out.shape(), out.dtype())));
+  if (!is_floating(out.dtype())) return out; // nothing to differentiate
+  return api::wrap(
+      transforms::custom_vjp_node(id, out.node(), nodes_of(args), nodes_of(residuals)));
 }
 } // namespace detail
 

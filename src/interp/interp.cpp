@@ -88,7 +88,9 @@ struct Evaluator {
     case OpKind::Movement: return movement<T>(n);
     case OpKind::Reduce: return reduce<T>(n);
     case OpKind::Contraction: return dot<T>(n);
-    case OpKind::Marker: return value(n.inputs[0]);
+    case OpKind::Marker:
+      if (n.op == Op::CustomLin) ir::throw_custom_lin_has_no_value();
+      return value(n.inputs[0]);
     }
     throw Error("internal: unknown op kind");
   }

@@ -235,6 +235,10 @@ NodePtr marker(Op op, std::vector<NodePtr> inputs, std::vector<int64_t> attrs) {
                  .attrs = std::move(attrs)});
 }
 
+void throw_custom_lin_has_no_value() {
+  throw TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.");
+}
+
 NodePtr rebuild(const Node &n, std::vector<NodePtr> inputs) {
   // Broadcasts and reshapes keep their canonical forms (composed, unit insertions as broadcasts).
   if (n.op == Op::Broadcast) return broadcast(std::move(inputs.at(0)), n.shape, n.attrs);

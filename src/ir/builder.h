@@ -64,6 +64,9 @@ NodePtr dot_general(NodePtr lhs, NodePtr rhs, std::vector<int64_t> lhs_batch,
 
 // A marker (custom_jvp): input 0's value and type, with attrs naming what it marks.
 NodePtr marker(Op op, std::vector<NodePtr> inputs, std::vector<int64_t> attrs);
+// What evaluating, compiling or differentiating a custom_lin (a custom_vjp's tangent) raises:
+// JAX's TypeError for forward mode through a custom_vjp.
+[[noreturn]] void throw_custom_lin_has_no_value();
 
 // n with its inputs replaced (same op, dtype, attributes; broadcasts and reshapes in canonical
 // form, which may fold them away); checked like any new node.

@@ -5,8 +5,9 @@
 //   Not x + 0.0 (-0.0 + 0.0 is +0.0) nor x - (-0.0) (that is x + 0.0). Integers and bools: x + 0,
 //   0 + x, x - 0 -> x. select(constant, a, b) -> a or b. pow(x, ±0) -> 1 (NumPy: 0**0 and
 //   nan**0 are 1); pow(x, 1) -> x; integer pow(x, k), 2 <= k <= 16 -> multiplications (wrapping
-//   products are exact, as int_pow's). stop_gradient(x) -> x, and markers (custom_jvp) -> their
-//   input 0: they matter to transformations only, which run before the passes.
+//   products are exact, as int_pow's). stop_gradient(x) -> x, and markers (custom_jvp,
+//   custom_vjp) -> their input 0: they matter to transformations only, which run before the
+//   passes; a custom_lin left untransposed is JAX's forward-mode TypeError.
 // Rounding-level rewrites (floats):
 //   pow(x, k), 2 <= k <= 16 an integer -> multiplications by repeated squaring, in JAX's
 //     lax.integer_pow order: relative error at most (k - 1) * 2^-p (p = 53, or 24 for float32)
@@ -99,6 +100,7 @@ private:
   const Node *scalar(const NodePtr &n) const { return scalar_of(n, varying_); }
 
   NodePtr apply(const NodePtr &n) const {
+    if (n->op == Op::CustomLin) ir::throw_custom_lin_has_no_value();
     if (n->op == Op::StopGradient || ir::op_kind(n->op) == ir::OpKind::Marker) return n->inputs[0];
     if (ir::op_kind(n->op) != ir::OpKind::Binary && n->op != Op::Select) return n;
     const NodePtr &a = n->inputs[0], &b = n->inputs[1];

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 
 #include "ir/builder.h"
@@ -99,36 +100,61 @@ public:
       if (n.op == Op::ArgMax || n.op == Op::ArgMin) return ir::arg_reduce(n.op, in[0], a[0] + 1);
       return ir::reduce(n.op, in[0], shifted(a));
     case ir::OpKind::Contraction: return dot_general(n, in, batched);
-    case ir::OpKind::Marker: all_batched(); return custom_jvp(n, std::move(in));
+    case ir::OpKind::Marker: all_batched(); return custom_rule(n, std::move(in));
     }
     throw Error(fmt::format("internal: no batching rule for {}", ir::op_name(n.op)));
   }
 
 private:
-  // The marker over the batched output and arguments, with the user's per-example rule batched
-  // (JAX vmaps a custom_jvp's rule): traced on one example's parameters, then batch() over them.
-  NodePtr custom_jvp(const ir::Node &n, std::vector<NodePtr> in) const {
-    const JvpRule &rule = jvp_rule(n.attrs.at(0));
+  // The marker over batched inputs, with the user's per-example rule batched (JAX vmaps
+  // custom_jvp's rule and custom_vjp's bwd).
+  NodePtr custom_rule(const ir::Node &n, std::vector<NodePtr> in) const {
     const int64_t size = size_;
-    const int64_t id = register_jvp_rule(
-        [&rule, size](const std::vector<NodePtr> &primals, const std::vector<NodePtr> &tangents) {
-          const int64_t trace = ir::new_trace_id();
-          std::vector<NodePtr> params, batched_inputs;
-          std::vector<NodePtr> example_primals, example_tangents;
-          int64_t position = 0;
-          for (const auto *side : {&primals, &tangents})
-            for (const NodePtr &b : *side) {
-              const Shape example(b->shape.begin() + 1, b->shape.end());
-              params.push_back(ir::parameter(position++, b->dtype, example, trace, b->weak));
-              batched_inputs.push_back(b);
-              (side == &primals ? example_primals : example_tangents).push_back(params.back());
-            }
-          const NodePtr t = rule(example_primals, example_tangents);
-          const BatchedOutput out = batch({t}, params, batched_inputs, size)[0];
-          return out.batched ? out.node : Batcher(size).spread(out.node);
-        });
-    std::vector<NodePtr> args(in.begin() + 1, in.end());
-    return custom_jvp_node(id, std::move(in[0]), args);
+    std::vector<int64_t> attrs = n.attrs;
+    if (n.op == Op::CustomJvp) {
+      const JvpRule &rule = jvp_rule(n.attrs.at(0));
+      attrs[0] = register_jvp_rule(
+          [&rule, size](const std::vector<NodePtr> &primals, const std::vector<NodePtr> &tangents) {
+            std::vector<NodePtr> inputs = primals;
+            inputs.insert(inputs.end(), tangents.begin(), tangents.end());
+            return per_example(
+                [&](const std::vector<NodePtr> &p) {
+                  const auto half = p.begin() + std::ptrdiff_t(primals.size());
+                  return std::vector{rule({p.begin(), half}, {half, p.end()})};
+                },
+                inputs, size)[0];
+          });
+    } else {
+      const VjpRule &bwd = vjp_rule(n.attrs.at(0));
+      attrs[0] =
+          register_vjp_rule([&bwd, size](const std::vector<NodePtr> &residuals, const NodePtr &ct) {
+            std::vector<NodePtr> inputs = residuals;
+            inputs.push_back(ct);
+            return per_example(
+                [&](const std::vector<NodePtr> &p) {
+                  return bwd({p.begin(), p.end() - 1}, p.back());
+                },
+                inputs, size);
+          });
+    }
+    return ir::marker(n.op, std::move(in), std::move(attrs));
+  }
+
+  // f (a user's rule, written for one example) applied to batched nodes: traced on one
+  // example's parameters, then batch() over them; every output batched.
+  static std::vector<NodePtr>
+  per_example(const std::function<std::vector<NodePtr>(const std::vector<NodePtr> &)> &f,
+              const std::vector<NodePtr> &batched, int64_t size) {
+    const int64_t trace = ir::new_trace_id();
+    std::vector<NodePtr> params;
+    for (const NodePtr &b : batched) {
+      const Shape example(b->shape.begin() + 1, b->shape.end());
+      params.push_back(ir::parameter(int64_t(params.size()), b->dtype, example, trace, b->weak));
+    }
+    std::vector<NodePtr> out;
+    for (const BatchedOutput &o : batch(f(params), params, batched, size))
+      out.push_back(o.batched ? o.node : Batcher(size).spread(o.node));
+    return out;
   }
 
   // Both batched: a new leading batch dimension. One side batched: its batch axis is a free axis

@@ -173,17 +173,21 @@ NodePtr reduce_prod_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
       [&](const std::vector<NodePtr> &in) { return product_tree(in[0], *ans, n); }, {x}, ts);
 }
 
+// The tangent input i of a custom rule receives: zeros where a float argument has none, bool
+// zeros (JAX's float0) for int and bool arguments.
+NodePtr tangent_or_zeros(const NodePtr &x, const NodePtr &t) {
+  if (t) return t;
+  return is_floating(x->dtype) ? lit(0, x)
+                               : ir::broadcast(ir::literal(0, DType::bool_, false), x->shape, {});
+}
+
 // The user's rule on the function's arguments (input 0, the function's own output, is not
-// differentiated): zeros for arguments without a tangent, bool zeros for int and bool ones.
+// differentiated).
 NodePtr custom_jvp_rule(const NodePtr &ans, const std::vector<NodePtr> &ts) {
   std::vector<NodePtr> primals, tangents;
   for (size_t i = 1; i < ans->inputs.size(); ++i) {
-    const NodePtr &x = ans->inputs[i];
-    primals.push_back(x);
-    tangents.push_back(ts[i] ? ts[i]
-                       : is_floating(x->dtype)
-                           ? lit(0, x)
-                           : ir::broadcast(ir::literal(0, DType::bool_, false), x->shape, {}));
+    primals.push_back(ans->inputs[i]);
+    tangents.push_back(tangent_or_zeros(ans->inputs[i], ts[i]));
   }
   NodePtr t = jvp_rule(ans->attrs.at(0))(primals, tangents);
   if (t->shape != ans->shape || t->dtype != ans->dtype)
@@ -192,6 +196,21 @@ NodePtr custom_jvp_rule(const NodePtr &ans, const std::vector<NodePtr> &ts) {
                                 "output and {} for the tangent output.",
                                 ir::type_str(*ans), ir::type_str(*t)));
   return t;
+}
+
+// A custom_vjp's tangent: custom_lin of its arguments' tangents, which transposition turns into
+// the user's bwd on fwd's residuals.
+NodePtr custom_vjp_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
+  const CustomVjpInputs parts = custom_vjp_inputs(*ans);
+  std::vector<NodePtr> inputs{ans->inputs[0]};
+  for (size_t i = 0; i < parts.args.size(); ++i)
+    inputs.push_back(tangent_or_zeros(parts.args[i], ts[1 + i]));
+  inputs.insert(inputs.end(), parts.residuals.begin(), parts.residuals.end());
+  return ir::marker(Op::CustomLin, std::move(inputs), ans->attrs);
+}
+
+NodePtr custom_lin_jvp(const NodePtr &, const std::vector<NodePtr> &) {
+  ir::throw_custom_lin_has_no_value();
 }
 
 NodePtr expand(NodePtr (*fn)(const NodePtr &, const NodePtr &), const ir::Node &ans,
@@ -259,12 +278,24 @@ std::vector<NodePtr> jvp(const std::vector<NodePtr> &outputs, const std::vector<
   std::unordered_map<const ir::Node *, NodePtr> tangent;
   for (size_t i = 0; i < seeds.size(); ++i)
     tangent[seeds[i].get()] = tangents[i];
+  // The inputs whose tangents a node's rule reads: not a custom rule's own output (input 0),
+  // which the rule replaces, nor a custom_vjp's residuals.
+  auto differentiated = [](const ir::Node &n) -> std::pair<size_t, size_t> {
+    if (n.op == Op::CustomJvp) return {1, n.inputs.size()};
+    if (n.op == Op::CustomVjp) return {1, 1 + size_t(n.attrs.at(1))};
+    return {0, n.inputs.size()};
+  };
   struct Frame {
     const NodePtr *node;
-    size_t next = 0;
+    std::pair<size_t, size_t> inputs;
+    size_t next;
+  };
+  auto frame = [&](const NodePtr &n) {
+    const auto inputs = differentiated(*n);
+    return Frame{&n, inputs, inputs.first};
   };
   for (const NodePtr &root : outputs) {
-    std::vector<Frame> stack{{&root}};
+    std::vector<Frame> stack{frame(root)};
     while (!stack.empty()) {
       Frame &top = stack.back();
       const NodePtr &n = *top.node;
@@ -272,22 +303,19 @@ std::vector<NodePtr> jvp(const std::vector<NodePtr> &outputs, const std::vector<
         stack.pop_back();
         continue;
       }
-      // A realized value is a constant: nothing below it is a seed of this transform. A
-      // custom_jvp's own output (input 0) is not differentiated: its rule replaces that.
+      // A realized value is a constant: nothing below it is a seed of this transform.
       const bool realized = n->realized() != nullptr;
-      if (n->op == Op::CustomJvp && top.next == 0) top.next = 1;
-      if (!realized && top.next < n->inputs.size()) {
-        stack.push_back({&n->inputs[top.next++]});
+      if (!realized && top.next < top.inputs.second) {
+        stack.push_back(frame(n->inputs[top.next++]));
         continue;
       }
       NodePtr t;
       if (!realized && is_floating(n->dtype)) {
-        std::vector<NodePtr> ts;
+        std::vector<NodePtr> ts(n->inputs.size());
         bool any = false;
-        for (size_t i = 0; i < n->inputs.size(); ++i) {
-          const bool skipped = i == 0 && n->op == Op::CustomJvp;
-          ts.push_back(skipped ? nullptr : tangent.at(n->inputs[i].get()));
-          any = any || ts.back();
+        for (size_t i = top.inputs.first; i < top.inputs.second; ++i) {
+          ts[i] = tangent.at(n->inputs[i].get());
+          any = any || ts[i];
         }
         if (any) t = apply_rule(n, ts);
       }

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "ir/printer.h"
+#include "transforms/custom.h"
 #include "transforms/dsl.h"
 
 namespace jx::transforms {
@@ -202,6 +203,38 @@ NodePtr dot_general_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) 
                                  false);
   return dot_operand_transpose(ct, r, l, d.rhs_batch, d.lhs_batch, d.rhs_contract, d.lhs_contract,
                                true);
+}
+
+// "float64[3]": JAX's str_short of an aval, for the user-facing errors below.
+std::string jax_type(const ir::Node &n) {
+  return fmt::format("{}[{}]", dtype_name(n.dtype), fmt::join(n.shape, ","));
+}
+
+// The user's bwd on fwd's residuals and ct: the cotangent of the argument whose tangent is input
+// i (hash-consing makes the other inputs' calls build the same nodes). JAX's checks of its
+// result; a float cotangent of another float dtype is converted, as JAX accepts it.
+NodePtr custom_lin_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
+  const CustomVjpInputs parts = custom_vjp_inputs(ans);
+  const std::vector<NodePtr> cts = vjp_rule(ans.attrs.at(0))(parts.residuals, ct);
+  if (cts.size() != parts.args.size())
+    throw TypeError(fmt::format(
+        "Custom VJP bwd rule must produce an output with the same container (pytree) structure "
+        "as the args tuple of the primal function, and in particular must produce a tuple of "
+        "length equal to the number of arguments to the primal function, but got bwd output "
+        "structure of {} elements for primal input structure of {} elements.",
+        cts.size(), parts.args.size()));
+  for (size_t k = 0; k < cts.size(); ++k) {
+    const ir::Node &want = *parts.args[k], &got = *cts[k];
+    if (is_floating(want.dtype) && (got.shape != want.shape || !is_floating(got.dtype)))
+      throw ValueError(fmt::format(
+          "Custom VJP bwd rule must produce an output with the same type as the args tuple of "
+          "the primal function, but at output[{}] the bwd rule produced an output of type {} "
+          "corresponding to an input of type {}{}",
+          k, jax_type(got), jax_type(want),
+          got.shape != want.shape ? ", so the shapes do not match" : ""));
+  }
+  const NodePtr &x = cts[i - 1];
+  return convert(x, ans.inputs[i]->dtype, ans.inputs[i]->weak);
 }
 
 // The cotangent that ans sends to its input i, which is linear.

@@ -317,4 +317,96 @@ TEST(Grad, CustomJvpRulesReplaceDifferentiationOfTheBody) {
                               "corresponding shapes and dtypes");
 }
 
+TEST(Grad, CustomVjpRulesReplaceReverseModeThroughTheBody) {
+  // A body jx cannot differentiate (nextafter), with bwd given on fwd's residuals.
+  auto f = jx::custom_vjp(
+      [](const Array &x, const Array &y) { return jnp::nextafter(jnp::sin(x), 2.0) * y; },
+      [](const Array &x, const Array &y) {
+        return std::pair(jnp::sin(x) * y, std::vector{jnp::cos(x), jnp::sin(x), y});
+      },
+      [](const std::vector<Array> &res, const Array &ct) {
+        return std::vector{ct * (3.0 * res[0] * res[2]), ct * res[1]};
+      });
+  const Array x = jnp::array({0.5, -1.0, 2.0}), y = jnp::array({2.0, 1.0, -1.0});
+  EXPECT_EQ(f(x, y).to_vector<double>(),
+            (jnp::nextafter(jnp::sin(x), 2.0) * y).to_vector<double>());
+  auto loss = [&](const Array &a, const Array &b) { return jnp::sum(f(a, b)); };
+  const std::vector<Array> g = jx::grad(loss, std::vector<int>{0, 1})(x, y);
+  EXPECT_EQ(g[0].to_vector<double>(), (3.0 * jnp::cos(x) * y).to_vector<double>());
+  EXPECT_EQ(g[1].to_vector<double>(), jnp::sin(x).to_vector<double>());
+  const Array ct = jnp::array({1.0, 0.5, -2.0});
+  const auto [out, f_vjp] = jx::vjp(f, {x, y});
+  EXPECT_EQ(f_vjp(ct)[0].to_vector<double>(), (ct * (3.0 * jnp::cos(x) * y)).to_vector<double>());
+  // jit erases the marker; vmap maps bwd, inside grad and outside it.
+  const std::string text = jx::jit(jx::grad(loss)).lower(x, y).compile().as_text();
+  EXPECT_EQ(text.find("custom_"), std::string::npos) << text;
+  EXPECT_EQ(jx::jit(jx::grad(loss))(x, y).to_vector<double>(), g[0].to_vector<double>());
+  auto scalar = [&](const Array &a) { return f(a, jnp::array(2.0, jx::float64)); };
+  EXPECT_EQ(jx::vmap(jx::grad(scalar))(x).to_vector<double>(),
+            (6.0 * jnp::cos(x)).to_vector<double>());
+  auto batched_loss = [&](const Array &a) { return jnp::sum(jx::vmap(f)(a, y)); };
+  EXPECT_EQ(jx::grad(batched_loss)(x).to_vector<double>(), g[0].to_vector<double>());
+  // Forward mode: JAX's TypeError, when the tangent is read.
+  const std::string forward = "can't apply forward-mode autodiff (jvp) to a custom_vjp function.";
+  expect_error<jx::TypeError>(
+      [&] {
+        jx::jvp([&](const Array &a) { return f(a, y); }, {x}, {ct}).second.to_vector<double>();
+      },
+      forward);
+  expect_error<jx::TypeError>([&] { jx::jacfwd(loss)(x, y).to_vector<double>(); }, forward);
+}
+
+TEST(Grad, CustomVjpComposesAndChecksItsRules) {
+  // bwd is differentiated in turn: grad(grad(sin)) through a custom_vjp is -sin.
+  auto sin = jx::custom_vjp([](const Array &x) { return jnp::sin(x); },
+                            [](const Array &x) { return std::pair(jnp::sin(x), std::vector{x}); },
+                            [](const std::vector<Array> &res, const Array &ct) {
+                              return std::vector{ct * jnp::cos(res[0])};
+                            });
+  const Array one = jnp::array(1.0, jx::float64);
+  EXPECT_DOUBLE_EQ(jx::grad(jx::grad(sin))(one).item<double>(), -std::sin(1.0));
+  EXPECT_DOUBLE_EQ(jx::jacrev(jx::jacrev(sin))(one).item<double>(), -std::sin(1.0));
+  // An int argument: bwd's entry for it is ignored.
+  auto scale = jx::custom_vjp(
+      [](const Array &x, const Array &n) { return x * n; },
+      [](const Array &x, const Array &n) { return std::pair(x * n, std::vector{n}); },
+      [](const std::vector<Array> &res, const Array &ct) {
+        return std::vector{ct * res[0], ct};
+      });
+  const Array n = jnp::array({3}).astype(jx::int32).reshape({});
+  EXPECT_EQ(jx::grad(scale)(one, n).item<double>(), 3.0);
+
+  auto with_bwd = [](auto bwd) {
+    return jx::custom_vjp([](const Array &x) { return x * 2.0; },
+                          [](const Array &x) { return std::pair(x * 2.0, std::vector{x}); },
+                          std::move(bwd));
+  };
+  const Array x = jnp::array({0.5, 1.5});
+  auto sum_of = [](auto g) { return [g](const Array &a) { return jnp::sum(g(a)); }; };
+  expect_error<jx::TypeError>(
+      [&] {
+        jx::grad(sum_of(with_bwd([](const std::vector<Array> &, const Array &ct) {
+          return std::vector{ct, ct};
+        })))(x);
+      },
+      "Custom VJP bwd rule must produce an output with the same container (pytree) structure "
+      "as the args tuple of the primal function");
+  expect_error<jx::ValueError>(
+      [&] {
+        jx::grad(sum_of(with_bwd([](const std::vector<Array> &, const Array &ct) {
+          return std::vector{jnp::sum(ct)};
+        })))(x);
+      },
+      "Custom VJP bwd rule must produce an output with the same type as the args tuple of the "
+      "primal function, but at output[0] the bwd rule produced an output of type float64[] "
+      "corresponding to an input of type float64[2], so the shapes do not match");
+  auto wrong_fwd =
+      jx::custom_vjp([](const Array &a) { return a * 2.0; },
+                     [](const Array &a) { return std::pair(jnp::sum(a), std::vector<Array>{}); },
+                     [](const std::vector<Array> &, const Array &ct) { return std::vector{ct}; });
+  expect_error<jx::TypeError>([&] { wrong_fwd(x); },
+                              "Custom VJP fwd rule must produce a pair (list or tuple of length "
+                              "two) where the first element represents the primal output");
+}
+
 } // namespace

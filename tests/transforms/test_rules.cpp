@@ -71,6 +71,15 @@ NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
         });
     return jx::transforms::custom_jvp_node(rule, ir::binary(Op::Mul, x, y), {x, y});
   }
+  case Op::CustomVjp: {
+    // x * y with its bwd given: (ct y, ct x), from residuals x and y.
+    static const int64_t rule =
+        jx::transforms::register_vjp_rule([](const std::vector<NodePtr> &res, const NodePtr &ct) {
+          return std::vector{ir::binary(Op::Mul, ct, res[1]), ir::binary(Op::Mul, ct, res[0])};
+        });
+    return jx::transforms::custom_vjp_node(rule, ir::binary(Op::Mul, x, y), {x, y}, {x, y});
+  }
+  case Op::CustomLin: return nullptr; // custom_vjp's tangent: its example transposes one
   default: ADD_FAILURE() << "no example for " << ir::op_name(op); return nullptr;
   }
 }
@@ -128,7 +137,12 @@ TEST(Rules, EveryOpDifferentiatesTransposesAndBatches) {
         for (size_t k = 0; k < 2; ++k)
           if (cts[k])
             rhs += inner(Array(jx::transforms::substitute({cts[k]}, with_ct)[0]), k ? vy : vx);
-        const double lhs = inner(ct_value.astype(jx::float64), eval(t).astype(jx::float64));
+        // A custom_vjp's tangent has no value (forward mode): its function's, t_x y + x t_y.
+        const NodePtr forward =
+            op == Op::CustomVjp
+                ? ir::binary(Op::Add, ir::binary(Op::Mul, tx, py), ir::binary(Op::Mul, px, ty))
+                : t;
+        const double lhs = inner(ct_value.astype(jx::float64), eval(forward).astype(jx::float64));
         EXPECT_NEAR(lhs, rhs, (n->dtype == jx::float32 ? 1e-5 : 1e-12) * (1 + std::abs(lhs)));
         ++transposed;
       }
