@@ -7,7 +7,8 @@
 //   nan**0 are 1); pow(x, 1) -> x; integer pow(x, k), 2 <= k <= 16 -> multiplications (wrapping
 //   products are exact, as int_pow's). stop_gradient(x) -> x, and markers (custom_jvp,
 //   custom_vjp) -> their input 0: they matter to transformations only, which run before the
-//   passes; a custom_lin left untransposed is JAX's forward-mode TypeError.
+//   passes; a custom_lin left untransposed is JAX's forward-mode TypeError. A dot_general that
+//   contracts nothing -> mul of broadcasts (one product per element either way).
 // Rounding-level rewrites (floats):
 //   pow(x, k), 2 <= k <= 16 an integer -> multiplications by repeated squaring, in JAX's
 //     lax.integer_pow order: relative error at most (k - 1) * 2^-p (p = 53, or 24 for float32)
@@ -31,6 +32,7 @@
 // to turn into a vector (rewriting them by value would make the stacked operands differ).
 #include <jx/dtype.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <unordered_set>
@@ -99,9 +101,32 @@ public:
 private:
   const Node *scalar(const NodePtr &n) const { return scalar_of(n, varying_); }
 
+  // A dot_general that contracts nothing (an outer or batched elementwise product, as the
+  // transpose of a contraction often is) -> mul of its operands broadcast to the output, which
+  // fuses with its consumers instead of materializing (XLA's simplifier does the same). Bool
+  // products stay (they are an and).
+  static NodePtr uncontracted_product(const NodePtr &n) {
+    const ir::DotDims d = ir::dot_dims(*n);
+    if (!d.lhs_contract.empty() || n->dtype == DType::bool_) return n;
+    const auto nb = int64_t(d.lhs_batch.size());
+    auto laid_out = [&](const NodePtr &x, const std::vector<int64_t> &batch, int64_t first_free) {
+      std::vector<int64_t> perm = batch, dims;
+      for (int64_t a = 0; a < int64_t(x->shape.size()); ++a)
+        if (std::find(batch.begin(), batch.end(), a) == batch.end()) perm.push_back(a);
+      for (int64_t k = 0; k < int64_t(perm.size()); ++k)
+        dims.push_back(k < nb ? k : first_free + k - nb);
+      return ir::broadcast(ir::transpose(x, perm), n->shape, dims);
+    };
+    const NodePtr &lhs = n->inputs[0], &rhs = n->inputs[1];
+    const int64_t lhs_free = int64_t(lhs->shape.size()) - nb;
+    return ir::binary(Op::Mul, laid_out(lhs, d.lhs_batch, nb),
+                      laid_out(rhs, d.rhs_batch, nb + lhs_free));
+  }
+
   NodePtr apply(const NodePtr &n) const {
     if (n->op == Op::CustomLin) ir::throw_custom_lin_has_no_value();
     if (n->op == Op::StopGradient || ir::op_kind(n->op) == ir::OpKind::Marker) return n->inputs[0];
+    if (n->op == Op::DotGeneral) return uncontracted_product(n);
     if (ir::op_kind(n->op) != ir::OpKind::Binary && n->op != Op::Select) return n;
     const NodePtr &a = n->inputs[0], &b = n->inputs[1];
     const bool floating = is_floating(n->dtype);

@@ -44,7 +44,8 @@ NodePtr select_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
   return i == 1 ? select(p, ct, zeros(ct)) : select(p, zeros(ct), ct);
 }
 
-// Summed over the new axes and the stretched ones (size 1 in x), then x's shape again.
+// Summed over the new axes and the stretched ones (size 1 in x), then x's shape again. New axes
+// of size 1 are reshaped away, not summed (as XLA simplifies a reduction over unit axes).
 NodePtr broadcast_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
   const NodePtr &x = ans.inputs[0];
   std::vector<bool> kept(ans.shape.size(), false);
@@ -52,8 +53,8 @@ NodePtr broadcast_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
     kept[ans.attrs[i]] = x->shape[i] == ans.shape[ans.attrs[i]];
   std::vector<int64_t> summed;
   for (size_t a = 0; a < kept.size(); ++a)
-    if (!kept[a]) summed.push_back(int64_t(a));
-  return ir::reshape(ir::reduce(Op::ReduceSum, ct, summed), x->shape);
+    if (!kept[a] && ans.shape[a] != 1) summed.push_back(int64_t(a));
+  return ir::reshape(summed.empty() ? ct : ir::reduce(Op::ReduceSum, ct, summed), x->shape);
 }
 
 NodePtr reshape_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
