@@ -30,6 +30,11 @@ std::unordered_set<const ir::Node *> stack_varying_literals(const std::vector<ir
 // once per distinct input element instead of once per output element.
 std::vector<ir::NodePtr> sink_movement(const std::vector<ir::NodePtr> &roots);
 
+// In a sum of terms, the reductions over the same axes of same-shaped operands (each possibly
+// negated or scaled by a factor of the kept axes) become one reduction, when nothing else reads
+// the parts: g + f * sum(a, axes) - sum(b, axes) -> g + sum(a * f - b, axes).
+std::vector<ir::NodePtr> merge_reductions(const std::vector<ir::NodePtr> &roots);
+
 // A reduction of >= 64 Ki elements to fewer than 16 values becomes 16 partial reductions over
 // slices of its outermost reduced axis (when 16 divides it), then their reduction: parallel rows
 // instead of one thread. Sums round differently from the one-stage order (within the same bound).

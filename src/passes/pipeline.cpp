@@ -26,7 +26,7 @@ struct NamedPass {
 constexpr NamedPass pipeline[] = {
     {"fold_constants", fold_constants},         {"simplify", simplify},
     {"stack_to_broadcast", stack_to_broadcast}, {"sink_movement", sink_movement},
-    {"split_reductions", split_reductions},
+    {"merge_reductions", merge_reductions},     {"split_reductions", split_reductions},
 };
 
 constexpr int max_rounds = 4;

@@ -8,7 +8,8 @@
 
 namespace jx::passes {
 
-std::vector<ir::NodePtr> rewrite(const std::vector<ir::NodePtr> &roots, const Rule &rule) {
+std::vector<ir::NodePtr> rewrite_seeing_originals(const std::vector<ir::NodePtr> &roots,
+                                                  const RuleSeeingOriginal &rule) {
   ir::GraphReadLock graph_lock; // realized() must not change between the two walks below
   // Owning pointers for every reachable node, so rules receive NodePtrs.
   std::unordered_map<const ir::Node *, ir::NodePtr> owner;
@@ -32,12 +33,17 @@ std::vector<ir::NodePtr> rewrite(const std::vector<ir::NodePtr> &roots, const Ru
       }
       if (changed) node = ir::rebuild(*n, std::move(inputs));
     }
-    replaced[n] = rule(node);
+    replaced[n] = rule(node, *n);
   }
   std::vector<ir::NodePtr> out;
   for (const ir::NodePtr &r : roots)
     out.push_back(replaced.at(r.get()));
   return out;
+}
+
+std::vector<ir::NodePtr> rewrite(const std::vector<ir::NodePtr> &roots, const Rule &rule) {
+  return rewrite_seeing_originals(roots,
+                                  [&](const ir::NodePtr &n, const ir::Node &) { return rule(n); });
 }
 
 } // namespace jx::passes

@@ -17,4 +17,11 @@ using Rule = std::function<ir::NodePtr(const ir::NodePtr &n)>;
 // passed to the rule but their inputs are not visited. Shared nodes are rewritten once.
 std::vector<ir::NodePtr> rewrite(const std::vector<ir::NodePtr> &roots, const Rule &rule);
 
+// The same, each node's rule also given the node as it was in roots' graph (before its inputs
+// were rewritten), for rules that read that graph (who else reads a node).
+using RuleSeeingOriginal =
+    std::function<ir::NodePtr(const ir::NodePtr &n, const ir::Node &original)>;
+std::vector<ir::NodePtr> rewrite_seeing_originals(const std::vector<ir::NodePtr> &roots,
+                                                  const RuleSeeingOriginal &rule);
+
 } // namespace jx::passes
