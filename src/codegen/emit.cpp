@@ -107,12 +107,13 @@ public:
         store_element(pointers_[r], plan_.roots[r]->dtype, at, values[r]);
     };
     if (outputs > 1 &&
-        (op_kind(first.op) == OpKind::Reduce || op_kind(first.op) == OpKind::Contraction))
-      throw Error("internal: a reduction kernel has one root");
+        (op_kind(first.op) == OpKind::Reduce || op_kind(first.op) == OpKind::Contraction) &&
+        (out.empty() || !accumulates_rows(first) || first.op == Op::DotGeneral))
+      throw Error("internal: only row reductions share a kernel");
     if (out.empty()) {
       store_all({});
     } else if (accumulates_rows(first)) {
-      emit_row_reduction(first);
+      emit_row_reductions();
     } else if ((tile_axis_ = transposed_axis()) >= 0) {
       if (streams()) {
         emit_streamed_tiles(strides);
@@ -645,10 +646,16 @@ private:
     return root.attrs.back() != root.inputs[0]->ndim() - 1;
   }
 
-  void emit_row_reduction(const Node &root) {
-    const auto strides = row_major_strides(root.shape);
-    Reduction red = describe_reduction(root);
-    Value *base = pointers_[0];
+  // The roots (one reduction or contraction, or sibling reductions over the same axes of
+  // operands of one shape: multi-output fusion) accumulated together, each into its output in
+  // the order it would have alone; what their terms share is computed once per element.
+  void emit_row_reductions() {
+    const Node &first = *plan_.roots[0];
+    const auto strides = row_major_strides(first.shape);
+    std::vector<Reduction> reds;
+    for (const ir::NodePtr &root : plan_.roots)
+      reds.push_back(describe_reduction(*root));
+    const Shape &red_shape = reds[0].shape;
     // Rows: every output axis but the last; the last axis spans [lo, hi).
     auto rows = [&](Value *lo, Value *hi, const Index &prefix) {
       auto each_element = [&](auto &&body) {
@@ -659,32 +666,39 @@ private:
         });
       };
       each_element([&](const Index &, Value *at) {
-        store_element(base, root.dtype, at, identity(red.combine, root.dtype));
+        for (size_t k = 0; k < reds.size(); ++k)
+          store_element(pointers_[k], plan_.roots[k]->dtype, at,
+                        identity(reds[k].combine, plan_.roots[k]->dtype));
       });
       // Terms r0 + [first, first + count) of the innermost reduced axis, combined in order, then
       // into the accumulator.
-      auto accumulate = [&](const Index &r0, Value *first, int64_t count) {
+      auto accumulate = [&](const Index &r0, Value *first_term, int64_t count) {
         each_element([&](const Index &idx, Value *at) {
-          Value *terms = nullptr;
+          std::vector<Value *> terms(reds.size(), nullptr);
           for (int64_t u = 0; u < count; ++u) {
             Index r = r0;
-            if (first) r.push_back(b_.CreateAdd(first, c64(u), "", true, true));
-            Value *t = red.term(idx, r);
-            terms = terms ? binary(red.combine, root.dtype, terms, t) : t;
+            if (first_term) r.push_back(b_.CreateAdd(first_term, c64(u), "", true, true));
+            for (size_t k = 0; k < reds.size(); ++k) {
+              Value *t = reds[k].term(idx, r);
+              terms[k] = terms[k] ? binary(reds[k].combine, plan_.roots[k]->dtype, terms[k], t) : t;
+            }
           }
-          Value *acc = load_element(base, root.dtype, at);
-          store_element(base, root.dtype, at, binary(red.combine, root.dtype, acc, terms));
+          for (size_t k = 0; k < reds.size(); ++k) {
+            const DType t = plan_.roots[k]->dtype;
+            Value *acc = load_element(pointers_[k], t, at);
+            store_element(pointers_[k], t, at, binary(reds[k].combine, t, acc, terms[k]));
+          }
         });
       };
-      if (red.shape.empty()) {
+      if (red_shape.empty()) {
         accumulate({}, nullptr, 1);
         return;
       }
       // The innermost reduced axis in groups of reduce_unroll terms: the accumulator row is
       // loaded and stored once per group rather than once per term (a row of 4096 doubles does
       // not stay in L1 beside the rows streaming through it).
-      const Shape outer(red.shape.begin(), red.shape.end() - 1);
-      const int64_t extent = red.shape.back(), groups = extent / reduce_unroll;
+      const Shape outer(red_shape.begin(), red_shape.end() - 1);
+      const int64_t extent = red_shape.back(), groups = extent / reduce_unroll;
       nest(outer, 0, {}, [&](const Index &r0) {
         loop(c64(0), c64(groups), [&](Value *g) {
           accumulate(r0, b_.CreateMul(g, c64(reduce_unroll), "", true, true), reduce_unroll);

@@ -96,19 +96,42 @@ bool trivial(const Node &n, std::unordered_map<const Node *, bool> &memo,
   return result;
 }
 
-// Multi-output fusion: elementwise kernels of one shape run as one kernel, one loop nest computing
-// what they share once per element (the Simpson seed's hoisted exp(-x), log|x| and tests on x
-// all read one x). A kernel joins a group only when it does not depend on a member, directly or
-// through other steps; the merged steps are then put back in a dependency order.
+// Kernels that multi-output fusion may merge, and which of them share a loop nest: elementwise
+// kernels of one shape, or row reductions (sum, prod, max or min over the same axes of operands
+// of one shape, not over the operands' last axis, to an output of rank >= 1: the code generator
+// accumulates them into rows of their outputs, each in its own order, so the bits are those of
+// the kernels apart).
+bool elementwise(const Step &s) {
+  const OpKind kind = op_kind(s.node->op);
+  return s.kind == Step::Kind::Kernel && kind != OpKind::Reduce && kind != OpKind::Contraction &&
+         s.node->size() > 0;
+}
+bool row_reduction(const Step &s) {
+  const Node &n = *s.node;
+  if (s.kind != Step::Kind::Kernel || n.size() == 0 || n.shape.empty() || n.dtype == DType::bool_ ||
+      n.attrs.empty())
+    return false;
+  const bool reduction = n.op == Op::ReduceSum || n.op == Op::ReduceProd || n.op == Op::ReduceMax ||
+                         n.op == Op::ReduceMin;
+  return reduction && n.attrs.back() != n.inputs[0]->ndim() - 1;
+}
+bool mergeable(const Step &s) { return elementwise(s) || row_reduction(s); }
+bool same_nest(const Step &a, const Step &b) {
+  if (elementwise(a)) return elementwise(b) && a.node->shape == b.node->shape;
+  return row_reduction(b) && a.node->attrs == b.node->attrs &&
+         a.node->inputs[0]->shape == b.node->inputs[0]->shape;
+}
+
+// Multi-output fusion: mergeable kernels of one loop nest run as one kernel, computing what they
+// share once per element (the Simpson seed's hoisted exp(-x), log|x| and tests on x all read one
+// x; its gradient's reductions over the functions all read the integrand's powers): XLA's
+// multi-output fusion of siblings. A kernel joins a group only when it does not depend on a
+// member, directly or through other steps; the merged steps are then put back in a dependency
+// order.
 std::vector<Step> merge_siblings(std::vector<Step> steps) {
   std::unordered_map<const Node *, size_t> producer;
   for (size_t i = 0; i < steps.size(); ++i)
     producer[steps[i].node.get()] = i;
-  auto elementwise = [](const Step &s) {
-    const OpKind kind = op_kind(s.node->op);
-    return s.kind == Step::Kind::Kernel && kind != OpKind::Reduce && kind != OpKind::Contraction &&
-           s.node->size() > 0;
-  };
   // Groups and the groups each one reads directly. A step joins a group only if the group is not
   // among what the step needs transitively (through steps outside it too), so the groups stay a
   // DAG. That is a search of what the step reads, bounded: past max_searched_groups (a long
@@ -117,7 +140,7 @@ std::vector<Step> merge_siblings(std::vector<Step> steps) {
   std::vector<std::vector<size_t>> groups;
   std::vector<std::unordered_set<size_t>> deps;
   std::vector<size_t> group_of(steps.size());
-  std::vector<size_t> open_groups; // groups of elementwise kernels, in order
+  std::vector<size_t> open_groups; // groups of mergeable kernels, in order
   std::vector<std::unordered_set<const Node *>> group_inputs;
   std::vector<size_t> group_nodes, step_nodes(steps.size(), 0);
   auto size_of = [&](size_t i) {
@@ -135,7 +158,7 @@ std::vector<Step> merge_siblings(std::vector<Step> steps) {
     for (const Node *in : steps[i].plan.inputs)
       direct.insert(group_of[producer.at(in)]);
     size_t g = groups.size();
-    if (elementwise(steps[i]) && !open_groups.empty()) {
+    if (mergeable(steps[i]) && !open_groups.empty()) {
       std::unordered_set<size_t> step_needs(direct);
       std::vector<size_t> stack(direct.begin(), direct.end());
       while (!stack.empty() && step_needs.size() <= max_searched_groups) {
@@ -147,7 +170,7 @@ std::vector<Step> merge_siblings(std::vector<Step> steps) {
       if (step_needs.size() <= max_searched_groups)
         for (size_t candidate : open_groups) {
           const Step &first = steps[groups[candidate][0]];
-          if (first.node->shape == steps[i].node->shape && !step_needs.count(candidate) &&
+          if (same_nest(first, steps[i]) && !step_needs.count(candidate) &&
               merged_inputs(candidate, steps[i]) <= max_merged_inputs &&
               group_nodes[candidate] + size_of(i) <= max_merged_nodes) {
             g = candidate;
@@ -160,13 +183,13 @@ std::vector<Step> merge_siblings(std::vector<Step> steps) {
       deps.emplace_back();
       group_inputs.emplace_back();
       group_nodes.push_back(0);
-      if (elementwise(steps[i])) open_groups.push_back(g);
+      if (mergeable(steps[i])) open_groups.push_back(g);
     }
     groups[g].push_back(i);
     group_of[i] = g;
     deps[g].insert(direct.begin(), direct.end());
     group_inputs[g].insert(steps[i].plan.inputs.begin(), steps[i].plan.inputs.end());
-    if (elementwise(steps[i])) group_nodes[g] += size_of(i);
+    if (mergeable(steps[i])) group_nodes[g] += size_of(i);
   }
   // Merged plans: the members' roots, and their inputs without repeats.
   std::vector<Step> merged;

@@ -19,9 +19,10 @@ namespace jx::passes {
 // (nothing for a 0-d output); it reads the bounds of its boxed axes only and covers the others
 // whole.
 struct KernelPlan {
-  // What the kernel writes, one output buffer each: a reduction or contraction alone, or
-  // elementwise values of one shape computed in one loop nest (multi-output fusion: what they
-  // share is computed once per element).
+  // What the kernel writes, one output buffer each: a reduction or contraction alone,
+  // elementwise values of one shape computed in one loop nest, or row reductions over the same
+  // axes of operands of one shape accumulated together (multi-output fusion: what they share is
+  // computed once per element).
   std::vector<ir::NodePtr> roots;
   // Nodes read from memory (constants, realized values, outputs of earlier kernels), in
   // parameter order. Everything else reachable from the roots is computed inline.

@@ -257,3 +257,26 @@ TEST(Jit, WeakArgumentKeepsWeakType) {
   auto strong = jx::jit(add_ones).lower(ShapeDtypeStruct{{}, jnp::int64});
   EXPECT_EQ(strong.compile()(Array(3)).dtype(), jnp::float64);
 }
+
+namespace {
+
+TEST(Jit, SiblingReductionsShareAKernelAndKeepTheirBits) {
+  // Three reductions over axis 1 of (64, 300, 40): one kernel (multi-output fusion), each result
+  // bit for bit what it is compiled alone.
+  const Array a = jx::random::uniform(jx::random::PRNGKey(1), {64, 300, 40});
+  const Array b = jx::random::uniform(jx::random::PRNGKey(2), {64, 300, 40});
+  auto sum = [](const Array &x, const Array &y) { return jnp::sum(jnp::exp(x) * y, 1); };
+  auto max = [](const Array &x, const Array &) { return jnp::max(jnp::exp(x), 1); };
+  auto prod = [](const Array &, const Array &y) { return jnp::prod(y * 0.01 + 1.0, 1); };
+  auto all = [&](const Array &x, const Array &y) {
+    return std::vector<Array>{sum(x, y), max(x, y), prod(x, y)};
+  };
+  const std::string text = jx::jit(all).lower(a, b).compile().as_text();
+  EXPECT_NE(text.find("kernel reduce_sum, reduce_max, reduce_prod"), std::string::npos) << text;
+  const std::vector<Array> together = jx::jit(all)(a, b);
+  EXPECT_EQ(together[0].to_vector<double>(), jx::jit(sum)(a, b).to_vector<double>());
+  EXPECT_EQ(together[1].to_vector<double>(), jx::jit(max)(a, b).to_vector<double>());
+  EXPECT_EQ(together[2].to_vector<double>(), jx::jit(prod)(a, b).to_vector<double>());
+}
+
+} // namespace

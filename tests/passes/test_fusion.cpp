@@ -395,14 +395,32 @@ TEST(FusionMultiOutput, KernelsJoinTheFirstGroupOfTheirShape) {
   EXPECT_EQ(groups, expected);
 }
 
-TEST(FusionMultiOutput, EmptyKernelsAndReductionsStayAlone) {
+TEST(FusionMultiOutput, EmptyKernelsAndReductionsOfOtherLoopNestsStayAlone) {
   NodePtr a = ir::unary(Op::Exp, param(0, {0})), b = ir::unary(Op::Log, param(1, {0}));
   EXPECT_EQ(kernels(jx::passes::plan_steps({a, b})).size(), 2u);
+  // Over axis 0 of (3, 4); over the last axis of (4, 3), of (3, 4) to a 0-d value; elementwise.
   NodePtr s = ir::reduce(Op::ReduceSum, param(2, {3, 4}), {0});
-  NodePtr t = ir::reduce(Op::ReduceMax, param(3, {3, 4}), {0});
+  NodePtr t = ir::reduce(Op::ReduceMax, param(3, {4, 3}), {1});
+  NodePtr v = ir::reduce(Op::ReduceSum, param(5, {3, 4}), {0, 1});
+  NodePtr w = ir::reduce(Op::ReduceSum, param(6, {3, 4}), {0, 1});
   NodePtr u = ir::unary(Op::Exp, param(4, {4}));
+  const auto groups = kernel_roots(jx::passes::plan_steps({s, t, u, v, w}));
+  EXPECT_EQ(groups.size(), 5u);
+}
+
+TEST(FusionMultiOutput, SiblingRowReductionsShareAKernel) {
+  // Sums, a max and a product over axis 1 of (6, 5, 4) operands: one kernel, whatever they read.
+  NodePtr x = param(0, {6, 5, 4}), y = param(1, {6, 5, 4});
+  NodePtr e = ir::unary(Op::Exp, x);
+  NodePtr s = ir::reduce(Op::ReduceSum, ir::binary(Op::Mul, e, y), {1});
+  NodePtr t = ir::reduce(Op::ReduceMax, e, {1});
+  NodePtr u = ir::reduce(Op::ReduceProd, y, {1});
   const auto groups = kernel_roots(jx::passes::plan_steps({s, t, u}));
-  EXPECT_EQ(groups.size(), 3u);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0], (std::vector<NodePtr>{s, t, u}));
+  // A reduction of another's result stays out of its group.
+  NodePtr z = ir::reduce(Op::ReduceSum, ir::broadcast(s, {6, 5, 4}, {0, 2}), {1});
+  EXPECT_EQ(kernel_roots(jx::passes::plan_steps({s, z})).size(), 2u);
 }
 
 TEST(FusionMultiOutput, AKernelNeedingAGroupThroughAnotherGroupStaysOut) {
