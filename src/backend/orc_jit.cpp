@@ -5,12 +5,15 @@
 
 #include <jx/error.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <fmt/format.h>
 #include <mutex>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -28,6 +31,7 @@
 #include "codegen/emit.h"
 #include "codegen/llvm_target.h"
 #include "runtime/kernel_symbols.h"
+#include "runtime/thread_pool.h"
 
 namespace jx::backend {
 namespace {
@@ -82,13 +86,10 @@ public:
     std::vector<std::shared_ptr<const CompiledKernel>> out(plans.size());
     std::lock_guard lock(mutex_);
     auto start = std::chrono::steady_clock::now();
-    auto context = std::make_unique<llvm::LLVMContext>();
-    auto module = std::make_unique<llvm::Module>("jx_kernels", *context);
-    // Kernels not in the cache, each once, emitted into one module: one O3 run and one machine
-    // code generation for the whole batch.
+    // Kernels not in the cache, each once.
     std::unordered_map<std::string, std::shared_ptr<CompiledKernel>> fresh;
-    std::vector<std::pair<const std::string *, CompiledKernel *>> batch; // key, kernel; in order
-    std::vector<std::pair<size_t, std::string>> pending;                 // plan index, key
+    std::vector<Member> members;                         // in order
+    std::vector<std::pair<size_t, std::string>> pending; // plan index, key
     for (size_t i = 0; i < plans.size(); ++i) {
       std::string key = plans[i]->structural_key();
       if (auto it = cache_.find(key); it != cache_.end()) {
@@ -102,35 +103,43 @@ public:
         for (size_t n = 1; names_.count(kernel->name); ++n)
           kernel->name = fmt::format("{}_{}", kernel_name(key), n);
         names_.insert(kernel->name);
-        codegen::emit_kernel_into(*module, *plans[i], kernel->name);
         auto [it, inserted] = fresh.emplace(key, kernel);
-        batch.push_back({&it->first, kernel.get()});
+        members.push_back({&it->first, kernel.get(), plans[i]});
       }
       pending.push_back({i, key});
     }
     if (fresh.empty()) return out;
 
-    std::string object, entry_name, identity;
-    bool loaded = false;
     const disk_cache::Directory *dir = cache_directory();
-    if (dir) {
-      identity = batch_identity(*module, batch);
-      entry_name = disk_cache::entry_name(disk_cache::hash64(identity));
-      loaded = load_entry(*dir, entry_name, identity, batch, object);
-    }
-    if (!loaded) {
-      codegen::optimize(*module, target_);
-      for (auto &[key, kernel] : batch) {
-        llvm::raw_string_ostream ir(kernel->optimized_ir);
-        module->getFunction(kernel->name)->print(ir);
+    std::vector<Shard> shards = split(members);
+    // Shard 0 on this thread, the others on threads of their own (each with its own context
+    // and target machine); a shard whose thread the system refuses runs here afterwards.
+    std::vector<std::thread> threads;
+    std::vector<size_t> refused;
+    for (size_t k = 1; k < shards.size(); ++k) {
+      try {
+        threads.emplace_back([this, &shards, k, dir] { compile_shard(shards[k], target(k), dir); });
+      } catch (const std::system_error &) {
+        refused.push_back(k);
       }
-      object = codegen::emit_object(*module, target_);
-      if (dir) store_entry(*dir, entry_name, std::move(identity), batch, object);
     }
-    check(jit_->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, "jx_kernels")),
-          "add object");
-    for (auto &[key, kernel] : batch)
-      kernel->fn = check(jit_->lookup(kernel->name), "lookup").toPtr<runtime::KernelFn>();
+    compile_shard(shards[0], target_, dir);
+    for (std::thread &t : threads)
+      t.join();
+    for (size_t k : refused)
+      compile_shard(shards[k], target(k), dir);
+    for (const Shard &shard : shards)
+      if (shard.error) std::rethrow_exception(shard.error);
+    for (Shard &shard : shards) {
+      disk_stats_.hits += shard.disk_stats.hits;
+      disk_stats_.misses += shard.disk_stats.misses;
+      disk_stats_.rejected += shard.disk_stats.rejected;
+      disk_stats_.write_failures += shard.disk_stats.write_failures;
+      check(jit_->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(shard.object, "jx_kernels")),
+            "add object");
+      for (auto &[key, kernel] : shard.batch)
+        kernel->fn = check(jit_->lookup(kernel->name), "lookup").toPtr<runtime::KernelFn>();
+    }
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     for (auto &[key, kernel] : fresh) {
@@ -174,8 +183,104 @@ private:
   // Revision of what the disk cache's key cannot see: bump it when optimize() or emit_object()
   // change the code they make from the same IR.
   static constexpr int kCacheFormat = 2; // 2: no SLP vectorization
+  // Modules a batch is split into at most (one per thread).
+  static constexpr size_t max_shards = 8;
 
   using Batch = std::vector<std::pair<const std::string *, CompiledKernel *>>;
+
+  struct Member {
+    const std::string *key;
+    CompiledKernel *kernel;
+    const passes::KernelPlan *plan;
+  };
+  // Kernels compiled as one module: one O3 run, one code generation, one disk cache entry.
+  struct Shard {
+    Batch batch;
+    std::vector<const passes::KernelPlan *> plans;
+    std::string object;
+    DiskCacheStats disk_stats;
+    std::exception_ptr error;
+  };
+
+  // The kernels in up to one shard per thread, by their inline node counts, largest first into
+  // the lightest shard: O3 and code generation are nearly all of a compile (212 ms of the
+  // Simpson gradient's 214), and LLVM runs them one module at a time.
+  static std::vector<Shard> split(const std::vector<Member> &members) {
+    const size_t count =
+        std::min({members.size(), size_t(runtime::default_thread_count()), max_shards});
+    std::vector<std::pair<size_t, size_t>> sizes; // nodes, member
+    for (size_t i = 0; i < members.size(); ++i)
+      sizes.push_back({inline_nodes(*members[i].plan), i});
+    std::stable_sort(sizes.begin(), sizes.end(), std::greater<>());
+    std::vector<size_t> load(count, 0), shard_of(members.size());
+    for (auto [nodes, i] : sizes) {
+      const size_t k = size_t(std::min_element(load.begin(), load.end()) - load.begin());
+      load[k] += nodes;
+      shard_of[i] = k;
+    }
+    std::vector<Shard> shards(count);
+    for (size_t i = 0; i < members.size(); ++i) {
+      Shard &shard = shards[shard_of[i]];
+      shard.batch.push_back({members[i].key, members[i].kernel});
+      shard.plans.push_back(members[i].plan);
+    }
+    return shards;
+  }
+
+  // The nodes a kernel computes: what its code's size grows with.
+  static size_t inline_nodes(const passes::KernelPlan &plan) {
+    std::unordered_set<const ir::Node *> seen(plan.inputs.begin(), plan.inputs.end());
+    std::vector<const ir::Node *> stack;
+    for (const ir::NodePtr &root : plan.roots)
+      if (seen.insert(root.get()).second) stack.push_back(root.get());
+    size_t count = 0;
+    for (; !stack.empty(); ++count) {
+      const ir::Node *n = stack.back();
+      stack.pop_back();
+      for (const ir::NodePtr &in : n->inputs)
+        if (seen.insert(in.get()).second) stack.push_back(in.get());
+    }
+    return count;
+  }
+
+  // A target machine for shard k's thread (k = 0: the JIT's own), made once and kept.
+  const codegen::Target &target(size_t k) {
+    if (k == 0) return target_;
+    std::lock_guard lock(targets_mutex_);
+    while (shard_targets_.size() < k)
+      shard_targets_.push_back(std::make_unique<codegen::Target>(codegen::make_target("host")));
+    return *shard_targets_[k - 1];
+  }
+
+  // The shard's module emitted, then loaded from the disk cache or optimized and compiled (and
+  // stored). Errors are kept for the caller to rethrow.
+  void compile_shard(Shard &shard, const codegen::Target &target,
+                     const disk_cache::Directory *dir) {
+    try {
+      llvm::LLVMContext context;
+      llvm::Module module("jx_kernels", context);
+      for (size_t i = 0; i < shard.plans.size(); ++i)
+        codegen::emit_kernel_into(module, *shard.plans[i], shard.batch[i].second->name);
+      std::string identity, entry_name;
+      if (dir) {
+        identity = batch_identity(module, shard.batch);
+        entry_name = disk_cache::entry_name(disk_cache::hash64(identity));
+        if (load_entry(*dir, entry_name, identity, shard.batch, shard.object, shard.disk_stats))
+          return;
+      }
+      codegen::optimize(module, target);
+      for (auto &[key, kernel] : shard.batch) {
+        llvm::raw_string_ostream ir(kernel->optimized_ir);
+        module.getFunction(kernel->name)->print(ir);
+      }
+      shard.object = codegen::emit_object(module, target);
+      if (dir)
+        store_entry(*dir, entry_name, std::move(identity), shard.batch, shard.object,
+                    shard.disk_stats);
+    } catch (...) {
+      shard.error = std::current_exception();
+    }
+  }
 
   // The text a batch's disk cache key hashes: the host identity, the kernels' structural keys
   // and a hash of the unoptimized module (so that a jx build whose code generator emits other IR
@@ -235,7 +340,8 @@ private:
   // Fills the batch's IR text and object from the entry when it exists and passes every check;
   // false (a miss) otherwise. A rejected entry is replaced when the batch is stored.
   bool load_entry(const disk_cache::Directory &dir, const std::string &name,
-                  const std::string &identity, const Batch &batch, std::string &object) {
+                  const std::string &identity, const Batch &batch, std::string &object,
+                  DiskCacheStats &stats) {
     std::string bytes;
     const disk_cache::Directory::Read read = dir.read(name, bytes);
     std::optional<disk_cache::Entry> entry;
@@ -245,25 +351,25 @@ private:
       ok = entry->kernels[i].name == batch[i].second->name;
     ok = ok && defines_batch(entry->object, batch);
     if (!ok) {
-      if (read != disk_cache::Directory::Read::missing) ++disk_stats_.rejected;
-      disk_stats_.misses += batch.size();
+      if (read != disk_cache::Directory::Read::missing) ++stats.rejected;
+      stats.misses += batch.size();
       return false;
     }
     for (size_t i = 0; i < batch.size(); ++i)
       batch[i].second->optimized_ir = std::move(entry->kernels[i].ir);
     object = std::move(entry->object);
-    disk_stats_.hits += batch.size();
+    stats.hits += batch.size();
     return true;
   }
 
   void store_entry(const disk_cache::Directory &dir, const std::string &name, std::string identity,
-                   const Batch &batch, const std::string &object) {
+                   const Batch &batch, const std::string &object, DiskCacheStats &stats) {
     disk_cache::Entry entry;
     entry.identity = std::move(identity);
     for (auto &[key, kernel] : batch)
       entry.kernels.push_back({kernel->name, kernel->optimized_ir});
     entry.object = object;
-    if (!dir.write(name, disk_cache::encode(entry, dir.key()))) ++disk_stats_.write_failures;
+    if (!dir.write(name, disk_cache::encode(entry, dir.key()))) ++stats.write_failures;
   }
 
   std::mutex mutex_;
@@ -276,6 +382,8 @@ private:
   bool directory_checked_ = false;                   // whether cache_dir_ was opened
   std::string host_identity_;                        // the disk cache key's part fixed per process
   DiskCacheStats disk_stats_;
+  std::mutex targets_mutex_;
+  std::vector<std::unique_ptr<codegen::Target>> shard_targets_; // for shards 1, 2, ...
 };
 
 Jit &instance() {

@@ -22,8 +22,9 @@ struct CompiledKernel {
 // before, else compiled now. Thread-safe.
 std::shared_ptr<const CompiledKernel> compile(const passes::KernelPlan &plan);
 
-// compile() for many plans at once: the missing kernels share one module, one O3 run and one
-// code generation, which costs far less than compiling them one by one.
+// compile() for many plans at once: the missing kernels are split into up to one module per
+// thread (JX_NUM_THREADS), compiled in parallel, each with one O3 run and one code generation,
+// which costs far less than compiling them one by one.
 std::vector<std::shared_ptr<const CompiledKernel>>
 compile_all(const std::vector<const passes::KernelPlan *> &plans);
 
