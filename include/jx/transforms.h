@@ -185,6 +185,68 @@ template <class F> auto vjp(const F &f, const std::vector<Array> &primals) {
                                           VjpFunction<Out>(std::move(map)));
 }
 
+// jx::has_aux as the last argument of jvp, linearize and vjp (JAX's has_aux=True): f returns
+// (output, aux) as a std::pair or std::tuple, the output one Array; aux (an Array, a
+// std::vector<Array> or a std::tuple of Arrays) is returned last, not differentiated.
+struct HasAux {
+  explicit HasAux() = default;
+};
+inline constexpr HasAux has_aux{};
+
+namespace detail {
+// f's (output, aux) as one list: the output, then aux's arrays.
+template <class F> struct WithAux {
+  template <class R> using Aux = typename AuxPair<R>::type;
+  static TraceFn body(const F &f) {
+    return [&f](const std::vector<Array> &args) {
+      auto result = call_with_arrays(f, args);
+      using R = decltype(result);
+      static_assert(AuxPair<R>::value, "with jx::has_aux, f returns a (output Array, aux) "
+                                       "std::pair or std::tuple");
+      std::vector<Array> flat{std::get<0>(result)};
+      for (const Array &a : Outputs<Aux<R>>::flatten(std::get<1>(result)))
+        flat.push_back(a);
+      return flat;
+    };
+  }
+  template <class R> static Aux<R> aux(const std::vector<Array> &outs) {
+    return Outputs<Aux<R>>::unflatten({outs.begin() + 1, outs.end()});
+  }
+};
+template <class F> using ResultOf = decltype(call_with_arrays(std::declval<const F &>(), {}));
+} // namespace detail
+
+// jax.jvp(f, primals, tangents, has_aux=True): (output, its tangent, aux).
+template <class F>
+auto jvp(const F &f, const std::vector<Array> &primals, const std::vector<Array> &tangents,
+         HasAux) {
+  using R = detail::ResultOf<F>;
+  std::vector<Array> flat =
+      detail::jvp(detail::WithAux<F>::body(f), primals, tangents, detail::array_arity<F>());
+  const auto half = std::ptrdiff_t(flat.size() / 2);
+  return std::tuple(flat[0], flat[size_t(half)],
+                    detail::WithAux<F>::template aux<R>({flat.begin(), flat.begin() + half}));
+}
+
+// jax.linearize(f, *primals, has_aux=True): (output, its JVP at primals, aux).
+template <class F> auto linearize(const F &f, const std::vector<Array> &primals, HasAux) {
+  using R = detail::ResultOf<F>;
+  auto [outs, map] =
+      detail::linearize(detail::WithAux<F>::body(f), primals, detail::array_arity<F>());
+  auto output_only = std::make_shared<detail::LinearMap>(*map);
+  output_only->outputs.resize(1);
+  return std::tuple(outs[0], LinearizedFunction<Array>(std::move(output_only)),
+                    detail::WithAux<F>::template aux<R>(outs));
+}
+
+// jax.vjp(f, *primals, has_aux=True): (output, the VJP function at primals, aux).
+template <class F> auto vjp(const F &f, const std::vector<Array> &primals, HasAux) {
+  using R = detail::ResultOf<F>;
+  auto [outs, map] = detail::vjp(detail::WithAux<F>::body(f), primals, detail::array_arity<F>(), 1);
+  return std::tuple(outs[0], VjpFunction<Array>(std::move(map)),
+                    detail::WithAux<F>::template aux<R>(outs));
+}
+
 // jax.lax.stop_gradient(x): x, but a constant to every transformation (its derivative is zero,
 // and vmap batches it as x). Erased before compilation. Int and bool arrays are returned as they
 // are.

@@ -409,4 +409,27 @@ TEST(Grad, CustomVjpComposesAndChecksItsRules) {
                               "two) where the first element represents the primal output");
 }
 
+TEST(Grad, HasAuxReturnsAuxBesideJvpLinearizeAndVjp) {
+  // f(x) = sum(x^2) with aux (2x, its max): aux comes back undifferentiated, last.
+  auto f = [](const Array &x) {
+    return std::pair(jnp::sum(x * x), std::tuple(x * 2.0, jnp::max(x)));
+  };
+  const Array x = jnp::array({0.5, -1.0, 2.0}), v = jnp::array({1.0, 0.5, -2.0});
+  const auto [out, tangent, aux] = jx::jvp(f, {x}, {v}, jx::has_aux);
+  EXPECT_EQ(out.item<double>(), 5.25);
+  EXPECT_EQ(tangent.item<double>(), jnp::sum(2.0 * x * v).item<double>());
+  EXPECT_EQ(std::get<0>(aux).to_vector<double>(), (x * 2.0).to_vector<double>());
+  EXPECT_EQ(std::get<1>(aux).item<double>(), 2.0);
+  const auto [lin_out, f_jvp, lin_aux] = jx::linearize(f, {x}, jx::has_aux);
+  EXPECT_EQ(lin_out.item<double>(), 5.25);
+  EXPECT_EQ(f_jvp(v).item<double>(), tangent.item<double>());
+  EXPECT_EQ(std::get<1>(lin_aux).item<double>(), 2.0);
+  const auto [vjp_out, f_vjp, vjp_aux] = jx::vjp(
+      [](const Array &a) { return std::pair(jnp::sum(a * a), jnp::exp(a)); }, {x}, jx::has_aux);
+  EXPECT_EQ(vjp_out.item<double>(), 5.25);
+  EXPECT_EQ(f_vjp(jnp::array(2.0, jx::float64))[0].to_vector<double>(),
+            (4.0 * x).to_vector<double>());
+  EXPECT_EQ(vjp_aux.to_vector<double>(), jnp::exp(x).to_vector<double>());
+}
+
 } // namespace
