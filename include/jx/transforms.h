@@ -22,6 +22,9 @@ namespace detail {
 struct TransformTrace {
   int64_t trace_id;
   std::vector<std::shared_ptr<const ir::Node>> params, outputs;
+  // with_sharding_constraint inside f under jit: values over params and their shardings, for
+  // the transform to map onto its result.
+  std::vector<std::pair<std::shared_ptr<const ir::Node>, Sharding>> constraints;
 };
 TransformTrace trace_for_transform(const std::vector<ShapeDtypeStruct> &specs, const TraceFn &f);
 

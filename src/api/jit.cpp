@@ -133,6 +133,21 @@ void compile(Program &program) {
   });
 }
 
+size_t constraint_count() { return tracing ? tracing->constraints.size() : 0; }
+
+std::vector<std::pair<ir::NodePtr, Sharding>> take_constraints(size_t from) {
+  if (!tracing) return {};
+  auto &all = tracing->constraints;
+  std::vector<std::pair<ir::NodePtr, Sharding>> taken(all.begin() + std::ptrdiff_t(from),
+                                                      all.end());
+  all.erase(all.begin() + std::ptrdiff_t(from), all.end());
+  return taken;
+}
+
+void add_constraint(ir::NodePtr node, Sharding sharding) {
+  if (tracing) tracing->constraints.push_back({std::move(node), std::move(sharding)});
+}
+
 bool tracing_now() { return ir::tracing(); }
 
 std::vector<Array> call(const Program &program, const std::vector<Array> &args) {

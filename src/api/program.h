@@ -29,4 +29,11 @@ public:
   std::unique_ptr<compile::Executable> executable;
 };
 
+// with_sharding_constraint's records on the jit trace running on this thread (none outside
+// one). A transform takes those made while its own trace ran (their nodes read its parameters)
+// and adds them back mapped onto its result's nodes.
+size_t constraint_count();
+std::vector<std::pair<ir::NodePtr, Sharding>> take_constraints(size_t from);
+void add_constraint(ir::NodePtr node, Sharding sharding);
+
 } // namespace jx::detail

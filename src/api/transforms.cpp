@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "api/internal.h"
+#include "api/program.h"
 #include "interp/interp.h"
 #include "ir/printer.h"
 #include "passes/passes.h"
@@ -74,6 +75,8 @@ Linearized linearize_traced(const TraceFn &f, const std::vector<Array> &primals,
     seed_tangents.push_back(lin.tangent_params[i]);
   }
   lin.tangents = transforms::jvp(lin.traced.outputs, seeds, seed_tangents);
+  for (const auto &[node, sharding] : lin.traced.constraints)
+    add_constraint(transforms::substitute({node}, lin.primal_map)[0], sharding);
   return lin;
 }
 
@@ -145,6 +148,21 @@ std::vector<ir::NodePtr> nodes_of(const std::vector<Array> &arrays) {
   return nodes;
 }
 
+// A sharding of an example's array for the batch of them (vmap): the new leading axis whole.
+Sharding with_unsplit_leading_axis(const Sharding &sharding) {
+  if (const auto *named = std::get_if<NamedSharding>(&sharding.value())) {
+    std::vector<PartitionSpec::Entry> entries{nullptr};
+    entries.insert(entries.end(), named->spec().entries().begin(), named->spec().entries().end());
+    return NamedSharding(named->mesh(), PartitionSpec(std::move(entries)));
+  }
+  if (const auto *positional = std::get_if<PositionalSharding>(&sharding.value())) {
+    Shape shape = positional->shape();
+    shape.insert(shape.begin(), 1);
+    return positional->reshape(shape);
+  }
+  return sharding; // one device holds all of it
+}
+
 std::vector<Array> wrap_all(const std::vector<ir::NodePtr> &nodes) {
   std::vector<Array> out;
   for (const ir::NodePtr &n : nodes)
@@ -154,7 +172,8 @@ std::vector<Array> wrap_all(const std::vector<ir::NodePtr> &nodes) {
 } // namespace
 
 TransformTrace trace_for_transform(const std::vector<ShapeDtypeStruct> &specs, const TraceFn &f) {
-  TransformTrace traced{ir::new_trace_id(), {}, {}};
+  TransformTrace traced{ir::new_trace_id(), {}, {}, {}};
+  const size_t constraints_before = constraint_count();
   std::vector<Array> args;
   for (size_t i = 0; i < specs.size(); ++i) {
     traced.params.push_back(ir::parameter(int64_t(i), specs[i].dtype, specs[i].shape,
@@ -166,6 +185,7 @@ TransformTrace trace_for_transform(const std::vector<ShapeDtypeStruct> &specs, c
     for (const Array &out : f(args))
       traced.outputs.push_back(out.node());
   }
+  traced.constraints = take_constraints(constraints_before);
   // Unlike jit's rule, an outer trace's parameter is legal here: the transform runs inside it.
   for (const ir::Node *n : ir::topological_order(traced.outputs))
     if (n->op == ir::Op::Parameter && n->attrs.size() > 1 && n->attrs[1] != traced.trace_id &&
@@ -454,8 +474,19 @@ std::vector<Array> vmap(const TraceFn &f, const std::vector<Array> &args,
         ir::parameter(int64_t(n + i), specs[i].dtype, shape, traced.trace_id, specs[i].weak_type));
     map.emplace(batched.back().get(), transforms::move_axis(arg, *axes[i], 0));
   }
-  const std::vector<transforms::BatchedOutput> outs =
-      transforms::batch(traced.outputs, params, batched, size);
+  // Constrained values are batched too: an example's sharding with the batch axis unsplit.
+  std::vector<ir::NodePtr> batch_roots = traced.outputs;
+  for (const auto &[node, sharding] : traced.constraints)
+    batch_roots.push_back(node);
+  std::vector<transforms::BatchedOutput> outs =
+      transforms::batch(batch_roots, params, batched, size);
+  for (size_t k = 0; k < traced.constraints.size(); ++k) {
+    const transforms::BatchedOutput &c = outs[traced.outputs.size() + k];
+    const Sharding &sharding = traced.constraints[k].second;
+    add_constraint(transforms::substitute({c.node}, map)[0],
+                   c.batched ? with_unsplit_leading_axis(sharding) : sharding);
+  }
+  outs.resize(traced.outputs.size());
   if (!one_out_axis && out_axes.size() != outs.size())
     throw ValueError(fmt::format("vmap out_axes specification must be a tree prefix of the "
                                  "corresponding value: got {} out_axes for {} outputs",

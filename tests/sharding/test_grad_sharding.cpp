@@ -60,3 +60,31 @@ TEST(GradSharding, ALayerWithShardedWeights) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(GradSharding, ConstraintsInsideTransformsPlaceTheirValues) {
+  // with_sharding_constraint inside grad and vmap under jit: the constrained values are the
+  // transform's own (its primal values; each example's, batched), and results do not change.
+  const Array x = jx::random::normal(jx::random::PRNGKey(6), {64, 48}, jx::float64);
+  const Sharding rows = jx::NamedSharding(jx::make_mesh({8}, {"d"}), P("d", nullptr));
+  auto loss = [&](const Array &a) {
+    const Array h = jx::with_sharding_constraint(jnp::sin(a) * a, rows);
+    return jnp::sum(h * h);
+  };
+  auto plain = [](const Array &a) {
+    const Array h = jnp::sin(a) * a;
+    return jnp::sum(h * h);
+  };
+  EXPECT_EQ(values(jx::jit(jx::grad(loss))(x)), values(jx::jit(jx::grad(plain))(x)));
+  // The constrained value is computed by rows on 8 devices: device 7 owns rows 56 to 64.
+  const std::string text = jx::jit(jx::grad(loss)).lower(x).compile().as_text();
+  EXPECT_NE(text.find("dev7[56:64,0:48]"), std::string::npos) << text;
+  auto per_row = [&](const Array &a) { return jx::with_sharding_constraint(jnp::exp(a), rows); };
+  const Array batch = jx::random::normal(jx::random::PRNGKey(7), {3, 64, 48}, jx::float64);
+  EXPECT_EQ(values(jx::jit(jx::vmap(per_row))(batch)), values(jnp::exp(batch)));
+  const std::string batched = jx::jit(jx::vmap(per_row)).lower(batch).compile().as_text();
+  EXPECT_NE(batched.find("dev7[0:3,56:64,0:48]"), std::string::npos) << batched;
+}
+
+} // namespace
