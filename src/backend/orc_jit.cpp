@@ -210,7 +210,7 @@ private:
         std::min({members.size(), size_t(runtime::default_thread_count()), max_shards});
     std::vector<std::pair<size_t, size_t>> sizes; // nodes, member
     for (size_t i = 0; i < members.size(); ++i)
-      sizes.push_back({inline_nodes(*members[i].plan), i});
+      sizes.push_back({members[i].plan->inline_node_count(), i});
     std::stable_sort(sizes.begin(), sizes.end(), std::greater<>());
     std::vector<size_t> load(count, 0), shard_of(members.size());
     for (auto [nodes, i] : sizes) {
@@ -225,22 +225,6 @@ private:
       shard.plans.push_back(members[i].plan);
     }
     return shards;
-  }
-
-  // The nodes a kernel computes: what its code's size grows with.
-  static size_t inline_nodes(const passes::KernelPlan &plan) {
-    std::unordered_set<const ir::Node *> seen(plan.inputs.begin(), plan.inputs.end());
-    std::vector<const ir::Node *> stack;
-    for (const ir::NodePtr &root : plan.roots)
-      if (seen.insert(root.get()).second) stack.push_back(root.get());
-    size_t count = 0;
-    for (; !stack.empty(); ++count) {
-      const ir::Node *n = stack.back();
-      stack.pop_back();
-      for (const ir::NodePtr &in : n->inputs)
-        if (seen.insert(in.get()).second) stack.push_back(in.get());
-    }
-    return count;
   }
 
   // A target machine for shard k's thread (k = 0: the JIT's own), made once and kept.

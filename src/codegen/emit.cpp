@@ -575,21 +575,19 @@ private:
       Shape k_shape;
       for (int64_t a : d.lhs_contract)
         k_shape.push_back(l.shape[a]);
-      auto term = [this, &n, &l, &r, d](const Index &out, const Index &k) {
+      const std::vector<int64_t> l_free = ir::other_axes(l.ndim(), d.lhs_batch, d.lhs_contract),
+                                 r_free = ir::other_axes(r.ndim(), d.rhs_batch, d.rhs_contract);
+      auto term = [this, &n, &l, &r, d, l_free, r_free](const Index &out, const Index &k) {
         Index li(l.shape.size()), ri(r.shape.size());
         size_t o = 0;
         for (size_t i = 0; i < d.lhs_batch.size(); ++i, ++o) {
           li[d.lhs_batch[i]] = out[o];
           ri[d.rhs_batch[i]] = out[o];
         }
-        auto is_free = [](int64_t a, const std::vector<int64_t> &b, const std::vector<int64_t> &c) {
-          return std::find(b.begin(), b.end(), a) == b.end() &&
-                 std::find(c.begin(), c.end(), a) == c.end();
-        };
-        for (int64_t a = 0; a < l.ndim(); ++a)
-          if (is_free(a, d.lhs_batch, d.lhs_contract)) li[a] = out[o++];
-        for (int64_t a = 0; a < r.ndim(); ++a)
-          if (is_free(a, d.rhs_batch, d.rhs_contract)) ri[a] = out[o++];
+        for (int64_t a : l_free)
+          li[a] = out[o++];
+        for (int64_t a : r_free)
+          ri[a] = out[o++];
         for (size_t i = 0; i < k.size(); ++i) {
           li[d.lhs_contract[i]] = k[i];
           ri[d.rhs_contract[i]] = k[i];

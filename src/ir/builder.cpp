@@ -59,6 +59,16 @@ DotDims dot_dims(const NodeSpec &s) {
   return d;
 }
 
+std::vector<int64_t> other_axes(int64_t rank, const std::vector<int64_t> &axes,
+                                const std::vector<int64_t> &more) {
+  std::vector<int64_t> out;
+  for (int64_t a = 0; a < rank; ++a)
+    if (std::find(axes.begin(), axes.end(), a) == axes.end() &&
+        std::find(more.begin(), more.end(), a) == more.end())
+      out.push_back(a);
+  return out;
+}
+
 Shape infer_shape(const NodeSpec &s) {
   const Op op = s.op;
   auto in = [&](size_t i) -> const Shape & {
@@ -93,10 +103,8 @@ Shape infer_shape(const NodeSpec &s) {
       check(l[d.lhs_contract[i]] == r[d.rhs_contract[i]], op, "contracting sizes differ");
     auto free_dims = [&](const Shape &sh, const std::vector<int64_t> &b,
                          const std::vector<int64_t> &c) {
-      for (int64_t a = 0; a < int64_t(sh.size()); ++a)
-        if (std::find(b.begin(), b.end(), a) == b.end() &&
-            std::find(c.begin(), c.end(), a) == c.end())
-          out.push_back(sh[a]);
+      for (int64_t a : other_axes(int64_t(sh.size()), b, c))
+        out.push_back(sh[a]);
     };
     free_dims(l, d.lhs_batch, d.lhs_contract);
     free_dims(r, d.rhs_batch, d.rhs_contract);

@@ -85,5 +85,9 @@ struct DotDims {
   std::vector<int64_t> lhs_batch, rhs_batch, lhs_contract, rhs_contract;
 };
 DotDims dot_dims(const NodeSpec &spec);
+// The axes 0 .. rank-1 in neither list, in order: a reduction's kept axes, a dot_general
+// operand's free ones.
+std::vector<int64_t> other_axes(int64_t rank, const std::vector<int64_t> &axes,
+                                const std::vector<int64_t> &more = {});
 
 } // namespace jx::ir

@@ -30,23 +30,6 @@ constexpr size_t max_merged_inputs = 64;
 constexpr size_t max_merged_nodes = 512;
 constexpr size_t max_searched_groups = 4096;
 
-// The nodes a kernel computes inline (its roots and what they read short of its inputs).
-size_t inline_size(const passes::KernelPlan &plan) {
-  std::unordered_set<const Node *> seen(plan.inputs.begin(), plan.inputs.end());
-  std::vector<const Node *> stack;
-  for (const ir::NodePtr &r : plan.roots)
-    if (seen.insert(r.get()).second) stack.push_back(r.get());
-  size_t count = 0;
-  while (!stack.empty()) {
-    const Node *n = stack.back();
-    stack.pop_back();
-    ++count;
-    for (const ir::NodePtr &in : n->inputs)
-      if (seen.insert(in.get()).second) stack.push_back(in.get());
-  }
-  return count;
-}
-
 // Per-element cost of an op computed inline, in units of one arithmetic op (ops.def's cost):
 // transcendental functions, divisions and powers cost many; index arithmetic and casts nothing.
 int op_work(const Node &n) {
@@ -144,7 +127,7 @@ std::vector<Step> merge_siblings(std::vector<Step> steps) {
   std::vector<std::unordered_set<const Node *>> group_inputs;
   std::vector<size_t> group_nodes, step_nodes(steps.size(), 0);
   auto size_of = [&](size_t i) {
-    if (!step_nodes[i]) step_nodes[i] = inline_size(steps[i].plan);
+    if (!step_nodes[i]) step_nodes[i] = steps[i].plan.inline_node_count();
     return step_nodes[i];
   };
   auto merged_inputs = [&](size_t g, const Step &step) {

@@ -17,19 +17,35 @@ int64_t KernelPlan::outer_extent() const {
   return shape.empty() ? 1 : shape[0];
 }
 
-void KernelPlan::collect_literals() {
-  literals.clear();
-  std::unordered_set<const ir::Node *> stop(inputs.begin(), inputs.end()), seen;
+namespace {
+// Calls f once on each node the plan computes inline: its roots and what they read short of its
+// inputs, depth first from the roots.
+template <class F> void each_inline_node(const KernelPlan &plan, F &&f) {
+  std::unordered_set<const ir::Node *> seen(plan.inputs.begin(), plan.inputs.end());
   std::vector<const ir::Node *> stack;
-  for (const ir::NodePtr &root : roots)
+  for (const ir::NodePtr &root : plan.roots)
     if (seen.insert(root.get()).second) stack.push_back(root.get());
   while (!stack.empty()) {
     const ir::Node *n = stack.back();
     stack.pop_back();
-    if (n->op == ir::Op::Literal) literals.push_back(n);
+    f(n);
     for (const ir::NodePtr &in : n->inputs)
-      if (!stop.count(in.get()) && seen.insert(in.get()).second) stack.push_back(in.get());
+      if (seen.insert(in.get()).second) stack.push_back(in.get());
   }
+}
+} // namespace
+
+size_t KernelPlan::inline_node_count() const {
+  size_t count = 0;
+  each_inline_node(*this, [&](const ir::Node *) { ++count; });
+  return count;
+}
+
+void KernelPlan::collect_literals() {
+  literals.clear();
+  each_inline_node(*this, [&](const ir::Node *n) {
+    if (n->op == ir::Op::Literal) literals.push_back(n);
+  });
 }
 
 std::vector<uint64_t> KernelPlan::literal_values() const {

@@ -47,6 +47,9 @@ struct KernelPlan {
 
   // Rows of the outermost loop, the unit the runtime splits across threads.
   int64_t outer_extent() const;
+  // The nodes the kernel computes inline (its roots and what they read short of its inputs):
+  // what its code's size grows with.
+  size_t inline_node_count() const;
   // A text key equal for two plans exactly when they compile to the same code (node identities
   // and constant data do not enter it).
   std::string structural_key() const;

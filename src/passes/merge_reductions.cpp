@@ -140,10 +140,7 @@ private:
   // A factor of the kept axes, broadcast along the reduced ones.
   static NodePtr spread(const NodePtr &factor, const Shape &shape,
                         const std::vector<int64_t> &axes) {
-    std::vector<int64_t> kept;
-    for (int64_t a = 0; a < int64_t(shape.size()); ++a)
-      if (std::find(axes.begin(), axes.end(), a) == axes.end()) kept.push_back(a);
-    return ir::broadcast(factor, shape, kept);
+    return ir::broadcast(factor, shape, ir::other_axes(int64_t(shape.size()), axes));
   }
 
   std::unordered_map<const Node *, int> uses_;

@@ -111,8 +111,8 @@ private:
     const auto nb = int64_t(d.lhs_batch.size());
     auto laid_out = [&](const NodePtr &x, const std::vector<int64_t> &batch, int64_t first_free) {
       std::vector<int64_t> perm = batch, dims;
-      for (int64_t a = 0; a < int64_t(x->shape.size()); ++a)
-        if (std::find(batch.begin(), batch.end(), a) == batch.end()) perm.push_back(a);
+      for (int64_t a : ir::other_axes(x->ndim(), batch))
+        perm.push_back(a);
       for (int64_t k = 0; k < int64_t(perm.size()); ++k)
         dims.push_back(k < nb ? k : first_free + k - nb);
       return ir::broadcast(ir::transpose(x, perm), n->shape, dims);

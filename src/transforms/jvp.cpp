@@ -74,11 +74,7 @@ NodePtr jnp_hypot(const NodePtr &x1, const NodePtr &x2) {
 
 // The axes of x that a reduction keeps.
 std::vector<int64_t> kept_axes(const ir::Node &reduction) {
-  std::vector<int64_t> kept;
-  const std::vector<int64_t> &axes = reduction.attrs;
-  for (int64_t i = 0; i < int64_t(reduction.inputs[0]->shape.size()); ++i)
-    if (std::find(axes.begin(), axes.end(), i) == axes.end()) kept.push_back(i);
-  return kept;
+  return ir::other_axes(reduction.inputs[0]->ndim(), reduction.attrs);
 }
 
 // The tangent of a composition of the inputs of a node, given their tangents. The composition is

@@ -138,10 +138,7 @@ NodePtr diagonal_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
 
 NodePtr reduce_sum_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
   const NodePtr &x = ans.inputs[0];
-  std::vector<int64_t> kept;
-  for (int64_t i = 0; i < int64_t(x->shape.size()); ++i)
-    if (std::find(ans.attrs.begin(), ans.attrs.end(), i) == ans.attrs.end()) kept.push_back(i);
-  return ir::broadcast(ct, x->shape, kept);
+  return ir::broadcast(ct, x->shape, ir::other_axes(x->ndim(), ans.attrs));
 }
 
 // JAX's _dot_general_transpose_lhs: ct contracted with the other operand over its free axes,
@@ -152,17 +149,8 @@ NodePtr dot_operand_transpose(const NodePtr &ct, const NodePtr &x, const NodePtr
                               const std::vector<int64_t> &y_batch,
                               const std::vector<int64_t> &x_contract,
                               const std::vector<int64_t> &y_contract, bool swap) {
-  auto free_axes = [](const NodePtr &n, const std::vector<int64_t> &batch,
-                      const std::vector<int64_t> &contract) {
-    std::vector<int64_t> kept;
-    for (int64_t i = 0; i < int64_t(n->shape.size()); ++i)
-      if (std::find(batch.begin(), batch.end(), i) == batch.end() &&
-          std::find(contract.begin(), contract.end(), i) == contract.end())
-        kept.push_back(i);
-    return kept;
-  };
-  const std::vector<int64_t> x_kept = free_axes(x, x_batch, x_contract);
-  const std::vector<int64_t> y_kept = free_axes(y, y_batch, y_contract);
+  const std::vector<int64_t> x_kept = ir::other_axes(x->ndim(), x_batch, x_contract);
+  const std::vector<int64_t> y_kept = ir::other_axes(y->ndim(), y_batch, y_contract);
   const auto nb = int64_t(x_batch.size());
   std::vector<int64_t> ct_batch(x_batch.size()), ct_y(y_kept.size());
   std::iota(ct_batch.begin(), ct_batch.end(), 0);
