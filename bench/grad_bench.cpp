@@ -129,6 +129,9 @@ Array softmax_xent(const Array &logits, const Array &y) {
 
 Array matmul_sq(const Array &a, const Array &b) { return jnp::sum(jnp::square(jnp::matmul(a, b))); }
 
+// The diff seed in a loss: its gradient is the stencil's transpose (a difference the other way).
+Array diff_loss(const Array &x) { return jnp::sum(jnp::square(seeds::calc_fd_kernel(x))); }
+
 Array softmax_rows(const Array &x) {
   auto e = jnp::exp(x - jnp::max(x, 1, true));
   return e / jnp::sum(e, 1, true);
@@ -194,6 +197,12 @@ std::vector<Workload> workloads() {
   };
   add("softmax_xent", "float64", "jit(f)", "jit(value_and_grad(f))", 0, xent_in,
       lazy<2>(softmax_xent, xent_in), lazy<2>(value_and_grads(softmax_xent, {0}), xent_in));
+
+  std::function<Inputs()> diff_in = [] {
+    return Inputs{jx::random::normal(PRNGKey(6), {4096, 4096})};
+  };
+  add("diff", "float64", "jit(f)", "jit(value_and_grad(f))", 0, diff_in,
+      lazy<1>(diff_loss, diff_in), lazy<1>(value_and_grads(diff_loss, {0}), diff_in));
 
   std::function<Inputs()> matmul_in = [] {
     auto k = split(PRNGKey(4), 2);

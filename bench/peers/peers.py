@@ -601,6 +601,8 @@ def grad_workloads():
          vg(lambda x: jnp.sum(chain10(jnp, x))), [rng.random((4096, 1024))]),
         ("softmax_xent", "float64", xent, vg(xent),
          [normal(4096, 1024), onehot(4096, 1024, "float64")]),
+        ("diff", "float64", lambda x: jnp.sum(calc_fd_kernel(jnp, x)**2),
+         vg(lambda x: jnp.sum(calc_fd_kernel(jnp, x)**2)), [normal(4096, 4096)]),
         ("matmul_sq", "float64", lambda a, b: jnp.sum((a @ b)**2),
          vg(lambda a, b: jnp.sum((a @ b)**2), (0, 1)), [normal(1024, 1024), normal(1024, 1024)]),
         ("vmap_softmax", "float64", lambda x: softmax(jnp, x), jax.vmap(softmax_row),
