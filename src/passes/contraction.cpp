@@ -68,16 +68,6 @@ Group group(const Shape &shape, const std::vector<int64_t> &strides,
   return g;
 }
 
-std::vector<int64_t> free_axes(int64_t rank, const std::vector<int64_t> &batch,
-                               const std::vector<int64_t> &contract) {
-  std::vector<int64_t> axes;
-  for (int64_t a = 0; a < rank; ++a)
-    if (std::find(batch.begin(), batch.end(), a) == batch.end() &&
-        std::find(contract.begin(), contract.end(), a) == contract.end())
-      axes.push_back(a);
-  return axes;
-}
-
 } // namespace
 
 std::optional<GemmPlan> plan_gemm(const Node &dot, std::string *why) {
@@ -89,8 +79,8 @@ std::optional<GemmPlan> plan_gemm(const Node &dot, std::string *why) {
   if (!is_floating(dot.dtype)) return reject("integer or bool: a plain loop");
   const Node &l = *dot.inputs[0], &r = *dot.inputs[1];
   const ir::DotDims d = ir::dot_dims(dot);
-  const std::vector<int64_t> lhs_free = free_axes(l.ndim(), d.lhs_batch, d.lhs_contract),
-                             rhs_free = free_axes(r.ndim(), d.rhs_batch, d.rhs_contract);
+  const std::vector<int64_t> lhs_free = ir::other_axes(l.ndim(), d.lhs_batch, d.lhs_contract),
+                             rhs_free = ir::other_axes(r.ndim(), d.rhs_batch, d.rhs_contract);
   auto extent = [](const Node &x, const std::vector<int64_t> &axes) {
     int64_t e = 1;
     for (int64_t a : axes)
