@@ -44,7 +44,10 @@ public:
     if (!original.realized() && (original.op == Op::Add || original.op == Op::Sub)) {
       std::vector<Term> terms;
       flatten(original, false, 0, terms);
-      out = merged(terms).value_or(n);
+      // The merged sum is of the node's type unless weak types differed among the terms.
+      const std::optional<NodePtr> m = merged(terms);
+      if (m && (*m)->dtype == n->dtype && (*m)->weak == n->weak && (*m)->shape == n->shape)
+        out = *m;
     }
     rewritten_[&original] = out;
     return out;
