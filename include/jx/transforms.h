@@ -114,6 +114,18 @@ template <class T> struct AuxPair : std::false_type {};
 template <class Aux> struct AuxPair<std::pair<Array, Aux>> : std::true_type { using type = Aux; };
 template <class Aux> struct AuxPair<std::tuple<Array, Aux>> : std::true_type { using type = Aux; };
 
+// A (value, aux) result as one list, the value first, then aux's arrays; and aux back from such a
+// list (grad and value_and_grad with has_aux; jvp, linearize and vjp with jx::has_aux).
+template <class R> std::vector<Array> flatten_with_aux(const R &result) {
+  std::vector<Array> flat{std::get<0>(result)};
+  for (const Array &a : Outputs<typename AuxPair<R>::type>::flatten(std::get<1>(result)))
+    flat.push_back(a);
+  return flat;
+}
+template <class R> typename AuxPair<R>::type aux_of(const std::vector<Array> &outs) {
+  return Outputs<typename AuxPair<R>::type>::unflatten({outs.begin() + 1, outs.end()});
+}
+
 } // namespace detail
 
 // jax.jvp(f, primals, tangents): (f(*primals), the derivative of f at primals applied to
@@ -197,25 +209,15 @@ struct HasAux {
 inline constexpr HasAux has_aux{};
 
 namespace detail {
-// f's (output, aux) as one list: the output, then aux's arrays.
-template <class F> struct WithAux {
-  template <class R> using Aux = typename AuxPair<R>::type;
-  static TraceFn body(const F &f) {
-    return [&f](const std::vector<Array> &args) {
-      auto result = call_with_arrays(f, args);
-      using R = decltype(result);
-      static_assert(AuxPair<R>::value, "with jx::has_aux, f returns a (output Array, aux) "
-                                       "std::pair or std::tuple");
-      std::vector<Array> flat{std::get<0>(result)};
-      for (const Array &a : Outputs<Aux<R>>::flatten(std::get<1>(result)))
-        flat.push_back(a);
-      return flat;
-    };
-  }
-  template <class R> static Aux<R> aux(const std::vector<Array> &outs) {
-    return Outputs<Aux<R>>::unflatten({outs.begin() + 1, outs.end()});
-  }
-};
+// f returning (output, aux), f's result as one list: the output, then aux's arrays.
+template <class F> TraceFn with_aux_body(const F &f) {
+  return [&f](const std::vector<Array> &args) {
+    auto result = call_with_arrays(f, args);
+    static_assert(AuxPair<decltype(result)>::value,
+                  "with jx::has_aux, f returns a (output Array, aux) std::pair or std::tuple");
+    return flatten_with_aux(result);
+  };
+}
 template <class F> using ResultOf = decltype(call_with_arrays(std::declval<const F &>(), {}));
 } // namespace detail
 
@@ -225,29 +227,27 @@ auto jvp(const F &f, const std::vector<Array> &primals, const std::vector<Array>
          HasAux) {
   using R = detail::ResultOf<F>;
   std::vector<Array> flat =
-      detail::jvp(detail::WithAux<F>::body(f), primals, tangents, detail::array_arity<F>());
+      detail::jvp(detail::with_aux_body(f), primals, tangents, detail::array_arity<F>());
   const auto half = std::ptrdiff_t(flat.size() / 2);
   return std::tuple(flat[0], flat[size_t(half)],
-                    detail::WithAux<F>::template aux<R>({flat.begin(), flat.begin() + half}));
+                    detail::aux_of<R>({flat.begin(), flat.begin() + half}));
 }
 
 // jax.linearize(f, *primals, has_aux=True): (output, its JVP at primals, aux).
 template <class F> auto linearize(const F &f, const std::vector<Array> &primals, HasAux) {
   using R = detail::ResultOf<F>;
-  auto [outs, map] =
-      detail::linearize(detail::WithAux<F>::body(f), primals, detail::array_arity<F>());
+  auto [outs, map] = detail::linearize(detail::with_aux_body(f), primals, detail::array_arity<F>());
   auto output_only = std::make_shared<detail::LinearMap>(*map);
   output_only->outputs.resize(1);
   return std::tuple(outs[0], LinearizedFunction<Array>(std::move(output_only)),
-                    detail::WithAux<F>::template aux<R>(outs));
+                    detail::aux_of<R>(outs));
 }
 
 // jax.vjp(f, *primals, has_aux=True): (output, the VJP function at primals, aux).
 template <class F> auto vjp(const F &f, const std::vector<Array> &primals, HasAux) {
   using R = detail::ResultOf<F>;
-  auto [outs, map] = detail::vjp(detail::WithAux<F>::body(f), primals, detail::array_arity<F>(), 1);
-  return std::tuple(outs[0], VjpFunction<Array>(std::move(map)),
-                    detail::WithAux<F>::template aux<R>(outs));
+  auto [outs, map] = detail::vjp(detail::with_aux_body(f), primals, detail::array_arity<F>(), 1);
+  return std::tuple(outs[0], VjpFunction<Array>(std::move(map)), detail::aux_of<R>(outs));
 }
 
 // jax.lax.stop_gradient(x): x, but a constant to every transformation (its derivative is zero,
@@ -371,10 +371,7 @@ public:
     const TraceFn body = [&](const std::vector<Array> &xs) {
       Out out = call_with_arrays(f_, xs);
       if constexpr (pair) {
-        std::vector<Array> flat{std::get<0>(out)};
-        for (const Array &a : Outputs<typename AuxPair<Out>::type>::flatten(std::get<1>(out)))
-          flat.push_back(a);
-        return flat;
+        return flatten_with_aux(out);
       } else {
         return std::vector<Array>{out};
       }
@@ -390,7 +387,7 @@ public:
     }();
     if constexpr (pair) {
       using Aux = typename AuxPair<Out>::type;
-      auto aux = Outputs<Aux>::unflatten({outs.begin() + 1, outs.end()});
+      auto aux = aux_of<Out>(outs);
       if constexpr (WithValue)
         return std::pair(std::pair<Array, Aux>(outs[0], std::move(aux)), gradient);
       else

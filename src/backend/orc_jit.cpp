@@ -131,10 +131,7 @@ public:
     for (const Shard &shard : shards)
       if (shard.error) std::rethrow_exception(shard.error);
     for (Shard &shard : shards) {
-      disk_stats_.hits += shard.disk_stats.hits;
-      disk_stats_.misses += shard.disk_stats.misses;
-      disk_stats_.rejected += shard.disk_stats.rejected;
-      disk_stats_.write_failures += shard.disk_stats.write_failures;
+      disk_stats_ += shard.disk_stats;
       check(jit_->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(shard.object, "jx_kernels")),
             "add object");
       for (auto &[key, kernel] : shard.batch)

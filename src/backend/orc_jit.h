@@ -44,6 +44,13 @@ struct DiskCacheStats {
   size_t misses = 0;         // kernels compiled while the disk cache was on
   size_t rejected = 0;       // entries found but unusable (their kernels count as misses)
   size_t write_failures = 0; // entries that could not be written
+  DiskCacheStats &operator+=(const DiskCacheStats &o) {
+    hits += o.hits;
+    misses += o.misses;
+    rejected += o.rejected;
+    write_failures += o.write_failures;
+    return *this;
+  }
 };
 DiskCacheStats disk_cache_stats();
 // The disk cache's directory; "" when it is off.
