@@ -9,6 +9,9 @@
 //   custom_vjp) -> their input 0: they matter to transformations only, which run before the
 //   passes; a custom_lin left untransposed is JAX's forward-mode TypeError. A dot_general that
 //   contracts nothing -> mul of broadcasts (one product per element either way).
+//   x == max(x, y) -> x >= y and x == min(x, y) -> x <= y, either operand order (max and min
+//   return a NaN operand, so both sides are false when either is NaN): the tie tests of max's
+//   and min's derivatives then read the operands, not the result, which can die earlier.
 // Rounding-level rewrites (floats):
 //   pow(x, k), 2 <= k <= 16 an integer -> multiplications by repeated squaring, in JAX's
 //     lax.integer_pow order: relative error at most (k - 1) * 2^-p (p = 53, or 24 for float32)
@@ -156,9 +159,23 @@ private:
     case Op::Select:
       if (const Node *p = scalar(a)) return p->ivalue ? n->inputs[1] : n->inputs[2];
       break;
+    case Op::Eq:
+      if (NodePtr r = tie_test(a, b)) return r;
+      if (NodePtr r = tie_test(b, a)) return r;
+      break;
     default: break;
     }
     return n;
+  }
+
+  // x == max(x, y) as x >= y, x == min(x, y) as x <= y; none otherwise.
+  static NodePtr tie_test(const NodePtr &x, const NodePtr &extreme) {
+    if (extreme->op != Op::Max && extreme->op != Op::Min) return nullptr;
+    const Op order = extreme->op == Op::Max ? Op::Ge : Op::Le;
+    const NodePtr &p = extreme->inputs[0], &q = extreme->inputs[1];
+    if (p == x) return ir::binary(order, x, q);
+    if (q == x) return ir::binary(order, x, p);
+    return nullptr;
   }
 
   NodePtr power(const NodePtr &n) const {

@@ -182,6 +182,38 @@ TEST(Simplify, Select) {
     EXPECT_EQ(simp(kept), kept);
 }
 
+TEST(Simplify, TieTestsOfMaxAndMinReadTheOperands) {
+  // Every pair of special values: NaN on either side, signed zeros, infinities.
+  std::vector<double> xs, ys;
+  for (double p : special)
+    for (double q : special) {
+      xs.push_back(p);
+      ys.push_back(q);
+    }
+  NodePtr x = vec(xs), y = vec(ys);
+  const std::pair<Op, Op> cases[] = {{Op::Max, Op::Ge}, {Op::Min, Op::Le}};
+  for (const auto &[extreme, order] : cases) {
+    NodePtr e = binary(extreme, x, y), swapped = binary(extreme, y, x);
+    for (const NodePtr &r : {binary(Op::Eq, x, e), binary(Op::Eq, e, x), binary(Op::Eq, x, swapped),
+                             binary(Op::Eq, swapped, x)}) {
+      NodePtr out = simp(r);
+      EXPECT_EQ(out->op, order) << print_graph(r);
+      EXPECT_EQ(count(out, extreme), 0);
+      expect_identical(out, r);
+    }
+    for (NodePtr i : {vec<int64_t>({INT64_MIN, -3, 0, 7}), vec<bool>({true, false, true, false})}) {
+      NodePtr j = vec<int64_t>({0, -3, 1, INT64_MAX});
+      if (i->dtype == DType::bool_) j = vec<bool>({true, true, false, false});
+      NodePtr r = binary(Op::Eq, binary(extreme, i, j), i);
+      EXPECT_EQ(simp(r)->op, order);
+      expect_identical(simp(r), r);
+    }
+  }
+  // Another value against the extreme stays.
+  NodePtr kept = binary(Op::Eq, y, binary(Op::Max, x, vec(xs)));
+  EXPECT_EQ(simp(kept), kept);
+}
+
 TEST(Simplify, PowerZeroAndOne) {
   NodePtr x = vec(special);
   for (double zero : {0.0, -0.0}) {
