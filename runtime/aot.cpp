@@ -348,10 +348,17 @@ void validate(const Decoded &d, const jx_aot_object &o) {
                            offset % int64_t(Buffer::alignment) != 0)))
         corrupt("arena offset");
       if (offset >= 0) {
-        // Whole cache lines, as the JIT places them, apart from every other live slot's.
+        // Whole cache lines, as the JIT places them, apart from every other live slot's but an
+        // input of the same lines that a one-output kernel frees (it writes over it in place).
         const int64_t end = offset + (size + align - 1) / align * align;
+        auto taken_over = [&](int slot, int64_t other_end) {
+          return s.kind == Step::Kind::Kernel && s.outs.size() == 1 &&
+                 p.arena_offset[size_t(slot)] == offset && other_end == end &&
+                 std::count(s.frees.begin(), s.frees.end(), slot) == 1;
+        };
         for (const auto &[slot, other_end] : in_arena)
-          if (offset < other_end && p.arena_offset[size_t(slot)] < end)
+          if (offset < other_end && p.arena_offset[size_t(slot)] < end &&
+              !taken_over(slot, other_end))
             corrupt("arena slots overlap");
         in_arena.emplace_back(out, end);
         arena_end = std::max(arena_end, end);

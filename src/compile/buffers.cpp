@@ -117,25 +117,76 @@ void donate(ProgramPlan &program, int position) {
   }
 }
 
+size_t arena_size(const ir::Node &n) {
+  const size_t align = runtime::Buffer::alignment;
+  return (n.size() * itemsize(n.dtype) + align - 1) / align * align;
+}
+
+// Per slot, the intermediate whose arena memory it takes (or -1): a one-root kernel writes over
+// an input of its element count and element size that it reads only in place and that dies at it,
+// as XLA's buffer assignment shares an elementwise op's operand and output. The chain of the
+// backward pass (gradient times a mask, times the next mask...) then needs one buffer, not one per
+// step.
+std::vector<int> choose_in_place(const ProgramPlan &program, const std::vector<int> &last_reader) {
+  std::vector<int> takes(program.slot_count, -1);
+  std::vector<const ir::Node *> arena_node(program.slot_count, nullptr); // computed slots
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    const ProgramStep &s = program.steps[i];
+    const bool computed =
+        s.kind == Kind::Kernel || s.kind == Kind::Random || s.kind == Kind::Contraction;
+    if (!computed) continue;
+    const bool donated =
+        std::any_of(s.run.donors.begin(), s.run.donors.end(), [](int d) { return d >= 0; });
+    for (size_t r = 0; r < s.run.outs.size(); ++r)
+      if (!donated)
+        arena_node[s.run.outs[r]] = s.kind == Kind::Random ? s.node.get() : s.roots[r].get();
+    const int out = s.run.outs[0];
+    if (s.kind != Kind::Kernel || s.roots.size() != 1 || donated || last_reader[out] < 0 ||
+        s.node->size() == 0)
+      continue;
+    for (int in : s.run.inputs) {
+      const ir::Node *n = arena_node[in];
+      // Elements of the same size at the same places: a wider output element would overwrite
+      // input elements not yet read.
+      if (n && last_reader[in] == int(i) && n->size() == s.node->size() &&
+          itemsize(n->dtype) == itemsize(s.node->dtype) && reads_in_place(*s.plan, n)) {
+        takes[out] = in;
+        break;
+      }
+    }
+  }
+  return takes;
+}
+
 // As XLA's heap simulator: intermediates, largest first, each at the lowest offset free of every
-// placed buffer whose lifetime [defining step, last reader] overlaps.
-void assign_arena(ProgramPlan &program, const std::vector<int> &last_reader) {
+// placed buffer whose lifetime [defining step, last reader] overlaps. A slot that takes another's
+// memory extends that buffer's lifetime instead of having its own.
+void assign_arena(ProgramPlan &program, const std::vector<int> &last_reader,
+                  const std::vector<int> &takes) {
   struct Interval {
     int slot, first, last;
     size_t bytes;
   };
   std::vector<Interval> live;
+  std::vector<int> owner(program.slot_count, -1), interval_of(program.slot_count, -1);
   for (size_t i = 0; i < program.steps.size(); ++i) {
     const ProgramStep &s = program.steps[i];
     if (s.kind != Kind::Kernel && s.kind != Kind::Random && s.kind != Kind::Contraction) continue;
     for (size_t r = 0; r < s.run.outs.size(); ++r) {
+      const int out = s.run.outs[r];
       const ir::Node &n = s.kind == Kind::Random ? *s.node : *s.roots[r];
       const bool donated = !s.run.donors.empty() && s.run.donors[r] >= 0;
-      const size_t bytes = (n.size() * itemsize(n.dtype) + runtime::Buffer::alignment - 1) /
-                           runtime::Buffer::alignment * runtime::Buffer::alignment;
-      if (last_reader[s.run.outs[r]] < 0 || donated || bytes == 0) continue; // outputs
-      live.push_back({s.run.outs[r], int(i), last_reader[s.run.outs[r]], bytes});
+      const size_t bytes = arena_size(n);
+      if (last_reader[out] < 0 || donated || bytes == 0) continue; // outputs
       program.intermediate_bytes += bytes;
+      if (takes[out] >= 0) {
+        owner[out] = owner[takes[out]];
+        live[size_t(interval_of[owner[out]])].last = last_reader[out];
+        continue;
+      }
+      owner[out] = out;
+      interval_of[out] = int(live.size());
+      live.push_back({out, int(i), last_reader[out], bytes});
     }
   }
   std::sort(live.begin(), live.end(), [](const Interval &a, const Interval &b) {
@@ -158,6 +209,8 @@ void assign_arena(ProgramPlan &program, const std::vector<int> &last_reader) {
     program.arena_offset[b.slot] = int64_t(offset);
     program.arena_bytes = std::max(program.arena_bytes, offset + b.bytes);
   }
+  for (int slot = 0; slot < program.slot_count; ++slot)
+    if (owner[slot] >= 0) program.arena_offset[slot] = program.arena_offset[owner[slot]];
 }
 
 } // namespace
@@ -237,7 +290,7 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
   // Each argument once, however often it is listed.
   for (int position : std::set<int>(donated.begin(), donated.end()))
     donate(program, position);
-  assign_arena(program, last_reader);
+  assign_arena(program, last_reader, choose_in_place(program, last_reader));
   return program;
 }
 

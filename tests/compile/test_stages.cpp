@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
 
@@ -17,9 +18,9 @@
 namespace {
 
 using jx::Array;
+using jx::Shape;
 using jx::compile::ProgramPlan;
 using jx::compile::ProgramStep;
-using jx::Shape;
 using jx::sharding::Placement;
 namespace jnp = jx::numpy;
 namespace ir = jx::ir;
@@ -292,6 +293,90 @@ TEST(BufferStage, IntermediatesWithDisjointLifetimesShareTheArena) {
   std::sort(freed.begin(), freed.end());
   EXPECT_TRUE(std::adjacent_find(freed.begin(), freed.end()) == freed.end());
   EXPECT_EQ(std::count(freed.begin(), freed.end(), program.output_slots[0]), 0);
+}
+
+// The arena offsets of the contractions' outputs and of the kernel's, in step order.
+std::pair<std::vector<int64_t>, int64_t> contraction_and_kernel_offsets(const ProgramPlan &p) {
+  std::vector<int64_t> contractions;
+  int64_t kernel = -2;
+  for (const ProgramStep &s : p.steps) {
+    if (s.kind == ProgramStep::Kind::Contraction)
+      contractions.push_back(p.arena_offset[size_t(s.run.outs[0])]);
+    if (s.kind == ProgramStep::Kind::Kernel) kernel = p.arena_offset[size_t(s.run.outs[0])];
+  }
+  return {contractions, kernel};
+}
+
+TEST(BufferStage, ElementwiseKernelWritesOverTheInputThatDiesAtIt) {
+  const int64_t n = 64; // 2n^3 flops: worth a BLAS call
+  auto x = ir::parameter(0, jx::float64, {n, n}), w = ir::parameter(1, jx::float64, {n, n});
+  Array a = jnp::matmul(Array(x), Array(w));
+  // exp(a) * 2 reads a only where it writes, and a dies there: one buffer holds both. Through a
+  // transpose it also reads other elements than it writes: a buffer of its own.
+  Array in_place = jnp::matmul(jnp::exp(a) * 2.0, Array(w));
+  Array moved = jnp::matmul(a + jnp::transpose(a), Array(w));
+  for (const auto &[out, shares] : {std::pair{in_place, true}, std::pair{moved, false}}) {
+    Planned p = plan_and_place({x, w}, {out.node()});
+    ProgramPlan program = jx::compile::assign_buffers(p.plan, p.placed, {x, w}, p.roots, {});
+    const auto [contractions, kernel] = contraction_and_kernel_offsets(program);
+    ASSERT_EQ(contractions.size(), 2u);
+    ASSERT_GE(contractions[0], 0);
+    ASSERT_GE(kernel, 0);
+    EXPECT_EQ(kernel == contractions[0], shares);
+    EXPECT_EQ(program.arena_bytes, size_t(shares ? 1 : 2) * n * n * 8);
+  }
+  // The values: against the same products as loops.
+  std::vector<double> xv(n * n), wv(n * n);
+  for (int64_t i = 0; i < n * n; ++i) {
+    xv[i] = std::sin(double(i)) * 0.1;
+    wv[i] = std::cos(double(i) * 0.7) * 0.1;
+  }
+  auto product = [&](const std::vector<double> &l, const std::vector<double> &r) {
+    std::vector<double> o(n * n, 0.0);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t k = 0; k < n; ++k)
+        for (int64_t j = 0; j < n; ++j)
+          o[i * n + j] += l[i * n + k] * r[k * n + j];
+    return o;
+  };
+  std::vector<double> e = product(xv, wv);
+  for (double &v : e)
+    v = std::exp(v) * 2.0;
+  const std::vector<double> expected = product(e, wv);
+  Array got = jx::jit([](const Array &x, const Array &w) {
+    return jnp::matmul(jnp::exp(jnp::matmul(x, w)) * 2.0, w);
+  })(jnp::array(xv).reshape({n, n}), jnp::array(wv).reshape({n, n}));
+  const std::vector<double> values = got.to_vector<double>();
+  for (int64_t i = 0; i < n * n; ++i)
+    EXPECT_NEAR(values[size_t(i)], expected[size_t(i)], 1e-12 * std::fabs(expected[size_t(i)]))
+        << i;
+}
+
+TEST(BufferStage, WiderElementsNeverWriteOverTheirInput) {
+  // any(isnan(x), 1) is bool[8] and exp of it float64[8]: one cache line each, but each float64
+  // written in place would overwrite seven bools not yet read (found by the random vmap test).
+  auto x = ir::parameter(0, jx::float64, {8, 2});
+  auto f = [](const Array &x) {
+    Array y = jnp::exp(jnp::any(jnp::isnan(x), 1));
+    return jnp::sum(jnp::outer(y, y), 0);
+  };
+  Planned p = plan_and_place({x}, {f(Array(x)).node()});
+  ProgramPlan program = jx::compile::assign_buffers(p.plan, p.placed, {x}, p.roots, {});
+  std::vector<int64_t> offsets;
+  for (const ProgramStep &s : program.steps)
+    if (s.kind == ProgramStep::Kind::Kernel && program.arena_offset[size_t(s.run.outs[0])] >= 0)
+      offsets.push_back(program.arena_offset[size_t(s.run.outs[0])]);
+  ASSERT_EQ(offsets.size(), 2u);
+  EXPECT_NE(offsets[0], offsets[1]);
+  const double nan = std::nan("");
+  Array values = jnp::array(
+      std::vector<double>{nan, 1, 2, 3, 4, nan, 6, 7, 8, 9, 10, 11, nan, nan, 14, 15}, Shape{8, 2});
+  const double e = std::exp(1.0), total = 3 * e + 5; // y = (e, 1, e, 1, 1, 1, e, 1)
+  const std::vector<double> expected = {e * total, total, e * total, total,
+                                        total,     total, e * total, total};
+  const std::vector<double> got = jx::jit(f)(values).to_vector<double>();
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_DOUBLE_EQ(got[i], expected[i]) << i;
 }
 
 TEST(BufferStage, DonatedArgumentIsTakenByAnOutputOfItsSize) {
