@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "ir/printer.h"
+#include "passes/schedule.h"
 
 namespace jx::passes {
 namespace {
@@ -329,7 +330,7 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
       steps.push_back({Step::Kind::Kernel, node, std::move(plan)});
     }
   }
-  if (fuse) steps = merge_siblings(std::move(steps));
+  if (fuse) steps = schedule_for_memory(merge_siblings(std::move(steps)), roots);
   for (Step &step : steps)
     if (step.kind == Step::Kind::Kernel) step.plan.collect_literals();
   return steps;
