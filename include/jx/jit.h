@@ -39,6 +39,15 @@ struct CostAnalysis {
   double communication_bytes = 0;
 };
 
+// Compiled::memory_analysis(), as JAX's: what one call holds in memory. Temporaries are the
+// per-call arena of intermediates (which share memory where their lifetimes do not overlap) and
+// the largest scratch of partial sums a contraction split along k adds to it. Aliased bytes are
+// outputs that may take a donated argument's memory.
+struct MemoryAnalysis {
+  int64_t argument_size_in_bytes = 0, output_size_in_bytes = 0, alias_size_in_bytes = 0,
+          temp_size_in_bytes = 0;
+};
+
 // Options of jx::jit (jax.jit's keyword arguments, as they land).
 struct JitOptions {
   // false: every op runs as its own kernel and materializes its result, as eager NumPy does.
@@ -68,6 +77,7 @@ bool tracing_now();
 std::string lowered_text(const Program &program);
 std::string compiled_text(const Program &program);
 CostAnalysis cost_analysis(const Program &program);
+MemoryAnalysis memory_analysis(const Program &program);
 std::string signature(const std::vector<ShapeDtypeStruct> &specs);
 
 // Outputs: an Array, a std::vector<Array> or a std::tuple of Arrays, flattened in order.
@@ -111,6 +121,7 @@ public:
   // The kernel plan and each kernel's optimized LLVM IR.
   std::string as_text() const { return detail::compiled_text(*program_); }
   CostAnalysis cost_analysis() const { return detail::cost_analysis(*program_); }
+  MemoryAnalysis memory_analysis() const { return detail::memory_analysis(*program_); }
   // The traced and compiled program (what jx::aot writes out).
   const std::shared_ptr<const detail::Program> &program() const { return program_; }
 

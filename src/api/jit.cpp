@@ -204,6 +204,11 @@ CostAnalysis cost_analysis(const Program &program) {
   return {c.flops, c.transcendentals, c.bytes_accessed, c.communication_bytes};
 }
 
+MemoryAnalysis memory_analysis(const Program &program) {
+  const compile::Executable::Memory m = program.executable->memory();
+  return {m.argument_bytes, m.output_bytes, m.alias_bytes, m.temp_bytes};
+}
+
 } // namespace jx::detail
 
 namespace jx {

@@ -2,6 +2,8 @@
 // launches kernels on the thread pool.
 #include "compile/executable.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -25,6 +27,29 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
 
 std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::BufferPtr> &args) const {
   return runtime::run(program_, args);
+}
+
+Executable::Memory Executable::memory() const {
+  auto bytes = [](const ir::Node &n) { return n.size() * int64_t(itemsize(n.dtype)); };
+  Memory m;
+  for (const ir::NodePtr &p : params_)
+    m.argument_bytes += bytes(*p);
+  // A value returned twice is one buffer.
+  std::vector<int> seen;
+  for (size_t i = 0; i < outputs_.size(); ++i)
+    if (std::find(seen.begin(), seen.end(), plan_.output_slots[i]) == seen.end()) {
+      seen.push_back(plan_.output_slots[i]);
+      m.output_bytes += bytes(*outputs_[i]);
+    }
+  int64_t scratch = 0;
+  for (const ProgramStep &s : plan_.steps) {
+    for (size_t r = 0; r < s.run.donors.size(); ++r)
+      if (s.run.donors[r] >= 0) m.alias_bytes += bytes(*s.roots[r]);
+    if (s.kind == ProgramStep::Kind::Contraction)
+      scratch = std::max(scratch, runtime::gemm_partials(s.run.tasks) * bytes(*s.node));
+  }
+  m.temp_bytes = int64_t(plan_.arena_bytes) + scratch;
+  return m;
 }
 
 std::vector<const passes::KernelPlan *> Executable::kernel_plans() const {

@@ -26,6 +26,12 @@ public:
 
   Cost cost() const { return plan_.cost; }
 
+  // What one call holds (jx::MemoryAnalysis).
+  struct Memory {
+    int64_t argument_bytes = 0, output_bytes = 0, alias_bytes = 0, temp_bytes = 0;
+  };
+  Memory memory() const;
+
   // Bytes of the per-call arena holding the intermediates, which share memory when their
   // lifetimes do not overlap; and what they would take each in its own buffer.
   size_t arena_bytes() const { return plan_.arena_bytes; }

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <thread>
 
@@ -238,6 +239,46 @@ TEST(Jit, CostAnalysisCountsOpsAndBytes) {
                         jx::ShapeDtypeStruct{{16, 4}, jnp::float64})
                  .compile();
   EXPECT_EQ(dot.cost_analysis().flops, 2 * 8 * 4 * 16);
+}
+
+TEST(Jit, MemoryAnalysisCountsArgumentsOutputsAliasesAndTheArena) {
+  const jx::ShapeDtypeStruct square{{128, 128}, jnp::float64};
+  const int64_t bytes = 128 * 128 * 8;
+  // x @ w is an intermediate; exp(x @ w) * 2 writes over it in place: the arena holds one.
+  auto two_products =
+      jx::jit([](const Array &x, const Array &w) {
+        return std::vector<Array>{jnp::matmul(jnp::exp(jnp::matmul(x, w)) * 2.0, w), jnp::sum(x)};
+      })
+          .lower(square, square)
+          .compile();
+  jx::MemoryAnalysis m = two_products.memory_analysis();
+  EXPECT_EQ(m.argument_size_in_bytes, 2 * bytes);
+  EXPECT_EQ(m.output_size_in_bytes, bytes + 8);
+  EXPECT_EQ(m.alias_size_in_bytes, 0);
+  EXPECT_EQ(m.temp_size_in_bytes, bytes);
+  EXPECT_NE(two_products.as_text().find(fmt::format("arena {} bytes", bytes)), std::string::npos);
+  // A donated argument's memory taken by the output; a value returned twice is one buffer.
+  auto donated = jx::jit(
+                     [](const Array &x) {
+                       return std::vector<Array>{jnp::sqrt(x) + 1.0, x};
+                     },
+                     {.donate_argnums = {0}})
+                     .lower(square)
+                     .compile();
+  m = donated.memory_analysis();
+  EXPECT_EQ(m.alias_size_in_bytes, 0); // x is returned as well: its memory is not free to take
+  auto twice = jx::jit(
+                   [](const Array &x) {
+                     Array y = jnp::sqrt(x) + 1.0;
+                     return std::vector<Array>{y, y};
+                   },
+                   {.donate_argnums = {0}})
+                   .lower(square)
+                   .compile();
+  m = twice.memory_analysis();
+  EXPECT_EQ(m.output_size_in_bytes, bytes);
+  EXPECT_EQ(m.alias_size_in_bytes, bytes);
+  EXPECT_EQ(m.temp_size_in_bytes, 0);
 }
 
 // A weakly typed argument stays weak in the trace, as in JAX: jit(x - y)(f32, Array(2)) is
