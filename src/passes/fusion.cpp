@@ -58,6 +58,15 @@ int inline_work(const Node &n, const std::unordered_set<const Node *> &buffers,
   return work;
 }
 
+// Work that consumers reading it at other indices recompute rather than read from a buffer:
+// fewer arithmetic ops per element than a hoisted buffer is worth, and nothing costly. A
+// stencil's differences (and their gradient's) cost a pass over memory when stored, two
+// subtractions when recomputed; stencils of stencils reach the threshold within a few levels.
+bool cheap_to_repeat(const Node &n, const std::unordered_set<const Node *> &buffers) {
+  std::unordered_set<const Node *> seen;
+  return inline_work(n, buffers, seen) < hoist_threshold;
+}
+
 // A literal, or a broadcast or cast of one: what NumPy handles as a scalar inside a loop.
 bool scalar(const Node &n) {
   if (n.op == Op::Literal) return true;
@@ -262,7 +271,8 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
       bool m = root_set.count(n) || n->realized() || n->op == Op::Constant ||
                n->op == Op::RandomUniform || n->op == Op::Parameter || kind == OpKind::Reduce ||
                kind == OpKind::Contraction ||
-               (users[n] > 1 && remapped_users[n] > 0 && !trivial(*n, cheap_now, materialized)) ||
+               (users[n] > 1 && remapped_users[n] > 0 && !trivial(*n, cheap_now, materialized) &&
+                !cheap_to_repeat(*n, materialized)) ||
                hoisted.count(n) || gemm_operands.count(n) || concat_levels.count(n) ||
                d >= max_inline_depth || (!fuse && !scalar(*n));
       if (m) materialized.insert(n);

@@ -26,9 +26,10 @@ struct Step {
 // Contractions that plan_gemm accepts run as BLAS calls on buffers: what their operands'
 // transposes and broadcasts read is materialized, the rest of each operand is not copied.
 // A node is materialized when it is a root, already has data, is a reduction or contraction
-// read by a later kernel (inlining would repeat the whole reduction per element), is real work
-// read by several consumers of which some read it at other indices (through a movement op), or
-// is real work under an expanding broadcast (it is then computed once per distinct element: a
+// read by a later kernel (inlining would repeat the whole reduction per element), is work of 4
+// or more arithmetic ops per element (or a costly op) read by several consumers of which some
+// read it at other indices (through a movement op; less is recomputed at each index), or is
+// real work under an expanding broadcast (it is then computed once per distinct element: a
 // hoisted buffer). Consumers that read a node at their own index share one computation of it
 // inside their kernel. Elementwise kernels of one shape that do not depend on each other then
 // merge into one kernel with several roots (multi-output fusion).

@@ -293,6 +293,26 @@ TEST(FusionMaterialization, WorkReadAtAnotherIndexBySeveralGetsABuffer) {
   EXPECT_FALSE(materialized(jx::passes::plan_steps({ir::binary(Op::Add, flip(cast), cast)}), cast));
 }
 
+TEST(FusionMaterialization, CheapWorkReadAtAnotherIndexIsRecomputed) {
+  // A stencil's difference and its doubling: 2 and 3 arithmetic ops per element, recomputed at
+  // each index that reads them; a fourth op makes the work worth a buffer.
+  NodePtr x = param(0, {100});
+  auto shifted = [](const NodePtr &v, int64_t by) { return ir::slice(v, {by}, {99 + by}, {1}); };
+  NodePtr d = ir::binary(Op::Sub, shifted(x, 1), shifted(x, 0));
+  NodePtr twice = ir::binary(Op::Add, d, d);
+  NodePtr more = ir::binary(Op::Mul, ir::binary(Op::Mul, twice, twice), d);
+  auto stencil = [&](const NodePtr &v) {
+    return ir::binary(Op::Sub, ir::slice(v, {1}, {99}, {1}), ir::slice(v, {0}, {98}, {1}));
+  };
+  auto read_twice = [&](const NodePtr &v) {
+    return ir::binary(Op::Add, ir::slice(v, {0}, {98}, {1}), stencil(v));
+  };
+  EXPECT_FALSE(materialized(jx::passes::plan_steps({read_twice(d)}), d));
+  EXPECT_FALSE(materialized(jx::passes::plan_steps({read_twice(twice)}), twice));
+  EXPECT_TRUE(materialized(jx::passes::plan_steps({read_twice(more)}), more));
+  EXPECT_EQ(kernels(jx::passes::plan_steps({read_twice(twice)})).size(), 1u);
+}
+
 // A chain of n exps of x.
 std::vector<NodePtr> exp_chain(const NodePtr &x, int n) {
   std::vector<NodePtr> chain;
