@@ -5,9 +5,14 @@
 // alternating between them round by round, so that load on a shared machine hits both alike.
 // Compile time cold and peak RSS come from child processes (this program run with --child): a
 // fresh process has an empty in-memory kernel cache, and the disk cache is off (JX_CACHE_DIR is
-// removed from the child's environment); the RSS figure is VmHWM's growth over the calls, after
-// the inputs are made and the function compiled, with the allocator's cache off
-// (JX_ALLOCATOR_CACHE_MB=0) so that blocks freed while making the inputs are not reused unseen.
+// removed from the child's environment). The memory of a step is its peak RSS: VmHWM's growth
+// from before its arguments are copied in (from host copies made earlier) to the end of a warm-up
+// and three calls, so arguments, outputs and temporaries all count and the compiler's memory does
+// not. Freed memory must leave the process to be measured: the allocator's cache is off
+// (JX_ALLOCATOR_CACHE_MB=0) and glibc's mmap threshold is fixed at 128 KiB (by default it grows
+// with each large block freed, after which large blocks come from a heap that keeps freed
+// memory resident). Beside it, the footprint Compiled::memory_analysis() plans (arguments +
+// outputs + temporaries, as JAX's).
 // --json prints one object per workload and line for bench/peers/peers.py --group grad.
 #include <jx/jx.h>
 
@@ -17,6 +22,7 @@
 #include <cstring>
 #include <fmt/core.h>
 #include <functional>
+#include <malloc.h>
 #include <optional>
 #include <spawn.h>
 #include <string>
@@ -41,6 +47,7 @@ using Inputs = std::vector<Array>;
 struct Call {
   std::function<std::vector<Array>(const Inputs &)> run;
   std::function<std::string()> text;
+  std::function<jx::MemoryAnalysis()> memory;
   std::vector<Array> operator()(const Inputs &args) const { return run(args); }
 };
 
@@ -54,7 +61,8 @@ template <size_t N, class F> Call compile(F f, const std::vector<jx::ShapeDtypeS
   }
   (std::make_index_sequence<N>{});
   return {[compiled](const Inputs &args) { return as_list(compiled.call(args)); },
-          [compiled] { return compiled.as_text(); }};
+          [compiled] { return compiled.as_text(); },
+          [compiled] { return compiled.memory_analysis(); }};
 }
 
 // value_and_grad(f, argnums) as one list (value, gradients...), which jit can return.
@@ -245,24 +253,59 @@ std::pair<double, double> median_pair(const Call &base, const Call &transformed,
   return {times[0][times[0].size() / 2], times[1][times[1].size() / 2]};
 }
 
-// --child NAME base|transformed: compile cold, then the peak RSS growth over a warm-up and three
-// calls. Prints "compile_ms rss_growth_mib".
+// An array's bytes on the host, to be copied into a fresh array.
+struct HostArray {
+  jx::Shape shape;
+  jx::DType dtype;
+  std::vector<double> f64;
+  std::vector<float> f32;
+};
+
+HostArray to_host(const Array &a) {
+  HostArray h{a.shape(), a.dtype(), {}, {}};
+  if (a.dtype() == jx::float64)
+    h.f64 = a.to_vector<double>();
+  else if (a.dtype() == jx::float32)
+    h.f32 = a.to_vector<float>();
+  else
+    throw jx::TypeError("grad_bench: inputs are float32 or float64");
+  return h;
+}
+
+Array from_host(const HostArray &h) {
+  return h.dtype == jx::float64 ? jnp::array(h.f64, h.shape) : jnp::array(h.f32, h.shape);
+}
+
+double mib(int64_t bytes) { return double(bytes) / double(1 << 20); }
+
+// --child NAME base|transformed: compile cold, then the step's peak RSS (see the top). Prints
+// "compile_ms peak_rss_mib planned_mib".
 int child(const Workload &w, bool transformed) {
-  const Inputs inputs = realized(w.inputs());
+  mallopt(M_MMAP_THRESHOLD, 128 << 10);
+  std::vector<HostArray> host;
+  for (const Array &a : realized(w.inputs()))
+    host.push_back(to_host(a));
   auto t0 = Clock::now();
   const Call call = transformed ? w.compile_transformed() : w.compile_base();
   const double compile_ms = ms_since(t0);
   seed_bench::reset_peak_rss();
   const double before = seed_bench::peak_rss_mib();
-  for (int i = 0; i < 4; ++i)
-    for (const Array &a : call(inputs))
-      a.block_until_ready();
-  fmt::print("{:.3f} {:.3f}\n", compile_ms, seed_bench::peak_rss_mib() - before);
+  {
+    Inputs inputs;
+    for (const HostArray &h : host)
+      inputs.push_back(realized({from_host(h)})[0]);
+    for (int i = 0; i < 4; ++i)
+      for (const Array &a : call(inputs))
+        a.block_until_ready();
+  }
+  const jx::MemoryAnalysis m = call.memory();
+  fmt::print("{:.3f} {:.3f} {:.3f}\n", compile_ms, seed_bench::peak_rss_mib() - before,
+             mib(m.argument_size_in_bytes + m.output_size_in_bytes + m.temp_size_in_bytes));
   return 0;
 }
 
 struct ChildFigures {
-  double compile_ms = -1, rss_mib = -1; // -1: the child failed
+  double compile_ms = -1, rss_mib = -1, planned_mib = -1; // -1: the child failed
 };
 
 // Runs this program as --child in a fresh process without JX_CACHE_DIR and without the
@@ -303,7 +346,7 @@ ChildFigures run_child(const std::string &name, bool transformed) {
   waitpid(pid, &status, 0);
   ChildFigures f;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      std::sscanf(out.c_str(), "%lf %lf", &f.compile_ms, &f.rss_mib) != 2)
+      std::sscanf(out.c_str(), "%lf %lf %lf", &f.compile_ms, &f.rss_mib, &f.planned_mib) != 3)
     return {};
   return f;
 }
@@ -362,12 +405,15 @@ int main(int argc, char **argv) {
 
   if (!json) {
     fmt::print("jx transformations: medians of {} rounds x {} calls per side, alternating; "
-               "compile cold and RSS growth from fresh child processes without JX_CACHE_DIR\n",
+               "compile cold and a step's peak RSS (arguments included) from fresh child "
+               "processes without JX_CACHE_DIR; planned: memory_analysis' arguments + outputs + "
+               "temporaries\n",
                rounds, reps);
     fmt::print("{:<13} | {:<7} | {:>8} | {:>8} | {:>6} | {:>6} | {:>11} | {:>12} | {:>8} | "
-               "{:>9} | {}\n",
+               "{:>9} | {:>9} | {:>11} | {}\n",
                "workload", "dtype", "base ms", "xform ms", "ratio", "target", "base cmp ms",
-               "xform cmp ms", "base MiB", "xform MiB", "base / transformed");
+               "xform cmp ms", "base MiB", "xform MiB", "RSS ratio", "planned MiB",
+               "base / transformed");
   }
   for (const Workload &w : list) {
     if (!only.empty() && std::ranges::count(only, w.name) == 0) continue;
@@ -382,16 +428,21 @@ int main(int argc, char **argv) {
       fmt::print("{{\"name\": \"{}\", \"dtype\": \"{}\", \"base_ms\": {:.6g}, \"transformed_ms\": "
                  "{:.6g}, \"ratio\": {:.4f}, \"target\": {}, \"base_compile_ms\": {}, "
                  "\"transformed_compile_ms\": {}, \"base_rss_mib\": {}, "
-                 "\"transformed_rss_mib\": {}}}\n",
+                 "\"transformed_rss_mib\": {}, \"base_planned_mib\": {}, "
+                 "\"transformed_planned_mib\": {}}}\n",
                  w.name, w.dtype, base_ms, transformed_ms, ratio,
                  w.target > 0 ? fmt::format("{:g}", w.target) : "null", num(cb.compile_ms),
-                 num(ct.compile_ms), num(cb.rss_mib), num(ct.rss_mib));
+                 num(ct.compile_ms), num(cb.rss_mib), num(ct.rss_mib), num(cb.planned_mib),
+                 num(ct.planned_mib));
     } else {
+      const bool measured = cb.rss_mib > 0 && ct.rss_mib >= 0;
       fmt::print("{:<13} | {:<7} | {:>8.3f} | {:>8.3f} | {:>6.2f} | {:>6} | {:>11} | {:>12} | "
-                 "{:>8} | {:>9} | {} / {}\n",
+                 "{:>8} | {:>9} | {:>9} | {:>11} | {} / {}\n",
                  w.name, w.dtype, base_ms, transformed_ms, ratio,
                  w.target > 0 ? fmt::format("<={:g}", w.target) : "-", figure(cb.compile_ms),
-                 figure(ct.compile_ms), figure(cb.rss_mib), figure(ct.rss_mib), w.base,
+                 figure(ct.compile_ms), figure(cb.rss_mib), figure(ct.rss_mib),
+                 measured ? fmt::format("{:.2f}", ct.rss_mib / cb.rss_mib) : "-",
+                 fmt::format("{} / {}", figure(cb.planned_mib), figure(ct.planned_mib)), w.base,
                  w.transformed);
     }
     std::fflush(stdout);

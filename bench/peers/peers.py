@@ -613,22 +613,27 @@ def grad_workloads():
 def grad_main(args):
     print(f"jax {jax.__version__} on {jax.devices()[0].platform}" if jax is not None else
           "jax not installed: only jx's figures", file=sys.stderr)
-    cases = {}  # name -> (dtype, baseline call, transformed call, transformed compile ms)
+    # name -> (dtype, baseline call, transformed call, transformed compile ms, planned bytes of
+    # the transformed over the baseline: memory_analysis' arguments + outputs + temporaries)
+    cases = {}
     for name, dtype, base, transformed, inputs in (grad_workloads() if jax is not None else []):
         jargs = [jnp.asarray(x) for x in inputs]
-        calls = []
+        calls, planned = [], []
         for f in (base, transformed):
             start = time.perf_counter()
             c = jax.jit(f).lower(*jargs).compile()
             compile_ms = (time.perf_counter() - start) * 1e3
             calls.append(lambda c=c, jargs=jargs: jax.block_until_ready(c(*jargs)))
-        cases[name] = (dtype, *calls, compile_ms)
+            m = c.memory_analysis()
+            planned.append(m.argument_size_in_bytes + m.output_size_in_bytes +
+                           m.temp_size_in_bytes)
+        cases[name] = (dtype, *calls, compile_ms, planned[1] / planned[0])
     exe = os.path.join(args.build, "bench", "grad_bench")
     rounds = []  # {"jax": {name: (base ms, transformed ms)}, "jx": {name: json row}}
     for r in range(args.rounds):
         print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
         rnd = {"jax": {name: (median_ms(b, args.reps), median_ms(t, args.reps))
-                       for name, (_, b, t, _) in cases.items()}, "jx": {}}
+                       for name, (_, b, t, _, _) in cases.items()}, "jx": {}}
         if os.path.exists(exe):
             rows = run_json_lines([exe, "--json", "--rounds", "1", "--reps", str(args.reps)])
             rnd["jx"] = {row["name"]: row for row in rows or []}
@@ -647,7 +652,8 @@ def grad_main(args):
 
     header = ["workload", "dtype", "jax base ms", "jax xform ms", "jax xform/base", "jx base ms",
               "jx xform ms", "jx xform/base", "target", "jax/jx xform", "jax/jx base",
-              "jx xform compile ms", "jax xform compile ms", "jx base MiB", "jx xform MiB"]
+              "jx xform compile ms", "jax xform compile ms", "jx base MiB", "jx xform MiB",
+              "jx RSS xform/base", "jx planned xform/base", "jax planned xform/base"]
     names = list(dict.fromkeys(list(cases) + [n for rnd in rounds for n in rnd["jx"]]))
     table = []
     for name in names:
@@ -668,14 +674,20 @@ def grad_main(args):
             fmt_sig(cases[name][3]) if name in cases else "-",
             cell(lambda rnd: jx(rnd, name, "base_rss_mib")),
             cell(lambda rnd: jx(rnd, name, "transformed_rss_mib")),
+            cell(lambda rnd: ratio(jx(rnd, name, "transformed_rss_mib"),
+                                   jx(rnd, name, "base_rss_mib"))),
+            cell(lambda rnd: ratio(jx(rnd, name, "transformed_planned_mib"),
+                                   jx(rnd, name, "base_planned_mib"))),
+            fmt_sig(cases[name][4]) if name in cases else "-",
         ])
     print(f"grad group: medians over {args.rounds} rounds of medians over {args.reps} calls "
           "(grad_bench: --rounds 1 --reps N per round, its two sides alternating); ratios are "
           "medians of per-round ratios; base: jit(f) (vmap_softmax: the batched softmax by hand), "
           "xform: jit(value_and_grad(f)) (vmap_softmax: jit(vmap(per-row softmax))); jax/jx > 1: "
           "jx is faster; target: jx xform/base at most this; compile: cold (jx: a fresh process "
-          "without JX_CACHE_DIR; jax: lower + compile once in this process); MiB: jx's peak RSS "
-          "growth over the calls. NumPy has no grad or vmap: not run")
+          "without JX_CACHE_DIR; jax: lower + compile once in this process); MiB: a jx step's peak "
+          "RSS, arguments included (grad_bench's children); planned: memory_analysis' arguments + "
+          "outputs + temporaries, transformed over baseline. NumPy has no grad or vmap: not run")
     print_table(header, table)
 
 
