@@ -379,6 +379,8 @@ void validate(const Decoded &d, const jx_aot_object &o) {
       if (!is_floating(s.dtype) || s.out_bytes[0] != byte_size(s.dtype, s.extent))
         corrupt("random fill");
       break;
+    case Step::Kind::While:
+    case Step::Kind::Case: corrupt("step kind"); // the word format has none yet
     case Step::Kind::Contraction:
       validate_contraction(s, bytes);
       if (checked_elements(s.extent) != s.gemm.batch * s.gemm.m * s.gemm.n)

@@ -36,6 +36,37 @@ std::vector<int64_t> split_boxes(const std::vector<int64_t> &boxes, size_t rank,
   return tasks;
 }
 
+namespace {
+
+// The carries after the loop. The body writes into buffers of this call's own, two sets taking
+// turns (never into the inputs, which the caller may still hold): no allocation past the second
+// iteration but the bodies' arenas.
+std::vector<BufferPtr> run_while(const Step &s, std::vector<BufferPtr> state) {
+  const Program &cond = *s.regions[0], &body = *s.regions[1];
+  const auto carries = size_t(s.carries);
+  std::vector<BufferPtr> spare;
+  for (int64_t iteration = 0; *run(cond, state)[0]->as<bool>(); ++iteration) {
+    if (iteration < 2) { // the first two iterations' outputs: the two sets
+      spare.clear();
+      for (size_t i = 0; i < carries; ++i)
+        spare.push_back(make_buffer(state[i]->bytes()));
+    }
+    run(body, state, spare);
+    for (size_t i = 0; i < carries; ++i)
+      std::swap(state[i], spare[i]);
+  }
+  state.resize(carries);
+  return state;
+}
+
+std::vector<BufferPtr> run_case(const Step &s, const std::vector<BufferPtr> &in) {
+  const int64_t last = int64_t(s.regions.size()) - 1;
+  const int64_t index = std::clamp<int64_t>(*in[0]->as<int32_t>(), 0, last);
+  return run(*s.regions[size_t(index)], {in.begin() + 1, in.end()});
+}
+
+} // namespace
+
 std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> &args,
                            const std::vector<BufferPtr> &results) {
   // Slots with buffers of their own, and every slot's address.
@@ -133,6 +164,17 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
         }
         fn(box, buffers.data());
       });
+      break;
+    }
+    case Step::Kind::While:
+    case Step::Kind::Case: {
+      std::vector<BufferPtr> in;
+      for (int slot : s.inputs)
+        in.push_back(slots[size_t(slot)]);
+      const std::vector<BufferPtr> out =
+          s.kind == Step::Kind::While ? run_while(s, std::move(in)) : run_case(s, in);
+      for (size_t r = 0; r < s.outs.size(); ++r)
+        address[size_t(s.outs[r])] = (slots[size_t(s.outs[r])] = out[r])->data();
       break;
     }
     }

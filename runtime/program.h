@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include <jx/dtype.h>
@@ -19,9 +20,12 @@ namespace jx::runtime {
 // buffers = {outputs..., inputs..., literal values}.
 using KernelFn = void (*)(const int64_t *box, void *const *buffers);
 
-// Ahead-of-time objects carry a step's fields as runtime/aot.cpp's JX_AOT_STEP_FIELDS lists them.
+struct Program;
+
+// Ahead-of-time objects carry a step's fields as runtime/aot.cpp's JX_AOT_STEP_FIELDS lists them
+// (not yet While and Case steps).
 struct Step {
-  enum class Kind { Value, Argument, Fill, Kernel, Contraction } kind;
+  enum class Kind { Value, Argument, Fill, Kernel, Contraction, While, Case } kind;
   std::vector<int> outs{};         // slots written
   std::vector<size_t> out_bytes{}; // Fill, Kernel: the size of each output
   std::vector<int> frees{};        // slots whose last reader is this step
@@ -47,6 +51,11 @@ struct Step {
   std::vector<int64_t> tasks{};
   std::vector<int> donors{};      // per output: the donated argument it takes, or -1
   std::vector<int> donor_slots{}; // per output: that argument's slot
+  // While: regions {cond, body}, each run on every input (the carries first), until cond gives
+  // false; the outputs are the carries. Case: inputs {int32 index, operands...}; regions: the
+  // branches, the index clamped into range. Their inputs and outputs have buffers of their own.
+  std::vector<std::shared_ptr<const Program>> regions{};
+  int64_t carries = 0; // While
 };
 
 // Elements per parallel chunk below which splitting costs more than it gains.

@@ -691,11 +691,85 @@ def grad_main(args):
     print_table(header, table)
 
 
+def heat_step(xp, u):
+    """loop_bench's heat step: u + 0.1 * laplacian(u), zero padding, jx's order of additions."""
+    p = xp.pad(u, 1)
+    return u + 0.1 * (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] - 4.0 * u)
+
+
+def tiny_step(xp, x):
+    return x * 0.999 + 0.001
+
+
+def loop_main(args):
+    """The loop group: per-step ms of NumPy (a Python loop), JAX (jax.lax.fori_loop under jit) and
+    jx (loop_bench), beside heat_limit's hand-written OpenMP loop, in rounds."""
+    n, steps, tiny_steps = args.n, args.steps, args.tiny_steps
+    u0 = np.random.default_rng(0).standard_normal((n, n))
+    x0 = np.linspace(0.0, 1.0, 16)
+    numpy_steps = {"heat": max(1, steps // 10), "tiny": tiny_steps}
+
+    def numpy_loop(step, x, count):
+        for _ in range(count):
+            x = step(np, x)
+        return x
+
+    jax_loops = {}
+    if jax is not None:
+        for name, step, x, count in (("heat", heat_step, u0, steps),
+                                     ("tiny", tiny_step, x0, tiny_steps)):
+            f = jax.jit(lambda v, step=step, count=count: jax.lax.fori_loop(
+                0, count, lambda i, w: step(jnp, w), v))
+            c = f.lower(jnp.asarray(x)).compile()
+            jax_loops[name] = (c, jnp.asarray(x), count)
+    rows = {"heat": [], "tiny": []}
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
+        jx = run_json_lines([os.path.join(args.build, "bench", "loop_bench"), "--json", "--n",
+                             str(n), "--steps", str(steps), "--tiny-steps", str(tiny_steps),
+                             "--rounds", "1"]) or []
+        jx = {row["name"].split("_")[0]: row for row in jx}
+        limit = run_json([os.path.join(args.build, "bench", "heat_limit"), "--json", "--n", str(n),
+                          "--steps", str(steps), "--rounds", "1"])
+        for name, step, x in (("heat", heat_step, u0), ("tiny", tiny_step, x0)):
+            count = numpy_steps[name]
+            numpy_ms = median_ms(lambda: numpy_loop(step, x, count), 1) / count
+            jax_ms = None
+            if name in jax_loops:
+                c, jx_in, jcount = jax_loops[name]
+                jax_ms = median_ms(lambda: jax.block_until_ready(c(jx_in)), 1) / jcount
+            row = jx.get(name, {})
+            rows[name].append({"numpy": numpy_ms, "jax": jax_ms,
+                               "jx": row.get("loop_step_ms"),
+                               "jx_call": row.get("single_step_ms"),
+                               "jx_cpp": row.get("cpp_loop_step_ms"),
+                               "limit": limit["step_ms"] if limit and name == "heat" else None})
+    header = ["workload", "numpy ms/step", "jax fori ms/step", "jx fori ms/step",
+              "jx 1 call ms", "jx C++ loop ms/step", "limit ms/step", "jx / 1 call",
+              "jx / limit", "numpy / jx", "jax / jx"]
+    table = []
+    for name, label in (("heat", f"heat_{n}"), ("tiny", "tiny_16")):
+        rs = rows[name]
+        med = lambda key: median_over(rs, lambda r: r[key])
+        ratio = lambda a, b: median_over(rs, lambda r: r[a] / r[b] if r[a] and r[b] else None)
+        table.append([label, fmt_sig(med("numpy")), fmt_sig(med("jax")), fmt_sig(med("jx")),
+                      fmt_sig(med("jx_call")), fmt_sig(med("jx_cpp")), fmt_sig(med("limit")),
+                      fmt_sig(ratio("jx", "jx_call")), fmt_sig(ratio("jx", "limit")),
+                      fmt_sig(ratio("numpy", "jx")), fmt_sig(ratio("jax", "jx"))])
+    print(f"loop group: per-step medians over {args.rounds} rounds; heat: {n}x{n} float64, "
+          f"{steps} steps (NumPy: {numpy_steps['heat']} steps of a Python loop), tiny: 16 "
+          f"float64, {tiny_steps} steps; jax: jax.lax.fori_loop under jit (compiled once); jx: "
+          "loop_bench (fori_loop, one step as a jit call, a C++ loop of jit calls); limit: "
+          "heat_limit (hand-written OpenMP)")
+    print_table(header, table)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--group", choices=("fusion", "gemm", "grad"), default="fusion",
+    parser.add_argument("--group", choices=("fusion", "gemm", "grad", "loop"), default="fusion",
                         help="fusion: the seeds and fusion_bench's kernels; gemm: contractions; "
-                        "grad: value_and_grad and vmap against their baselines (grad_bench)")
+                        "grad: value_and_grad and vmap against their baselines (grad_bench); "
+                        "loop: lax.fori_loop (loop_bench, heat_limit)")
     parser.add_argument("--gemm", dest="group", action="store_const", const="gemm",
                         help="the same as --group gemm")
     parser.add_argument("--reps", type=int, default=10,
@@ -704,6 +778,10 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--skip-fusion-bench", action="store_true",
                         help="do not run fusion_bench (jx's chain10, softmax and matmul rows)")
+    loop = parser.add_argument_group("loop group")
+    loop.add_argument("--n", type=int, default=1024, help="the heat grid's side")
+    loop.add_argument("--steps", type=int, default=1000, help="heat steps")
+    loop.add_argument("--tiny-steps", type=int, default=100000, help="steps of the 16-float loop")
     gemm = parser.add_argument_group("gemm group")
     gemm.add_argument("--sizes", default="64,256,512,1024,2048,4096",
                       help="square matmul sizes (also blas_limit's)")
@@ -719,6 +797,9 @@ def main():
         return
     if args.group == "grad":
         grad_main(args)
+        return
+    if args.group == "loop":
+        loop_main(args)
         return
 
     inp = make_inputs()

@@ -5,6 +5,7 @@
 #include <jx/dtype.h>
 #include <jx/error.h>
 #include <jx/jit.h>
+#include <jx/lax.h>
 #include <jx/numpy.h>
 #include <jx/random.h>
 #include <jx/shape.h>

@@ -811,7 +811,8 @@ private:
       return b_.CreateSelect(value(in(0), idx), value(in(1), idx), value(in(2), idx));
     case OpKind::Movement: return movement(n, idx);
     case OpKind::Reduce:
-    case OpKind::Contraction: break;
+    case OpKind::Contraction:
+    case OpKind::Control: break;
     case OpKind::Marker: throw Error("internal: a marker reached codegen (simplify erases them)");
     }
     throw Error(fmt::format("internal: {} must be materialized before it is read", op_name(n.op)));

@@ -228,7 +228,7 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
   for (size_t i = 0; i < plan.size(); ++i) {
     const passes::Step &p = plan[i];
     ProgramStep s{.kind = Kind::Buffer, .node = p.node};
-    if (p.kind == passes::Step::Kind::Kernel)
+    if (p.kind == passes::Step::Kind::Kernel || p.kind == passes::Step::Kind::Control)
       for (const ir::NodePtr &root : p.plan.roots)
         s.run.outs.push_back(slot[root.get()] = program.slot_count++);
     else
@@ -240,6 +240,12 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
       s.kind = Kind::Parameter;
       break;
     case passes::Step::Kind::Random: s.kind = Kind::Random; break;
+    case passes::Step::Kind::Control:
+      s.kind = Kind::Control;
+      s.roots = p.plan.roots;
+      for (const ir::Node *in : p.plan.inputs)
+        s.run.inputs.push_back(slot.at(in));
+      break;
     case passes::Step::Kind::Contraction:
       // Tiles fixed by the shape, whatever the placement: the bits never depend on the mesh.
       s.kind = Kind::Contraction;
@@ -290,7 +296,14 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
   // Each argument once, however often it is listed.
   for (int position : std::set<int>(donated.begin(), donated.end()))
     donate(program, position);
-  assign_arena(program, last_reader, choose_in_place(program, last_reader));
+  // What a control step reads has buffers of its own, as outputs do (it hands them to its
+  // regions' programs): out of the arena.
+  std::vector<int> arena_reader = last_reader;
+  for (const ProgramStep &s : program.steps)
+    if (s.kind == Kind::Control)
+      for (int in : s.run.inputs)
+        arena_reader[in] = -1;
+  assign_arena(program, arena_reader, choose_in_place(program, arena_reader));
   return program;
 }
 

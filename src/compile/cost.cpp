@@ -40,7 +40,8 @@ Cost kernel_cost(const passes::KernelPlan &plan) {
     }
     case ir::OpKind::Leaf:
     case ir::OpKind::Movement:
-    case ir::OpKind::Marker: break;
+    case ir::OpKind::Marker:
+    case ir::OpKind::Control: break;
     }
     for (const ir::NodePtr &in : n->inputs)
       if (!inputs.count(in.get()) && seen.insert(in.get()).second) stack.push_back(in.get());

@@ -60,12 +60,15 @@ std::vector<const passes::KernelPlan *> Executable::kernel_plans() const {
 }
 
 std::string Executable::as_text() const {
-  static constexpr const char *kinds[] = {"buffer", "parameter", "random", "kernel", "gemm"};
+  static constexpr const char *kinds[] = {"buffer", "parameter", "random",
+                                          "kernel", "gemm",      "control"};
   std::string text;
   for (const ProgramStep &s : plan_.steps) {
     std::vector<std::string> outs, ops, types;
     for (size_t r = 0; r < s.run.outs.size(); ++r) {
-      const ir::Node &n = s.kind == ProgramStep::Kind::Kernel ? *s.roots[r] : *s.node;
+      const ir::Node &n =
+          s.kind == ProgramStep::Kind::Kernel || s.kind == ProgramStep::Kind::Control ? *s.roots[r]
+                                                                                      : *s.node;
       outs.push_back(fmt::format("%{}", s.run.outs[r]));
       ops.emplace_back(ir::op_name(n.op));
       types.push_back(ir::type_str(n));
@@ -79,6 +82,19 @@ std::string Executable::as_text() const {
       for (const ir::NodePtr &root : s.roots)
         if (root->op == ir::Op::DotGeneral && !passes::plan_gemm(*root, &why))
           text += fmt::format(" ({})", why);
+    }
+    if (s.kind == ProgramStep::Kind::Control) {
+      // The op, then each region's plan (its kernels' IR left out), indented.
+      text += fmt::format(" {} reads {}", ir::op_name(s.node->op), fmt::join(s.run.inputs, ","));
+      for (size_t r = 0; r < s.regions.size(); ++r) {
+        std::string plan = s.regions[r]->as_text();
+        plan = plan.substr(0, plan.find("\n;"));
+        text += fmt::format("\n  region {}:", r);
+        for (size_t at = 0, end; at < plan.size(); at = end + 1) {
+          end = std::min(plan.find('\n', at), plan.size());
+          if (end > at) text += "\n    " + plan.substr(at, end - at);
+        }
+      }
     }
     if (s.kind == ProgramStep::Kind::Contraction) {
       const runtime::Gemm &g = s.run.gemm;

@@ -20,6 +20,8 @@
 
 namespace jx::compile {
 
+class Executable;
+
 // Operation counts and bytes moved by one run (see jx::CostAnalysis).
 struct Cost {
   double flops = 0, transcendentals = 0, bytes_accessed = 0;
@@ -28,11 +30,13 @@ struct Cost {
 
 // One step of a compiled program: what the plan says, and what the runtime needs.
 struct ProgramStep {
-  enum class Kind { Buffer, Parameter, Random, Kernel, Contraction } kind;
-  ir::NodePtr node;                                        // the value, or a kernel's first root
-  std::vector<ir::NodePtr> roots{};                        // Kind::Kernel: what the kernel writes
+  enum class Kind { Buffer, Parameter, Random, Kernel, Contraction, Control } kind;
+  ir::NodePtr node;                 // the value, a kernel's first root, or the control op
+  std::vector<ir::NodePtr> roots{}; // Kind::Kernel: what the kernel writes; Control: the results
   std::shared_ptr<const passes::KernelPlan> plan{};        // Kind::Kernel
   std::shared_ptr<const backend::CompiledKernel> kernel{}; // of plan; none for empty outputs
+  // Kind::Control: each region compiled as a program of its own (stage 5).
+  std::vector<std::shared_ptr<const Executable>> regions{};
   sharding::StepPlacement placement{};
   // What the runtime needs: slots, literals, chunking, tasks, donations, frees
   // (runtime_program completes it).
@@ -73,7 +77,8 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
                            const std::vector<ir::NodePtr> &params,
                            const std::vector<ir::NodePtr> &roots, const std::vector<int> &donated);
 
-// Stage 5: every kernel of the program compiled together (one module, one optimization run).
+// Stage 5: every kernel of the program compiled together (one module, one optimization run);
+// control flow's regions each compiled as a program of their own.
 void compile_kernels(ProgramPlan &program);
 
 // Stage 6: what a run computes and moves, as XLA's cost analysis counts it.

@@ -1,5 +1,6 @@
 // Stage 7: each step's run part, completed with what follows from its nodes (kinds, sizes,
 // kernel entry points; the graph only behind the value callback).
+#include "compile/executable.h"
 #include "compile/lower.h"
 
 namespace jx::compile {
@@ -34,6 +35,12 @@ runtime::Program runtime_program(const ProgramPlan &plan) {
       r.kind = runtime::Step::Kind::Contraction;
       r.out_bytes = {size_t(node->size()) * itemsize(node->dtype)};
       r.extent = node->shape;
+      break;
+    case ProgramStep::Kind::Control:
+      r.kind = node->op == ir::Op::While ? runtime::Step::Kind::While : runtime::Step::Kind::Case;
+      r.carries = node->op == ir::Op::While ? node->attrs[0] : 0;
+      for (const std::shared_ptr<const Executable> &e : s.regions)
+        r.regions.push_back(std::shared_ptr<const runtime::Program>(e, &e->program()));
       break;
     case ProgramStep::Kind::Kernel:
       r.kind = runtime::Step::Kind::Kernel;

@@ -65,12 +65,23 @@ void scatter(const T *in, T *out, const Shape &in_shape, const std::vector<int64
   for_each_index(in_shape, strides, base, [&](int64_t dst, int64_t src) { out[dst] = in[src]; });
 }
 
+// A region's outputs for these values of its params.
+std::vector<BufferPtr> run_region(const ir::Region &region, const std::vector<BufferPtr> &args) {
+  Bindings bindings;
+  for (size_t i = 0; i < region.params.size(); ++i)
+    bindings[region.params[i].get()] = args[i];
+  return evaluate(region.outputs, bindings);
+}
+
 struct Evaluator {
   std::unordered_map<const Node *, BufferPtr> values;
+  // Per control op, its results (read by its result nodes).
+  std::unordered_map<const Node *, std::vector<BufferPtr>> results;
 
   const BufferPtr &value(const ir::NodePtr &n) { return values.at(n.get()); }
 
   BufferPtr eval(const Node &n) {
+    if (op_kind(n.op) == OpKind::Control) return control(n);
     BufferPtr out;
     dispatch_dtype(n.dtype, [&](auto tag) {
       using T = decltype(tag);
@@ -91,8 +102,32 @@ struct Evaluator {
     case OpKind::Marker:
       if (n.op == Op::CustomLin) ir::throw_custom_lin_has_no_value();
       return value(n.inputs[0]);
+    case OpKind::Control: break;
     }
     throw Error("internal: unknown op kind");
+  }
+
+  // while: cond, then body, until cond is false; case: the clamped index's branch. The op's own
+  // buffer is a placeholder (it is no value); its results wait for its result nodes.
+  BufferPtr control(const Node &n) {
+    if (n.op == Op::Result) return results.at(n.inputs[0].get()).at(size_t(n.attrs[0]));
+    std::vector<BufferPtr> in;
+    for (const ir::NodePtr &x : n.inputs)
+      in.push_back(value(x));
+    const ir::Regions &regions = *n.regions;
+    if (n.op == Op::While) {
+      while (run_region(regions[0], in)[0]->as<bool>()[0]) {
+        std::vector<BufferPtr> next = run_region(regions[1], in);
+        std::move(next.begin(), next.end(), in.begin());
+      }
+      in.resize(size_t(n.attrs[0]));
+      results[&n] = std::move(in);
+    } else {
+      const int64_t last = int64_t(regions.size()) - 1;
+      const int64_t index = std::clamp<int64_t>(in[0]->as<int32_t>()[0], 0, last);
+      results[&n] = run_region(regions[size_t(index)], {in.begin() + 1, in.end()});
+    }
+    return runtime::make_buffer(1);
   }
 
   template <class T> BufferPtr leaf(const Node &n) {

@@ -78,6 +78,7 @@ Shape infer_shape(const NodeSpec &s) {
   switch (op_kind(op)) {
   case OpKind::Leaf: return s.shape;
   case OpKind::Marker: return in(0);
+  case OpKind::Control: return s.shape;
   case OpKind::Unary:
   case OpKind::Binary:
   case OpKind::Ternary:
@@ -241,6 +242,72 @@ NodePtr marker(Op op, std::vector<NodePtr> inputs, std::vector<int64_t> attrs) {
                  .weak = weak,
                  .inputs = std::move(inputs),
                  .attrs = std::move(attrs)});
+}
+
+namespace {
+bool same_type(const Node &a, const Node &b) {
+  return a.dtype == b.dtype && a.shape == b.shape && a.weak == b.weak;
+}
+
+// A region's params typed as `inputs`, in order.
+void check_params(const Region &r, const std::vector<NodePtr> &inputs, size_t first, Op op) {
+  check(r.params.size() == inputs.size() - first, op, "region parameter count");
+  for (size_t i = 0; i < r.params.size(); ++i)
+    check(same_type(*r.params[i], *inputs[first + i]), op, "region parameter type");
+}
+} // namespace
+
+NodePtr while_loop(std::vector<NodePtr> inputs, int64_t carries, Region cond, Region body) {
+  check(carries >= 1 && carries <= int64_t(inputs.size()), Op::While, "carry count");
+  check_params(cond, inputs, 0, Op::While);
+  check_params(body, inputs, 0, Op::While);
+  check(cond.outputs.size() == 1 && cond.outputs[0]->dtype == DType::bool_ &&
+            cond.outputs[0]->shape.empty(),
+        Op::While, "cond must give a bool scalar");
+  check(int64_t(body.outputs.size()) == carries, Op::While, "body must give the carries");
+  for (int64_t i = 0; i < carries; ++i)
+    check(same_type(*body.outputs[i], *inputs[i]), Op::While, "body changes a carry's type");
+  auto regions = std::make_shared<const Regions>(Regions{std::move(cond), std::move(body)});
+  return finish({.op = Op::While,
+                 .dtype = DType::bool_,
+                 .inputs = std::move(inputs),
+                 .attrs = {carries},
+                 .regions = std::move(regions)});
+}
+
+NodePtr case_(NodePtr index, std::vector<NodePtr> operands, Regions branches) {
+  check(index->dtype == DType::int32 && index->shape.empty(), Op::Case, "index must be int32[]");
+  check(!branches.empty(), Op::Case, "no branches");
+  operands.insert(operands.begin(), std::move(index));
+  for (const Region &b : branches) {
+    check_params(b, operands, 1, Op::Case);
+    check(b.outputs.size() == branches[0].outputs.size(), Op::Case, "branch result counts");
+    for (size_t i = 0; i < b.outputs.size(); ++i)
+      check(same_type(*b.outputs[i], *branches[0].outputs[i]), Op::Case, "branch result types");
+  }
+  auto regions = std::make_shared<const Regions>(std::move(branches));
+  return finish({.op = Op::Case,
+                 .dtype = DType::bool_,
+                 .inputs = std::move(operands),
+                 .regions = std::move(regions)});
+}
+
+int64_t result_count(const Node &control) {
+  if (control.op == Op::While) return control.attrs[0];
+  check(control.op == Op::Case, control.op, "not a control op with results");
+  return int64_t((*control.regions)[0].outputs.size());
+}
+
+NodePtr result(const NodePtr &control, int64_t i) {
+  check(i >= 0 && i < result_count(*control), Op::Result, "result index");
+  const Node &type = control->op == Op::While ? *control->inputs[size_t(i)]
+                                              : *(*control->regions)[0].outputs[size_t(i)];
+  return finish({.op = Op::Result,
+                 .dtype = type.dtype,
+                 .weak = type.weak,
+                 .shape = type.shape,
+                 .inputs = {control},
+                 .attrs = {i}});
 }
 
 void throw_custom_lin_has_no_value() {

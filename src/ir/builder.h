@@ -68,6 +68,16 @@ NodePtr marker(Op op, std::vector<NodePtr> inputs, std::vector<int64_t> attrs);
 // JAX's TypeError for forward mode through a custom_vjp.
 [[noreturn]] void throw_custom_lin_has_no_value();
 
+// Control flow (ops.def). while_loop: inputs = the carries, then the captured values; cond and
+// body are functions of all of them (their params typed as the inputs), cond giving a bool
+// scalar, body the carries' types. case_: index an int32 scalar; each branch a function of the
+// operands, all giving results of one type. Their results are result(op, i).
+NodePtr while_loop(std::vector<NodePtr> inputs, int64_t carries, Region cond, Region body);
+NodePtr case_(NodePtr index, std::vector<NodePtr> operands, Regions branches);
+NodePtr result(const NodePtr &control, int64_t i);
+// How many results a control op has.
+int64_t result_count(const Node &control);
+
 // n with its inputs replaced (same op, dtype, attributes; broadcasts and reshapes in canonical
 // form, which may fold them away); checked like any new node.
 NodePtr rebuild(const Node &n, std::vector<NodePtr> inputs);

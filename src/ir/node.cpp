@@ -33,6 +33,7 @@ size_t hash_spec(const NodeSpec &s) {
   h = mix(h, std::bit_cast<uint64_t>(s.fvalue));
   h = mix(h, static_cast<size_t>(s.ivalue));
   h = mix(h, std::hash<const void *>()(s.data.get()));
+  h = mix(h, std::hash<const void *>()(s.regions.get()));
   return h;
 }
 
@@ -40,7 +41,7 @@ bool same_spec(const NodeSpec &a, const NodeSpec &b) {
   return a.op == b.op && a.dtype == b.dtype && a.weak == b.weak && a.shape == b.shape &&
          a.inputs == b.inputs && a.attrs == b.attrs &&
          std::bit_cast<uint64_t>(a.fvalue) == std::bit_cast<uint64_t>(b.fvalue) &&
-         a.ivalue == b.ivalue && a.data == b.data;
+         a.ivalue == b.ivalue && a.data == b.data && a.regions == b.regions;
 }
 
 struct InternTable {

@@ -17,6 +17,13 @@ namespace jx::ir {
 struct Node;
 using NodePtr = std::shared_ptr<const Node>;
 
+// A sub-graph of a control-flow op (ops.def's Control ops): its outputs as functions of its
+// params, Parameter nodes of the region's own trace (position i: the op's input i, or operand i).
+struct Region {
+  std::vector<NodePtr> params, outputs;
+};
+using Regions = std::vector<Region>;
+
 // Everything that defines a node; two equal specs make one node.
 struct NodeSpec {
   Op op;
@@ -28,7 +35,8 @@ struct NodeSpec {
   // Literal value: exact in one of these, by dtype kind.
   double fvalue = 0;
   int64_t ivalue = 0;
-  runtime::BufferPtr data{}; // Constant only (compared by identity)
+  runtime::BufferPtr data{};                // Constant only (compared by identity)
+  std::shared_ptr<const Regions> regions{}; // Control ops only (compared by identity)
 };
 
 struct Node : NodeSpec {

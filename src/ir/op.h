@@ -18,7 +18,17 @@ inline constexpr int op_count = 0
 #undef JX_OP
     ;
 
-enum class OpKind : uint8_t { Leaf, Unary, Binary, Ternary, Movement, Reduce, Contraction, Marker };
+enum class OpKind : uint8_t {
+  Leaf,
+  Unary,
+  Binary,
+  Ternary,
+  Movement,
+  Reduce,
+  Contraction,
+  Marker,
+  Control
+};
 enum class DTypeRule : uint8_t { Same, Bool, Int64, Attr, Second };
 enum class Cost : uint8_t { Free, Cheap, Costly, Loop };
 

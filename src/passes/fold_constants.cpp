@@ -77,7 +77,6 @@ NodePtr fold(const Node &n, const std::vector<const Node *> &in) {
 // Small arrays computed from constants alone (iotas, constant buffers, literals) are folded too,
 // as XLA folds small constant subgraphs: arange(200) / 10 becomes the same constant as a stack of
 // the 200 literals i / 10, and predicates on it cost nothing at run time.
-constexpr int64_t max_folded_elements = 4096;
 
 // A literal, or an iota or constant buffer as it is: under a broadcast, sink_movement first moves
 // the work below it, so that it is folded at the smaller shape.

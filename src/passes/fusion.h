@@ -16,6 +16,7 @@ struct Step {
     Random,      // filled by the runtime's threefry (a library call, not a generated kernel)
     Kernel,      // computed by a generated kernel
     Contraction, // a dot_general computed by BLAS (plan_gemm): plan.inputs are {lhs, rhs}
+    Control,     // while / case: plan.roots are its results, plan.inputs its operands
   };
   Kind kind;
   ir::NodePtr node;        // the value, or a kernel's first root

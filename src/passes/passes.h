@@ -9,6 +9,9 @@
 
 namespace jx::passes {
 
+// Arrays computed from constants alone up to this many elements are folded into constants.
+inline constexpr int64_t max_folded_elements = 4096;
+
 // Elementwise ops whose inputs are all literals become literals (computed with the reference
 // evaluator's scalar semantics), and broadcasts of literals stay broadcasts of the folded value.
 std::vector<ir::NodePtr> fold_constants(const std::vector<ir::NodePtr> &roots);

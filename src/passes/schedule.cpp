@@ -30,9 +30,10 @@ Dependences dependences(const std::vector<Step> &steps, const std::vector<ir::No
   for (size_t i = 0; i < steps.size(); ++i) {
     const Step &s = steps[i];
     const bool computed = s.kind == Step::Kind::Kernel || s.kind == Step::Kind::Contraction ||
-                          s.kind == Step::Kind::Random;
+                          s.kind == Step::Kind::Random || s.kind == Step::Kind::Control;
     std::vector<const ir::Node *> defined;
-    if (s.kind == Step::Kind::Kernel || s.kind == Step::Kind::Contraction)
+    if (s.kind == Step::Kind::Kernel || s.kind == Step::Kind::Contraction ||
+        s.kind == Step::Kind::Control)
       for (const ir::NodePtr &r : s.plan.roots)
         defined.push_back(r.get());
     else

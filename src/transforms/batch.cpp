@@ -101,6 +101,9 @@ public:
       return ir::reduce(n.op, in[0], shifted(a));
     case ir::OpKind::Contraction: return dot_general(n, in, batched);
     case ir::OpKind::Marker: all_batched(); return custom_rule(n, std::move(in));
+    case ir::OpKind::Control:
+      throw NotImplementedError(
+          fmt::format("Batching rule for '{}' not implemented", ir::op_name(n.op)));
     }
     throw Error(fmt::format("internal: no batching rule for {}", ir::op_name(n.op)));
   }

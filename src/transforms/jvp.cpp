@@ -306,7 +306,8 @@ std::vector<NodePtr> jvp(const std::vector<NodePtr> &outputs, const std::vector<
         continue;
       }
       NodePtr t;
-      if (!realized && is_floating(n->dtype)) {
+      // Control ops are typed bool but carry their results' tangents.
+      if (!realized && (is_floating(n->dtype) || ir::op_kind(n->op) == ir::OpKind::Control)) {
         std::vector<NodePtr> ts(n->inputs.size());
         bool any = false;
         for (size_t i = top.inputs.first; i < top.inputs.second; ++i) {

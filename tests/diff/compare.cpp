@@ -212,6 +212,7 @@ private:
     }
     case OpKind::Reduce: return reduction(np, e[0]);
     case OpKind::Marker: return e[0]; // input 0's value
+    case OpKind::Control: throw jx::Error("internal: no error bound for control flow");
     case OpKind::Contraction: {
       if (!any && !fl) return nullptr;
       const ir::DotDims d = ir::dot_dims(n);

@@ -95,3 +95,34 @@ TEST(Builder, WeakTypePropagation) {
       binary(Op::Add, w, convert(literal(1.0, DType::float64, false), DType::float64))->weak);
   EXPECT_TRUE(binary(Op::Add, w, w)->weak);
 }
+
+// Control flow: results typed as the carries (while) or the branches' outputs (case); regions
+// whose types disagree are internal errors (the API raises JAX's errors before); two ops with
+// their own regions are two nodes, however alike.
+TEST(Builder, ControlFlowOpsAndTheirResults) {
+  const NodePtr x = literal(1.0, DType::float64, false), n = literal_int(3, DType::int64, false);
+  auto region = [](std::vector<NodePtr> params, std::vector<NodePtr> outputs) {
+    return Region{std::move(params), std::move(outputs)};
+  };
+  const NodePtr px = parameter(0, DType::float64, {}, 91), pn = parameter(1, DType::int64, {}, 91);
+  const Region cond = region({px, pn}, {binary(Op::Lt, px, convert(pn, DType::float64))});
+  const Region body = region({px, pn}, {binary(Op::Add, px, px)});
+  const NodePtr loop = while_loop({x, n}, 1, cond, body);
+  EXPECT_EQ(result_count(*loop), 1);
+  const NodePtr r = result(loop, 0);
+  EXPECT_EQ(r->dtype, DType::float64);
+  EXPECT_TRUE(r->shape.empty());
+  EXPECT_NE(while_loop({x, n}, 1, cond, body), loop);
+  EXPECT_THROW(while_loop({x, n}, 1, cond, region({px, pn}, {convert(px, DType::float32)})), Error);
+  EXPECT_THROW(while_loop({x, n}, 1, region({px, pn}, {px}), body), Error);
+  EXPECT_THROW(result(loop, 1), Error);
+
+  const NodePtr q = parameter(0, DType::float64, {}, 92);
+  const NodePtr branch = case_(literal_int(1, DType::int32, false), {x},
+                               {region({q}, {unary(Op::Neg, q)}), region({q}, {q})});
+  EXPECT_EQ(result(branch, 0)->dtype, DType::float64);
+  EXPECT_THROW(case_(literal_int(1, DType::int64, false), {x}, {region({q}, {q})}), Error);
+  EXPECT_THROW(case_(literal_int(0, DType::int32, false), {x},
+                     {region({q}, {q}), region({q}, {convert(q, DType::float32)})}),
+               Error);
+}

@@ -1,0 +1,128 @@
+// Loops compiled into one program (issue 14): per-step time of a jx::lax::fori_loop against the
+// same step as its own jit call (the kernel time of one step, dispatch included) and against a
+// C++ loop around that jitted step, in one process, alternating rounds.
+//   heat_N: a 2-D heat equation, explicit Euler, the diff seed's stencil along both axes with
+//     zero padding (u + 0.1 * laplacian(u)), N x N float64, --steps steps.
+//   tiny_16: a carry of 16 float64 (x * 0.999 + 0.001), --tiny-steps steps: the loop's own
+//     overhead per iteration.
+// --json prints one object per workload and line.
+#include <jx/jx.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fmt/core.h>
+#include <string>
+#include <vector>
+
+#include "seed_util.h"
+
+namespace {
+
+namespace jnp = jx::numpy;
+namespace lax = jx::lax;
+using jx::Array;
+using seed_bench::Clock;
+using seed_bench::ms_since;
+
+Array heat_step(const Array &u) {
+  const Array p = jnp::pad(u, 1);
+  const Array lap =
+      p(jx::slice(0, -2), jx::slice(1, -1)) + p(jx::slice(2, jx::none), jx::slice(1, -1)) +
+      p(jx::slice(1, -1), jx::slice(0, -2)) + p(jx::slice(1, -1), jx::slice(2, jx::none)) - 4.0 * u;
+  return u + 0.1 * lap;
+}
+
+Array tiny_step(const Array &x) { return x * 0.999 + 0.001; }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Figures {
+  double loop_step_ms, single_step_ms, cpp_loop_step_ms;
+};
+
+// Per-step medians over `rounds`: the loop (one call of `steps` steps), one step as a jit call
+// (median of `steps` calls), and `steps` jit calls in a C++ loop.
+template <class Step> Figures measure(Step step, const Array &init, int64_t steps, int rounds) {
+  auto looped = jx::jit([&](const Array &u) {
+    return lax::fori_loop(
+        0, steps, [&](const Array &, const Array &v) { return step(v); }, u);
+  });
+  auto single = jx::jit(step);
+  std::vector<double> loop_ms, single_ms, cpp_ms;
+  looped(init).block_until_ready(); // compile and warm up
+  single(init).block_until_ready();
+  for (int r = 0; r < rounds; ++r) {
+    auto t0 = Clock::now();
+    looped(init).block_until_ready();
+    loop_ms.push_back(ms_since(t0) / double(steps));
+    std::vector<double> calls;
+    for (int64_t i = 0; i < std::min<int64_t>(steps, 200); ++i) {
+      auto t1 = Clock::now();
+      single(init).block_until_ready();
+      calls.push_back(ms_since(t1));
+    }
+    single_ms.push_back(median(calls));
+    Array u = init;
+    auto t2 = Clock::now();
+    for (int64_t i = 0; i < steps; ++i)
+      u = single(u);
+    u.block_until_ready();
+    cpp_ms.push_back(ms_since(t2) / double(steps));
+  }
+  return {median(loop_ms), median(single_ms), median(cpp_ms)};
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int64_t n = 1024, steps = 1000, tiny_steps = 100000;
+  int rounds = 5;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--n" && has_value)
+      n = std::atoll(argv[++i]);
+    else if (arg == "--steps" && has_value)
+      steps = std::atoll(argv[++i]);
+    else if (arg == "--tiny-steps" && has_value)
+      tiny_steps = std::atoll(argv[++i]);
+    else if (arg == "--rounds" && has_value)
+      rounds = std::max(1, std::atoi(argv[++i]));
+    else if (arg == "--json")
+      json = true;
+    else {
+      std::fprintf(stderr,
+                   "usage: %s [--n 1024] [--steps 1000] [--tiny-steps 100000] [--rounds 5] "
+                   "[--json]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  const Array u0 = jx::random::normal(jx::random::PRNGKey(0), {n, n}).block_until_ready();
+  const Array x0 = jnp::linspace(0.0, 1.0, 16).block_until_ready();
+  const Figures heat = measure(heat_step, u0, steps, rounds);
+  const Figures tiny = measure(tiny_step, x0, tiny_steps, rounds);
+  const std::pair<std::string, Figures> rows[] = {{fmt::format("heat_{}", n), heat},
+                                                  {"tiny_16", tiny}};
+  if (!json)
+    fmt::print("jx loops: per-step medians of {} rounds; heat: {} steps, tiny: {} steps\n"
+               "{:<10} | {:>14} | {:>15} | {:>17} | {:>14} | {:>16}\n",
+               rounds, steps, tiny_steps, "workload", "loop ms/step", "1 jit call ms",
+               "C++ loop ms/step", "loop / 1 call", "loop / C++ loop");
+  for (const auto &[name, f] : rows) {
+    if (json)
+      fmt::print("{{\"name\": \"{}\", \"loop_step_ms\": {:.6g}, \"single_step_ms\": {:.6g}, "
+                 "\"cpp_loop_step_ms\": {:.6g}}}\n",
+                 name, f.loop_step_ms, f.single_step_ms, f.cpp_loop_step_ms);
+    else
+      fmt::print("{:<10} | {:>14.5f} | {:>15.5f} | {:>17.5f} | {:>14.3f} | {:>16.3f}\n", name,
+                 f.loop_step_ms, f.single_step_ms, f.cpp_loop_step_ms,
+                 f.loop_step_ms / f.single_step_ms, f.loop_step_ms / f.cpp_loop_step_ms);
+  }
+  return 0;
+}

@@ -1,0 +1,94 @@
+// jax.lax's control flow: loops and branches traced once into sub-graphs (regions) that run as
+// programs of their own inside the compiled program, so a whole loop is one jit call. A carry or
+// an operand list is a list of arrays (JAX's pytree of arrays); each function also takes and
+// returns a single array. Values the functions read from outside (closures) are inputs of the
+// loop, computed once before it.
+#pragma once
+
+#include <jx/array.h>
+
+#include <functional>
+#include <vector>
+
+namespace jx::lax {
+
+using Arrays = std::vector<Array>;
+
+namespace detail {
+using RegionFn = std::function<Arrays(const Arrays &)>;
+Arrays while_loop(const RegionFn &cond_fun, const RegionFn &body_fun, Arrays init_val, bool single);
+Arrays fori_loop(const Array &lower, const Array &upper,
+                 const std::function<Arrays(const Array &, const Arrays &)> &body_fun,
+                 const Arrays &init_val, bool single);
+Arrays switch_(const Array &index, const std::vector<RegionFn> &branches, const Arrays &operands,
+               const char *api);
+Arrays cond(const Array &pred, const RegionFn &true_fun, const RegionFn &false_fun,
+            const Arrays &operands);
+
+inline Arrays as_list(const Array &a) { return {a}; }
+inline Arrays as_list(Arrays a) { return a; }
+} // namespace detail
+
+// jax.lax.while_loop(cond_fun, body_fun, init_val): while cond_fun(val) (a bool scalar), val =
+// body_fun(val), whose result has val's types (a weakly typed init value takes the body's dtype).
+template <class C, class B> Arrays while_loop(C cond_fun, B body_fun, const Arrays &init_val) {
+  return detail::while_loop([&](const Arrays &v) { return Arrays{cond_fun(v)}; },
+                            [&](const Arrays &v) { return detail::as_list(body_fun(v)); }, init_val,
+                            false);
+}
+template <class C, class B> Array while_loop(C cond_fun, B body_fun, const Array &init_val) {
+  return detail::while_loop([&](const Arrays &v) { return Arrays{cond_fun(v[0])}; },
+                            [&](const Arrays &v) { return detail::as_list(body_fun(v[0])); },
+                            {init_val}, true)[0];
+}
+
+// jax.lax.fori_loop(lower, upper, body_fun, init_val): val = body_fun(i, val) for i in
+// [lower, upper); i has the bounds' promoted integer type.
+template <class B>
+Arrays fori_loop(const Array &lower, const Array &upper, B body_fun, const Arrays &init_val) {
+  return detail::fori_loop(
+      lower, upper,
+      [&](const Array &i, const Arrays &v) { return detail::as_list(body_fun(i, v)); }, init_val,
+      false);
+}
+template <class B>
+Array fori_loop(const Array &lower, const Array &upper, B body_fun, const Array &init_val) {
+  return detail::fori_loop(
+      lower, upper,
+      [&](const Array &i, const Arrays &v) { return detail::as_list(body_fun(i, v[0])); },
+      {init_val}, true)[0];
+}
+
+// jax.lax.cond(pred, true_fun, false_fun, *operands): one branch runs, chosen by a scalar pred
+// (bool, or a number compared with 0); both must give results of one type.
+template <class T, class F>
+Arrays cond(const Array &pred, T true_fun, F false_fun, const Arrays &operands) {
+  return detail::cond(
+      pred, [&](const Arrays &v) { return detail::as_list(true_fun(v)); },
+      [&](const Arrays &v) { return detail::as_list(false_fun(v)); }, operands);
+}
+template <class T, class F>
+Array cond(const Array &pred, T true_fun, F false_fun, const Array &operand) {
+  return detail::cond(
+      pred, [&](const Arrays &v) { return detail::as_list(true_fun(v[0])); },
+      [&](const Arrays &v) { return detail::as_list(false_fun(v[0])); }, {operand})[0];
+}
+
+// jax.lax.switch(index, branches, *operands): branches[clamp(index, 0, n - 1)](operands), the
+// index converted to int32 first, as JAX does.
+template <class B>
+Arrays switch_(const Array &index, const std::vector<B> &branches, const Arrays &operands) {
+  std::vector<detail::RegionFn> fns;
+  for (const B &b : branches)
+    fns.push_back([&b](const Arrays &v) { return detail::as_list(b(v)); });
+  return detail::switch_(index, fns, operands, "switch");
+}
+template <class B>
+Array switch_(const Array &index, const std::vector<B> &branches, const Array &operand) {
+  std::vector<detail::RegionFn> fns;
+  for (const B &b : branches)
+    fns.push_back([&b](const Arrays &v) { return detail::as_list(b(v[0])); });
+  return detail::switch_(index, fns, {operand}, "switch")[0];
+}
+
+} // namespace jx::lax

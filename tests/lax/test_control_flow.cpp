@@ -1,0 +1,286 @@
+// jx::lax control flow: values against plain C++ loops and the reference evaluator, eagerly and
+// under jit (one compiled program, the loop inside it), closures, nesting, every carry dtype,
+// zero-trip loops, switch's index clamping, and JAX's errors.
+#include <jx/jx.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include <jx/aot.h>
+
+#include "api/internal.h"
+#include "test_util.h"
+
+namespace {
+
+namespace jnp = jx::numpy;
+namespace lax = jx::lax;
+using jx::Array;
+using lax::Arrays;
+using test_util::expect_error;
+
+// The bits of x through the reference evaluator and through compiled kernels, equal.
+void expect_backends_agree(const Array &x) {
+  const auto interpreted = jx::api::evaluate_with(jx::api::Backend::Interpreter, x.node());
+  const auto compiled = jx::api::evaluate_with(jx::api::Backend::Compiler, x.node());
+  const size_t bytes = size_t(x.size()) * itemsize(x.dtype());
+  EXPECT_EQ(std::memcmp(interpreted->data(), compiled->data(), bytes), 0);
+}
+
+TEST(ForiLoop, SumsItsCounterEagerlyAndUnderJit) {
+  auto f = [](const Array &x) {
+    return lax::fori_loop(
+        0, 10, [](const Array &i, const Array &acc) { return acc + i; }, x);
+  };
+  EXPECT_EQ(f(Array(0.5)).item<double>(), 45.5);
+  EXPECT_EQ(jx::jit(f)(jnp::array(1.0, jx::float64)).item<double>(), 46.0);
+  expect_backends_agree(f(jnp::array(2.0, jx::float64)));
+}
+
+TEST(ForiLoop, ZeroAndNegativeTripCountsReturnTheInit) {
+  for (int64_t upper : {5, 2}) {
+    Array out = lax::fori_loop(
+        5, upper, [](const Array &, const Array &x) { return x * 2.0; },
+        jnp::array(3.0, jx::float64));
+    EXPECT_EQ(out.item<double>(), 3.0);
+  }
+}
+
+TEST(ForiLoop, TracedBoundsRunUnderJit) {
+  auto f = jx::jit([](const Array &n, const Array &x) {
+    return lax::fori_loop(
+        0, n, [](const Array &, const Array &v) { return v * 2.0; }, x);
+  });
+  for (int64_t n : {0, 1, 7})
+    EXPECT_EQ(f(jnp::array(double(n), jx::int64).astype(jx::int64), jnp::array(1.0, jx::float64))
+                  .item<double>(),
+              std::pow(2.0, double(n)));
+}
+
+TEST(WhileLoop, NewtonIterationToATolerance) {
+  // x <- (x + 2 / x) / 2 until |x^2 - 2| < 1e-12: sqrt(2), as the same loop in C++.
+  auto newton = [](const Array &x0) {
+    return lax::while_loop([](const Array &x) { return jnp::abs(x * x - 2.0) >= 1e-12; },
+                           [](const Array &x) { return (x + 2.0 / x) / 2.0; }, x0);
+  };
+  double expected = 1.0;
+  while (std::abs(expected * expected - 2.0) >= 1e-12)
+    expected = (expected + 2.0 / expected) / 2.0;
+  const Array x0 = jnp::array(1.0, jx::float64);
+  EXPECT_EQ(jx::jit(newton)(x0).item<double>(), expected);
+  EXPECT_EQ(newton(x0).item<double>(), expected);
+  expect_backends_agree(newton(x0));
+}
+
+TEST(WhileLoop, TupleCarriesOfEveryDtype) {
+  const Arrays init = {jnp::array(1.5, jx::float32), jnp::array(2.5, jx::float64),
+                       jnp::array(3.0, jx::int32),   jnp::array(4.0, jx::int64),
+                       jnp::array(0.0, jx::bool_),   jnp::arange(6.0).reshape({2, 3})};
+  auto loop = [](const Arrays &start) {
+    return lax::while_loop(
+        [](const Arrays &c) { return c[3] < 10; },
+        [](const Arrays &c) {
+          return Arrays{c[0] * 2.0f, c[1] + 1.0, c[2] * 3, c[3] + 2, jnp::logical_not(c[4]),
+                        c[5] + c[1]};
+        },
+        start);
+  };
+  auto jitted = jx::jit([&](const Array &a, const Array &b, const Array &c, const Array &d,
+                            const Array &e, const Array &f) {
+    return loop({a, b, c, d, e, f});
+  });
+  const Arrays compiled = jitted(init[0], init[1], init[2], init[3], init[4], init[5]);
+  for (const Arrays &out : {loop(init), compiled}) {
+    ASSERT_EQ(out.size(), init.size());
+    for (size_t i = 0; i < out.size(); ++i)
+      EXPECT_EQ(out[i].dtype(), init[i].dtype());
+    // Three iterations: c[3] = 4, 6, 8 -> 10.
+    EXPECT_EQ(out[0].item<float>(), 12.0f);
+    EXPECT_EQ(out[1].item<double>(), 5.5);
+    EXPECT_EQ(out[2].item<int32_t>(), 81);
+    EXPECT_EQ(out[3].item<int64_t>(), 10);
+    EXPECT_EQ(out[4].item<bool>(), true);
+    EXPECT_EQ(out[5].to_vector<double>(),
+              (std::vector<double>{10.5, 11.5, 12.5, 13.5, 14.5, 15.5}));
+  }
+}
+
+TEST(WhileLoop, ClosuresAreInputsComputedOnce) {
+  // The body reads w (a jit argument) and exp(w) (work on it that does not change per step).
+  auto f = jx::jit([](const Array &w, const Array &x) {
+    const Array scale = jnp::exp(w);
+    return lax::fori_loop(
+        0, 4, [&](const Array &, const Array &v) { return v * scale + w; }, x);
+  });
+  const Array w = jnp::array(std::vector<double>{0.1, -0.2, 0.3});
+  const Array x = jnp::array(std::vector<double>{1.0, 2.0, 3.0});
+  std::vector<double> expected = {1.0, 2.0, 3.0};
+  const std::vector<double> wv = {0.1, -0.2, 0.3};
+  for (int step = 0; step < 4; ++step)
+    for (size_t k = 0; k < 3; ++k)
+      expected[k] = expected[k] * std::exp(wv[k]) + wv[k];
+  const std::vector<double> got = f(w, x).to_vector<double>();
+  for (size_t k = 0; k < 3; ++k) // exp: jx's vector math against libm's, within an ulp or two
+    EXPECT_NEAR(got[k], expected[k], 1e-14 * std::abs(expected[k]));
+  // One program: the loop is a control step whose body reads the hoisted exp(w) as an input.
+  const std::string text =
+      f.lower(jx::ShapeDtypeStruct{{3}, jx::float64}, jx::ShapeDtypeStruct{{3}, jx::float64})
+          .compile()
+          .as_text();
+  EXPECT_NE(text.find("control"), std::string::npos) << text;
+  EXPECT_NE(text.find("region 1:"), std::string::npos) << text;
+}
+
+TEST(WhileLoop, NestedLoops) {
+  // sum over i < 4, j < i of (i * j): 0 + 0 + (0 + 2) + (0 + 3 + 6) = 11.
+  auto f = [](const Array &x) {
+    return lax::fori_loop(
+        0, 4,
+        [](const Array &i, const Array &acc) {
+          return lax::fori_loop(
+              0, i, [&](const Array &j, const Array &a) { return a + i * j; }, acc);
+        },
+        x);
+  };
+  EXPECT_EQ(f(jnp::array(0.0, jx::int64).astype(jx::int64)).item<int64_t>(), 11);
+  EXPECT_EQ(jx::jit(f)(jnp::array(0.0, jx::int64).astype(jx::int64)).item<int64_t>(), 11);
+}
+
+TEST(WhileLoop, HeatStepsMatchACppLoopAroundJitBitForBit) {
+  // The diff seed's stencil along both axes with zero padding, 20 explicit steps.
+  auto step = [](const Array &u) {
+    const Array padded = jnp::pad(u, 1);
+    const Array lap = padded(jx::slice(0, -2), jx::slice(1, -1)) +
+                      padded(jx::slice(2, jx::none), jx::slice(1, -1)) +
+                      padded(jx::slice(1, -1), jx::slice(0, -2)) +
+                      padded(jx::slice(1, -1), jx::slice(2, jx::none)) - 4.0 * u;
+    return u + 0.1 * lap;
+  };
+  const Array u0 = jx::random::normal(jx::random::PRNGKey(3), {32, 48});
+  Array by_hand = u0;
+  auto jitted_step = jx::jit(step);
+  for (int i = 0; i < 20; ++i)
+    by_hand = jitted_step(by_hand);
+  const Array looped = jx::jit([&](const Array &u) {
+    return lax::fori_loop(
+        0, 20, [&](const Array &, const Array &v) { return step(v); }, u);
+  })(u0);
+  const std::vector<double> a = by_hand.to_vector<double>(), b = looped.to_vector<double>();
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * 8), 0);
+}
+
+TEST(Cond, RunsTheBranchItsPredicateChooses) {
+  auto f = [](const Array &p, const Array &x) {
+    return lax::cond(
+        p, [](const Array &v) { return v * 2.0; }, [](const Array &v) { return v - 1.0; }, x);
+  };
+  const Array x = jnp::array(std::vector<double>{1.0, 2.0});
+  EXPECT_EQ(f(Array(true), x).to_vector<double>(), (std::vector<double>{2.0, 4.0}));
+  EXPECT_EQ(jx::jit(f)(Array(false), x).to_vector<double>(), (std::vector<double>{0.0, 1.0}));
+  // A number is compared with 0, as JAX does.
+  EXPECT_EQ(f(Array(3), x).to_vector<double>(), (std::vector<double>{2.0, 4.0}));
+  EXPECT_EQ(f(Array(0.0), x).to_vector<double>(), (std::vector<double>{0.0, 1.0}));
+  expect_backends_agree(f(jnp::array(1.0, jx::bool_), x));
+}
+
+TEST(Switch, ClampsItsIndexAsJax) {
+  const std::vector<std::function<Array(const Array &)>> branches = {
+      [](const Array &v) { return v + 1.0; }, [](const Array &v) { return v * 10.0; },
+      [](const Array &v) { return -v; }};
+  auto f = jx::jit([&](const Array &i, const Array &x) { return lax::switch_(i, branches, x); });
+  const Array x = jnp::array(2.0, jx::float64);
+  const std::pair<int, double> cases[] = {{-5, 3.0}, {0, 3.0}, {1, 20.0}, {2, -2.0}, {7, -2.0}};
+  for (const auto &[index, expected] : cases) {
+    EXPECT_EQ(f(Array(index), x).item<double>(), expected) << index;
+    EXPECT_EQ(lax::switch_(Array(index), branches, x).item<double>(), expected) << index;
+  }
+}
+
+TEST(ControlFlowErrors, BodyThatChangesTheCarryTypeIsJaxsTypeError) {
+  const Array x = jnp::array(1.0, jx::float64);
+  expect_error<jx::TypeError>(
+      [&] {
+        lax::while_loop([](const Array &v) { return v < 3.0; },
+                        [](const Array &v) { return v.astype(jx::float32); }, x);
+      },
+      "while_loop body function carry input and carry output must have equal types, but they "
+      "differ:\n\nThe input carry has type float64[] but the corresponding output carry "
+      "component has type float32[], so the dtypes do not match.");
+  expect_error<jx::TypeError>(
+      [&] {
+        lax::while_loop([](const Arrays &v) { return v[0] < 3.0; },
+                        [](const Arrays &v) {
+                          return Arrays{v[0], jnp::stack({v[1], v[1]})};
+                        },
+                        Arrays{x, x});
+      },
+      "The input carry at path [1] has type float64[] but the corresponding output carry "
+      "component has type float64[2], so the shapes do not match.");
+  expect_error<jx::TypeError>(
+      [&] {
+        lax::while_loop([](const Arrays &v) { return v[0] < 3.0; },
+                        [](const Arrays &v) { return Arrays{v[0]}; }, Arrays{x, x});
+      },
+      "carry input and carry output must have the same pytree structure");
+}
+
+TEST(ControlFlowErrors, WeaklyTypedInitTakesTheBodysType) {
+  // 0 (a weak int) as the carry of a body that adds a float32 array: the carry is float32.
+  const Array step = jnp::array(0.5, jx::float32);
+  Array out = lax::fori_loop(
+      0, 3, [&](const Array &, const Array &v) { return v + step; }, Array(0));
+  EXPECT_EQ(out.dtype(), jx::float32);
+  EXPECT_EQ(out.item<float>(), 1.5f);
+}
+
+TEST(ControlFlowErrors, PredicatesAndIndicesAreChecked) {
+  const Array x = jnp::array(1.0, jx::float64);
+  expect_error<jx::TypeError>(
+      [&] {
+        lax::while_loop([](const Array &v) { return v; }, [](const Array &v) { return v; }, x);
+      },
+      "cond_fun must return a boolean scalar, but got output type(s) [ShapedArray(float64[])].");
+  auto same = [](const Array &v) { return v; };
+  expect_error<jx::TypeError>(
+      [&] {
+        lax::cond(jnp::array(std::vector<double>{1, 0}) > 0, same, same, x);
+      },
+      "Pred must be a scalar, got bool[2] of shape (2,).");
+  const std::vector<std::function<Array(const Array &)>> branches = {same, same};
+  expect_error<jx::TypeError>([&] { lax::switch_(Array(1.5), branches, x); },
+                              "Index type must be an integer, got float64[] as float64");
+  expect_error<jx::TypeError>(
+      [&] {
+        lax::cond(
+            Array(true), same, [](const Array &v) { return v.astype(jx::float32); }, x);
+      },
+      "cond branches must have equal output types but they differ.\n\nThe output of true_fun "
+      "has type float64[] but the corresponding output of false_fun has type float32[], so the "
+      "dtypes do not match.");
+  expect_error<jx::ValueError>(
+      [&] { lax::switch_(Array(0), std::vector<std::function<Array(const Array &)>>{}, x); },
+      "Empty branch sequence");
+}
+
+TEST(ControlFlowErrors, TransformationsAreNotYetImplemented) {
+  auto loop = [](const Array &x) {
+    return lax::fori_loop(
+        0, 3, [](const Array &, const Array &v) { return v * v; }, x);
+  };
+  expect_error<jx::NotImplementedError>([&] { jx::grad(loop)(jnp::array(1.0, jx::float64)); },
+                                        "Differentiation rule for 'while' not implemented");
+  expect_error<jx::NotImplementedError>(
+      [&] {
+        jx::vmap(loop)(jnp::array(std::vector<double>{1.0, 2.0}));
+      },
+      "Batching rule for 'while' not implemented");
+  auto f = jx::jit(loop);
+  auto compiled = f.lower(jx::ShapeDtypeStruct{{}, jx::float64}).compile();
+  expect_error<jx::NotImplementedError>(
+      [&] { jx::aot::compile(compiled, "loop", testing::TempDir()); },
+      "control flow (while_loop, fori_loop, cond, switch) is not yet supported ahead of time");
+}
+
+} // namespace
