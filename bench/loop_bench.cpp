@@ -5,7 +5,8 @@
 //     zero padding (u + 0.1 * laplacian(u)), N x N float64, --steps steps.
 //   tiny_16: a carry of 16 float64 (x * 0.999 + 0.001), --tiny-steps steps: the loop's own
 //     overhead per iteration.
-// --json prints one object per workload and line.
+// --json prints one object per workload and line; --text the heat loop's plan and the single
+// step's (Compiled::as_text without the kernels' IR).
 #include <jx/jx.h>
 
 #include <algorithm>
@@ -76,12 +77,25 @@ template <class Step> Figures measure(Step step, const Array &init, int64_t step
   return {median(loop_ms), median(single_ms), median(cpp_ms)};
 }
 
+std::string plan_of(const std::string &text) { return text.substr(0, text.find("\n;")); }
+
+int print_plans(int64_t n, int64_t steps) {
+  const jx::ShapeDtypeStruct spec{{n, n}, jx::float64};
+  auto looped = jx::jit([&](const Array &u) {
+    return lax::fori_loop(
+        0, steps, [](const Array &, const Array &v) { return heat_step(v); }, u);
+  });
+  fmt::print("loop:\n{}\n\none step:\n{}\n", plan_of(looped.lower(spec).compile().as_text()),
+             plan_of(jx::jit(heat_step).lower(spec).compile().as_text()));
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   int64_t n = 1024, steps = 1000, tiny_steps = 100000;
   int rounds = 5;
-  bool json = false;
+  bool json = false, text = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -95,14 +109,17 @@ int main(int argc, char **argv) {
       rounds = std::max(1, std::atoi(argv[++i]));
     else if (arg == "--json")
       json = true;
+    else if (arg == "--text")
+      text = true;
     else {
       std::fprintf(stderr,
                    "usage: %s [--n 1024] [--steps 1000] [--tiny-steps 100000] [--rounds 5] "
-                   "[--json]\n",
+                   "[--json | --text]\n",
                    argv[0]);
       return 2;
     }
   }
+  if (text) return print_plans(n, steps);
   const Array u0 = jx::random::normal(jx::random::PRNGKey(0), {n, n}).block_until_ready();
   const Array x0 = jnp::linspace(0.0, 1.0, 16).block_until_ready();
   const Figures heat = measure(heat_step, u0, steps, rounds);

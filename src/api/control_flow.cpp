@@ -27,6 +27,17 @@ struct Traced {
   std::vector<NodePtr> captured; // outside values the region reads, in first-seen order
 };
 
+// Built from literals and iotas only: free to compute inside a region (a broadcast scalar is
+// index arithmetic in a kernel, where a captured one would be a buffer read every step).
+bool self_contained(const Node &n, std::unordered_map<const Node *, bool> &memo) {
+  if (auto it = memo.find(&n); it != memo.end()) return it->second;
+  bool result = n.op == Op::Literal || n.op == Op::Iota;
+  if (!result && !n.realized() && !n.inputs.empty() && ir::op_kind(n.op) != ir::OpKind::Leaf)
+    result = std::all_of(n.inputs.begin(), n.inputs.end(),
+                         [&](const NodePtr &in) { return self_contained(*in, memo); });
+  return memo[&n] = result;
+}
+
 // Computed from data alone (no parameter of any trace below it).
 bool from_data(const Node &n, std::unordered_map<const Node *, bool> &memo) {
   if (auto it = memo.find(&n); it != memo.end()) return it->second;
@@ -38,9 +49,10 @@ bool from_data(const Node &n, std::unordered_map<const Node *, bool> &memo) {
 }
 
 // fn traced over params typed as `like` (a trace of their own). What the outputs read that does
-// not depend on the params is captured: each outermost such value, but small ones computed from
-// data alone, which the region's compile folds into constants as a jit of fn would (capturing
-// them would make the loop's bits differ from a loop of jit calls).
+// not depend on the params is captured: each outermost such value, but those built from literals
+// and iotas alone, and small ones computed from data alone, which the region's compile folds into
+// constants as a jit of fn would (capturing them would make the loop's bits differ from a loop
+// of jit calls).
 Traced trace(const RegionFn &fn, const std::vector<NodePtr> &like) {
   Traced t;
   const int64_t trace_id = ir::new_trace_id();
@@ -58,11 +70,12 @@ Traced trace(const RegionFn &fn, const std::vector<NodePtr> &like) {
   std::unordered_set<const Node *> varying;
   for (const NodePtr &p : t.region.params)
     varying.insert(p.get());
-  std::unordered_map<const Node *, bool> memo;
+  std::unordered_map<const Node *, bool> cheap, data;
   std::unordered_set<const Node *> seen;
   auto capture = [&](const NodePtr &n) {
-    const bool folded = n->size() <= passes::max_folded_elements && from_data(*n, memo);
-    if (!varying.count(n.get()) && !folded && seen.insert(n.get()).second) t.captured.push_back(n);
+    const bool inside = self_contained(*n, cheap) ||
+                        (n->size() <= passes::max_folded_elements && from_data(*n, data));
+    if (!varying.count(n.get()) && !inside && seen.insert(n.get()).second) t.captured.push_back(n);
   };
   for (const Node *n : ir::topological_order(t.region.outputs)) {
     if (n->realized()) continue;
