@@ -83,6 +83,7 @@ demo: build
 	./$(BUILD)/bench/aot_bench
 	./$(BUILD)/examples/simpson_grad
 	./$(BUILD)/examples/mlp
+	./$(BUILD)/examples/heat
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')
