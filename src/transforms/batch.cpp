@@ -14,6 +14,7 @@
 #include "ir/builder.h"
 #include "ir/printer.h"
 #include "transforms/custom.h"
+#include "transforms/substitute.h"
 
 namespace jx::transforms {
 
@@ -102,13 +103,103 @@ public:
     case ir::OpKind::Contraction: return dot_general(n, in, batched);
     case ir::OpKind::Marker: all_batched(); return custom_rule(n, std::move(in));
     case ir::OpKind::Control:
-      throw NotImplementedError(
-          fmt::format("Batching rule for '{}' not implemented", ir::op_name(n.op)));
+      if (n.op == Op::Result) return ir::result(in[0], a[0]);
+      if (n.op == Op::While) {
+        all_batched();
+        return while_rule(n, std::move(in));
+      }
+      return case_rule(n, std::move(in), batched);
     }
     throw Error(fmt::format("internal: no batching rule for {}", ir::op_name(n.op)));
   }
 
 private:
+  // A region over batched params (every param batched), every output batched.
+  ir::Region batch_region(const ir::Region &r) const {
+    const int64_t trace = ir::new_trace_id();
+    ir::Region out;
+    for (const NodePtr &p : r.params)
+      out.params.push_back(
+          ir::parameter(p->attrs[0], p->dtype, prepend(size_, p->shape), trace, p->weak));
+    for (const BatchedOutput &o : batch(r.outputs, r.params, out.params, size_))
+      out.outputs.push_back(o.batched ? o.node : spread(o.node));
+    return out;
+  }
+
+  // `region`'s outputs computed inside another region whose params `params` stand for its own.
+  static std::vector<NodePtr> inlined(const ir::Region &region,
+                                      const std::vector<NodePtr> &params) {
+    Substitution map;
+    for (size_t i = 0; i < region.params.size(); ++i)
+      map.emplace(region.params[i].get(), params[i]);
+    return substitute(region.outputs, map);
+  }
+
+  // x with a per-example bool broadcast along x's other axes.
+  static NodePtr per_row(const NodePtr &pred, const NodePtr &x) {
+    return ir::broadcast(pred, x->shape, {0});
+  }
+
+  // JAX's batched while: every carry batched; the loop runs while any example's cond holds, and
+  // the body keeps the carries of examples whose cond is false (select).
+  NodePtr while_rule(const ir::Node &n, std::vector<NodePtr> in) const {
+    const ir::Region cond = batch_region((*n.regions)[0]), body = batch_region((*n.regions)[1]);
+    const NodePtr &pred = cond.outputs[0]; // bool[B]
+    auto any = [](const NodePtr &p) {      // false over an empty batch
+      return ir::reduce(Op::ReduceMax,
+                        ir::pad(p, ir::literal_int(0, DType::bool_, false), {0}, {1}), {0});
+    };
+    ir::Region any_cond{cond.params, {any(pred)}};
+    const NodePtr running = inlined(cond, body.params)[0];
+    ir::Region masked{body.params, {}};
+    for (size_t i = 0; i < body.outputs.size(); ++i)
+      masked.outputs.push_back(
+          ir::select(per_row(running, body.outputs[i]), body.outputs[i], body.params[i]));
+    return ir::while_loop(std::move(in), n.attrs[0], std::move(any_cond), std::move(masked));
+  }
+
+  // An unbatched index: the same case over batched branches. A batched one (JAX's select_n):
+  // every branch computed, each example's result selected by its clamped index, in a one-branch
+  // case of the index and the operands.
+  NodePtr case_rule(const ir::Node &n, std::vector<NodePtr> in,
+                    const std::vector<bool> &batched) const {
+    const ir::Regions &branches = *n.regions;
+    NodePtr index = in[0];
+    std::vector<NodePtr> operands;
+    for (size_t i = 1; i < in.size(); ++i)
+      operands.push_back(batched[i] ? in[i] : spread(in[i]));
+    if (!batched[0]) {
+      ir::Regions batched_branches;
+      for (const ir::Region &b : branches)
+        batched_branches.push_back(batch_region(b));
+      return ir::case_(std::move(index), std::move(operands), std::move(batched_branches));
+    }
+    const int64_t trace = ir::new_trace_id();
+    ir::Region all{{ir::parameter(0, DType::int32, index->shape, trace, false)}, {}};
+    for (size_t i = 0; i < operands.size(); ++i)
+      all.params.push_back(ir::parameter(int64_t(i + 1), operands[i]->dtype, operands[i]->shape,
+                                         trace, operands[i]->weak));
+    const std::vector<NodePtr> operand_params(all.params.begin() + 1, all.params.end());
+    std::vector<std::vector<NodePtr>> results;
+    for (const ir::Region &b : branches)
+      results.push_back(inlined(batch_region(b), operand_params));
+    auto scalar = [&](int64_t v) {
+      return ir::broadcast(ir::literal_int(v, DType::int32, false), index->shape, {});
+    };
+    const NodePtr clamped = ir::binary(Op::Min, ir::binary(Op::Max, all.params[0], scalar(0)),
+                                       scalar(int64_t(branches.size()) - 1));
+    for (size_t k = 0; k < results[0].size(); ++k) {
+      NodePtr chosen = results.back()[k];
+      for (size_t b = branches.size() - 1; b-- > 0;)
+        chosen = ir::select(per_row(ir::binary(Op::Eq, clamped, scalar(int64_t(b))), chosen),
+                            results[b][k], chosen);
+      all.outputs.push_back(chosen);
+    }
+    operands.insert(operands.begin(), index);
+    return ir::case_(ir::literal_int(0, DType::int32, false), std::move(operands),
+                     {std::move(all)});
+  }
+
   // The marker over batched inputs, with the user's per-example rule batched (JAX vmaps
   // custom_jvp's rule and custom_vjp's bwd).
   NodePtr custom_rule(const ir::Node &n, std::vector<NodePtr> in) const {

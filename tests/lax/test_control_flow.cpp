@@ -270,6 +270,59 @@ TEST(ControlFlowErrors, PredicatesAndIndicesAreChecked) {
       "Empty branch sequence");
 }
 
+// vmap(f)(xs) stacks f(x) per example, bit for bit.
+void expect_stacked(const std::function<Array(const Array &)> &f, const Array &xs) {
+  std::vector<Array> each;
+  for (int64_t i = 0; i < xs.shape()[0]; ++i)
+    each.push_back(f(xs(i)));
+  const std::vector<double> batched = jx::vmap(f)(xs).to_vector<double>(),
+                            stacked = jnp::stack(each).to_vector<double>();
+  EXPECT_EQ(batched, stacked);
+  EXPECT_EQ(jx::jit(jx::vmap(f))(xs).to_vector<double>(), stacked);
+}
+
+TEST(ControlFlowVmap, LoopsRunUntilEveryExampleIsDone) {
+  // Newton for sqrt: each example needs its own number of steps; the batched loop runs until the
+  // last is done and keeps the finished ones' carries.
+  expect_stacked(
+      [](const Array &a) {
+        return lax::while_loop([&](const Array &x) { return jnp::abs(x * x - a) > 1e-12 * a; },
+                               [&](const Array &x) { return (x + a / x) / 2.0; }, a);
+      },
+      jnp::array(std::vector<double>{2.0, 1e6, 0.25, 1.0}));
+  expect_stacked(
+      [](const Array &x) {
+        return lax::fori_loop(
+            0, 3, [](const Array &, const Array &v) { return v * v; }, x);
+      },
+      jnp::array(std::vector<double>{1.0, 2.0, -0.5}));
+  // An empty batch runs no step.
+  auto twice = [](const Array &x) {
+    return lax::while_loop([](const Array &v) { return v < 10.0; },
+                           [](const Array &v) { return v * 2.0; }, x);
+  };
+  EXPECT_EQ(jx::vmap(twice)(jnp::zeros({0})).shape(), (jx::Shape{0}));
+}
+
+TEST(ControlFlowVmap, BranchesByBatchedAndSharedPredicates) {
+  // A batched predicate: both branches computed, each example's chosen (JAX's select_n).
+  expect_stacked(
+      [](const Array &x) {
+        return lax::cond(
+            x > 0.0, [](const Array &v) { return jnp::sqrt(v); },
+            [](const Array &v) { return v * v; }, x);
+      },
+      jnp::array(std::vector<double>{4.0, -3.0, 0.0, 2.25}));
+  const std::vector<std::function<Array(const Array &)>> branches = {
+      [](const Array &v) { return v + 1.0; }, [](const Array &v) { return v * 10.0; },
+      [](const Array &v) { return -v; }};
+  // The index per example (clamped), and one index shared by the batch.
+  expect_stacked([&](const Array &x) { return lax::switch_(x.astype(jx::int32), branches, x); },
+                 jnp::array(std::vector<double>{-1.0, 0.0, 1.0, 2.0, 5.0}));
+  expect_stacked([&](const Array &x) { return lax::switch_(Array(1), branches, x); },
+                 jnp::array(std::vector<double>{-1.0, 0.5, 3.0}));
+}
+
 TEST(ControlFlowErrors, TransformationsAreNotYetImplemented) {
   auto loop = [](const Array &x) {
     return lax::fori_loop(
@@ -277,11 +330,6 @@ TEST(ControlFlowErrors, TransformationsAreNotYetImplemented) {
   };
   expect_error<jx::NotImplementedError>([&] { jx::grad(loop)(jnp::array(1.0, jx::float64)); },
                                         "Differentiation rule for 'while' not implemented");
-  expect_error<jx::NotImplementedError>(
-      [&] {
-        jx::vmap(loop)(jnp::array(std::vector<double>{1.0, 2.0}));
-      },
-      "Batching rule for 'while' not implemented");
   auto f = jx::jit(loop);
   auto compiled = f.lower(jx::ShapeDtypeStruct{{}, jx::float64}).compile();
   expect_error<jx::NotImplementedError>(

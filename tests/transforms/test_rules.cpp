@@ -44,7 +44,7 @@ NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
   case ir::OpKind::Reduce:
   case ir::OpKind::Contraction:
   case ir::OpKind::Marker: break;
-  case ir::OpKind::Control: return nullptr; // no derivative or batching rules yet
+  case ir::OpKind::Control: return nullptr; // no derivative rules yet; vmap: tests/lax
   }
   switch (op) {
   case Op::Broadcast: return ir::broadcast(x, {4, 2, 3}, {1, 2});
