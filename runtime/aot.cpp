@@ -380,7 +380,8 @@ void validate(const Decoded &d, const jx_aot_object &o) {
         corrupt("random fill");
       break;
     case Step::Kind::While:
-    case Step::Kind::Case: corrupt("step kind"); // the word format has none yet
+    case Step::Kind::Case:
+    case Step::Kind::Scan: corrupt("step kind"); // the word format has none yet
     case Step::Kind::Contraction:
       validate_contraction(s, bytes);
       if (checked_elements(s.extent) != s.gemm.batch * s.gemm.m * s.gemm.n)

@@ -59,6 +59,43 @@ std::vector<BufferPtr> run_while(const Step &s, std::vector<BufferPtr> state) {
   return state;
 }
 
+// Row t of each xs is a view of it, and each output row a view of its stacked output, written
+// in place by the body's kernels; the carries take turns in two sets as in run_while.
+std::vector<BufferPtr> run_scan(const Step &s, std::vector<BufferPtr> state) {
+  const Program &body = *s.regions[0];
+  const auto carries = size_t(s.carries), xs = size_t(s.xs);
+  const int64_t length = s.length;
+  const std::vector<BufferPtr> whole(state.begin() + std::ptrdiff_t(carries),
+                                     state.begin() + std::ptrdiff_t(carries + xs));
+  std::vector<BufferPtr> stacked;
+  for (size_t k = carries; k < s.out_bytes.size(); ++k)
+    stacked.push_back(make_buffer(s.out_bytes[k]));
+  std::vector<BufferPtr> spare, results(s.out_bytes.size());
+  auto row = [&](const BufferPtr &b, size_t bytes, int64_t t) {
+    return Buffer::borrow(b->as<char>() + size_t(t) * (bytes / size_t(length)),
+                          bytes / size_t(length));
+  };
+  for (int64_t step = 0; step < length; ++step) {
+    const int64_t t = s.reverse ? length - 1 - step : step;
+    if (step < 2) { // the first two steps' outputs: the two sets
+      spare.clear();
+      for (size_t i = 0; i < carries; ++i)
+        spare.push_back(make_buffer(state[i]->bytes()));
+    }
+    for (size_t k = 0; k < xs; ++k)
+      state[carries + k] = row(whole[k], whole[k]->bytes(), t);
+    std::copy(spare.begin(), spare.end(), results.begin());
+    for (size_t k = 0; k < stacked.size(); ++k)
+      results[carries + k] = row(stacked[k], s.out_bytes[carries + k], t);
+    run(body, state, results);
+    for (size_t i = 0; i < carries; ++i)
+      std::swap(state[i], spare[i]);
+  }
+  state.resize(carries);
+  state.insert(state.end(), stacked.begin(), stacked.end());
+  return state;
+}
+
 std::vector<BufferPtr> run_case(const Step &s, const std::vector<BufferPtr> &in) {
   const int64_t last = int64_t(s.regions.size()) - 1;
   const int64_t index = std::clamp<int64_t>(*in[0]->as<int32_t>(), 0, last);
@@ -167,12 +204,14 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
       break;
     }
     case Step::Kind::While:
-    case Step::Kind::Case: {
+    case Step::Kind::Case:
+    case Step::Kind::Scan: {
       std::vector<BufferPtr> in;
       for (int slot : s.inputs)
         in.push_back(slots[size_t(slot)]);
-      const std::vector<BufferPtr> out =
-          s.kind == Step::Kind::While ? run_while(s, std::move(in)) : run_case(s, in);
+      const std::vector<BufferPtr> out = s.kind == Step::Kind::While  ? run_while(s, std::move(in))
+                                         : s.kind == Step::Kind::Scan ? run_scan(s, std::move(in))
+                                                                      : run_case(s, in);
       for (size_t r = 0; r < s.outs.size(); ++r)
         address[size_t(s.outs[r])] = (slots[size_t(s.outs[r])] = out[r])->data();
       break;

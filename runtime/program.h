@@ -25,7 +25,7 @@ struct Program;
 // Ahead-of-time objects carry a step's fields as runtime/aot.cpp's JX_AOT_STEP_FIELDS lists them
 // (not yet While and Case steps).
 struct Step {
-  enum class Kind { Value, Argument, Fill, Kernel, Contraction, While, Case } kind;
+  enum class Kind { Value, Argument, Fill, Kernel, Contraction, While, Case, Scan } kind;
   std::vector<int> outs{};         // slots written
   std::vector<size_t> out_bytes{}; // Fill, Kernel: the size of each output
   std::vector<int> frees{};        // slots whose last reader is this step
@@ -53,9 +53,14 @@ struct Step {
   std::vector<int> donor_slots{}; // per output: that argument's slot
   // While: regions {cond, body}, each run on every input (the carries first), until cond gives
   // false; the outputs are the carries. Case: inputs {int32 index, operands...}; regions: the
-  // branches, the index clamped into range. Their inputs and outputs have buffers of their own.
+  // branches, the index clamped into range. Scan: inputs {carries, xs, captured}; regions
+  // {body}, run on the carries and row t of each xs for t in [0, length) (reversed: down),
+  // writing the carries and row t of each stacked output (out_bytes: whole outputs). Their inputs
+  // and outputs have buffers of their own.
   std::vector<std::shared_ptr<const Program>> regions{};
-  int64_t carries = 0; // While
+  int64_t carries = 0;        // While, Scan
+  int64_t xs = 0, length = 0; // Scan
+  bool reverse = false;       // Scan
 };
 
 // Elements per parallel chunk below which splitting costs more than it gains.

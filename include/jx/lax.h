@@ -8,6 +8,8 @@
 #include <jx/array.h>
 
 #include <functional>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace jx::lax {
@@ -24,6 +26,9 @@ Arrays switch_(const Array &index, const std::vector<RegionFn> &branches, const 
                const char *api);
 Arrays cond(const Array &pred, const RegionFn &true_fun, const RegionFn &false_fun,
             const Arrays &operands);
+using ScanFn = std::function<std::pair<Arrays, Arrays>(const Arrays &, const Arrays &)>;
+std::pair<Arrays, Arrays> scan(const ScanFn &f, const Arrays &init, const Arrays &xs,
+                               std::optional<int64_t> length, bool reverse, bool single);
 
 inline Arrays as_list(const Array &a) { return {a}; }
 inline Arrays as_list(Arrays a) { return a; }
@@ -89,6 +94,42 @@ Array switch_(const Array &index, const std::vector<B> &branches, const Array &o
   for (const B &b : branches)
     fns.push_back([&b](const Arrays &v) { return detail::as_list(b(v[0])); });
   return detail::switch_(index, fns, {operand}, "switch")[0];
+}
+
+// jax.lax.scan(f, init, xs, length, reverse): carry, y = f(carry, x) for each row x of xs (along
+// their leading axis, from the last with reverse), returning (the last carry, the ys stacked).
+// xs may be empty with a length. The stacked outputs are written row by row in place, and each
+// row of xs is read where it lies (no copy).
+template <class F>
+std::pair<Arrays, Arrays> scan(F f, const Arrays &init, const Arrays &xs,
+                               std::optional<int64_t> length = std::nullopt, bool reverse = false) {
+  return detail::scan(
+      [&](const Arrays &c, const Arrays &x) {
+        auto [carry, y] = f(c, x);
+        return std::pair<Arrays, Arrays>{detail::as_list(carry), detail::as_list(y)};
+      },
+      init, xs, length, reverse, false);
+}
+template <class F>
+std::pair<Array, Array> scan(F f, const Array &init, const Array &xs,
+                             std::optional<int64_t> length = std::nullopt, bool reverse = false) {
+  auto [carry, ys] = detail::scan(
+      [&](const Arrays &c, const Arrays &x) {
+        auto [next, y] = f(c[0], x[0]);
+        return std::pair<Arrays, Arrays>{Arrays{next}, Arrays{y}};
+      },
+      {init}, {xs}, length, reverse, true);
+  return {carry[0], ys[0]};
+}
+
+// jax.lax.map(f, xs): f applied to each row of xs, the results stacked (a scan without a carry).
+template <class F> Array map(F f, const Array &xs) {
+  return detail::scan(
+             [&](const Arrays &, const Arrays &x) {
+               return std::pair<Arrays, Arrays>{Arrays{}, Arrays{f(x[0])}};
+             },
+             {}, {xs}, std::nullopt, false, true)
+      .second[0];
 }
 
 } // namespace jx::lax

@@ -270,9 +270,10 @@ Files compile(const jx::detail::Program &program, const std::string &name,
   if (!program.executable) throw Error("internal: jx.aot: the program has not been compiled");
   const compile::Executable &executable = *program.executable;
   for (const runtime::Step &s : executable.program().steps)
-    if (s.kind == runtime::Step::Kind::While || s.kind == runtime::Step::Kind::Case)
-      throw NotImplementedError("jx.aot: control flow (while_loop, fori_loop, cond, switch) is "
-                                "not yet supported ahead of time");
+    if (s.kind == runtime::Step::Kind::While || s.kind == runtime::Step::Kind::Case ||
+        s.kind == runtime::Step::Kind::Scan)
+      throw NotImplementedError("jx.aot: control flow (while_loop, fori_loop, cond, switch, "
+                                "scan) is not yet supported ahead of time");
   runtime::aot::Signature signature;
   for (const ShapeDtypeStruct &s : program.specs)
     signature.args.push_back({s.dtype, s.shape});

@@ -141,8 +141,8 @@ std::string list_of(const std::vector<std::string> &diffs, bool capitalize) {
 }
 
 // JAX's _check_carry_type for a body's carry output against its input.
-void check_carry(const std::vector<NodePtr> &in, const std::vector<NodePtr> &out, bool single) {
-  const char *name = "while_loop body";
+void check_carry(const std::vector<NodePtr> &in, const std::vector<NodePtr> &out, bool single,
+                 const char *name) {
   if (in.size() != out.size())
     throw TypeError(fmt::format(
         "{} function carry input and carry output must have the same pytree structure, but "
@@ -262,7 +262,7 @@ Arrays while_loop(const RegionFn &cond_fun, const RegionFn &body_fun, Arrays ini
         fmt::format("cond_fun must return a boolean scalar, but got output type(s) [{}].",
                     fmt::join(types, ", ")));
   }
-  check_carry(traced[1].region.params, traced[1].region.outputs, single);
+  check_carry(traced[1].region.params, traced[1].region.outputs, single, "while_loop body");
   std::vector<NodePtr> inputs = init;
   for (const NodePtr &c : close_over(traced, init))
     inputs.push_back(c);
@@ -292,6 +292,75 @@ Arrays fori_loop(const Array &lower, const Array &upper,
                           },
                           std::move(init), single);
   return Arrays(out.begin() + 1, out.end());
+}
+
+std::pair<Arrays, Arrays> scan(const ScanFn &f, const Arrays &init_val, const Arrays &xs,
+                               std::optional<int64_t> length, bool reverse, bool single) {
+  std::vector<int64_t> lengths;
+  for (const Array &x : xs) {
+    if (x.ndim() == 0)
+      throw ValueError(fmt::format("scan got value with no leading axis to scan over: {}.",
+                                   type_text(*x.node())));
+    lengths.push_back(x.shape()[0]);
+  }
+  if (length) {
+    if (std::any_of(lengths.begin(), lengths.end(), [&](int64_t l) { return l != *length; }))
+      throw ValueError(fmt::format(
+          "scan got `length` argument of {} which disagrees with leading axis sizes [{}].", *length,
+          fmt::join(lengths, ", ")));
+    if (*length < 0) throw ValueError(fmt::format("scan got a negative `length`: {}", *length));
+  } else if (lengths.empty()) {
+    throw ValueError("scan got no values to scan over and `length` not provided.");
+  } else if (std::any_of(lengths.begin(), lengths.end(),
+                         [&](int64_t l) { return l != lengths[0]; })) {
+    throw ValueError(fmt::format("scan got values with different leading axis sizes: {}.",
+                                 fmt::join(lengths, ", ")));
+  }
+  const int64_t steps = length ? *length : lengths[0];
+  // Type carriers for the params: the carries, then one row of each xs.
+  std::vector<NodePtr> init = nodes_of(init_val), rows;
+  for (const Array &x : xs) {
+    const Shape row(x.shape().begin() + 1, x.shape().end());
+    rows.push_back(ir::parameter(0, x.dtype(), row, 0, x.weak_type()));
+  }
+  const size_t carries = init.size();
+  size_t ys = 0;
+  const RegionFn body = [&](const Arrays &v) {
+    auto [carry, y] = f(Arrays(v.begin(), v.begin() + std::ptrdiff_t(carries)),
+                        Arrays(v.begin() + std::ptrdiff_t(carries), v.end()));
+    ys = y.size();
+    carry.insert(carry.end(), y.begin(), y.end());
+    return carry;
+  };
+  auto like = [&] {
+    std::vector<NodePtr> all = init;
+    all.insert(all.end(), rows.begin(), rows.end());
+    return all;
+  };
+  std::vector<Traced> traced;
+  for (int pass = 0; pass < 2; ++pass) {
+    traced = {trace(body, like())};
+    const std::vector<NodePtr> &out = traced[0].region.outputs;
+    if (out.size() != carries + ys ||
+        !promote_weak_inits(init,
+                            std::vector<NodePtr>(out.begin(), out.end() - std::ptrdiff_t(ys))))
+      break;
+  }
+  const std::vector<NodePtr> &out = traced[0].region.outputs;
+  check_carry(std::vector<NodePtr>(traced[0].region.params.begin(),
+                                   traced[0].region.params.begin() + std::ptrdiff_t(carries)),
+              std::vector<NodePtr>(out.begin(), out.end() - std::ptrdiff_t(ys)), single,
+              "scan body");
+  std::vector<NodePtr> inputs = init;
+  for (const Array &x : xs)
+    inputs.push_back(x.node());
+  for (const NodePtr &c : close_over(traced, like()))
+    inputs.push_back(c);
+  const NodePtr op = ir::scan(std::move(inputs), int64_t(carries), int64_t(xs.size()), steps,
+                              reverse, std::move(traced[0].region));
+  const Arrays all = results(op);
+  return {Arrays(all.begin(), all.begin() + std::ptrdiff_t(carries)),
+          Arrays(all.begin() + std::ptrdiff_t(carries), all.end())};
 }
 
 Arrays switch_(const Array &index, const std::vector<RegionFn> &branches, const Arrays &operands,

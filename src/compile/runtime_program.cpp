@@ -37,8 +37,17 @@ runtime::Program runtime_program(const ProgramPlan &plan) {
       r.extent = node->shape;
       break;
     case ProgramStep::Kind::Control:
-      r.kind = node->op == ir::Op::While ? runtime::Step::Kind::While : runtime::Step::Kind::Case;
-      r.carries = node->op == ir::Op::While ? node->attrs[0] : 0;
+      r.kind = node->op == ir::Op::While  ? runtime::Step::Kind::While
+               : node->op == ir::Op::Scan ? runtime::Step::Kind::Scan
+                                          : runtime::Step::Kind::Case;
+      if (node->op != ir::Op::Case) r.carries = node->attrs[0];
+      if (node->op == ir::Op::Scan) {
+        r.xs = node->attrs[1];
+        r.length = node->attrs[2];
+        r.reverse = node->attrs[3] != 0;
+      }
+      for (const ir::NodePtr &root : s.roots)
+        r.out_bytes.push_back(size_t(root->size()) * itemsize(root->dtype));
       for (const std::shared_ptr<const Executable> &e : s.regions)
         r.regions.push_back(std::shared_ptr<const runtime::Program>(e, &e->program()));
       break;

@@ -115,6 +115,10 @@ struct Evaluator {
     for (const ir::NodePtr &x : n.inputs)
       in.push_back(value(x));
     const ir::Regions &regions = *n.regions;
+    if (n.op == Op::Scan) {
+      results[&n] = scan(n, std::move(in));
+      return runtime::make_buffer(1);
+    }
     if (n.op == Op::While) {
       while (run_region(regions[0], in)[0]->as<bool>()[0]) {
         std::vector<BufferPtr> next = run_region(regions[1], in);
@@ -128,6 +132,38 @@ struct Evaluator {
       results[&n] = run_region(regions[size_t(index)], {in.begin() + 1, in.end()});
     }
     return runtime::make_buffer(1);
+  }
+
+  // scan: the body on the carries and row t of each xs, t up (or down, reversed); each output row
+  // copied into its stacked result. Returns the carries, then the stacked outputs.
+  static std::vector<BufferPtr> scan(const Node &n, std::vector<BufferPtr> args) {
+    const auto carries = size_t(n.attrs[0]), xs = size_t(n.attrs[1]);
+    const int64_t length = n.attrs[2];
+    const ir::Region &body = (*n.regions)[0];
+    auto bytes_of = [](const Node &x) { return size_t(x.size()) * itemsize(x.dtype); };
+    const std::vector<BufferPtr> whole(args.begin() + std::ptrdiff_t(carries),
+                                       args.begin() + std::ptrdiff_t(carries + xs));
+    std::vector<BufferPtr> stacked;
+    for (size_t k = carries; k < body.outputs.size(); ++k)
+      stacked.push_back(runtime::make_buffer(bytes_of(*body.outputs[k]) * size_t(length)));
+    for (int64_t step = 0; step < length; ++step) {
+      const auto t = size_t(n.attrs[3] ? length - 1 - step : step);
+      for (size_t k = 0; k < xs; ++k) {
+        const size_t bytes = bytes_of(*body.params[carries + k]);
+        BufferPtr row = runtime::make_buffer(bytes);
+        if (bytes) std::memcpy(row->data(), whole[k]->as<char>() + t * bytes, bytes);
+        args[carries + k] = std::move(row);
+      }
+      const std::vector<BufferPtr> out = run_region(body, args);
+      std::copy(out.begin(), out.begin() + std::ptrdiff_t(carries), args.begin());
+      for (size_t k = 0; k < stacked.size(); ++k) {
+        const size_t bytes = bytes_of(*body.outputs[carries + k]);
+        if (bytes) std::memcpy(stacked[k]->as<char>() + t * bytes, out[carries + k]->data(), bytes);
+      }
+    }
+    args.resize(carries);
+    args.insert(args.end(), stacked.begin(), stacked.end());
+    return args;
   }
 
   template <class T> BufferPtr leaf(const Node &n) {

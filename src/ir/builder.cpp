@@ -292,8 +292,33 @@ NodePtr case_(NodePtr index, std::vector<NodePtr> operands, Regions branches) {
                  .regions = std::move(regions)});
 }
 
+NodePtr scan(std::vector<NodePtr> inputs, int64_t carries, int64_t xs, int64_t length, bool reverse,
+             Region body) {
+  check(carries >= 0 && xs >= 0 && carries + xs <= int64_t(inputs.size()) && length >= 0, Op::Scan,
+        "operand counts");
+  check(body.params.size() == inputs.size(), Op::Scan, "region parameter count");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Node &in = *inputs[i], &p = *body.params[i];
+    const bool row = int64_t(i) >= carries && int64_t(i) < carries + xs;
+    check(!row || (!in.shape.empty() && in.shape[0] == length), Op::Scan, "xs length");
+    const Shape expected = row ? Shape(in.shape.begin() + 1, in.shape.end()) : in.shape;
+    check(p.dtype == in.dtype && p.shape == expected && p.weak == in.weak, Op::Scan,
+          "region parameter type");
+  }
+  check(int64_t(body.outputs.size()) >= carries, Op::Scan, "body must give the carries");
+  for (int64_t i = 0; i < carries; ++i)
+    check(same_type(*body.outputs[i], *inputs[i]), Op::Scan, "body changes a carry's type");
+  auto regions = std::make_shared<const Regions>(Regions{std::move(body)});
+  return finish({.op = Op::Scan,
+                 .dtype = DType::bool_,
+                 .inputs = std::move(inputs),
+                 .attrs = {carries, xs, length, reverse ? 1 : 0},
+                 .regions = std::move(regions)});
+}
+
 int64_t result_count(const Node &control) {
   if (control.op == Op::While) return control.attrs[0];
+  if (control.op == Op::Scan) return int64_t((*control.regions)[0].outputs.size());
   check(control.op == Op::Case, control.op, "not a control op with results");
   return int64_t((*control.regions)[0].outputs.size());
 }
@@ -302,10 +327,13 @@ NodePtr result(const NodePtr &control, int64_t i) {
   check(i >= 0 && i < result_count(*control), Op::Result, "result index");
   const Node &type = control->op == Op::While ? *control->inputs[size_t(i)]
                                               : *(*control->regions)[0].outputs[size_t(i)];
+  Shape shape = type.shape;
+  if (control->op == Op::Scan && i >= control->attrs[0]) // a stacked output
+    shape.insert(shape.begin(), control->attrs[2]);
   return finish({.op = Op::Result,
                  .dtype = type.dtype,
                  .weak = type.weak,
-                 .shape = type.shape,
+                 .shape = std::move(shape),
                  .inputs = {control},
                  .attrs = {i}});
 }

@@ -74,6 +74,10 @@ NodePtr marker(Op op, std::vector<NodePtr> inputs, std::vector<int64_t> attrs);
 // operands, all giving results of one type. Their results are result(op, i).
 NodePtr while_loop(std::vector<NodePtr> inputs, int64_t carries, Region cond, Region body);
 NodePtr case_(NodePtr index, std::vector<NodePtr> operands, Regions branches);
+// scan: inputs = carries, xs (each of leading axis `length`), captured; body over the carries,
+// one row of each xs and the captured values, giving the carries, then one row of each output.
+NodePtr scan(std::vector<NodePtr> inputs, int64_t carries, int64_t xs, int64_t length,
+             bool reverse, Region body);
 NodePtr result(const NodePtr &control, int64_t i);
 // How many results a control op has.
 int64_t result_count(const Node &control);

@@ -104,6 +104,9 @@ public:
     case ir::OpKind::Marker: all_batched(); return custom_rule(n, std::move(in));
     case ir::OpKind::Control:
       if (n.op == Op::Result) return ir::result(in[0], a[0]);
+      if (n.op == Op::Scan)
+        throw NotImplementedError(
+            fmt::format("Batching rule for '{}' not implemented", ir::op_name(n.op)));
       if (n.op == Op::While) {
         all_batched();
         return while_rule(n, std::move(in));

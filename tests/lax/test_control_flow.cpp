@@ -204,6 +204,91 @@ TEST(Switch, ClampsItsIndexAsJax) {
   }
 }
 
+TEST(Scan, CarriesAndStacksEagerlyUnderJitAndReversed) {
+  // A running sum of rows (the carry) and each row times the sum so far (the stacked output).
+  auto f = [](const Array &init, const Array &xs, bool reverse) {
+    return lax::scan(
+        [](const Array &c, const Array &x) {
+          const Array next = c + x;
+          return std::pair{next, x * next};
+        },
+        init, xs, std::nullopt, reverse);
+  };
+  const Array xs = jnp::arange(15.0).reshape({5, 3}), init = jnp::ones({3});
+  for (bool reverse : {false, true}) {
+    std::vector<double> carry = {1, 1, 1}, ys(15);
+    const std::vector<double> x = xs.to_vector<double>();
+    for (int step = 0; step < 5; ++step) {
+      const int t = reverse ? 4 - step : step;
+      for (int k = 0; k < 3; ++k) {
+        carry[k] += x[t * 3 + k];
+        ys[t * 3 + k] = x[t * 3 + k] * carry[k];
+      }
+    }
+    const auto [c, y] = f(init, xs, reverse);
+    EXPECT_EQ(c.to_vector<double>(), carry);
+    EXPECT_EQ(y.shape(), (jx::Shape{5, 3}));
+    EXPECT_EQ(y.to_vector<double>(), ys);
+    const auto jitted = jx::jit([&](const Array &i, const Array &v) {
+      auto [jc, jy] = f(i, v, reverse);
+      return std::vector<Array>{jc, jy};
+    })(init, xs);
+    EXPECT_EQ(jitted[0].to_vector<double>(), carry);
+    EXPECT_EQ(jitted[1].to_vector<double>(), ys);
+    expect_backends_agree(f(init, xs, reverse).second);
+  }
+}
+
+TEST(Scan, LengthWithoutXsZeroLengthAndMap) {
+  // No xs: length steps of the carry alone.
+  const auto [count, doubled] = lax::scan(
+      [](const Arrays &c, const Arrays &) {
+        return std::pair{Arrays{c[0] + 1}, Arrays{c[0] * 2}};
+      },
+      Arrays{jnp::array(0.0, jx::int64).astype(jx::int64)}, Arrays{}, 4);
+  EXPECT_EQ(count[0].item<int64_t>(), 4);
+  EXPECT_EQ(doubled[0].to_vector<int64_t>(), (std::vector<int64_t>{0, 2, 4, 6}));
+  // Zero steps: the init, and empty stacks.
+  const auto [c, y] = lax::scan(
+      [](const Array &carry, const Array &x) {
+        return std::pair{carry + x, x};
+      },
+      jnp::zeros({2}), jnp::zeros({0, 2}));
+  EXPECT_EQ(c.to_vector<double>(), (std::vector<double>{0, 0}));
+  EXPECT_EQ(y.shape(), (jx::Shape{0, 2}));
+  // map: each row's sum of squares.
+  const Array rows = jnp::arange(6.0).reshape({3, 2});
+  EXPECT_EQ(lax::map([](const Array &r) { return jnp::sum(r * r); }, rows).to_vector<double>(),
+            (std::vector<double>{1, 13, 41}));
+}
+
+TEST(ControlFlowErrors, ScanLengthsAreChecked) {
+  auto step = [](const Arrays &c, const Arrays &x) { return std::pair{c, x}; };
+  const Array a = jnp::zeros({3}), b = jnp::zeros({4});
+  expect_error<jx::ValueError>(
+      [&] {
+        lax::scan(step, Arrays{}, Arrays{a, b});
+      },
+      "scan got values with different leading axis sizes: 3, 4.");
+  expect_error<jx::ValueError>([&] { lax::scan(step, Arrays{}, Arrays{a}, 5); },
+                               "scan got `length` argument of 5 which disagrees with leading axis "
+                               "sizes [3].");
+  expect_error<jx::ValueError>([&] { lax::scan(step, Arrays{}, Arrays{}); },
+                               "scan got no values to scan over and `length` not provided.");
+  expect_error<jx::ValueError>(
+      [&] { lax::scan(step, Arrays{}, Arrays{jnp::array(1.0, jx::float64)}); },
+      "scan got value with no leading axis to scan over: float64[].");
+  expect_error<jx::TypeError>(
+      [&] {
+        lax::scan(
+            [](const Array &c, const Array &x) {
+              return std::pair{(c + x).astype(jx::float32), x};
+            },
+            jnp::array(0.0, jx::float64), a);
+      },
+      "scan body function carry input and carry output must have equal types");
+}
+
 TEST(ControlFlowErrors, BodyThatChangesTheCarryTypeIsJaxsTypeError) {
   const Array x = jnp::array(1.0, jx::float64);
   expect_error<jx::TypeError>(
@@ -334,7 +419,21 @@ TEST(ControlFlowErrors, TransformationsAreNotYetImplemented) {
   auto compiled = f.lower(jx::ShapeDtypeStruct{{}, jx::float64}).compile();
   expect_error<jx::NotImplementedError>(
       [&] { jx::aot::compile(compiled, "loop", testing::TempDir()); },
-      "control flow (while_loop, fori_loop, cond, switch) is not yet supported ahead of time");
+      "control flow (while_loop, fori_loop, cond, switch, scan) is not yet supported ahead of "
+      "time");
+  auto cumulative = [](const Array &xs) {
+    return lax::scan(
+               [](const Array &c, const Array &x) {
+                 return std::pair{c + x, c};
+               },
+               jnp::array(0.0, jx::float64), xs)
+        .second;
+  };
+  expect_error<jx::NotImplementedError>(
+      [&] {
+        jx::vmap(cumulative)(jnp::ones({2, 3}));
+      },
+      "Batching rule for 'scan' not implemented");
 }
 
 } // namespace
