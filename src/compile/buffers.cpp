@@ -245,6 +245,7 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
       s.roots = p.plan.roots;
       for (const ir::Node *in : p.plan.inputs)
         s.run.inputs.push_back(slot.at(in));
+      s.placement = std::move(placed[i]);
       break;
     case passes::Step::Kind::Contraction:
       // Tiles fixed by the shape, whatever the placement: the bits never depend on the mesh.

@@ -5,11 +5,41 @@
 
 namespace jx::compile {
 
+namespace {
+
+// A region's placements from its control step's operands (sharding::StepPlacement): params are
+// placed as the operands they stand for (a scan's rows of xs and a case's index excepted), a
+// loop body's carries as the carries' initial values; the rest whole.
+std::vector<sharding::Placement> region_placements(const ir::Node &op, const ir::Region &region,
+                                                   const ProgramStep &s, bool outputs) {
+  const std::vector<sharding::Placement> &operands = s.placement.operands;
+  std::vector<sharding::Placement> out(outputs ? region.outputs.size() : region.params.size());
+  if (operands.empty()) return out;
+  const size_t carries = op.op == ir::Op::Case ? 0 : size_t(op.attrs[0]);
+  const size_t rows = op.op == ir::Op::Scan ? size_t(op.attrs[1]) : 0;
+  const bool body =
+      op.op == ir::Op::Scan || (op.op == ir::Op::While && &region == &(*op.regions)[1]);
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (outputs) {
+      if (body && i < carries) out[i] = operands[i];
+    } else if (op.op == ir::Op::Case) {
+      out[i] = operands[i + 1];
+    } else if (i < carries || i >= carries + rows) {
+      out[i] = operands[i];
+    }
+  }
+  return out;
+}
+
+} // namespace
+
 void compile_kernels(ProgramPlan &program) {
   for (ProgramStep &s : program.steps)
     if (s.kind == ProgramStep::Kind::Control)
       for (const ir::Region &r : *s.node->regions)
-        s.regions.push_back(std::make_shared<const Executable>(r.params, r.outputs));
+        s.regions.push_back(std::make_shared<const Executable>(
+            r.params, r.outputs, true, std::vector<int>{}, region_placements(*s.node, r, s, true),
+            region_placements(*s.node, r, s, false)));
   std::vector<const passes::KernelPlan *> plans;
   std::vector<ProgramStep *> owners;
   for (ProgramStep &s : program.steps)

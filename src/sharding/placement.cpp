@@ -268,6 +268,17 @@ std::vector<StepPlacement> place(std::vector<passes::Step> &plan,
   };
   for (size_t i = 0; i < plan.size(); ++i) {
     passes::Step &p = plan[i];
+    if (p.kind == passes::Step::Kind::Control) {
+      StepPlacement &s = out[i];
+      for (const ir::Node *in : p.plan.inputs) {
+        auto placed = placed_at.find(in);
+        s.operands.push_back(placed == placed_at.end() ? Placement{} : placed->second);
+      }
+      const bool loop = p.node->op == ir::Op::While || p.node->op == ir::Op::Scan;
+      for (size_t r = 0; loop && r < size_t(p.node->attrs[0]); ++r)
+        if (!s.operands[r].empty()) placed_at[p.plan.roots[r].get()] = s.operands[r];
+      continue;
+    }
     // Contractions are placed for the plan and the transfers only: they run in tiles fixed by
     // their shape, whatever the placement, so their bits never depend on the mesh.
     if (p.kind != passes::Step::Kind::Kernel && p.kind != passes::Step::Kind::Contraction) continue;

@@ -35,6 +35,9 @@ struct StepPlacement {
   std::vector<Transfer> transfers;
   std::string why;
   int source = -1; // the position in the plan's inputs of the input it follows, if it follows one
+  // Control steps: where each operand lives (empty: whole); their regions' programs are placed
+  // alike, and a loop's carried results keep their initial values' placement.
+  std::vector<Placement> operands{};
 };
 
 // Sharding propagation over the steps of a fusion plan, as XLA's in spirit: a kernel writing a
