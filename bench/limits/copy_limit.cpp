@@ -19,18 +19,11 @@
 #include <sys/mman.h>
 #include <vector>
 
+#include "huge_pages.h"
+
 namespace {
 
-constexpr size_t huge_page = size_t(2) << 20;
-
-// 2 MiB aligned with transparent huge pages, as jx's allocator hands out large buffers.
-double *allocate(size_t count) {
-  const size_t bytes = (count * sizeof(double) + huge_page - 1) / huge_page * huge_page;
-  void *p = std::aligned_alloc(huge_page, bytes);
-  if (!p) throw std::bad_alloc();
-  madvise(p, bytes, MADV_HUGEPAGE);
-  return static_cast<double *>(p);
-}
+using limits::allocate;
 
 // Rows [begin, end) of this thread's share of `rows` under `threads` threads.
 std::pair<int64_t, int64_t> share(int64_t rows) {
@@ -169,13 +162,14 @@ int main(int argc, char **argv) {
   const double gb = 2.0 * double(count) * sizeof(double) / 1e9, read_gb = gb / 2;
 
   if (json) {
-    fmt::print("{{\"n\": {}, \"median_ms\": {:.3f}, \"min_ms\": {:.3f}, \"gb_per_s\": {:.1f}, "
-               "\"median_ms_1t\": {:.3f}, \"stream_copy_ms\": {:.3f}, \"diff_loop_median_ms\": {:.3f}, "
-               "\"read_ms\": {:.3f}, \"read_min_ms\": {:.3f}, \"read_ms_1t\": {:.3f}, "
-               "\"read_gb_per_s\": {:.1f}}}\n",
-               n, copy2.median_ms, copy2.min_ms, gb / copy2.median_ms * 1e3, copy1.median_ms,
-               stream2.median_ms, diff2.median_ms, read2.median_ms, read2.min_ms, read1.median_ms,
-               read_gb / read2.median_ms * 1e3);
+    fmt::print(
+        "{{\"n\": {}, \"median_ms\": {:.3f}, \"min_ms\": {:.3f}, \"gb_per_s\": {:.1f}, "
+        "\"median_ms_1t\": {:.3f}, \"stream_copy_ms\": {:.3f}, \"diff_loop_median_ms\": {:.3f}, "
+        "\"read_ms\": {:.3f}, \"read_min_ms\": {:.3f}, \"read_ms_1t\": {:.3f}, "
+        "\"read_gb_per_s\": {:.1f}}}\n",
+        n, copy2.median_ms, copy2.min_ms, gb / copy2.median_ms * 1e3, copy1.median_ms,
+        stream2.median_ms, diff2.median_ms, read2.median_ms, read2.min_ms, read1.median_ms,
+        read_gb / read2.median_ms * 1e3);
   } else {
     fmt::print("copy limit: {}x{} float64 ({:.0f} MiB), medians of {} reps\n", n, n,
                double(count) * sizeof(double) / (1 << 20), reps);

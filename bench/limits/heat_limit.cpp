@@ -14,18 +14,11 @@
 #include <sys/mman.h>
 #include <vector>
 
+#include "huge_pages.h"
+
 namespace {
 
-constexpr size_t huge_page = size_t(2) << 20;
-
-// 2 MiB aligned with transparent huge pages, as jx's allocator hands out large buffers.
-double *allocate(size_t count) {
-  const size_t bytes = (count * sizeof(double) + huge_page - 1) / huge_page * huge_page;
-  void *p = std::aligned_alloc(huge_page, bytes);
-  if (!p) throw std::bad_alloc();
-  madvise(p, bytes, MADV_HUGEPAGE);
-  return static_cast<double *>(p);
-}
+using limits::allocate;
 
 // One step; `zeros` is a row of zeros (the padding above the first row and below the last).
 void step(const double *u, double *out, int64_t n, const double *zeros) {
