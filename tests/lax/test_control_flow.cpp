@@ -26,7 +26,7 @@ void expect_backends_agree(const Array &x) {
   const auto interpreted = jx::api::evaluate_with(jx::api::Backend::Interpreter, x.node());
   const auto compiled = jx::api::evaluate_with(jx::api::Backend::Compiler, x.node());
   const size_t bytes = size_t(x.size()) * itemsize(x.dtype());
-  EXPECT_EQ(std::memcmp(interpreted->data(), compiled->data(), bytes), 0);
+  EXPECT_TRUE(bytes == 0 || std::memcmp(interpreted->data(), compiled->data(), bytes) == 0);
 }
 
 TEST(ForiLoop, SumsItsCounterEagerlyAndUnderJit) {
