@@ -117,10 +117,6 @@ std::string type_text(const Node &n) {
   return fmt::format("{}[{}]", dtype_name(n.dtype), fmt::join(n.shape, ","));
 }
 
-bool same_type(const Node &a, const Node &b) {
-  return a.dtype == b.dtype && a.shape == b.shape && a.weak == b.weak;
-}
-
 // JAX's aval_mismatch_extra.
 std::string mismatch(const Node &a, const Node &b) {
   if (a.shape != b.shape) return ", so the shapes do not match";
@@ -153,7 +149,7 @@ void check_carry(const std::vector<NodePtr> &in, const std::vector<NodePtr> &out
         name, in.size(), out.size()));
   std::vector<std::string> diffs;
   for (size_t i = 0; i < in.size(); ++i)
-    if (!same_type(*in[i], *out[i]))
+    if (!ir::same_type(*in[i], *out[i]))
       diffs.push_back(fmt::format(
           "{} has type {} but the corresponding output carry component has type {}{}",
           single ? std::string("the input carry") : fmt::format("the input carry at path [{}]", i),
@@ -171,7 +167,7 @@ void check_carry(const std::vector<NodePtr> &in, const std::vector<NodePtr> &out
 bool promote_weak_inits(std::vector<NodePtr> &init, const std::vector<NodePtr> &out) {
   bool changed = false;
   for (size_t i = 0; i < init.size() && i < out.size(); ++i)
-    if (init[i]->weak && init[i]->shape == out[i]->shape && !same_type(*init[i], *out[i])) {
+    if (init[i]->weak && init[i]->shape == out[i]->shape && !ir::same_type(*init[i], *out[i])) {
       init[i] = api::cast_node(init[i], out[i]->dtype, out[i]->weak);
       changed = true;
     }
@@ -208,7 +204,7 @@ void check_branches(const char *api, const std::vector<Traced> &traced,
           api, name, first.size(), names[b], other.size(), name, names[b]));
     std::vector<std::string> diffs;
     for (size_t i = 0; i < first.size(); ++i)
-      if (!same_type(*first[i], *other[i]))
+      if (!ir::same_type(*first[i], *other[i]))
         diffs.push_back(fmt::format(
             "the output of {}{} has type {} but the corresponding output of {} has type {}{}", name,
             first.size() > 1 ? fmt::format(" at path [{}]", i) : "", type_text(*first[i]), names[b],

@@ -244,11 +244,11 @@ NodePtr marker(Op op, std::vector<NodePtr> inputs, std::vector<int64_t> attrs) {
                  .attrs = std::move(attrs)});
 }
 
-namespace {
 bool same_type(const Node &a, const Node &b) {
   return a.dtype == b.dtype && a.shape == b.shape && a.weak == b.weak;
 }
 
+namespace {
 // A region's params typed as `inputs`, in order.
 void check_params(const Region &r, const std::vector<NodePtr> &inputs, size_t first, Op op) {
   check(r.params.size() == inputs.size() - first, op, "region parameter count");

@@ -68,6 +68,9 @@ NodePtr marker(Op op, std::vector<NodePtr> inputs, std::vector<int64_t> attrs);
 // JAX's TypeError for forward mode through a custom_vjp.
 [[noreturn]] void throw_custom_lin_has_no_value();
 
+// Same dtype, shape and weak type: what a region's params, carries and branch results must share.
+bool same_type(const Node &a, const Node &b);
+
 // Control flow (ops.def). while_loop: inputs = the carries, then the captured values; cond and
 // body are functions of all of them (their params typed as the inputs), cond giving a bool
 // scalar, body the carries' types. case_: index an int32 scalar; each branch a function of the
