@@ -277,16 +277,29 @@ Arrays fori_loop(const Array &lower, const Array &upper,
   const api::ResultType type = api::result_type({lower.node(), upper.node()});
   const Array lo(api::cast_node(lower.node(), type.dtype, type.weak));
   const Array hi(api::cast_node(upper.node(), type.dtype, type.weak));
+  const Array one(ir::literal(1, type.dtype, type.weak));
   Arrays init{lo};
   init.insert(init.end(), init_val.begin(), init_val.end());
-  Arrays out = while_loop([&](const Arrays &v) { return Arrays{v[0] < hi}; },
-                          [&](const Arrays &v) {
-                            Arrays next{v[0] + Array(ir::literal(1, type.dtype, type.weak))};
-                            for (Array &x : body_fun(v[0], Arrays(v.begin() + 1, v.end())))
-                              next.push_back(std::move(x));
-                            return next;
-                          },
-                          std::move(init), single);
+  auto step = [&](const Arrays &v) {
+    Arrays next{v[0] + one};
+    for (Array &x : body_fun(v[0], Arrays(v.begin() + 1, v.end())))
+      next.push_back(std::move(x));
+    return next;
+  };
+  // Concrete bounds: a scan of the trip count, as JAX's, which reverse mode differentiates.
+  std::unordered_map<const Node *, bool> data;
+  if (from_data(*lower.node(), data) && from_data(*upper.node(), data)) {
+    const int64_t trips = std::max<int64_t>(hi.item<int64_t>() - lo.item<int64_t>(), 0);
+    Arrays out = scan(
+                     [&](const Arrays &carry, const Arrays &) {
+                       return std::pair<Arrays, Arrays>{step(carry), {}};
+                     },
+                     init, {}, trips, false, single)
+                     .first;
+    return Arrays(out.begin() + 1, out.end());
+  }
+  Arrays out =
+      while_loop([&](const Arrays &v) { return Arrays{v[0] < hi}; }, step, std::move(init), single);
   return Arrays(out.begin() + 1, out.end());
 }
 

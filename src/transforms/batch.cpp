@@ -103,10 +103,13 @@ public:
     case ir::OpKind::Contraction: return dot_general(n, in, batched);
     case ir::OpKind::Marker: all_batched(); return custom_rule(n, std::move(in));
     case ir::OpKind::Control:
-      if (n.op == Op::Result) return ir::result(in[0], a[0]);
-      if (n.op == Op::Scan)
-        throw NotImplementedError(
-            fmt::format("Batching rule for '{}' not implemented", ir::op_name(n.op)));
+      if (n.op == Op::Result) {
+        // A batched scan stacks its outputs along the scanned axis, then the batch axis.
+        const ir::Node &control = *n.inputs[0];
+        NodePtr r = ir::result(in[0], a[0]);
+        return control.op == Op::Scan && a[0] >= control.attrs[0] ? move_axis(r, 1, 0) : r;
+      }
+      if (n.op == Op::Scan) return scan_rule(n, std::move(in), batched);
       if (n.op == Op::While) {
         all_batched();
         return while_rule(n, std::move(in));
@@ -129,13 +132,39 @@ private:
     return out;
   }
 
-  // `region`'s outputs computed inside another region whose params `params` stand for its own.
-  static std::vector<NodePtr> inlined(const ir::Region &region,
-                                      const std::vector<NodePtr> &params) {
-    Substitution map;
-    for (size_t i = 0; i < region.params.size(); ++i)
-      map.emplace(region.params[i].get(), params[i]);
-    return substitute(region.outputs, map);
+  // JAX's batched scan: every carry batched (a body may batch an unbatched one), batched xs with
+  // the batch axis second (the scanned axis stays first), unbatched xs and consts as they are;
+  // every output batched.
+  NodePtr scan_rule(const ir::Node &n, std::vector<NodePtr> in, std::vector<bool> batched) const {
+    const ir::Region &body = (*n.regions)[0];
+    const auto carries = size_t(n.attrs[0]), xs = size_t(n.attrs[1]);
+    for (size_t i = 0; i < carries; ++i)
+      if (!batched[i]) {
+        in[i] = spread(in[i]);
+        batched[i] = true;
+      }
+    for (size_t i = carries; i < carries + xs; ++i)
+      if (batched[i]) in[i] = move_axis(in[i], 0, 1);
+    const int64_t trace = ir::new_trace_id();
+    ir::Region out;
+    Substitution unbatched;
+    std::vector<NodePtr> old_batched, new_batched;
+    for (size_t i = 0; i < body.params.size(); ++i) {
+      const NodePtr &p = body.params[i];
+      out.params.push_back(ir::parameter(
+          p->attrs[0], p->dtype, batched[i] ? prepend(size_, p->shape) : p->shape, trace, p->weak));
+      if (batched[i]) {
+        old_batched.push_back(p);
+        new_batched.push_back(out.params.back());
+      } else {
+        unbatched.emplace(p.get(), out.params.back());
+      }
+    }
+    for (const BatchedOutput &o :
+         batch(substitute(body.outputs, unbatched), old_batched, new_batched, size_))
+      out.outputs.push_back(o.batched ? o.node : spread(o.node));
+    return ir::scan(std::move(in), n.attrs[0], n.attrs[1], n.attrs[2], n.attrs[3] != 0,
+                    std::move(out));
   }
 
   // x with a per-example bool broadcast along x's other axes.

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "ir/printer.h"
+#include "transforms/control.h"
 #include "transforms/custom.h"
 #include "transforms/dsl.h"
 #include "transforms/substitute.h"
@@ -30,6 +31,7 @@ constexpr Op listed_ops[] = {
 #define JX_EXPAND(op, fn) Op::op,
 #define JX_FN(op, jvp, transpose) Op::op,
 #define JX_NO_RULE(op) Op::op,
+#define JX_CONTROL(op) Op::op,
 #include "ir/derivatives.def"
 #undef JX_RULE
 #undef JX_LINEAR
@@ -38,6 +40,7 @@ constexpr Op listed_ops[] = {
 #undef JX_EXPAND
 #undef JX_FN
 #undef JX_NO_RULE
+#undef JX_CONTROL
 };
 constexpr bool lists_ops_in_order() {
   if (std::size(listed_ops) != size_t(ir::op_count)) return false;
@@ -247,6 +250,7 @@ NodePtr apply_rule(const NodePtr &ans, const std::vector<NodePtr> &ts) {
 #define JX_FN(op, jvp, transpose) case Op::op: return jvp(ans, ts);
 #define JX_NO_RULE(op) case Op::op: throw NotImplementedError(fmt::format( \
     "Differentiation rule for '{}' not implemented", ir::op_name(Op::op)));
+#define JX_CONTROL(op) case Op::op: return control_jvp(ans, ts);
   // clang-format on
   switch (ans->op) {
 #include "ir/derivatives.def"
@@ -263,6 +267,7 @@ NodePtr apply_rule(const NodePtr &ans, const std::vector<NodePtr> &ts) {
 #undef JX_EXPAND
 #undef JX_FN
 #undef JX_NO_RULE
+#undef JX_CONTROL
   throw Error("internal: jvp of an op outside the op table");
 }
 

@@ -30,4 +30,11 @@ std::vector<ir::NodePtr> substitute(const std::vector<ir::NodePtr> &roots,
   return out;
 }
 
+std::vector<ir::NodePtr> inlined(const ir::Region &region, const std::vector<ir::NodePtr> &params) {
+  Substitution map;
+  for (size_t i = 0; i < region.params.size(); ++i)
+    map.emplace(region.params[i].get(), params[i]);
+  return substitute(region.outputs, map);
+}
+
 } // namespace jx::transforms

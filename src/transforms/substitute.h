@@ -17,4 +17,8 @@ using Substitution = std::unordered_map<const ir::Node *, ir::NodePtr>;
 // graphs are fine.
 std::vector<ir::NodePtr> substitute(const std::vector<ir::NodePtr> &roots, const Substitution &map);
 
+// `region`'s outputs computed elsewhere (inside another region, or outside): params[i] stands for
+// the region's param i.
+std::vector<ir::NodePtr> inlined(const ir::Region &region, const std::vector<ir::NodePtr> &params);
+
 } // namespace jx::transforms

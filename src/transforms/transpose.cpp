@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "ir/printer.h"
+#include "transforms/control.h"
 #include "transforms/custom.h"
 #include "transforms/dsl.h"
 
@@ -246,6 +247,7 @@ NodePtr transpose_rule(const ir::Node &ans, const NodePtr &ct, size_t i) {
 #define JX_EXPAND(op, fn)
 #define JX_FN(op, jvp, transpose) case Op::op: return transpose(ans, ct, i);
 #define JX_NO_RULE(op)
+#define JX_CONTROL(op)
   // clang-format on
   switch (ans.op) {
 #include "ir/derivatives.def"
@@ -263,6 +265,7 @@ NodePtr transpose_rule(const ir::Node &ans, const NodePtr &ct, size_t i) {
 #undef JX_EXPAND
 #undef JX_FN
 #undef JX_NO_RULE
+#undef JX_CONTROL
   not_linear_in(ans, i);
 }
 
@@ -295,13 +298,34 @@ std::vector<NodePtr> transpose(const std::vector<NodePtr> &linear_outputs,
   std::unordered_set<const ir::Node *> seeds;
   for (const NodePtr &in : linear_inputs)
     seeds.insert(in.get());
+  // A control op's results' cotangents, gathered until the op (which precedes them) is reached.
+  std::unordered_map<const ir::Node *, std::vector<NodePtr>> result_cts;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const ir::Node *n = *it;
     if (seeds.contains(n) || !linear.contains(n)) continue;
+    if (ir::op_kind(n->op) == ir::OpKind::Control && n->op != Op::Result) {
+      auto gathered = result_cts.find(n);
+      if (gathered == result_cts.end()) continue;
+      std::vector<bool> linear_inputs_of;
+      for (const NodePtr &in : n->inputs)
+        linear_inputs_of.push_back(linear.contains(in.get()));
+      const std::vector<NodePtr> in_cts = control_transpose(*n, gathered->second, linear_inputs_of);
+      result_cts.erase(gathered);
+      for (size_t i = 0; i < n->inputs.size(); ++i)
+        if (in_cts[i]) accumulate(n->inputs[i].get(), in_cts[i]);
+      continue;
+    }
     auto found = ct.find(n);
     if (found == ct.end()) continue;
     const NodePtr c = std::move(found->second);
     ct.erase(found);
+    if (n->op == Op::Result) {
+      std::vector<NodePtr> &slots = result_cts[n->inputs[0].get()];
+      slots.resize(size_t(ir::result_count(*n->inputs[0])));
+      NodePtr &slot = slots[size_t(n->attrs[0])];
+      slot = slot ? add(slot, c) : c;
+      continue;
+    }
     for (size_t i = 0; i < n->inputs.size(); ++i)
       if (linear.contains(n->inputs[i].get()))
         accumulate(n->inputs[i].get(), transpose_rule(*n, c, i));

@@ -1,8 +1,11 @@
 // Functions of one or two arrays covering every op family that a transformation rewrites
-// (movement, reductions, contractions, fan-out, converts), for the transformations' tests.
+// (movement, reductions, contractions, fan-out, converts), for the transformations' tests; and
+// the check of a function's JVP and VJP that they share.
 #pragma once
 
 #include <jx/jx.h>
+
+#include <gtest/gtest.h>
 
 #include <functional>
 #include <random>
@@ -112,6 +115,43 @@ inline std::vector<Array> random_args(const OpCase &c, std::mt19937_64 &rng) {
   for (const jx::Shape &s : c.shapes)
     args.push_back(random_array(s, rng));
   return args;
+}
+
+inline double dot(const Array &a, const Array &b) { return jnp::sum(a * b).item<double>(); }
+
+inline double max_abs(const Array &a) {
+  return a.size() == 0 ? 0.0 : jnp::max(jnp::abs(a)).item<double>();
+}
+
+// f's JVP at args against central differences, and its VJP against its JVP.
+inline void check_derivatives(const Fn &f, const std::vector<Array> &args, uint64_t seed = 1) {
+  std::mt19937_64 rng(seed);
+  std::vector<Array> v;
+  for (const Array &a : args)
+    v.push_back(random_array(a.shape(), rng));
+  const auto [y, ydot] = jx::jvp(f, args, v);
+  EXPECT_EQ(y.to_vector<double>(), f(args).to_vector<double>());
+  const double h = 1e-6;
+  std::vector<Array> plus, minus;
+  for (size_t i = 0; i < args.size(); ++i) {
+    plus.push_back(args[i] + h * v[i]);
+    minus.push_back(args[i] - h * v[i]);
+  }
+  const Array fd = (f(plus) - f(minus)) / (2 * h);
+  EXPECT_LE(max_abs(ydot - fd), 1e-6 * (1 + max_abs(fd))) << "JVP against finite differences";
+
+  const Array ybar = random_array(y.shape(), rng);
+  const auto [y2, pullback] = jx::vjp(f, args);
+  const std::vector<Array> xbar = pullback(ybar);
+  ASSERT_EQ(xbar.size(), args.size());
+  double lhs = dot(ybar, ydot), rhs = 0, scale = max_abs(ybar) * max_abs(ydot) + 1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    EXPECT_EQ(xbar[i].shape(), args[i].shape());
+    EXPECT_EQ(xbar[i].dtype(), args[i].dtype());
+    rhs += dot(xbar[i], v[i]);
+    scale += max_abs(xbar[i]) * max_abs(v[i]);
+  }
+  EXPECT_NEAR(lhs, rhs, 1e-12 * scale * double(y.size() + 1)) << "<ybar, J v> = <J^T ybar, v>";
 }
 
 } // namespace transforms_test

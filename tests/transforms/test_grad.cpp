@@ -18,45 +18,11 @@ namespace {
 namespace jnp = jx::numpy;
 using jx::Array;
 using test_util::expect_error;
+using transforms_test::check_derivatives;
+using transforms_test::dot;
 using transforms_test::Fn;
+using transforms_test::max_abs;
 using transforms_test::random_array;
-
-double dot(const Array &a, const Array &b) { return jnp::sum(a * b).item<double>(); }
-
-double max_abs(const Array &a) {
-  return a.size() == 0 ? 0.0 : jnp::max(jnp::abs(a)).item<double>();
-}
-
-// f's JVP at args against central differences, and its VJP against its JVP.
-void check_derivatives(const Fn &f, const std::vector<Array> &args, uint64_t seed = 1) {
-  std::mt19937_64 rng(seed);
-  std::vector<Array> v;
-  for (const Array &a : args)
-    v.push_back(random_array(a.shape(), rng));
-  const auto [y, ydot] = jx::jvp(f, args, v);
-  EXPECT_EQ(y.to_vector<double>(), f(args).to_vector<double>());
-  const double h = 1e-6;
-  std::vector<Array> plus, minus;
-  for (size_t i = 0; i < args.size(); ++i) {
-    plus.push_back(args[i] + h * v[i]);
-    minus.push_back(args[i] - h * v[i]);
-  }
-  const Array fd = (f(plus) - f(minus)) / (2 * h);
-  EXPECT_LE(max_abs(ydot - fd), 1e-6 * (1 + max_abs(fd))) << "JVP against finite differences";
-
-  const Array ybar = random_array(y.shape(), rng);
-  const auto [y2, pullback] = jx::vjp(f, args);
-  const std::vector<Array> xbar = pullback(ybar);
-  ASSERT_EQ(xbar.size(), args.size());
-  double lhs = dot(ybar, ydot), rhs = 0, scale = max_abs(ybar) * max_abs(ydot) + 1;
-  for (size_t i = 0; i < args.size(); ++i) {
-    EXPECT_EQ(xbar[i].shape(), args[i].shape());
-    EXPECT_EQ(xbar[i].dtype(), args[i].dtype());
-    rhs += dot(xbar[i], v[i]);
-    scale += max_abs(xbar[i]) * max_abs(v[i]);
-  }
-  EXPECT_NEAR(lhs, rhs, 1e-12 * scale * double(y.size() + 1)) << "<ybar, J v> = <J^T ybar, v>";
-}
 
 TEST(Grad, MovementReductionsAndContractionsAgreeWithFiniteDifferencesAndTheirTransposes) {
   uint64_t seed = 0;
