@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
 
+#include "diff/random_graph.h"
 #include "op_cases.h"
 #include "test_util.h"
 
@@ -194,6 +197,108 @@ TEST(ControlDerivatives, WhileLoopHasAJvpAndJaxsErrorInReverse) {
   const Array g =
       jx::grad([](const Array &x) { return jnp::sum(jnp::sin(jnp::sin(jnp::sin(x)))); })(args[0]);
   EXPECT_NEAR(tangent.item<double>(), jnp::sum(g).item<double>(), 1e-12);
+}
+
+TEST(ControlDerivatives, ComposeWithVmapAndJit) {
+  // Per-example gradients of a scanned loss: vmap of grad, grad of the vmapped loss's sum, and
+  // both under jit, against each example's own gradient.
+  auto loss = [](const Array &x) {
+    auto [c, ys] = lax::scan(
+        [](const Array &carry, const Array &row) {
+          Array next = jnp::tanh(carry * row + 0.2);
+          return std::pair{next, jnp::sin(next)};
+        },
+        x(0), x);
+    return jnp::sum(ys) + c;
+  };
+  const Array batch = jnp::reshape(grid({24}, 0.15), {4, 6});
+  std::vector<Array> each;
+  for (int64_t i = 0; i < 4; ++i)
+    each.push_back(jx::grad(loss)(batch(i)));
+  const Array expected = jnp::stack(each);
+  auto summed = [&](const Array &xs) { return jnp::sum(jx::vmap(loss)(xs)); };
+  expect_close(jx::vmap(jx::grad(loss))(batch), expected);
+  expect_close(jx::grad(summed)(batch), expected);
+  expect_close(jx::jit(jx::vmap(jx::grad(loss)))(batch), expected);
+  expect_close(jx::jit(jx::grad(summed))(batch), expected);
+}
+
+uint64_t env_or(const char *name, uint64_t fallback) {
+  const char *v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 0) : fallback;
+}
+
+// Elements where b is finite agree with a within rounding; the others are not finite in a either.
+bool agree(const Array &a, const Array &b, double rtol) {
+  if (a.shape() != b.shape()) return false;
+  const std::vector<double> x = a.to_vector<double>(), y = b.to_vector<double>();
+  double scale = 1;
+  for (double v : y)
+    if (std::isfinite(v)) scale = std::max(scale, std::abs(v));
+  for (size_t i = 0; i < x.size(); ++i)
+    if (std::isfinite(y[i]) ? std::abs(x[i] - y[i]) > rtol * scale : std::isfinite(x[i]))
+      return false;
+  return true;
+}
+
+// Random differentiable programs (diff::random_function) as the body of a 3-step fori_loop (a
+// scan): its VJP and JVP against those of the same body unrolled. JX_DIFF_GRAPHS / JX_DIFF_SEED
+// choose the programs (a fifth of the other random transformation tests' count by default).
+TEST(ControlDerivatives, RandomBodiesDifferentiateAsTheirUnrolledLoops) {
+  const uint64_t graphs = env_or("JX_DIFF_GRAPHS", JX_DEFAULT_GRAPHS / 5),
+                 base = env_or("JX_DIFF_SEED", 1);
+  jx::diff::GraphOptions options;
+  options.float_dtype = jx::float64;
+  options.differentiable = true;
+  options.moderate_values = true;
+  int failures = 0, checked = 0;
+  std::string report;
+  for (uint64_t seed = base; seed < base + graphs; ++seed) {
+    const jx::diff::GeneratedFunction fn = jx::diff::random_function(seed, options);
+    if (std::any_of(fn.example_args.begin(), fn.example_args.end(),
+                    [](const Array &a) { return a.dtype() != jx::float64; }))
+      continue;
+    // Carries: an accumulator of f's results and f's arguments, moved each step.
+    auto step_of = [&](const std::vector<Array> &c) {
+      const std::vector<Array> args(c.begin() + 1, c.end());
+      std::vector<Array> next{c[0] * 0.5 + fn.f(args)};
+      for (const Array &a : args)
+        next.push_back(jnp::sin(a) * 0.75 + 0.125);
+      return next;
+    };
+    const Fn looped = [&](const std::vector<Array> &a) {
+      std::vector<Array> init{jnp::zeros_like(fn.f(a))};
+      init.insert(init.end(), a.begin(), a.end());
+      return lax::fori_loop(
+          0, 3, [&](const Array &, const Arrays &c) { return step_of(c); }, init)[0];
+    };
+    const Fn unrolled = [&](const std::vector<Array> &a) {
+      std::vector<Array> c{jnp::zeros_like(fn.f(a))};
+      c.insert(c.end(), a.begin(), a.end());
+      for (int i = 0; i < 3; ++i)
+        c = step_of(c);
+      return c[0];
+    };
+    try {
+      const Array y = unrolled(fn.example_args);
+      const Array ct = jnp::cos(jnp::reshape(jnp::arange(double(y.size())), y.shape()));
+      const std::vector<Array> got = jx::vjp(looped, fn.example_args).second(ct),
+                               want = jx::vjp(unrolled, fn.example_args).second(ct);
+      const Array t_got = jx::jvp(looped, fn.example_args, fn.example_args).second,
+                  t_want = jx::jvp(unrolled, fn.example_args, fn.example_args).second;
+      bool ok = agree(t_got, t_want, 1e-9);
+      for (size_t i = 0; ok && i < got.size(); ++i)
+        ok = agree(got[i], want[i], 1e-9);
+      ++checked;
+      if (!ok && failures++ < 5)
+        report += fmt::format("\n--- seed {}: derivatives differ\n{}\n", seed, fn.description);
+    } catch (const std::exception &e) {
+      if (failures++ < 5)
+        report += fmt::format("\n--- seed {}: threw {}\n{}\n", seed, e.what(), fn.description);
+    }
+  }
+  EXPECT_EQ(failures, 0) << failures << " of " << graphs << " bodies differ" << report;
+  EXPECT_GE(2 * checked, int(graphs));
 }
 
 } // namespace
