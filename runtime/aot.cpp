@@ -6,6 +6,7 @@
 #include <jx/error.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 namespace jx::runtime::aot {
@@ -62,10 +63,17 @@ public:
     return w;
   }
   bool done() const { return at_ == count_; }
+  // Regions nest programs: deeper than this is a corrupt program, not a deep recursion.
+  void enter() {
+    if (++depth_ > max_depth) corrupt("regions nested too deep");
+  }
+  void leave() { --depth_; }
+  static constexpr int max_depth = 64;
 
 private:
   const int64_t *words_;
   int64_t count_, at_ = 0;
+  int depth_ = 0;
 };
 
 // How a field is written as words and read back. A word in [lo, hi], else the error `what`
@@ -118,20 +126,44 @@ struct GemmWords {
   }
 };
 
+void put_program(Writer &w, const Program &p, const std::vector<int64_t> &argument_bytes);
+Program get_program(Reader &r);
+
+// A control step's regions: their count, then each program (program fields, then its steps).
+struct RegionPrograms {
+  void put(Writer &w, const std::vector<std::shared_ptr<const Program>> &regions) const {
+    w.word(int64_t(regions.size()));
+    for (const auto &region : regions)
+      put_program(w, *region, region->argument_bytes);
+  }
+  void get(Reader &r, std::vector<std::shared_ptr<const Program>> &regions) const {
+    regions.resize(r.count());
+    r.enter();
+    for (auto &region : regions)
+      region = std::make_shared<Program>(get_program(r)); // bound after validation
+    r.leave();
+  }
+};
+
 using Kind = Step::Kind;
 
 // The kinds of step that use a field, as bits.
 template <class... K> constexpr uint32_t used_by(K... kinds) {
   return (0u | ... | (1u << uint32_t(kinds)));
 }
-constexpr uint32_t every_kind =
-    used_by(Kind::Value, Kind::Argument, Kind::Fill, Kind::Kernel, Kind::Contraction);
+constexpr uint32_t control_kinds = used_by(Kind::While, Kind::Case, Kind::Scan),
+                   every_kind = used_by(Kind::Value, Kind::Argument, Kind::Fill, Kind::Kernel,
+                                        Kind::Contraction) |
+                                control_kinds;
 
-constexpr Word any_word{}, step_kind{0, int64_t(Kind::Contraction), "corrupt step kind"},
+constexpr Word any_word{}, step_kind{0, int64_t(Kind::Scan), "corrupt step kind"},
     slot{0, INT32_MAX, "slot out of range"}, slot_table{0, INT32_MAX, "slot table"},
     position{0, INT32_MAX, "argument out of range"}, key{0, UINT32_MAX, "corrupt random key"},
-    dtype_word{0, int64_t(DType::float64), "corrupt dtype"};
+    dtype_word{0, int64_t(DType::float64), "corrupt dtype"},
+    count_word{0, INT32_MAX, "corrupt loop counts"},
+    length_word{0, int64_t(1) << 40, "corrupt scan length"}, flag{0, 1, "corrupt flag"};
 constexpr List words{}, slots{slot};
+constexpr RegionPrograms region_programs{};
 constexpr KernelFlag kernel_flag{};
 constexpr GemmWords gemm_words{};
 
@@ -166,21 +198,26 @@ constexpr Specs specs{};
   X(kind,      step_kind,   every_kind,                                "kind")                     \
   X(outs,      slots,       every_kind,                                "outputs")                  \
   X(out_bytes, words,       every_kind & ~used_by(Kind::Argument),     "output sizes")             \
-  X(frees,     slots,       used_by(Kind::Kernel, Kind::Contraction),  "inputs")                   \
+  X(frees,     slots,       used_by(Kind::Kernel, Kind::Contraction) | control_kinds, "inputs")   \
   X(argument,  position,    used_by(Kind::Argument),                   "argument index")           \
   X(key_hi,    key,         used_by(Kind::Fill),                       "random key")               \
   X(key_lo,    key,         used_by(Kind::Fill),                       "random key")               \
   X(dtype,     dtype_word,  used_by(Kind::Fill, Kind::Contraction),    "dtype")                    \
   X(kernel,    kernel_flag, used_by(Kind::Kernel),                     "kernel flag")              \
-  X(inputs,    slots,       used_by(Kind::Kernel, Kind::Contraction),  "inputs")                   \
+  X(inputs,    slots,       used_by(Kind::Kernel, Kind::Contraction) | control_kinds, "inputs")   \
   X(literals,  words,       used_by(Kind::Kernel),                     "literals")                 \
   X(extent,    words,       used_by(Kind::Fill, Kind::Kernel, Kind::Contraction), "extent")        \
   X(outer,     any_word,    used_by(Kind::Kernel),                     "kernel rows")              \
   X(grain,     any_word,    used_by(Kind::Kernel),                     "kernel rows")              \
   X(boxes,     words,       used_by(Kind::Kernel),                     "device boxes")             \
   X(box_work,  any_word,    used_by(Kind::Kernel),                     "device boxes")             \
-  X(gemm,      gemm_words,  used_by(Kind::Contraction),                "contraction shape")
-// The program's fields before its steps, likewise.
+  X(gemm,      gemm_words,  used_by(Kind::Contraction),                "contraction shape")        \
+  X(regions,   region_programs, control_kinds,                         "regions")                  \
+  X(carries,   count_word,  used_by(Kind::While, Kind::Scan),          "loop carries")             \
+  X(xs,        count_word,  used_by(Kind::Scan),                       "scanned inputs")           \
+  X(length,    length_word, used_by(Kind::Scan),                       "scan length")              \
+  X(reverse,   flag,        used_by(Kind::Scan),                       "scan direction")
+// A program's fields before its steps, likewise.
 #define JX_AOT_PROGRAM_FIELDS(X)                                                                   \
   X(slot_count, slot_table) X(arena_bytes, any_word) X(arena_offset, words) X(outputs, slots)
 // clang-format on
@@ -197,6 +234,38 @@ Step get_step(Reader &r) {
   JX_AOT_STEP_FIELDS(JX_AOT_GET)
 #undef JX_AOT_GET
   return s;
+}
+
+// A program's fields, its arguments' sizes, then its steps, Argument steps first by position
+// (they read nothing, and nothing reads their slots before them): the order the decoder insists
+// on.
+void put_program(Writer &w, const Program &p, const std::vector<int64_t> &argument_bytes) {
+#define JX_AOT_PUT_PROGRAM(field, coding) coding.put(w, p.field);
+  JX_AOT_PROGRAM_FIELDS(JX_AOT_PUT_PROGRAM)
+#undef JX_AOT_PUT_PROGRAM
+  words.put(w, argument_bytes);
+  std::vector<const Step *> steps;
+  for (const Step &s : p.steps)
+    if (s.kind == Step::Kind::Argument) steps.push_back(&s);
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const Step *a, const Step *b) { return a->argument < b->argument; });
+  for (const Step &s : p.steps)
+    if (s.kind != Step::Kind::Argument) steps.push_back(&s);
+  w.word(int64_t(steps.size()));
+  for (const Step *s : steps)
+    put_step(w, *s);
+}
+
+Program get_program(Reader &r) {
+  Program p;
+#define JX_AOT_GET_PROGRAM(field, coding) coding.get(r, p.field);
+  JX_AOT_PROGRAM_FIELDS(JX_AOT_GET_PROGRAM)
+#undef JX_AOT_GET_PROGRAM
+  words.get(r, p.argument_bytes);
+  const size_t steps = r.count();
+  for (size_t i = 0; i < steps; ++i)
+    p.steps.push_back(get_step(r));
+  return p;
 }
 
 // A contraction reads its operands inside their buffers and writes its output whole, through
@@ -234,7 +303,8 @@ void validate_contraction(const Step &s, const std::vector<int64_t> &bytes) {
 }
 
 const char *kind_text(Step::Kind kind) {
-  static constexpr const char *names[] = {"value", "argument", "fill", "kernel", "contraction"};
+  static constexpr const char *names[] = {"value",       "argument", "fill", "kernel",
+                                          "contraction", "while",    "case", "scan"};
   return names[size_t(kind)];
 }
 
@@ -280,18 +350,83 @@ private:
   int64_t count_, at_ = 0;
 };
 
+// The object's tables, taken in the order the steps use them (a control step's regions' in its
+// place, depth first).
+struct Tables {
+  const jx_aot_object &o;
+  KernelInfo info;
+  int64_t kernels = 0, constants = 0;
+};
+
+std::vector<int64_t> validate_program(const Program &p, const std::vector<int64_t> &arg_bytes,
+                                      Tables &t);
+
+// A loop's or branch's inputs and regions against what run_while, run_case and run_scan do with
+// them: inputs in buffers of their own, each region's arguments and results of the sizes the
+// step hands it and takes from it.
+void validate_control(const Step &s, const std::vector<int64_t> &bytes,
+                      const std::vector<int64_t> &arena_offset, Tables &t) {
+  std::vector<int64_t> in, out(s.out_bytes.begin(), s.out_bytes.end());
+  for (int slot : s.inputs) {
+    if (arena_offset[size_t(slot)] != -1) corrupt("control step input in the arena");
+    in.push_back(bytes[size_t(slot)]);
+  }
+  for (const auto &region : s.regions)
+    if (!region) corrupt("regions");
+  auto region = [&](size_t k, const std::vector<int64_t> &args) {
+    if (s.regions[k]->argument_bytes != args) corrupt("region arguments");
+    return validate_program(*s.regions[k], args, t);
+  };
+  const auto carries = size_t(s.carries);
+  switch (s.kind) {
+  case Kind::While: {
+    if (s.regions.size() != 2 || carries < 1 || carries > in.size()) corrupt("loop");
+    const std::vector<int64_t> carried(in.begin(), in.begin() + std::ptrdiff_t(carries));
+    if (region(0, in) != std::vector<int64_t>{1}) corrupt("loop condition");
+    if (region(1, in) != carried || out != carried) corrupt("loop carries");
+    break;
+  }
+  case Kind::Case: {
+    if (s.regions.empty() || in.empty() || in[0] != 4) corrupt("branch index");
+    const std::vector<int64_t> operands(in.begin() + 1, in.end());
+    for (size_t k = 0; k < s.regions.size(); ++k)
+      if (region(k, operands) != out) corrupt("branch results");
+    break;
+  }
+  default: { // Scan
+    const auto xs = size_t(s.xs);
+    if (s.regions.size() != 1 || carries + xs > in.size() || out.size() < carries) corrupt("scan");
+    // Rows of each xs; a scan of length 0 reads none, and its body says what a row would be.
+    std::vector<int64_t> args = in;
+    const std::vector<int64_t> &declared = s.regions[0]->argument_bytes;
+    if (declared.size() != in.size()) corrupt("region arguments");
+    for (size_t k = carries; k < carries + xs; ++k) {
+      if (s.length > 0 ? in[k] % s.length != 0 : in[k] != 0) corrupt("scanned input");
+      args[k] = s.length > 0 ? in[k] / s.length : declared[k];
+    }
+    const std::vector<int64_t> results = region(0, args);
+    if (results.size() != out.size()) corrupt("scan outputs");
+    for (size_t k = 0; k < out.size(); ++k) {
+      int64_t stacked = 0;
+      if (k < carries ? results[k] != in[k] || out[k] != in[k]
+                      : __builtin_mul_overflow(results[k], s.length, &stacked) || stacked != out[k])
+        corrupt("scan outputs");
+    }
+  }
+  }
+}
+
 // What run() relies on: every slot written once before it is read and not read after it is
-// freed, sizes that agree with the signature, the extents, the arena and the object's kernels and
-// constants, indices inside their tables, boxes inside their extents, arguments loaded once each
-// and in order.
-void validate(const Decoded &d, const jx_aot_object &o) {
-  const Program &p = d.program;
+// freed, sizes that agree with the arguments', the extents, the arena and the object's kernels
+// and constants, indices inside their tables, boxes inside their extents, arguments loaded once
+// each and in order, regions that take and give what their steps hand them. Returns the sizes
+// of the program's outputs.
+std::vector<int64_t> validate_program(const Program &p, const std::vector<int64_t> &arg_bytes,
+                                      Tables &t) {
   const auto slots = size_t(p.slot_count);
   if (p.slot_count < 0 || p.arena_offset.size() != slots) corrupt("slot table");
   if (p.arena_bytes > (size_t(1) << 62)) corrupt("arena size");
-  if (o.num_kernels < 0 || (o.num_kernels > 0 && !o.kernels) || o.num_constants < 0 ||
-      (o.num_constants > 0 && (!o.constants || !o.constant_bytes)))
-    corrupt("object tables");
+  const jx_aot_object &o = t.o;
   constexpr int64_t unwritten = -1, freed = -2;
   std::vector<int64_t> bytes(slots, unwritten); // per live slot, its size
   auto live = [&](int slot) {
@@ -299,11 +434,10 @@ void validate(const Decoded &d, const jx_aot_object &o) {
     if (bytes[size_t(slot)] == unwritten) corrupt("slot read before it is written");
     if (bytes[size_t(slot)] == freed) corrupt("slot read after it is freed");
   };
-  KernelInfo info(o);
   constexpr auto align = int64_t(Buffer::alignment);
   std::vector<std::pair<int, int64_t>> in_arena; // live slots in the arena, with their ends
   int64_t arena_end = 0;
-  int64_t kernels = 0, constants = 0, last_argument = -1;
+  int64_t last_argument = -1;
   bool past_arguments = false;
   for (const Step &s : p.steps) {
     validate_unused(s);
@@ -316,8 +450,9 @@ void validate(const Decoded &d, const jx_aot_object &o) {
           std::find(s.inputs.begin(), s.inputs.end(), f) == s.inputs.end())
         corrupt("step frees");
     }
-    const bool single = s.kind != Step::Kind::Kernel;
-    if (s.outs.empty() || (single && s.outs.size() != 1)) corrupt("step outputs");
+    const bool control = (control_kinds >> uint32_t(s.kind)) & 1;
+    const bool single = s.kind != Step::Kind::Kernel && !control;
+    if ((s.outs.empty() && !control) || (single && s.outs.size() != 1)) corrupt("step outputs");
     if (s.kind != Step::Kind::Argument && s.out_bytes.size() != s.outs.size())
       corrupt("step output sizes");
     if (s.kind == Step::Kind::Argument) {
@@ -334,18 +469,19 @@ void validate(const Decoded &d, const jx_aot_object &o) {
       if (bytes[size_t(out)] != unwritten) corrupt("slot written twice");
       int64_t size = 0;
       if (s.kind == Step::Kind::Argument) {
-        if (s.argument < 0 || size_t(s.argument) >= d.signature.args.size())
+        if (s.argument < 0 || size_t(s.argument) >= arg_bytes.size())
           corrupt("argument out of range");
-        size = int64_t(byte_size(d.signature.args[size_t(s.argument)]));
+        size = arg_bytes[size_t(s.argument)];
       } else {
         if (s.out_bytes[r] > (size_t(1) << 62)) corrupt("step output sizes");
         size = int64_t(s.out_bytes[r]);
       }
       const int64_t offset = p.arena_offset[size_t(out)];
       const bool computed = s.kind == Step::Kind::Fill || s.kind == Step::Kind::Contraction;
-      if (offset < -1 ||
-          (offset >= 0 && ((single && !computed) || offset > int64_t(p.arena_bytes) - size ||
-                           offset % int64_t(Buffer::alignment) != 0)))
+      // Control steps' results are the buffers their regions return.
+      const bool own_buffer = (single && !computed) || control;
+      if (offset < -1 || (offset >= 0 && (own_buffer || offset > int64_t(p.arena_bytes) - size ||
+                                          offset % int64_t(Buffer::alignment) != 0)))
         corrupt("arena offset");
       if (offset >= 0) {
         // Whole cache lines, as the JIT places them, apart from every other live slot's but an
@@ -368,11 +504,12 @@ void validate(const Decoded &d, const jx_aot_object &o) {
     switch (s.kind) {
     case Step::Kind::Value:
       // The constant the table holds is as large as the step says, and aligned as buffers are.
-      if (constants >= o.num_constants || o.constant_bytes[constants] != int64_t(s.out_bytes[0]) ||
-          (s.out_bytes[0] > 0 && !o.constants[constants]) ||
-          reinterpret_cast<uintptr_t>(o.constants[constants]) % Buffer::alignment != 0)
+      if (t.constants >= o.num_constants ||
+          o.constant_bytes[t.constants] != int64_t(s.out_bytes[0]) ||
+          (s.out_bytes[0] > 0 && !o.constants[t.constants]) ||
+          reinterpret_cast<uintptr_t>(o.constants[t.constants]) % Buffer::alignment != 0)
         corrupt("constant table");
-      ++constants;
+      ++t.constants;
       break;
     case Step::Kind::Argument: break;
     case Step::Kind::Fill:
@@ -381,7 +518,7 @@ void validate(const Decoded &d, const jx_aot_object &o) {
       break;
     case Step::Kind::While:
     case Step::Kind::Case:
-    case Step::Kind::Scan: corrupt("step kind"); // the word format has none yet
+    case Step::Kind::Scan: validate_control(s, bytes, p.arena_offset, t); break;
     case Step::Kind::Contraction:
       validate_contraction(s, bytes);
       if (checked_elements(s.extent) != s.gemm.batch * s.gemm.m * s.gemm.n)
@@ -400,9 +537,9 @@ void validate(const Decoded &d, const jx_aot_object &o) {
       if (std::set<int>(s.inputs.begin(), s.inputs.end()).size() != s.inputs.size())
         corrupt("kernel inputs repeated");
       if (s.kernel) {
-        if (kernels >= o.num_kernels || !o.kernels[kernels]) corrupt("kernel table");
-        info.check(s, bytes);
-        ++kernels;
+        if (t.kernels >= o.num_kernels || !o.kernels[t.kernels]) corrupt("kernel table");
+        t.info.check(s, bytes);
+        ++t.kernels;
       }
       int64_t work = 0;
       if (s.outer != (rank ? s.extent[0] : 1) || s.grain < 1 || s.box_work < 0 ||
@@ -424,14 +561,52 @@ void validate(const Decoded &d, const jx_aot_object &o) {
     }
   }
   if (arena_end != int64_t(p.arena_bytes)) corrupt("arena size");
-  if (kernels != o.num_kernels || constants != o.num_constants || !info.done())
+  std::vector<int64_t> out;
+  for (int slot : p.outputs) {
+    live(slot);
+    out.push_back(bytes[size_t(slot)]);
+  }
+  return out;
+}
+
+std::vector<int64_t> argument_sizes(const Signature &signature) {
+  std::vector<int64_t> sizes;
+  for (const ArraySpec &a : signature.args)
+    sizes.push_back(int64_t(byte_size(a)));
+  return sizes;
+}
+
+// The program against the signature and the object's tables, each entry of which it uses once.
+void validate(const Decoded &d, const jx_aot_object &o) {
+  if (o.num_kernels < 0 || (o.num_kernels > 0 && !o.kernels) || o.num_constants < 0 ||
+      (o.num_constants > 0 && (!o.constants || !o.constant_bytes)))
+    corrupt("object tables");
+  const std::vector<int64_t> args = argument_sizes(d.signature);
+  if (d.program.argument_bytes != args) corrupt("argument sizes");
+  Tables t{o, KernelInfo(o)};
+  const std::vector<int64_t> results = validate_program(d.program, args, t);
+  if (t.kernels != o.num_kernels || t.constants != o.num_constants || !t.info.done())
     corrupt("table sizes");
-  if (p.outputs.size() != d.signature.results.size()) corrupt("result count");
-  for (size_t i = 0; i < p.outputs.size(); ++i) {
-    const int out = p.outputs[i];
-    live(out);
-    const ArraySpec &r = d.signature.results[i];
-    if (bytes[size_t(out)] != int64_t(byte_size(r))) corrupt("result size");
+  if (results.size() != d.signature.results.size()) corrupt("result count");
+  for (size_t i = 0; i < results.size(); ++i)
+    if (results[i] != int64_t(byte_size(d.signature.results[i]))) corrupt("result size");
+}
+
+// The object's kernels and constants bound to the validated program's steps, in the order
+// validate took them; tasks split for `threads`.
+void bind(Program &p, const jx_aot_object &o, size_t &kernel, size_t &constant, int64_t threads) {
+  for (Step &s : p.steps) {
+    if (s.kernel) s.kernel = o.kernels[kernel++];
+    if (s.kind == Step::Kind::Value) {
+      BufferPtr value = Buffer::borrow(const_cast<void *>(o.constants[constant++]), s.out_bytes[0]);
+      s.value = [value] { return value; };
+    }
+    s.tasks = s.kind == Step::Kind::Contraction
+                  ? gemm_tiles(s.gemm, gemm_parallelism())
+                  : split_boxes(s.boxes, s.extent.size(), s.box_work, threads);
+    // Decoded regions are made mutable (get_program) and shared only once bound.
+    for (const auto &region : s.regions)
+      bind(const_cast<Program &>(*region), o, kernel, constant, threads);
   }
 }
 
@@ -497,18 +672,15 @@ void seal(std::vector<int64_t> &words) {
 std::vector<int64_t> encode(const Program &program, const Signature &signature,
                             uint64_t required_features) {
   int64_t kernels = 0, constants = 0;
-  // Argument steps first, by position (they read nothing, and nothing reads their slots before
-  // them): the order the decoder insists on.
-  std::vector<const Step *> steps;
-  for (const Step &s : program.steps) {
-    kernels += s.kernel != nullptr;
-    constants += s.kind == Step::Kind::Value;
-    if (s.kind == Step::Kind::Argument) steps.push_back(&s);
-  }
-  std::stable_sort(steps.begin(), steps.end(),
-                   [](const Step *a, const Step *b) { return a->argument < b->argument; });
-  for (const Step &s : program.steps)
-    if (s.kind != Step::Kind::Argument) steps.push_back(&s);
+  const std::function<void(const Program &)> count = [&](const Program &p) {
+    for (const Step &s : p.steps) {
+      kernels += s.kernel != nullptr;
+      constants += s.kind == Step::Kind::Value;
+      for (const auto &region : s.regions)
+        count(*region);
+    }
+  };
+  count(program);
   Writer w;
   w.word(magic);
   w.word(JX_AOT_ABI_VERSION);
@@ -518,30 +690,36 @@ std::vector<int64_t> encode(const Program &program, const Signature &signature,
   w.word(constants);
   specs.put(w, signature.args);
   specs.put(w, signature.results);
-#define JX_AOT_PUT_PROGRAM(field, coding) coding.put(w, program.field);
-  JX_AOT_PROGRAM_FIELDS(JX_AOT_PUT_PROGRAM)
-#undef JX_AOT_PUT_PROGRAM
-  w.word(int64_t(steps.size()));
-  for (const Step *s : steps)
-    put_step(w, *s);
+  put_program(w, program, argument_sizes(signature));
   seal(w.words);
   return std::move(w.words);
 }
 
-std::vector<int64_t> kernel_info(const Program &program, const Signature &signature) {
-  std::vector<int64_t> bytes(size_t(std::max(program.slot_count, 0))), info;
+namespace {
+void add_kernel_info(const Program &program, const std::vector<int64_t> &arg_bytes,
+                     std::vector<int64_t> &info) {
+  std::vector<int64_t> bytes(size_t(std::max(program.slot_count, 0)));
   for (const Step &s : program.steps) {
     for (size_t r = 0; r < s.outs.size(); ++r)
       bytes.at(size_t(s.outs[r])) = s.kind == Step::Kind::Argument
-                                        ? int64_t(byte_size(signature.args.at(size_t(s.argument))))
+                                        ? arg_bytes.at(size_t(s.argument))
                                         : int64_t(s.out_bytes.at(r));
-    if (!s.kernel) continue;
-    info.insert(info.end(),
-                {int64_t(s.outs.size()), int64_t(s.inputs.size()), int64_t(s.literals.size())});
-    info.insert(info.end(), s.out_bytes.begin(), s.out_bytes.end());
-    for (int in : s.inputs)
-      info.push_back(bytes.at(size_t(in)));
+    if (s.kernel) {
+      info.insert(info.end(),
+                  {int64_t(s.outs.size()), int64_t(s.inputs.size()), int64_t(s.literals.size())});
+      info.insert(info.end(), s.out_bytes.begin(), s.out_bytes.end());
+      for (int in : s.inputs)
+        info.push_back(bytes.at(size_t(in)));
+    }
+    for (const auto &region : s.regions)
+      add_kernel_info(*region, region->argument_bytes, info);
   }
+}
+} // namespace
+
+std::vector<int64_t> kernel_info(const Program &program, const Signature &signature) {
+  std::vector<int64_t> info;
+  add_kernel_info(program, argument_sizes(signature), info);
   return info;
 }
 
@@ -564,27 +742,11 @@ Decoded decode(const jx_aot_object &object, int64_t threads) {
     corrupt("table sizes");
   specs.get(r, d.signature.args);
   specs.get(r, d.signature.results);
-  Program &p = d.program;
-#define JX_AOT_GET_PROGRAM(field, coding) coding.get(r, p.field);
-  JX_AOT_PROGRAM_FIELDS(JX_AOT_GET_PROGRAM)
-#undef JX_AOT_GET_PROGRAM
-  const size_t steps = r.count();
-  for (size_t i = 0; i < steps; ++i)
-    p.steps.push_back(get_step(r));
+  d.program = get_program(r);
   if (!r.done()) corrupt("trailing words");
   validate(d, object);
   size_t kernel = 0, constant = 0;
-  for (Step &s : p.steps) {
-    if (s.kernel) s.kernel = object.kernels[kernel++];
-    if (s.kind == Step::Kind::Value) {
-      BufferPtr value =
-          Buffer::borrow(const_cast<void *>(object.constants[constant++]), s.out_bytes[0]);
-      s.value = [value] { return value; };
-    }
-    s.tasks = s.kind == Step::Kind::Contraction
-                  ? gemm_tiles(s.gemm, gemm_parallelism())
-                  : split_boxes(s.boxes, s.extent.size(), s.box_work, threads);
-  }
+  bind(d.program, object, kernel, constant, threads);
   return d;
 }
 

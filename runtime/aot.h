@@ -1,7 +1,7 @@
 // A runtime::Program as ahead-of-time objects carry it: a versioned, checksummed array of 64-bit
 // words (the CPU features the kernels need, the table sizes, the signature, then every step's
 // fields, in the order of runtime/aot.cpp's one list of them), with kernels and constants given by
-// position in tables the object also holds. Written by jx::aot (src/aot), read by jx_aot_run_v3
+// position in tables the object also holds. Written by jx::aot (src/aot), read by jx_aot_run_v4
 // (include/jx/aot_abi.h, runtime/aot_abi.cpp).
 #pragma once
 
@@ -47,8 +47,9 @@ std::string missing_cpu_features(uint64_t required, uint64_t host);
 
 // Encodes program for an object whose kernels need `required_features`: Value steps are numbered
 // in order (the object's constant table: out_bytes[0] must hold each one's size), kernels
-// likewise (steps with a null kernel take no entry), placed kernels keep their device boxes (the
-// tasks are split again for the pool that runs them), Argument steps come first, by position.
+// likewise (steps with a null kernel take no entry; a control step's regions' in its place,
+// depth first, each region carrying its argument_bytes), placed kernels keep their device boxes
+// (the tasks are split again for the pool that runs them), Argument steps come first, by position.
 // Word 2 is the checksum of the others.
 std::vector<int64_t> encode(const Program &program, const Signature &signature,
                             uint64_t required_features);
@@ -82,8 +83,12 @@ std::string spec_text(const std::vector<ArraySpec> &specs);
 
 } // namespace jx::runtime::aot
 
-// The entry point of ABI version 2, kept so that an object of that version links and gets
-// JX_AOT_ERROR_ABI naming both versions (its arguments are not read).
+// The entry points of ABI versions 3 and 2, kept so that an object of those versions links and
+// gets JX_AOT_ERROR_ABI naming both versions (their arguments are not read).
+extern "C" int32_t jx_aot_run_v3(void **state, const jx_aot_object *object,
+                                 const jx_aot_array *args, int32_t num_args,
+                                 const jx_aot_array *results, int32_t num_results, char *error,
+                                 size_t error_size);
 extern "C" int32_t jx_aot_run_v2(void **state, const int64_t *program, int64_t program_words,
                                  const jx_aot_kernel *kernels, const void *const *constants,
                                  const jx_aot_array *args, int32_t num_args,

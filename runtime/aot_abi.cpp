@@ -1,6 +1,6 @@
-// The C entry points of ahead-of-time objects (include/jx/aot_abi.h): jx_aot_run_v3, which every
-// generated function calls, jx_aot_run_v2's version error, jx_aot_allocate and jx_aot_free. The
-// program's word format is runtime/aot.cpp's.
+// The C entry points of ahead-of-time objects (include/jx/aot_abi.h): jx_aot_run_v4, which every
+// generated function calls, jx_aot_run_v3's and jx_aot_run_v2's version errors, jx_aot_allocate and
+// jx_aot_free. The program's word format is runtime/aot.cpp's.
 #include <jx/aot_abi.h>
 #include <jx/error.h>
 
@@ -190,7 +190,7 @@ extern "C" void jx_aot_free(void *data, size_t bytes) {
   jx::runtime::deallocate(data, jx::runtime::block_capacity(bytes));
 }
 
-extern "C" int32_t jx_aot_run_v3(void **state, const jx_aot_object *object,
+extern "C" int32_t jx_aot_run_v4(void **state, const jx_aot_object *object,
                                  const jx_aot_array *args, int32_t num_args,
                                  const jx_aot_array *results, int32_t num_results, char *error,
                                  size_t error_size) {
@@ -205,6 +205,14 @@ extern "C" int32_t jx_aot_run_v3(void **state, const jx_aot_object *object,
   } catch (...) {
     return fail(JX_AOT_ERROR_RUNTIME, "unknown error", error, error_size);
   }
+}
+
+extern "C" int32_t jx_aot_run_v3(void **, const jx_aot_object *, const jx_aot_array *, int32_t,
+                                 const jx_aot_array *, int32_t, char *error, size_t error_size) {
+  return fail(JX_AOT_ERROR_ABI,
+              "jx AOT object: generated for ABI version 3, but this runtime is ABI version " +
+                  std::to_string(JX_AOT_ABI_VERSION) + " (generate the object again with this jx)",
+              error, error_size);
 }
 
 extern "C" int32_t jx_aot_run_v2(void **, const int64_t *, int64_t, const jx_aot_kernel *,

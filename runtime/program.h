@@ -22,8 +22,7 @@ using KernelFn = void (*)(const int64_t *box, void *const *buffers);
 
 struct Program;
 
-// Ahead-of-time objects carry a step's fields as runtime/aot.cpp's JX_AOT_STEP_FIELDS lists them
-// (not yet While and Case steps).
+// Ahead-of-time objects carry a step's fields as runtime/aot.cpp's JX_AOT_STEP_FIELDS lists them.
 struct Step {
   enum class Kind { Value, Argument, Fill, Kernel, Contraction, While, Case, Scan } kind;
   std::vector<int> outs{};         // slots written
@@ -78,6 +77,9 @@ struct Program {
   std::vector<int64_t> arena_offset; // per slot: offset in the per-call arena, or -1
   size_t arena_bytes = 0;
   int slot_count = 0;
+  // Each argument's size: what an ahead-of-time object's validator checks a region's inputs
+  // against (a scan of length 0 has no rows to measure its xs' by).
+  std::vector<int64_t> argument_bytes{};
 };
 
 // Runs program on the default thread pool: one arena per call (so calls may overlap), kernels

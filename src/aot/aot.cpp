@@ -256,6 +256,22 @@ void write_file(const std::string &path, const std::string &bytes) {
   }
 }
 
+// p with each Value step's size set to its constant's, which is appended to `constants`: in step
+// order, a control step's regions' in its place, depth first (the encoder's order).
+runtime::Program with_constants(const runtime::Program &p,
+                                std::vector<runtime::BufferPtr> &constants) {
+  runtime::Program out = p;
+  for (runtime::Step &s : out.steps) {
+    if (s.kind == runtime::Step::Kind::Value) {
+      constants.push_back(s.value());
+      s.out_bytes = {constants.back()->bytes()};
+    }
+    for (std::shared_ptr<const runtime::Program> &region : s.regions)
+      region = std::make_shared<const runtime::Program>(with_constants(*region, constants));
+  }
+  return out;
+}
+
 std::map<std::string, Maker> &registry() {
   static std::map<std::string, Maker> functions;
   return functions;
@@ -269,11 +285,6 @@ Files compile(const jx::detail::Program &program, const std::string &name,
     throw ValueError(fmt::format("jx.aot: the function name '{}' {}", name, why));
   if (!program.executable) throw Error("internal: jx.aot: the program has not been compiled");
   const compile::Executable &executable = *program.executable;
-  for (const runtime::Step &s : executable.program().steps)
-    if (s.kind == runtime::Step::Kind::While || s.kind == runtime::Step::Kind::Case ||
-        s.kind == runtime::Step::Kind::Scan)
-      throw NotImplementedError("jx.aot: control flow (while_loop, fori_loop, cond, switch, "
-                                "scan) is not yet supported ahead of time");
   runtime::aot::Signature signature;
   for (const ShapeDtypeStruct &s : program.specs)
     signature.args.push_back({s.dtype, s.shape});
@@ -283,14 +294,9 @@ Files compile(const jx::detail::Program &program, const std::string &name,
   contents.symbol = entry_symbol(name);
   contents.target_cpu = options.target_cpu;
   contents.signature = signature;
-  contents.program = executable.program();
+  contents.program = with_constants(executable.program(), contents.constants);
   // Values with_sharding_constraint adds as extra outputs are not results.
   contents.program.outputs.resize(program.outputs.size());
-  for (runtime::Step &s : contents.program.steps)
-    if (s.kind == runtime::Step::Kind::Value) {
-      contents.constants.push_back(s.value());
-      s.out_bytes = {contents.constants.back()->bytes()};
-    }
   contents.kernels = executable.kernel_plans();
   const aot_impl::Object object = aot_impl::emit_object(contents);
   Files files{directory + "/" + name + ".o", directory + "/" + name + ".h",

@@ -23,7 +23,10 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
                    .donated = donated,
                    .placements = placements,
                    .param_placements = param_placements})),
-      program_(runtime_program(plan_)) {}
+      program_(runtime_program(plan_)) {
+  for (const ir::NodePtr &p : params_)
+    program_.argument_bytes.push_back(p->size() * int64_t(itemsize(p->dtype)));
+}
 
 std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::BufferPtr> &args) const {
   return runtime::run(program_, args);
@@ -54,8 +57,13 @@ Executable::Memory Executable::memory() const {
 
 std::vector<const passes::KernelPlan *> Executable::kernel_plans() const {
   std::vector<const passes::KernelPlan *> plans;
-  for (const ProgramStep &s : plan_.steps)
+  for (const ProgramStep &s : plan_.steps) {
     if (s.kernel) plans.push_back(s.plan.get());
+    for (const std::shared_ptr<const Executable> &region : s.regions) {
+      const std::vector<const passes::KernelPlan *> inner = region->kernel_plans();
+      plans.insert(plans.end(), inner.begin(), inner.end());
+    }
+  }
   return plans;
 }
 

@@ -38,7 +38,8 @@ public:
   size_t intermediate_bytes() const { return plan_.intermediate_bytes; }
 
   // What jx::aot compiles ahead of time: the runtime program, and the plan of each of its kernels
-  // in step order (steps with a null kernel have none).
+  // in step order (steps with a null kernel have none), a control step's regions' kernels in
+  // their place, depth first.
   const runtime::Program &program() const { return program_; }
   std::vector<const passes::KernelPlan *> kernel_plans() const;
 

@@ -230,6 +230,51 @@ inline auto contraction() {
       .lower(at, b, bias, x, yt, batch, big);
 }
 
+// Loops and branches in one object (ABI version 4's while, case and scan steps): a heat equation
+// in a fori_loop (a scan), a while_loop to a tolerance, a cond and a switch_, a scan stacking
+// per-step outputs in reverse, and the gradient through a scan (a forward and a backward scan).
+inline auto control_flow() {
+  const ShapeDtypeStruct grid{{32, 48}, jx::float64}, xs{{7, 5}, jx::float64}, index{{}, jx::int32};
+  return jx::jit([](const Array &u, const Array &rows, const Array &which) {
+           namespace lax = jx::lax;
+           auto step = [](const Array &v) {
+             const Array p = jnp::pad(v, 1);
+             return v + 0.1 * (p(jx::slice(0, -2), jx::slice(1, -1)) +
+                               p(jx::slice(2, jx::none), jx::slice(1, -1)) +
+                               p(jx::slice(1, -1), jx::slice(0, -2)) +
+                               p(jx::slice(1, -1), jx::slice(2, jx::none)) - 4.0 * v);
+           };
+           const Array heat = lax::fori_loop(
+               0, 20, [&](const Array &, const Array &v) { return step(v); }, u);
+           const Array root = lax::while_loop(
+               [](const Array &x) { return jnp::abs(x * x - 2.0) > 1e-12; },
+               [](const Array &x) { return (x + 2.0 / x) / 2.0; }, jnp::sum(rows) * 0.0 + 1.0);
+           const Array branch = lax::cond(
+               jnp::sum(rows) > 0.0, [](const Array &r) { return jnp::sin(r); },
+               [](const Array &r) { return r * r; }, rows);
+           const std::vector<std::function<Array(const Array &)>> branches{
+               [](const Array &r) { return r + 1.0; }, [](const Array &r) { return jnp::exp(r); },
+               [](const Array &r) { return -r; }};
+           const Array switched = lax::switch_(which, branches, rows);
+           auto [carry, ys] = lax::scan(
+               [](const Array &c, const Array &r) {
+                 const Array next = jnp::tanh(c * r + 0.1);
+                 return std::pair{next, next * 2.0};
+               },
+               rows(0), rows, std::nullopt, true);
+           auto loss = [](const Array &r) {
+             return jnp::sum(lax::scan(
+                                 [](const Array &c, const Array &x) {
+                                   return std::pair{jnp::sin(c * x), c};
+                                 },
+                                 r(0), r)
+                                 .second);
+           };
+           return std::tuple{heat, root, branch, switched, carry, ys, jx::grad(loss)(rows)};
+         })
+      .lower(grid, xs, index);
+}
+
 // ---- random graphs ----
 
 // Zero-argument functions returning random_graph(seed)'s root (leaves of literal data).

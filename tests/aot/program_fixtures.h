@@ -5,6 +5,7 @@
 #include <jx/aot_abi.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "runtime/aot.h"
@@ -82,13 +83,19 @@ inline ObjectTables tables_of(const rt::Program &program, const rt::aot::Signatu
     pool[i] = i + 1;
   ObjectTables t;
   t.kernel_info = rt::aot::kernel_info(program, signature);
-  for (const rt::Step &s : program.steps) {
-    if (s.kernel) t.kernels.push_back(s.kernel);
-    if (s.kind == rt::Step::Kind::Value) {
-      t.constants.push_back(pool);
-      t.constant_bytes.push_back(int64_t(s.out_bytes.at(0)));
+  // In the encoder's order: a control step's regions' kernels and constants in its place.
+  const std::function<void(const rt::Program &)> take = [&](const rt::Program &p) {
+    for (const rt::Step &s : p.steps) {
+      if (s.kernel) t.kernels.push_back(s.kernel);
+      if (s.kind == rt::Step::Kind::Value) {
+        t.constants.push_back(pool);
+        t.constant_bytes.push_back(int64_t(s.out_bytes.at(0)));
+      }
+      for (const auto &region : s.regions)
+        take(*region);
     }
-  }
+  };
+  take(program);
   return t;
 }
 

@@ -27,6 +27,7 @@
 #include "bool_output.h"
 #include "constant_output.h"
 #include "contraction.h"
+#include "control_flow.h"
 #include "diff_1x1.h"
 #include "diff_1x8.h"
 #include "diff_8x1.h"
@@ -354,6 +355,19 @@ TEST(AotHost, ValueAndGradEqualsTheJit) {
   for (const Array &a : simpson_args())
     args.push_back(a);
   EXPECT_EQ(compare_with_jit(aot_test::value_and_grad(), value_and_grad, args), "");
+}
+
+// Loops and branches: one object function, bit for bit the jit's (the same regions' kernels).
+TEST(AotHost, ControlFlowEqualsTheJit) {
+  const std::string plan = aot_test::control_flow().compile().as_text();
+  for (const char *kind : {"while", "case", "scan"})
+    EXPECT_NE(plan.find(fmt::format(" {} reads", kind)), std::string::npos) << kind;
+  for (int which : {-1, 0, 1, 7}) {
+    const std::vector<Array> args = {random_array({32, 48}, jx::float64, 51, -1, 1),
+                                     random_array({7, 5}, jx::float64, 52 + which, -1, 1),
+                                     jnp::array(which, jx::int32)};
+    EXPECT_EQ(compare_with_jit(aot_test::control_flow(), control_flow, args), "") << which;
+  }
 }
 
 TEST(AotHost, Contractions) {

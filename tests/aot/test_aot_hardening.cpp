@@ -2,7 +2,8 @@
 // foreign pointer; program words corrupted one at a time (refused by the checksum, and when
 // sealed again by the validator, or harmless); targeted corruptions the checksum alone would
 // catch (a kernel flag on another kind of step, any field a kind does not use, swapped or
-// repeated argument positions, a wrong literal count); an object of ABI version 2.
+// repeated argument positions, a wrong literal count, regions nested too deep); objects of ABI
+// versions 3 and 2.
 #include <jx/aot_abi.h>
 #include <jx/jx.h>
 
@@ -108,7 +109,13 @@ struct JitObject {
     for (const auto &o : p.outputs)
       signature.results.push_back({o->dtype, o->shape});
     program.outputs.resize(p.outputs.size());
-    for (rt::Step &s : program.steps) {
+    take_tables(program);
+    tables.kernel_info = rt::aot::kernel_info(program, signature);
+    words = rt::aot::encode(program, signature, 0);
+  }
+  // Kernels and constants in the encoder's order: a control step's regions' in its place.
+  void take_tables(rt::Program &p) {
+    for (rt::Step &s : p.steps) {
       if (s.kernel) tables.kernels.push_back(s.kernel);
       if (s.kind == rt::Step::Kind::Value) {
         values.push_back(s.value());
@@ -116,9 +123,12 @@ struct JitObject {
         tables.constant_bytes.push_back(int64_t(values.back()->bytes()));
         s.out_bytes = {values.back()->bytes()};
       }
+      for (std::shared_ptr<const rt::Program> &region : s.regions) {
+        auto copy = std::make_shared<rt::Program>(*region);
+        take_tables(*copy);
+        region = std::move(copy);
+      }
     }
-    tables.kernel_info = rt::aot::kernel_info(program, signature);
-    words = rt::aot::encode(program, signature, 0);
   }
   rt::aot::Decoded decode(const std::vector<int64_t> &w) const {
     return rt::aot::decode(aot_test::object_of(w, tables), 2);
@@ -144,10 +154,11 @@ struct JitObject {
 };
 
 // Every word of a real program changed in turn, several ways: refused (bad magic, another
-// version, or a checksum mismatch) by the decoder and by jx_aot_run_v3, never run. Sealed again
+// version, or a checksum mismatch) by the decoder and by jx_aot_run_v4, never run. Sealed again
 // (as if the checksum had been forged), the change is refused by the validator or runs without
-// crashing.
-void corrupt_every_word(const JitObject &object) {
+// crashing; with loops, only validated (a valid program may loop for as long as its words say:
+// a scan's length, a while loop's tolerance).
+void corrupt_every_word(const JitObject &object, bool run_changed = true) {
   ASSERT_NO_THROW(object.run(object.decode(object.words)));
   const std::vector<std::function<int64_t(int64_t)>> changes = {
       [](int64_t w) { return w ^ 1; },
@@ -176,7 +187,7 @@ void corrupt_every_word(const JitObject &object) {
         const rt::aot::Decoded d = object.decode(bad);
         // Valid, so memory-safe: it runs (perhaps to other values, or to a typed error).
         try {
-          object.run(d);
+          if (run_changed) object.run(d);
         } catch (const std::exception &) {
         }
         ++ran;
@@ -193,7 +204,7 @@ void corrupt_every_word(const JitObject &object) {
   const jx_aot_object o = aot_test::object_of(bad, object.tables);
   void *state = nullptr;
   char error[256] = "";
-  EXPECT_EQ(jx_aot_run_v3(&state, &o, nullptr, 0, nullptr, 0, error, sizeof error),
+  EXPECT_EQ(jx_aot_run_v4(&state, &o, nullptr, 0, nullptr, 0, error, sizeof error),
             JX_AOT_ERROR_ABI);
   EXPECT_NE(std::string(error).find("checksum mismatch"), std::string::npos) << error;
   EXPECT_EQ(state, nullptr);
@@ -209,6 +220,35 @@ TEST(AotProgramCorruption, EveryWordOfConstantOutputs) {
 
 TEST(AotProgramCorruption, EveryWordOfAContraction) {
   corrupt_every_word(JitObject(aot_test::contraction()));
+}
+
+TEST(AotProgramCorruption, EveryWordOfLoopsAndBranches) {
+  corrupt_every_word(JitObject(aot_test::control_flow()), false);
+}
+
+// Regions nest programs; a program nested deeper than the decoder allows is refused before it
+// is validated (no recursion as deep as a corrupt program asks).
+TEST(AotProgramCorruption, RegionsNestedTooDeep) {
+  rt::Program inner{.outputs = {0}, .arena_offset = {-1}, .slot_count = 1, .argument_bytes = {8}};
+  inner.steps.push_back({.kind = rt::Step::Kind::Argument, .outs = {0}, .argument = 0});
+  for (int depth = 0; depth < 70; ++depth) {
+    rt::Program outer{
+        .outputs = {1}, .arena_offset = {-1, -1}, .slot_count = 2, .argument_bytes = {8}};
+    outer.steps.push_back({.kind = rt::Step::Kind::Argument, .outs = {0}, .argument = 0});
+    rt::Step loop{.kind = rt::Step::Kind::Scan, .outs = {1}, .out_bytes = {8}, .inputs = {0}};
+    loop.regions = {std::make_shared<const rt::Program>(inner)};
+    loop.carries = 1;
+    loop.length = 1;
+    outer.steps.push_back(loop);
+    inner = outer;
+  }
+  const rt::aot::Signature signature{{{jx::DType::float64, {}}}, {{jx::DType::float64, {}}}};
+  const std::vector<int64_t> words = rt::aot::encode(inner, signature, 0);
+  expect_error<jx::Error>(
+      [&] {
+        rt::aot::decode(aot_test::object_of(words, aot_test::tables_of(inner, signature)), 2);
+      },
+      "regions nested too deep");
 }
 
 // The program of two same-shaped arguments added: its Argument steps' positions are the words
@@ -382,6 +422,13 @@ TEST(AotProgramCorruption, EveryUnusedFieldOfEveryKind) {
       {"kernel rows", {K::Kernel}, [](rt::Step &s) { s.grain = 2; }},
       {"device boxes", {K::Kernel}, [](rt::Step &s) { s.boxes.push_back(1); }},
       {"device boxes", {K::Kernel}, [](rt::Step &s) { s.box_work = 2; }},
+      {"regions",
+       {K::While, K::Case, K::Scan},
+       [](rt::Step &s) { s.regions = {std::make_shared<const rt::Program>()}; }},
+      {"loop carries", {K::While, K::Scan}, [](rt::Step &s) { s.carries = 1; }},
+      {"scanned inputs", {K::Scan}, [](rt::Step &s) { s.xs = 1; }},
+      {"scan length", {K::Scan}, [](rt::Step &s) { s.length = 1; }},
+      {"scan direction", {K::Scan}, [](rt::Step &s) { s.reverse = true; }},
   };
   // Each of a contraction's ten words.
   for (int w = 0; w < 10; ++w)
@@ -403,15 +450,16 @@ TEST(AotProgramCorruption, EveryUnusedFieldOfEveryKind) {
                      std::string(f.name) + " on " + kinds[step] + " step");
       ++refused;
     }
-  EXPECT_EQ(refused, 79);
+  EXPECT_EQ(refused, 99);
 }
 
-// The words of ABI version 3, word by word: encode and decode expand one field list, so a change
+// The words of ABI version 4, word by word: encode and decode expand one field list, so a change
 // to it would change the format without failing any round trip. Such a change bumps
 // JX_AOT_ABI_VERSION and this test.
-TEST(AotFormat, TheWordsOfVersionThree) {
+TEST(AotFormat, TheWordsOfVersionFour) {
   rt::Program p = aot_test::every_kind_of_step();
-  // Encoded only (a contraction reading that program's slots would not validate).
+  // Encoded only (a contraction reading that program's slots would not validate, nor a scan
+  // whose body does nothing).
   rt::Step c{.kind = rt::Step::Kind::Contraction,
              .outs = {6},
              .out_bytes = {8},
@@ -421,29 +469,70 @@ TEST(AotFormat, TheWordsOfVersionThree) {
              .extent = {1}};
   c.gemm = {2, 3, 5, 7, {11, 13, 17}, {19, 23, 29}};
   p.steps.push_back(c);
+  rt::Program body{.outputs = {0}, .arena_offset = {-1}, .slot_count = 1, .argument_bytes = {8}};
+  body.steps.push_back({.kind = rt::Step::Kind::Argument, .outs = {0}, .argument = 0});
+  rt::Step scan{.kind = rt::Step::Kind::Scan, .outs = {7}, .out_bytes = {8}, .inputs = {6}};
+  scan.regions = {std::make_shared<const rt::Program>(body)};
+  scan.carries = 1;
+  scan.length = 3;
+  scan.reverse = true;
+  p.steps.push_back(scan);
   // clang-format off
   const std::vector<int64_t> expected = {
       // "JXAOT", the version, the checksum, CPU features, kernels, constants
-      0x0054'4f41'584a, 3, 4679898427691952263, 5, 2, 1,
+      0x0054'4f41'584a, 4, -6114058527779804798, 5, 2, 1,
       // arguments (float64[2,2]), results (bool[], int64[4])
       1, 4, 2, 2, 2,  2, 0, 0,  2, 1, 4,
-      // slots, arena bytes, arena offsets, outputs, steps
-      6, 128, 6, -1, -1, 0, 64, -1, -1, 2, 4, 1, 7,
+      // slots, arena bytes, arena offsets, outputs, argument sizes, steps
+      6, 128, 6, -1, -1, 0, 64, -1, -1, 2, 4, 1, 1, 32, 8,
       // per step: kind, outs, out_bytes, frees, argument, key_hi, key_lo, dtype, kernel flag,
-      // inputs, literals, extent, outer, grain, boxes, box_work, batch, m, n, k, lhs[3], rhs[3]
+      // inputs, literals, extent, outer, grain, boxes, box_work, batch, m, n, k, lhs[3], rhs[3],
+      // regions (each a program: its fields, argument sizes and steps), carries, xs, length,
+      // reverse
       1, 1, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+          0, 0, 0, 0, 0,
       0, 1, 1, 1, 32, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+          0, 0, 0, 0, 0,
       2, 1, 2, 1, 48, 0, 0, 0xdeadbeef, 7, 3, 0, 0, 0, 2, 3, 4, 0, 1, 0, 1,
-          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0,
       3, 1, 3, 1, 64, 2, 0, 2, 0, 0, 0, 4, 1, 2, 0, 2, 2, 0x3ff0000000000000, -5, 2, 4, 4, 4, 2,
-          0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+          0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0,
       3, 1, 4, 1, 1, 1, 3, 0, 0, 0, 4, 1, 1, 3, 0, 1, 1, 1, 1, 2, 0, 1, 3,
-          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0,
       3, 1, 5, 1, 0, 0, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+          0, 0, 0, 0, 0,
       4, 1, 6, 1, 8, 1, 5, 0, 0, 0, 3, 0, 2, 5, 1, 0, 1, 1, 0, 1, 0, 1,
-          2, 3, 5, 7, 11, 13, 17, 19, 23, 29};
+          2, 3, 5, 7, 11, 13, 17, 19, 23, 29,  0, 0, 0, 0, 0,
+      7, 1, 7, 1, 8, 0, 0, 0, 0, 4, 0, 1, 6, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+          1,  1, 0, 1, -1, 1, 0, 1, 8, 1,
+              1, 1, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                  0, 0, 0, 0, 0,
+          1, 0, 3, 1};
   // clang-format on
   EXPECT_EQ(rt::aot::encode(p, aot_test::every_kind_signature, 5), expected);
+}
+
+// An object of ABI version 3 calls jx_aot_run_v3, which the runtime keeps only to say so.
+TEST(AotAbi, VersionThreeObjectsGetAVersionError) {
+  const rt::Program p = aot_test::every_kind_of_step();
+  std::vector<int64_t> words = rt::aot::encode(p, aot_test::every_kind_signature, 0);
+  const aot_test::ObjectTables tables = aot_test::tables_of(p, aot_test::every_kind_signature);
+  const jx_aot_object o = aot_test::object_of(words, tables);
+  void *state = nullptr;
+  char error[256] = "";
+  EXPECT_EQ(jx_aot_run_v3(&state, &o, nullptr, 0, nullptr, 0, error, sizeof error),
+            JX_AOT_ERROR_ABI);
+  EXPECT_NE(
+      std::string(error).find("generated for ABI version 3, but this runtime is ABI version " +
+                              std::to_string(JX_AOT_ABI_VERSION)),
+      std::string::npos)
+      << error;
+  EXPECT_EQ(state, nullptr);
+  // Version 3's words given to this runtime: the version, not a checksum error.
+  words[1] = 3;
+  expect_error<jx::Error>([&] { rt::aot::decode(aot_test::object_of(words, tables), 2); },
+                          "generated for ABI version 3, but this runtime is ABI version " +
+                              std::to_string(JX_AOT_ABI_VERSION));
 }
 
 // An object of ABI version 2 calls jx_aot_run_v2, which the runtime keeps only to say so.
@@ -467,9 +556,10 @@ TEST(AotAbi, VersionTwoObjectsGetAVersionError) {
   old[1] = 2;
   old.erase(old.begin() + 2);
   expect_error<jx::Error>([&] { rt::aot::decode(aot_test::object_of(old, tables), 2); },
-                          "generated for ABI version 2, but this runtime is ABI version 3");
+                          "generated for ABI version 2, but this runtime is ABI version " +
+                              std::to_string(JX_AOT_ABI_VERSION));
   // A null object.
-  EXPECT_EQ(jx_aot_run_v3(&state, nullptr, nullptr, 0, nullptr, 0, error, sizeof error),
+  EXPECT_EQ(jx_aot_run_v4(&state, nullptr, nullptr, 0, nullptr, 0, error, sizeof error),
             JX_AOT_ERROR_ABI);
 }
 

@@ -8,8 +8,6 @@
 #include <cmath>
 #include <cstring>
 
-#include <jx/aot.h>
-
 #include "api/internal.h"
 #include "test_util.h"
 
@@ -446,19 +444,6 @@ TEST(ControlFlowVmap, ScansOverBatchedAndSharedRows) {
             .second;
       },
       jnp::reshape(jnp::arange(8.0), {2, 4}));
-}
-
-TEST(ControlFlowErrors, AheadOfTimeIsNotYetImplemented) {
-  auto loop = [](const Array &x) {
-    return lax::fori_loop(
-        0, 3, [](const Array &, const Array &v) { return v * v; }, x);
-  };
-  auto f = jx::jit(loop);
-  auto compiled = f.lower(jx::ShapeDtypeStruct{{}, jx::float64}).compile();
-  expect_error<jx::NotImplementedError>(
-      [&] { jx::aot::compile(compiled, "loop", testing::TempDir()); },
-      "control flow (while_loop, fori_loop, cond, switch, scan) is not yet supported ahead of "
-      "time");
 }
 
 } // namespace
