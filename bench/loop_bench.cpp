@@ -6,7 +6,10 @@
 //   tiny_16: a carry of 16 float64 (x * 0.999 + 0.001), --tiny-steps steps: the loop's own
 //     overhead per iteration.
 // --json prints one object per workload and line; --text the heat loop's plan and the single
-// step's (Compiled::as_text without the kernels' IR).
+// step's (Compiled::as_text without the kernels' IR); --compile the loop's lower + compile time
+// and traced graph size per trip count (10, 1000, 100000: independent of it); --cold-compile one
+// first lower + compile of a loop of --steps trips (run it in fresh processes, without
+// JX_CACHE_DIR).
 #include <jx/jx.h>
 
 #include <algorithm>
@@ -77,6 +80,40 @@ template <class Step> Figures measure(Step step, const Array &init, int64_t step
   return {median(loop_ms), median(single_ms), median(cpp_ms)};
 }
 
+// Trace and compile of the heat loop per trip count: medians over `rounds` of a fresh jit's
+// lower + compile (the kernel cache warm after the first: what the trip count could add is
+// tracing and the plan), and the traced graph's lines (its size).
+struct CompileFigures {
+  int64_t trips;
+  double compile_ms;
+  int64_t graph_lines;
+};
+std::vector<CompileFigures> measure_compile(int64_t n, int rounds) {
+  const jx::ShapeDtypeStruct spec{{n, n}, jx::float64};
+  const int64_t trip_counts[] = {10, 1000, 100000};
+  std::vector<std::vector<double>> ms(std::size(trip_counts));
+  std::vector<CompileFigures> out;
+  for (int r = 0; r < rounds + 1; ++r)
+    for (size_t k = 0; k < std::size(trip_counts); ++k) {
+      const int64_t trips = trip_counts[k];
+      auto looped = jx::jit([trips](const Array &u) {
+        return lax::fori_loop(
+            0, trips, [](const Array &, const Array &v) { return heat_step(v); }, u);
+      });
+      const auto t0 = Clock::now();
+      const auto lowered = looped.lower(spec);
+      lowered.compile();
+      if (r > 0) ms[k].push_back(ms_since(t0));
+      if (r == 0) {
+        const std::string text = lowered.as_text();
+        out.push_back({trips, 0, int64_t(std::count(text.begin(), text.end(), '\n'))});
+      }
+    }
+  for (size_t k = 0; k < out.size(); ++k)
+    out[k].compile_ms = median(ms[k]);
+  return out;
+}
+
 std::string plan_of(const std::string &text) { return text.substr(0, text.find("\n;")); }
 
 int print_plans(int64_t n, int64_t steps) {
@@ -95,7 +132,7 @@ int print_plans(int64_t n, int64_t steps) {
 int main(int argc, char **argv) {
   int64_t n = 1024, steps = 1000, tiny_steps = 100000;
   int rounds = 5;
-  bool json = false, text = false;
+  bool json = false, text = false, compile = false, cold = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -111,15 +148,40 @@ int main(int argc, char **argv) {
       json = true;
     else if (arg == "--text")
       text = true;
+    else if (arg == "--compile")
+      compile = true;
+    else if (arg == "--cold-compile")
+      cold = true;
     else {
       std::fprintf(stderr,
                    "usage: %s [--n 1024] [--steps 1000] [--tiny-steps 100000] [--rounds 5] "
-                   "[--json | --text]\n",
+                   "[--json | --text | --compile | --cold-compile]\n",
                    argv[0]);
       return 2;
     }
   }
   if (text) return print_plans(n, steps);
+  if (cold) {
+    // One lower + compile in this fresh process: tracing, passes and LLVM for every kernel.
+    const jx::ShapeDtypeStruct spec{{n, n}, jx::float64};
+    auto looped = jx::jit([steps](const Array &u) {
+      return lax::fori_loop(
+          0, steps, [](const Array &, const Array &v) { return heat_step(v); }, u);
+    });
+    const auto t0 = Clock::now();
+    looped.lower(spec).compile();
+    fmt::print("heat_{} fori_loop of {} trips: cold lower + compile {:.1f} ms\n", n, steps,
+               ms_since(t0));
+    return 0;
+  }
+  if (compile) {
+    fmt::print("heat_{} fori_loop: lower + compile, median of {} rounds (kernels cached)\n"
+               "{:>8} | {:>10} | {:>11}\n",
+               n, rounds, "trips", "compile ms", "graph lines");
+    for (const CompileFigures &c : measure_compile(n, rounds))
+      fmt::print("{:>8} | {:>10.2f} | {:>11}\n", c.trips, c.compile_ms, c.graph_lines);
+    return 0;
+  }
   const Array u0 = jx::random::normal(jx::random::PRNGKey(0), {n, n}).block_until_ready();
   const Array x0 = jnp::linspace(0.0, 1.0, 16).block_until_ready();
   const Figures heat = measure(heat_step, u0, steps, rounds);
