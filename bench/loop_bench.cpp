@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "heat/heat_step.h"
 #include "seed_util.h"
 
 namespace {
@@ -28,14 +29,6 @@ namespace lax = jx::lax;
 using jx::Array;
 using seed_bench::Clock;
 using seed_bench::ms_since;
-
-Array heat_step(const Array &u) {
-  const Array p = jnp::pad(u, 1);
-  const Array lap =
-      p(jx::slice(0, -2), jx::slice(1, -1)) + p(jx::slice(2, jx::none), jx::slice(1, -1)) +
-      p(jx::slice(1, -1), jx::slice(0, -2)) + p(jx::slice(1, -1), jx::slice(2, jx::none)) - 4.0 * u;
-  return u + 0.1 * lap;
-}
 
 Array tiny_step(const Array &x) { return x * 0.999 + 0.001; }
 
@@ -98,7 +91,7 @@ std::vector<CompileFigures> measure_compile(int64_t n, int rounds) {
       const int64_t trips = trip_counts[k];
       auto looped = jx::jit([trips](const Array &u) {
         return lax::fori_loop(
-            0, trips, [](const Array &, const Array &v) { return heat_step(v); }, u);
+            0, trips, [](const Array &, const Array &v) { return heat::step(v); }, u);
       });
       const auto t0 = Clock::now();
       const auto lowered = looped.lower(spec);
@@ -120,10 +113,10 @@ int print_plans(int64_t n, int64_t steps) {
   const jx::ShapeDtypeStruct spec{{n, n}, jx::float64};
   auto looped = jx::jit([&](const Array &u) {
     return lax::fori_loop(
-        0, steps, [](const Array &, const Array &v) { return heat_step(v); }, u);
+        0, steps, [](const Array &, const Array &v) { return heat::step(v); }, u);
   });
   fmt::print("loop:\n{}\n\none step:\n{}\n", plan_of(looped.lower(spec).compile().as_text()),
-             plan_of(jx::jit(heat_step).lower(spec).compile().as_text()));
+             plan_of(jx::jit(heat::step).lower(spec).compile().as_text()));
   return 0;
 }
 
@@ -166,7 +159,7 @@ int main(int argc, char **argv) {
     const jx::ShapeDtypeStruct spec{{n, n}, jx::float64};
     auto looped = jx::jit([steps](const Array &u) {
       return lax::fori_loop(
-          0, steps, [](const Array &, const Array &v) { return heat_step(v); }, u);
+          0, steps, [](const Array &, const Array &v) { return heat::step(v); }, u);
     });
     const auto t0 = Clock::now();
     looped.lower(spec).compile();
@@ -184,7 +177,7 @@ int main(int argc, char **argv) {
   }
   const Array u0 = jx::random::normal(jx::random::PRNGKey(0), {n, n}).block_until_ready();
   const Array x0 = jnp::linspace(0.0, 1.0, 16).block_until_ready();
-  const Figures heat = measure(heat_step, u0, steps, rounds);
+  const Figures heat = measure(heat::step, u0, steps, rounds);
   const Figures tiny = measure(tiny_step, x0, tiny_steps, rounds);
   const std::pair<std::string, Figures> rows[] = {{fmt::format("heat_{}", n), heat},
                                                   {"tiny_16", tiny}};

@@ -48,8 +48,8 @@ int32_t fail(int32_t status, const std::string &message, char *error, size_t err
 
 int32_t run(void **state, const jx_aot_object *object, const jx_aot_array *args, int32_t num_args,
             const jx_aot_array *results, int32_t num_results, char *error, size_t error_size) {
-  if (!state) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v3: state is null", error, error_size);
-  if (!object) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v3: object is null", error, error_size);
+  if (!state) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v4: state is null", error, error_size);
+  if (!object) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v4: object is null", error, error_size);
   // Decoded once per object, published in the object's own slot (so an unloaded and reloaded
   // object never sees another's program); a losing racer drops its copy.
   std::atomic_ref<void *> slot(*state);
@@ -207,19 +207,24 @@ extern "C" int32_t jx_aot_run_v4(void **state, const jx_aot_object *object,
   }
 }
 
+namespace {
+// What an object of an older ABI version gets from its entry point, which the runtime keeps.
+int32_t old_version(int version, char *error, size_t error_size) {
+  return fail(JX_AOT_ERROR_ABI,
+              "jx AOT object: generated for ABI version " + std::to_string(version) +
+                  ", but this runtime is ABI version " + std::to_string(JX_AOT_ABI_VERSION) +
+                  " (generate the object again with this jx)",
+              error, error_size);
+}
+} // namespace
+
 extern "C" int32_t jx_aot_run_v3(void **, const jx_aot_object *, const jx_aot_array *, int32_t,
                                  const jx_aot_array *, int32_t, char *error, size_t error_size) {
-  return fail(JX_AOT_ERROR_ABI,
-              "jx AOT object: generated for ABI version 3, but this runtime is ABI version " +
-                  std::to_string(JX_AOT_ABI_VERSION) + " (generate the object again with this jx)",
-              error, error_size);
+  return old_version(3, error, error_size);
 }
 
 extern "C" int32_t jx_aot_run_v2(void **, const int64_t *, int64_t, const jx_aot_kernel *,
                                  const void *const *, const jx_aot_array *, int32_t,
                                  const jx_aot_array *, int32_t, char *error, size_t error_size) {
-  return fail(JX_AOT_ERROR_ABI,
-              "jx AOT object: generated for ABI version 2, but this runtime is ABI version " +
-                  std::to_string(JX_AOT_ABI_VERSION) + " (generate the object again with this jx)",
-              error, error_size);
+  return old_version(2, error, error_size);
 }

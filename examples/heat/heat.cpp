@@ -10,19 +10,11 @@
 #include <fmt/core.h>
 #include <string>
 
+#include "heat_step.h"
+
 namespace jnp = jx::numpy;
 namespace lax = jx::lax;
 using jx::Array;
-
-// u + 0.1 * laplacian(u), the four neighbours added in NumPy's order.
-Array heat_step(const Array &u) {
-  const Array p = jnp::pad(u, 1);
-  const Array up = p(jx::slice(0, -2), jx::slice(1, -1)),
-              down = p(jx::slice(2, jx::none), jx::slice(1, -1));
-  const Array left = p(jx::slice(1, -1), jx::slice(0, -2)),
-              right = p(jx::slice(1, -1), jx::slice(2, jx::none));
-  return u + 0.1 * (up + down + left + right - 4.0 * u);
-}
 
 int main() {
   jx::config::set_num_cpu_devices(8);
@@ -33,7 +25,7 @@ int main() {
       jnp::where((rows >= n / 4) & (rows < n / 2) & (cols >= n / 4) & (cols < 3 * n / 4), 1.0, 0.0);
   auto loop = [](const Array &u) {
     return lax::fori_loop(
-        0, steps, [](const Array &, const Array &v) { return heat_step(v); }, u);
+        0, steps, [](const Array &, const Array &v) { return heat::step(v); }, u);
   };
   auto solve = jx::jit(loop);
   auto t0 = std::chrono::steady_clock::now();

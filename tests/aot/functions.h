@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "diff/random_graph.h"
+#include "heat/heat_step.h"
 #include "seeds.h"
 
 namespace aot_test {
@@ -237,15 +238,8 @@ inline auto control_flow() {
   const ShapeDtypeStruct grid{{32, 48}, jx::float64}, xs{{7, 5}, jx::float64}, index{{}, jx::int32};
   return jx::jit([](const Array &u, const Array &rows, const Array &which) {
            namespace lax = jx::lax;
-           auto step = [](const Array &v) {
-             const Array p = jnp::pad(v, 1);
-             return v + 0.1 * (p(jx::slice(0, -2), jx::slice(1, -1)) +
-                               p(jx::slice(2, jx::none), jx::slice(1, -1)) +
-                               p(jx::slice(1, -1), jx::slice(0, -2)) +
-                               p(jx::slice(1, -1), jx::slice(2, jx::none)) - 4.0 * v);
-           };
-           const Array heat = lax::fori_loop(
-               0, 20, [&](const Array &, const Array &v) { return step(v); }, u);
+           const Array diffused = lax::fori_loop(
+               0, 20, [](const Array &, const Array &v) { return heat::step(v); }, u);
            const Array root = lax::while_loop(
                [](const Array &x) { return jnp::abs(x * x - 2.0) > 1e-12; },
                [](const Array &x) { return (x + 2.0 / x) / 2.0; }, jnp::sum(rows) * 0.0 + 1.0);
@@ -270,7 +264,7 @@ inline auto control_flow() {
                                  r(0), r)
                                  .second);
            };
-           return std::tuple{heat, root, branch, switched, carry, ys, jx::grad(loss)(rows)};
+           return std::tuple{diffused, root, branch, switched, carry, ys, jx::grad(loss)(rows)};
          })
       .lower(grid, xs, index);
 }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fmt/format.h>
 #include <functional>
 
 #include "aot/aot_test_util.h"
@@ -512,6 +513,18 @@ TEST(AotFormat, TheWordsOfVersionFour) {
   EXPECT_EQ(rt::aot::encode(p, aot_test::every_kind_signature, 5), expected);
 }
 
+// What an old version's entry point answers: JX_AOT_ERROR_ABI naming both versions, nothing
+// decoded.
+void expect_version_error(int32_t status, const char *error, int version, const void *state) {
+  EXPECT_EQ(status, JX_AOT_ERROR_ABI);
+  EXPECT_NE(std::string(error).find(
+                fmt::format("generated for ABI version {}, but this runtime is ABI version {}",
+                            version, JX_AOT_ABI_VERSION)),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(state, nullptr);
+}
+
 // An object of ABI version 3 calls jx_aot_run_v3, which the runtime keeps only to say so.
 TEST(AotAbi, VersionThreeObjectsGetAVersionError) {
   const rt::Program p = aot_test::every_kind_of_step();
@@ -520,14 +533,8 @@ TEST(AotAbi, VersionThreeObjectsGetAVersionError) {
   const jx_aot_object o = aot_test::object_of(words, tables);
   void *state = nullptr;
   char error[256] = "";
-  EXPECT_EQ(jx_aot_run_v3(&state, &o, nullptr, 0, nullptr, 0, error, sizeof error),
-            JX_AOT_ERROR_ABI);
-  EXPECT_NE(
-      std::string(error).find("generated for ABI version 3, but this runtime is ABI version " +
-                              std::to_string(JX_AOT_ABI_VERSION)),
-      std::string::npos)
-      << error;
-  EXPECT_EQ(state, nullptr);
+  expect_version_error(jx_aot_run_v3(&state, &o, nullptr, 0, nullptr, 0, error, sizeof error),
+                       error, 3, state);
   // Version 3's words given to this runtime: the version, not a checksum error.
   words[1] = 3;
   expect_error<jx::Error>([&] { rt::aot::decode(aot_test::object_of(words, tables), 2); },
@@ -542,15 +549,10 @@ TEST(AotAbi, VersionTwoObjectsGetAVersionError) {
   const aot_test::ObjectTables tables = aot_test::tables_of(p, aot_test::every_kind_signature);
   void *state = nullptr;
   char error[256] = "";
-  EXPECT_EQ(jx_aot_run_v2(&state, words.data(), int64_t(words.size()), tables.kernels.data(),
-                          tables.constants.data(), nullptr, 0, nullptr, 0, error, sizeof error),
-            JX_AOT_ERROR_ABI);
-  EXPECT_NE(
-      std::string(error).find("generated for ABI version 2, but this runtime is ABI version " +
-                              std::to_string(JX_AOT_ABI_VERSION)),
-      std::string::npos)
-      << error;
-  EXPECT_EQ(state, nullptr);
+  expect_version_error(jx_aot_run_v2(&state, words.data(), int64_t(words.size()),
+                                     tables.kernels.data(), tables.constants.data(), nullptr, 0,
+                                     nullptr, 0, error, sizeof error),
+                       error, 2, state);
   // Version 2's words (no checksum) given to this runtime: the version, not a checksum error.
   std::vector<int64_t> old = words;
   old[1] = 2;

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "heat/heat_step.h"
 #include "seeds.h"
 
 namespace {
@@ -60,16 +61,9 @@ TEST(JitSharding, NamedShardingOnATwoByFourMesh) {
 // A loop whose carry is placed keeps it placed: the body's kernels run per device box (halos
 // read from the neighbours' boxes each step), bit for bit the unsharded loop's.
 TEST(JitSharding, LoopBodiesRunOnTheirCarriesDeviceBoxes) {
-  auto step = [](const Array &u) {
-    const Array p = jnp::pad(u, 1);
-    return u + 0.1 * (p(jx::slice(0, -2), jx::slice(1, -1)) +
-                      p(jx::slice(2, jx::none), jx::slice(1, -1)) +
-                      p(jx::slice(1, -1), jx::slice(0, -2)) +
-                      p(jx::slice(1, -1), jx::slice(2, jx::none)) - 4.0 * u);
-  };
-  auto loop = [&](const Array &u) {
+  auto loop = [](const Array &u) {
     return jx::lax::fori_loop(
-        0, 25, [&](const Array &, const Array &v) { return step(v); }, u);
+        0, 25, [](const Array &, const Array &v) { return heat::step(v); }, u);
   };
   Array u = jx::random::normal(jx::random::PRNGKey(4), {40, 64});
   const std::vector<double> expected = values(jx::jit(loop)(u));
