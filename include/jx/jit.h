@@ -102,6 +102,11 @@ template <class... T> struct Outputs<std::tuple<T...>> {
 
 template <class A> constexpr bool is_array_v = std::is_same_v<std::decay_t<A>, Array>;
 template <class A> constexpr bool is_spec_v = std::is_same_v<std::decay_t<A>, ShapeDtypeStruct>;
+// A list of arrays (or, for lower(), of their specs) as one argument: JAX's list pytree.
+template <class A>
+constexpr bool is_array_list_v = std::is_same_v<std::decay_t<A>, std::vector<Array>>;
+template <class A>
+constexpr bool is_spec_list_v = std::is_same_v<std::decay_t<A>, std::vector<ShapeDtypeStruct>>;
 
 } // namespace detail
 
@@ -144,8 +149,9 @@ private:
   std::shared_ptr<detail::Program> program_;
 };
 
-// jax.jit(f): F takes Arrays (and static non-array arguments, which are part of the cache key and
-// must be printable with fmt) and returns an Array, std::vector<Array> or std::tuple of Arrays.
+// jax.jit(f): F takes Arrays, std::vector<Array> lists (JAX's list pytrees, any length: each
+// length a signature) and static non-array arguments (part of the cache key, printable with fmt),
+// and returns an Array, std::vector<Array> or std::tuple of Arrays.
 template <class F> class Jitted {
 public:
   explicit Jitted(F f, JitOptions options = {})
@@ -189,7 +195,10 @@ public:
   }
 
 private:
-  template <class S> using as_arg_t = std::conditional_t<detail::is_spec_v<S>, Array, S>;
+  template <class S>
+  using as_arg_t =
+      std::conditional_t<detail::is_spec_v<S>, Array,
+                         std::conditional_t<detail::is_spec_list_v<S>, std::vector<Array>, S>>;
 
   struct State {
     State(F f, JitOptions options) : f(std::move(f)), options(options) {}
@@ -208,21 +217,30 @@ private:
                        a.committed() ? std::optional<Sharding>(a.sharding()) : std::nullopt,
                        a.weak_type()});
       arrays.push_back(a);
+    } else if constexpr (detail::is_array_list_v<A>) {
+      for (const Array &x : a)
+        collect(x, specs, arrays);
     }
   }
   template <class S> static void collect_spec(const S &s, std::vector<ShapeDtypeStruct> &specs) {
     if constexpr (detail::is_spec_v<S>) {
       specs.push_back(s);
-    } else if constexpr (detail::is_array_v<S>) { // as jax.jit(f).lower(x): x stands for its spec
+    } else if constexpr (detail::is_array_v<S> || detail::is_array_list_v<S>) {
+      // As jax.jit(f).lower(x): x stands for its spec.
       std::vector<Array> unused;
       collect(s, specs, unused);
+    } else if constexpr (detail::is_spec_list_v<S>) {
+      specs.insert(specs.end(), s.begin(), s.end());
     }
   }
   template <class... A> static std::string static_key(const A &...args) {
     std::string key;
     (
         [&] {
-          if constexpr (!detail::is_array_v<A> && !detail::is_spec_v<A>)
+          // A list's length: lists that split the same arrays otherwise are other signatures.
+          if constexpr (detail::is_array_list_v<A> || detail::is_spec_list_v<A>)
+            key += fmt::format(";[{}]", args.size());
+          else if constexpr (!detail::is_array_v<A> && !detail::is_spec_v<A>)
             key += fmt::format(";{}", args);
         }(),
         ...);
@@ -237,10 +255,16 @@ private:
       size_t next = 0;
       auto pick = [&](const auto &a) -> decltype(auto) {
         using T = std::decay_t<decltype(a)>;
-        if constexpr (detail::is_array_v<T> || detail::is_spec_v<T>)
+        if constexpr (detail::is_array_v<T> || detail::is_spec_v<T>) {
           return Array(params[next++]);
-        else
+        } else if constexpr (detail::is_array_list_v<T> || detail::is_spec_list_v<T>) {
+          std::vector<Array> list(params.begin() + std::ptrdiff_t(next),
+                                  params.begin() + std::ptrdiff_t(next + a.size()));
+          next += a.size();
+          return list;
+        } else {
           return (a);
+        }
       };
       // Braced init keeps the left-to-right order of pick().
       auto call = [&](auto &&...picked) {

@@ -5,6 +5,8 @@
 #include <jx/array.h>
 
 #include <initializer_list>
+#include <limits>
+#include <numbers>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +24,12 @@ inline constexpr DType int64 = DType::int64;
 inline constexpr DType float32 = DType::float32;
 inline constexpr DType float64 = DType::float64;
 using jx::dtype;
+using jx::newaxis;
+// jnp.pi, jnp.e, jnp.euler_gamma, jnp.inf, jnp.nan: doubles, weakly typed where they meet arrays.
+inline constexpr double pi = std::numbers::pi, e = std::numbers::e,
+                        euler_gamma = std::numbers::egamma,
+                        inf = std::numeric_limits<double>::infinity(),
+                        nan = std::numeric_limits<double>::quiet_NaN();
 
 // An `axis=` argument: None (all axes), one axis, or several; negative counts from the end.
 class Axes {
@@ -46,8 +54,25 @@ template <class T>
 Array array(std::initializer_list<T> data, std::optional<Shape> shape = std::nullopt) {
   return array(std::vector<T>(data), std::move(shape));
 }
+// A braced list of ints is int64, as np.array([1, 2, 3]) on Linux and JAX with x64 (name the
+// type, jnp::array<int32_t>({...}), for int32).
+inline Array array(std::initializer_list<int> data, std::optional<Shape> shape = std::nullopt) {
+  return array(std::vector<int64_t>(data.begin(), data.end()), std::move(shape));
+}
 // jnp.array(scalar, dtype): a strongly typed 0-d array.
 Array array(double value, DType dtype);
+// jnp.array(scalar): a 0-d array as JAX makes one of a Python scalar: a double is a weakly
+// typed float64 and an integer a weakly typed int64 (float32 * jnp.array(2.0) stays float32), a
+// bool a bool and a float (NumPy's float32 scalar) a float32, both strongly typed.
+template <class T>
+requires std::is_arithmetic_v<T> Array array(T value) {
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, float>)
+    return array(double(value), std::is_same_v<T, bool> ? bool_ : float32);
+  else if constexpr (std::is_floating_point_v<T>)
+    return Array(double(value));
+  else
+    return Array(int64_t(value));
+}
 // jnp.asarray(x, dtype): x converted to dtype (a strong type).
 Array asarray(const Array &x, std::optional<DType> dtype = std::nullopt);
 Array zeros(const Shape &shape, DType dtype = float64);
@@ -154,6 +179,17 @@ Array invert(const Array &x);
 Array left_shift(const Array &a, const Array &b);
 Array right_shift(const Array &a, const Array &b);
 Array astype(const Array &x, DType dtype);
+// jnp.isclose: |a - b| <= atol + rtol * |b| in the promoted dtype (equality for ints and bools);
+// infinities close only to themselves, NaN to nothing unless equal_nan (JAX's).
+Array isclose(const Array &a, const Array &b, double rtol = 1e-05, double atol = 1e-08,
+              bool equal_nan = false);
+// jnp.allclose: all(isclose(...)), a bool scalar.
+Array allclose(const Array &a, const Array &b, double rtol = 1e-05, double atol = 1e-08,
+               bool equal_nan = false);
+// jnp.array_equal: the same shape and equal elements (NaNs equal with equal_nan), a bool scalar.
+Array array_equal(const Array &a1, const Array &a2, bool equal_nan = false);
+// jnp.array_equiv: broadcastable to one shape and equal there, a bool scalar.
+Array array_equiv(const Array &a1, const Array &a2);
 // jnp.broadcast_shapes.
 Shape broadcast_shapes(const std::vector<Shape> &shapes);
 
@@ -161,6 +197,9 @@ Shape broadcast_shapes(const std::vector<Shape> &shapes);
 Array reshape(const Array &x, const Shape &shape);
 Array ravel(const Array &x);
 Array transpose(const Array &x, std::optional<std::vector<int64_t>> axes = std::nullopt);
+inline Array transpose(const Array &x, std::initializer_list<int64_t> axes) {
+  return transpose(x, std::vector<int64_t>(axes));
+}
 Array moveaxis(const Array &x, int64_t source, int64_t destination);
 Array swapaxes(const Array &x, int64_t axis1, int64_t axis2);
 Array expand_dims(const Array &x, const Axes &axis);

@@ -268,6 +268,41 @@ Array logical_not(const Array &x) {
   return wrap(ir::unary(Op::Not, node_of(x.astype(DType::bool_))));
 }
 
+Array isclose(const Array &a, const Array &b, double rtol, double atol, bool equal_nan) {
+  const api::ResultType type = api::result_type({node_of(a), node_of(b)});
+  const Array x(api::cast_node(node_of(a), type.dtype, type.weak)),
+      y(api::cast_node(node_of(b), type.dtype, type.weak));
+  if (!is_floating(type.dtype)) return equal(x, y);
+  // rtol and atol weakly typed: converted to the arrays' dtype, as JAX converts them.
+  Array out = less_equal(abs(x - y), Array(atol) + Array(rtol) * abs(y));
+  const Array x_inf = isinf(x), y_inf = isinf(y);
+  out = logical_and(out, logical_not(logical_or(x_inf, y_inf)));
+  out = logical_or(out, logical_and(logical_and(x_inf, y_inf), equal(x, y)));
+  const Array x_nan = isnan(x), y_nan = isnan(y);
+  out = logical_and(out, logical_not(logical_or(x_nan, y_nan)));
+  return equal_nan ? logical_or(out, logical_and(x_nan, y_nan)) : out;
+}
+
+Array allclose(const Array &a, const Array &b, double rtol, double atol, bool equal_nan) {
+  return all(isclose(a, b, rtol, atol, equal_nan));
+}
+
+Array array_equal(const Array &a1, const Array &a2, bool equal_nan) {
+  if (a1.shape() != a2.shape()) return array(false);
+  Array same = equal(a1, a2);
+  if (equal_nan) same = logical_or(same, logical_and(isnan(a1), isnan(a2)));
+  return all(same);
+}
+
+Array array_equiv(const Array &a1, const Array &a2) {
+  try {
+    broadcast_shapes({a1.shape(), a2.shape()});
+  } catch (const ShapeError &) {
+    return array(false);
+  }
+  return all(equal(a1, a2));
+}
+
 Array bitwise_and(const Array &a, const Array &b) { return bitwise(Op::And, "bitwise_and", a, b); }
 Array bitwise_or(const Array &a, const Array &b) { return bitwise(Op::Or, "bitwise_or", a, b); }
 Array bitwise_xor(const Array &a, const Array &b) { return bitwise(Op::Xor, "bitwise_xor", a, b); }

@@ -61,7 +61,100 @@ TEST(Api, CreationShapes) {
   EXPECT_EQ(jnp::arange(0.5, 2).to_vector<double>(), (std::vector<double>{0.5, 1.5}));
   EXPECT_EQ(jnp::arange(0).shape(), (Shape{0}));
   EXPECT_EQ(jnp::zeros({}).ndim(), 0);
-  EXPECT_EQ(jnp::array({1, 2, 3, 4, 5, 6}, Shape{3, 2}).dtype(), jnp::int32);
+  // A braced list of ints is int64, as np.array([...]) on Linux and JAX with x64.
+  EXPECT_EQ(jnp::array({1, 2, 3, 4, 5, 6}, Shape{3, 2}).dtype(), jnp::int64);
+  EXPECT_EQ(jnp::array(std::vector<int32_t>{1, 2}).dtype(), jnp::int32);
+  EXPECT_EQ(jnp::array<int32_t>({1, 2}).dtype(), jnp::int32);
+}
+
+// jnp.array of a scalar as JAX with x64: 2.0 a weakly typed float64 0-d array, 2 a weakly typed
+// int64 (exactly, past 2^53), True a strong bool, np.float32(2.5) a strong float32.
+TEST(Api, ArrayOfAScalar) {
+  const Array x = jnp::array(2.0);
+  EXPECT_EQ(x.shape(), Shape{});
+  EXPECT_EQ(x.dtype(), jnp::float64);
+  EXPECT_TRUE(x.weak_type());
+  EXPECT_EQ((jnp::ones({2}, jnp::float32) * x).dtype(), jnp::float32);
+  const int64_t big = (int64_t(1) << 53) + 1;
+  EXPECT_EQ(jnp::array(big).item<int64_t>(), big);
+  EXPECT_EQ(jnp::array(3).dtype(), jnp::int64);
+  EXPECT_TRUE(jnp::array(3).weak_type());
+  EXPECT_EQ(jnp::array(true).dtype(), jnp::bool_);
+  EXPECT_FALSE(jnp::array(true).weak_type());
+  EXPECT_EQ(jnp::array(2.5f).dtype(), jnp::float32);
+  EXPECT_FALSE(jnp::array(2.5f).weak_type());
+  EXPECT_EQ((jnp::ones({2}, jnp::float64) * jnp::array(2.5f)).dtype(), jnp::float64);
+}
+
+TEST(Api, ConstantsAndBracedAxes) {
+  EXPECT_EQ(jnp::pi, 3.141592653589793);
+  EXPECT_EQ(jnp::e, 2.718281828459045);
+  EXPECT_EQ(jnp::euler_gamma, 0.5772156649015329);
+  EXPECT_TRUE(std::isinf(jnp::inf) && jnp::inf > 0);
+  EXPECT_TRUE(std::isnan(jnp::nan));
+  const Array x = jnp::reshape(jnp::arange(6.0), {2, 3});
+  EXPECT_EQ(x(jnp::newaxis).shape(), (Shape{1, 2, 3}));
+  EXPECT_EQ(jnp::transpose(x, {1, 0}).shape(), (Shape{3, 2}));
+  EXPECT_EQ(jnp::transpose(x, {1, 0}).to_vector<double>(), (std::vector<double>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(jnp::transpose(jnp::zeros({2, 3, 4}), {-1, 0, 1}).shape(), (Shape{4, 2, 3}));
+}
+
+// NumPy's and JAX's isclose: rtol against |b|, infinities only close to themselves, NaN to nothing
+// unless equal_nan; ints compared exactly.
+TEST(Api, IscloseAllcloseArrayEqual) {
+  const Array a = jnp::array({1e10, 1e-8, 1.0, jnp::inf, jnp::inf, jnp::nan, 0.0, -0.0});
+  const Array b = jnp::array({1.00001e10, 1e-9, 1.0001, jnp::inf, -jnp::inf, jnp::nan, 1e-8, 0.0});
+  EXPECT_EQ(jnp::isclose(a, b).to_vector<bool>(),
+            (std::vector<bool>{true, true, false, true, false, false, true, true}));
+  EXPECT_EQ(jnp::isclose(a, b, 1e-5, 1e-8, true).to_vector<bool>(),
+            (std::vector<bool>{true, true, false, true, false, true, true, true}));
+  EXPECT_EQ(jnp::isclose(a, b, 1e-3).to_vector<bool>()[2], true);
+  // Not symmetric: rtol scales |b|.
+  EXPECT_TRUE(jnp::isclose(jnp::array(1.0), jnp::array(1.0 + 1e-5 + 1e-8)).item<bool>());
+  EXPECT_FALSE(jnp::isclose(jnp::array(100.0), jnp::array(100.01), 1e-5, 0.0).item<bool>());
+  // Float32 arrays: the tolerances in float32; ints: equality.
+  EXPECT_EQ(jnp::isclose(jnp::ones({2}, jnp::float32), 1.0f + 1e-6f).dtype(), jnp::bool_);
+  EXPECT_TRUE(jnp::allclose(jnp::ones({3}, jnp::float32), jnp::ones({3}) + 1e-7).item<bool>());
+  EXPECT_EQ(jnp::isclose(jnp::array({1, 2}), jnp::array({1, 3})).to_vector<bool>(),
+            (std::vector<bool>{true, false}));
+  EXPECT_TRUE(jnp::allclose(jnp::zeros({2, 2}), jnp::zeros({2})).item<bool>());
+  EXPECT_FALSE(jnp::allclose(a, b).item<bool>());
+  EXPECT_EQ(jnp::allclose(a, b).shape(), Shape{});
+  // array_equal: shapes must agree (no broadcasting); array_equiv broadcasts.
+  EXPECT_TRUE(jnp::array_equal(jnp::arange(3), jnp::array({0, 1, 2})).item<bool>());
+  EXPECT_FALSE(jnp::array_equal(jnp::zeros({2, 2}), jnp::zeros({2})).item<bool>());
+  EXPECT_FALSE(jnp::array_equal(a, a).item<bool>());
+  EXPECT_TRUE(jnp::array_equal(a, a, true).item<bool>());
+  EXPECT_TRUE(jnp::array_equiv(jnp::zeros({2, 2}), jnp::zeros({2})).item<bool>());
+  EXPECT_FALSE(jnp::array_equiv(jnp::zeros({2, 2}), jnp::zeros({3})).item<bool>());
+  EXPECT_TRUE(jx::jit([](const Array &x, const Array &y) { return jnp::allclose(x, y); })(
+                  jnp::ones({4}), jnp::ones({4}) * (1 + 1e-9))
+                  .item<bool>());
+}
+
+// A jitted function of a list of arrays: any length, each length its own signature.
+TEST(Api, JitOfAListOfArrays) {
+  auto total = jx::jit([](const std::vector<Array> &xs, const Array &scale) {
+    Array sum = jnp::zeros({2});
+    for (const Array &x : xs)
+      sum = sum + x;
+    return sum * scale;
+  });
+  const Array one = jnp::ones({2}), two = jnp::full({2}, 2.0);
+  EXPECT_EQ(total(std::vector<Array>{one, two}, Array(10.0)).to_vector<double>(),
+            (std::vector<double>{30, 30}));
+  EXPECT_EQ(total(std::vector<Array>{one, two, two}, Array(1.0)).to_vector<double>(),
+            (std::vector<double>{5, 5}));
+  EXPECT_EQ(total(std::vector<Array>{}, Array(1.0)).to_vector<double>(),
+            (std::vector<double>{0, 0}));
+  EXPECT_EQ(total.cache_size(), 3u);
+  const jx::ShapeDtypeStruct spec{{2}, jx::float64};
+  const auto compiled = total
+                            .lower(std::vector<jx::ShapeDtypeStruct>{spec, spec},
+                                   jx::ShapeDtypeStruct{{}, jx::float64})
+                            .compile();
+  EXPECT_EQ(compiled.call({one, one, Array(jnp::array(3.0))}).to_vector<double>(),
+            (std::vector<double>{6, 6}));
 }
 
 // bool arange as NumPy: at most two elements (it built an ill-typed graph; API fuzzer).
