@@ -120,14 +120,28 @@ public:
   }
 
 private:
-  // A region over batched params (every param batched), every output batched.
-  ir::Region batch_region(const ir::Region &r) const {
+  // A region over batched params (those marked in `batched`, every one when it is empty; the
+  // others keep their types), every output batched.
+  ir::Region batch_region(const ir::Region &r, const std::vector<bool> &batched = {}) const {
     const int64_t trace = ir::new_trace_id();
     ir::Region out;
-    for (const NodePtr &p : r.params)
-      out.params.push_back(
-          ir::parameter(p->attrs[0], p->dtype, prepend(size_, p->shape), trace, p->weak));
-    for (const BatchedOutput &o : batch(r.outputs, r.params, out.params, size_))
+    Substitution unbatched;
+    std::vector<NodePtr> old_batched, new_batched;
+    for (size_t i = 0; i < r.params.size(); ++i) {
+      const NodePtr &p = r.params[i];
+      const bool is_batched = batched.empty() || batched[i];
+      out.params.push_back(ir::parameter(
+          p->attrs[0], p->dtype, is_batched ? prepend(size_, p->shape) : p->shape, trace, p->weak));
+      if (is_batched) {
+        old_batched.push_back(p);
+        new_batched.push_back(out.params.back());
+      } else {
+        unbatched.emplace(p.get(), out.params.back());
+      }
+    }
+    const std::vector<NodePtr> outputs =
+        unbatched.empty() ? r.outputs : substitute(r.outputs, unbatched);
+    for (const BatchedOutput &o : batch(outputs, old_batched, new_batched, size_))
       out.outputs.push_back(o.batched ? o.node : spread(o.node));
     return out;
   }
@@ -145,26 +159,8 @@ private:
       }
     for (size_t i = carries; i < carries + xs; ++i)
       if (batched[i]) in[i] = move_axis(in[i], 0, 1);
-    const int64_t trace = ir::new_trace_id();
-    ir::Region out;
-    Substitution unbatched;
-    std::vector<NodePtr> old_batched, new_batched;
-    for (size_t i = 0; i < body.params.size(); ++i) {
-      const NodePtr &p = body.params[i];
-      out.params.push_back(ir::parameter(
-          p->attrs[0], p->dtype, batched[i] ? prepend(size_, p->shape) : p->shape, trace, p->weak));
-      if (batched[i]) {
-        old_batched.push_back(p);
-        new_batched.push_back(out.params.back());
-      } else {
-        unbatched.emplace(p.get(), out.params.back());
-      }
-    }
-    for (const BatchedOutput &o :
-         batch(substitute(body.outputs, unbatched), old_batched, new_batched, size_))
-      out.outputs.push_back(o.batched ? o.node : spread(o.node));
     return ir::scan(std::move(in), n.attrs[0], n.attrs[1], n.attrs[2], n.attrs[3] != 0,
-                    std::move(out));
+                    batch_region(body, batched));
   }
 
   // x with a per-example bool broadcast along x's other axes.

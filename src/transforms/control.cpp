@@ -48,6 +48,13 @@ std::vector<NodePtr> slice(const std::vector<NodePtr> &v, size_t from, size_t to
   return {v.begin() + std::ptrdiff_t(from), v.begin() + std::ptrdiff_t(to)};
 }
 
+std::vector<NodePtr> pick(const std::vector<NodePtr> &v, const std::vector<size_t> &at) {
+  std::vector<NodePtr> out;
+  for (size_t i : at)
+    out.push_back(v[i]);
+  return out;
+}
+
 void append(std::vector<NodePtr> &to, const std::vector<NodePtr> &more) {
   to.insert(to.end(), more.begin(), more.end());
 }
@@ -98,18 +105,10 @@ struct JvpLayout {
     }
   }
 
-  std::vector<NodePtr> at(const std::vector<NodePtr> &params,
-                          const std::vector<size_t> &positions) const {
-    std::vector<NodePtr> out;
-    for (size_t p : positions)
-      out.push_back(params[p]);
-    return out;
-  }
-
   // `r` (over the old params) as a region over the new ones: its outputs, then their tangents.
   Region jvp_of(const Region &r) const {
     Region out{params_like(like), {}};
-    out.outputs = region_jvp(r, at(out.params, primal_at), seeded, at(out.params, tangent_at));
+    out.outputs = region_jvp(r, pick(out.params, primal_at), seeded, pick(out.params, tangent_at));
     return out;
   }
 };
@@ -135,7 +134,7 @@ NodePtr while_jvp(const Node &op, const std::vector<NodePtr> &ts) {
   layout.group(op, body.params, 0, 0, carries, ts, true);
   layout.group(op, body.params, 0, carries, body.params.size(), ts, false);
   Region jvp_cond{params_like(layout.like), {}};
-  jvp_cond.outputs = inlined(cond, layout.at(jvp_cond.params, layout.primal_at));
+  jvp_cond.outputs = inlined(cond, pick(jvp_cond.params, layout.primal_at));
   Region jvp_body = layout.jvp_of(body);
   // Carries, then their tangents: the body's outputs are in that order already.
   return ir::while_loop(std::move(layout.inputs), int64_t(2 * carries), std::move(jvp_cond),
@@ -246,13 +245,6 @@ std::vector<size_t> where(const std::vector<bool> &marked, size_t from, size_t t
   std::vector<size_t> out;
   for (size_t i = from; i < to; ++i)
     if (marked[i] == want) out.push_back(i);
-  return out;
-}
-
-std::vector<NodePtr> pick(const std::vector<NodePtr> &v, const std::vector<size_t> &at) {
-  std::vector<NodePtr> out;
-  for (size_t i : at)
-    out.push_back(v[i]);
   return out;
 }
 

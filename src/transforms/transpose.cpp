@@ -288,10 +288,8 @@ std::vector<NodePtr> transpose(const std::vector<NodePtr> &linear_outputs,
         break;
       }
   std::unordered_map<const ir::Node *, NodePtr> ct;
-  auto accumulate = [&](const ir::Node *n, NodePtr c) {
-    NodePtr &slot = ct[n];
-    slot = slot ? add(slot, c) : std::move(c);
-  };
+  auto add_into = [](NodePtr &slot, NodePtr c) { slot = slot ? add(slot, c) : std::move(c); };
+  auto accumulate = [&](const ir::Node *n, NodePtr c) { add_into(ct[n], std::move(c)); };
   for (size_t i = 0; i < linear_outputs.size(); ++i)
     if (linear_outputs[i] && linear.contains(linear_outputs[i].get()))
       accumulate(linear_outputs[i].get(), cotangents[i]);
@@ -322,8 +320,7 @@ std::vector<NodePtr> transpose(const std::vector<NodePtr> &linear_outputs,
     if (n->op == Op::Result) {
       std::vector<NodePtr> &slots = result_cts[n->inputs[0].get()];
       slots.resize(size_t(ir::result_count(*n->inputs[0])));
-      NodePtr &slot = slots[size_t(n->attrs[0])];
-      slot = slot ? add(slot, c) : c;
+      add_into(slots[size_t(n->attrs[0])], c);
       continue;
     }
     for (size_t i = 0; i < n->inputs.size(); ++i)
