@@ -7,7 +7,9 @@
 #include <jx/jit.h>
 #include <jx/lax.h>
 #include <jx/numpy.h>
+#include <jx/nn.h>
 #include <jx/random.h>
+#include <jx/scipy.h>
 #include <jx/shape.h>
 #include <jx/sharding.h>
 #include <jx/transforms.h>

@@ -100,6 +100,42 @@ requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B> && std::is_arithmeti
 Array linspace(const Array &start, const Array &stop, int64_t num = 50, bool endpoint = true,
                int64_t axis = 0, std::optional<DType> dtype = std::nullopt);
 Array eye(int64_t n, std::optional<int64_t> m = std::nullopt, int64_t k = 0, DType dtype = float64);
+Array identity(int64_t n, DType dtype = float64);
+// jx arrays are never uninitialized: empty is zeros, as in jnp.
+Array empty(const Shape &shape, DType dtype = float64);
+Array empty_like(const Array &x, std::optional<DType> dtype = std::nullopt);
+Array copy(const Array &x);
+Array logspace(const Array &start, const Array &stop, int64_t num = 50, bool endpoint = true,
+               const Array &base = 10.0, std::optional<DType> dtype = std::nullopt,
+               int64_t axis = 0);
+Array geomspace(const Array &start, const Array &stop, int64_t num = 50, bool endpoint = true,
+                std::optional<DType> dtype = std::nullopt, int64_t axis = 0);
+Array tri(int64_t n, std::optional<int64_t> m = std::nullopt, int64_t k = 0, DType dtype = float64);
+Array tril(const Array &m, int64_t k = 0);
+Array triu(const Array &m, int64_t k = 0);
+// (rows, cols) of the lower/upper triangle of an n x m matrix, in row-major order.
+std::pair<Array, Array> tril_indices(int64_t n, int64_t k = 0,
+                                     std::optional<int64_t> m = std::nullopt);
+std::pair<Array, Array> triu_indices(int64_t n, int64_t k = 0,
+                                     std::optional<int64_t> m = std::nullopt);
+std::pair<Array, Array> tril_indices_from(const Array &arr, int64_t k = 0);
+std::pair<Array, Array> triu_indices_from(const Array &arr, int64_t k = 0);
+std::vector<Array> diag_indices(int64_t n, int64_t ndim = 2);
+std::vector<Array> diag_indices_from(const Array &arr);
+Array diag(const Array &v, int64_t k = 0);
+Array diagflat(const Array &v, int64_t k = 0);
+Array diagonal(const Array &a, int64_t offset = 0, int64_t axis1 = 0, int64_t axis2 = 1);
+Array trace(const Array &a, int64_t offset = 0, int64_t axis1 = 0, int64_t axis2 = 1);
+Array vander(const Array &x, std::optional<int64_t> n = std::nullopt, bool increasing = false);
+// indexing: "xy" (Cartesian, the default) or "ij" (matrix).
+std::vector<Array> meshgrid(const std::vector<Array> &xi, std::string_view indexing = "xy");
+Array indices(const Shape &dimensions, DType dtype = int64);
+// Window functions.
+Array bartlett(int64_t m);
+Array blackman(int64_t m);
+Array hamming(int64_t m);
+Array hanning(int64_t m);
+Array kaiser(int64_t m, double beta);
 
 // ---- elementwise ----
 Array add(const Array &a, const Array &b);
@@ -190,8 +226,75 @@ Array allclose(const Array &a, const Array &b, double rtol = 1e-05, double atol 
 Array array_equal(const Array &a1, const Array &a2, bool equal_nan = false);
 // jnp.array_equiv: broadcastable to one shape and equal there, a bool scalar.
 Array array_equiv(const Array &a1, const Array &a2);
+// Array API and NumPy 2 spellings.
+Array acos(const Array &x);
+Array acosh(const Array &x);
+Array asin(const Array &x);
+Array asinh(const Array &x);
+Array atan(const Array &x);
+Array atanh(const Array &x);
+Array atan2(const Array &y, const Array &x);
+Array pow(const Array &a, const Array &b);
+Array bitwise_invert(const Array &x);
+Array bitwise_left_shift(const Array &a, const Array &b);
+Array bitwise_right_shift(const Array &a, const Array &b);
+Array fabs(const Array &x);
+// maximum/minimum that ignore a NaN operand.
+Array fmax(const Array &a, const Array &b);
+Array fmin(const Array &a, const Array &b);
+Array float_power(const Array &a, const Array &b);
+// NumPy's: NaN where x1 is NaN (jnp returns x2 there).
+Array heaviside(const Array &x1, const Array &x2);
+Array logaddexp2(const Array &a, const Array &b);
+// Integers compute in the default float type, as jnp (NumPy keeps integers: 1 // x).
+Array reciprocal(const Array &x);
+Array rint(const Array &x);
+Array trunc(const Array &x);
+Array fix(const Array &x);
+Array around(const Array &x, int decimals = 0);
+Array deg2rad(const Array &x);
+Array rad2deg(const Array &x);
+Array radians(const Array &x);
+Array degrees(const Array &x);
+Array sinc(const Array &x);
+Array isneginf(const Array &x);
+Array isposinf(const Array &x);
+Array nan_to_num(const Array &x, double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                 std::optional<double> neginf = std::nullopt);
+// (floor_divide, remainder).
+std::pair<Array, Array> divmod(const Array &a, const Array &b);
+// (fractional part, integral part), both with x's sign.
+std::pair<Array, Array> modf(const Array &x);
+Array ldexp(const Array &x1, const Array &x2);
+Array spacing(const Array &x);
+Array gcd(const Array &a, const Array &b);
+Array lcm(const Array &a, const Array &b);
+// Real arrays (complex dtypes are not yet supported): the identity, zeros, false, ...
+Array conj(const Array &x);
+Array conjugate(const Array &x);
+Array real(const Array &x);
+Array imag(const Array &x);
+Array angle(const Array &x, bool deg = false);
+Array iscomplex(const Array &x);
+Array isreal(const Array &x);
+bool iscomplexobj(const Array &x);
+bool isrealobj(const Array &x);
+// np.select: the choice of the first condition that holds, else default.
+Array select(const std::vector<Array> &condlist, const std::vector<Array> &choicelist,
+             const Array &default_ = 0);
+// Whether each element of element is in test_elements.
+Array isin(const Array &element, const Array &test_elements, bool invert = false);
+Array i0(const Array &x);
 // jnp.broadcast_shapes.
 Shape broadcast_shapes(const std::vector<Shape> &shapes);
+std::vector<Array> broadcast_arrays(const std::vector<Array> &xs);
+DType result_type(const std::vector<Array> &xs);
+DType promote_types(DType a, DType b);
+int64_t ndim(const Array &x);
+Shape shape(const Array &x);
+int64_t size(const Array &x, std::optional<int64_t> axis = std::nullopt);
+// True for 0-d arrays, as jnp.isscalar.
+bool isscalar(const Array &x);
 
 // ---- shape ----
 Array reshape(const Array &x, const Shape &shape);
@@ -220,6 +323,40 @@ Array flip(const Array &x, const Axes &axis = {});
 // jnp.roll: with axis None the array is rolled flattened.
 Array roll(const Array &x, const std::vector<int64_t> &shift, const Axes &axis = {});
 Array roll(const Array &x, int64_t shift, const Axes &axis = {});
+Array permute_dims(const Array &x, std::vector<int64_t> axes);
+Array matrix_transpose(const Array &x);
+Array rollaxis(const Array &x, int64_t axis, int64_t start = 0);
+Array rot90(const Array &m, int64_t k = 1, std::pair<int64_t, int64_t> axes = {0, 1});
+Array fliplr(const Array &m);
+Array flipud(const Array &m);
+Array atleast_1d(const Array &x);
+Array atleast_2d(const Array &x);
+Array atleast_3d(const Array &x);
+Array concat(const std::vector<Array> &xs, int64_t axis = 0);
+Array hstack(const std::vector<Array> &xs);
+Array vstack(const std::vector<Array> &xs);
+Array dstack(const std::vector<Array> &xs);
+Array column_stack(const std::vector<Array> &xs);
+// split into equal sections (ValueError when they are not), or at the given indices.
+std::vector<Array> split(const Array &x, int64_t sections, int64_t axis = 0);
+std::vector<Array> split(const Array &x, const std::vector<int64_t> &indices, int64_t axis = 0);
+std::vector<Array> array_split(const Array &x, int64_t sections, int64_t axis = 0);
+std::vector<Array> array_split(const Array &x, const std::vector<int64_t> &indices,
+                               int64_t axis = 0);
+std::vector<Array> hsplit(const Array &x, int64_t sections);
+std::vector<Array> vsplit(const Array &x, int64_t sections);
+std::vector<Array> dsplit(const Array &x, int64_t sections);
+std::vector<Array> unstack(const Array &x, int64_t axis = 0);
+Array tile(const Array &x, const std::vector<int64_t> &reps);
+Array repeat(const Array &x, int64_t repeats, std::optional<int64_t> axis = std::nullopt);
+Array repeat(const Array &x, const std::vector<int64_t> &repeats,
+             std::optional<int64_t> axis = std::nullopt);
+Array append(const Array &arr, const Array &values, std::optional<int64_t> axis = std::nullopt);
+Array delete_(const Array &arr, const std::vector<int64_t> &indices,
+              std::optional<int64_t> axis = std::nullopt);
+Array insert(const Array &arr, int64_t index, const Array &values,
+             std::optional<int64_t> axis = std::nullopt);
+Array resize(const Array &a, const Shape &new_shape);
 
 // ---- reductions ----
 Array sum(const Array &x, const Axes &axis = {}, bool keepdims = false);
@@ -233,6 +370,29 @@ Array all(const Array &x, const Axes &axis = {}, bool keepdims = false);
 Array any(const Array &x, const Axes &axis = {}, bool keepdims = false);
 Array argmax(const Array &x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false);
 Array argmin(const Array &x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false);
+Array var(const Array &x, const Axes &axis = {}, int64_t ddof = 0, bool keepdims = false);
+Array std(const Array &x, const Axes &axis = {}, int64_t ddof = 0, bool keepdims = false);
+// The weighted mean; weights of a's shape, or 1-D along a single axis.
+Array average(const Array &a, const Axes &axis = {},
+              const std::optional<Array> &weights = std::nullopt, bool keepdims = false);
+Array ptp(const Array &x, const Axes &axis = {}, bool keepdims = false);
+Array count_nonzero(const Array &x, const Axes &axis = {}, bool keepdims = false);
+// Reductions that skip NaNs: an all-NaN slice is NaN (nanmax, nanmin, nanmean), as jnp.
+Array nansum(const Array &x, const Axes &axis = {}, bool keepdims = false);
+Array nanprod(const Array &x, const Axes &axis = {}, bool keepdims = false);
+Array nanmax(const Array &x, const Axes &axis = {}, bool keepdims = false);
+Array nanmin(const Array &x, const Axes &axis = {}, bool keepdims = false);
+Array nanmean(const Array &x, const Axes &axis = {}, bool keepdims = false);
+Array nanvar(const Array &x, const Axes &axis = {}, int64_t ddof = 0, bool keepdims = false);
+Array nanstd(const Array &x, const Axes &axis = {}, int64_t ddof = 0, bool keepdims = false);
+// jnp's: -1 for an all-NaN slice (NumPy raises).
+Array nanargmax(const Array &x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false);
+Array nanargmin(const Array &x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false);
+// Covariance of the variables in m's rows (rowvar) or columns, with y's appended; ddof defaults to
+// 1, or 0 with bias.
+Array cov(const Array &m, const std::optional<Array> &y = std::nullopt, bool rowvar = true,
+          bool bias = false, std::optional<int64_t> ddof = std::nullopt);
+Array corrcoef(const Array &x, const std::optional<Array> &y = std::nullopt, bool rowvar = true);
 
 // ---- contractions ----
 Array einsum(std::string_view subscripts, const std::vector<Array> &operands);
@@ -247,6 +407,30 @@ Array tensordot(const Array &a, const Array &b,
                 const std::pair<std::vector<int64_t>, std::vector<int64_t>> &axes);
 Array vdot(const Array &a, const Array &b);
 Array outer(const Array &a, const Array &b);
+Array inner(const Array &a, const Array &b);
+Array kron(const Array &a, const Array &b);
+Array cross(const Array &a, const Array &b, int64_t axisa = -1, int64_t axisb = -1,
+            int64_t axisc = -1);
+Array vecdot(const Array &x1, const Array &x2, int64_t axis = -1);
+Array matvec(const Array &x1, const Array &x2);
+Array vecmat(const Array &x1, const Array &x2);
+// mode: "full", "same" or "valid" (correlate's default).
+Array convolve(const Array &a, const Array &v, std::string_view mode = "full");
+Array correlate(const Array &a, const Array &v, std::string_view mode = "valid");
+// Polynomials as coefficient vectors, highest power first.
+Array polyval(const Array &p, const Array &x);
+Array polyadd(const Array &a1, const Array &a2);
+Array polysub(const Array &a1, const Array &a2);
+Array polymul(const Array &a1, const Array &a2);
+Array polyder(const Array &p, int64_t m = 1);
+Array polyint(const Array &p, int64_t m = 1, const Array &k = 0);
+Array poly(const Array &seq_of_zeros);
+Array trapezoid(const Array &y, const std::optional<Array> &x = std::nullopt, double dx = 1.0,
+                int64_t axis = -1);
+Array ediff1d(const Array &ary, const std::optional<Array> &to_end = std::nullopt,
+              const std::optional<Array> &to_begin = std::nullopt);
+// One array per axis (NumPy returns the array itself for a single axis).
+std::vector<Array> gradient(const Array &f, const Axes &axis = {}, double spacing = 1.0);
 
 // ---- files ----
 // jnp.save / jnp.load of NumPy .npy files.
@@ -254,9 +438,3 @@ void save(const std::string &path, const Array &x);
 Array load(const std::string &path);
 
 } // namespace jx::numpy
-
-// jax.scipy.special's elementwise functions.
-namespace jx::scipy::special {
-Array erf(const Array &x);
-Array erfc(const Array &x);
-} // namespace jx::scipy::special

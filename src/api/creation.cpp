@@ -1,4 +1,5 @@
-// jnp array creation: array, zeros/ones/full(_like), arange, linspace, eye.
+// jnp array creation: array, zeros/ones/full(_like), arange, linspace, logspace, geomspace, eye,
+// identity, meshgrid, indices, window functions.
 #include <jx/numpy.h>
 
 #include <cmath>
@@ -155,6 +156,88 @@ Array eye(int64_t n, std::optional<int64_t> m, int64_t k, DType dtype) {
                             api::broadcast_node(ir::literal_int(k, DType::int64, false), shape)),
                  col);
   return wrap(ir::convert(diag, dtype));
+}
+
+Array identity(int64_t n, DType dtype) { return eye(n, std::nullopt, 0, dtype); }
+Array empty(const Shape &shape, DType dtype) { return zeros(shape, dtype); }
+Array empty_like(const Array &x, std::optional<DType> dtype) { return zeros_like(x, dtype); }
+Array copy(const Array &x) { return x; }
+
+Array logspace(const Array &start, const Array &stop, int64_t num, bool endpoint, const Array &base,
+               std::optional<DType> dtype, int64_t axis) {
+  const Array lin = linspace(start, stop, num, endpoint, axis);
+  Array b = api::to_inexact(base);
+  if (b.ndim() > 0) b = expand_dims(b, api::normalize_axis(axis, lin.ndim()));
+  const Array out = power(b, lin);
+  return dtype ? out.astype(*dtype) : out;
+}
+
+// NumPy's: a logspace between the magnitudes, in the sign of start, with the endpoints exact.
+Array geomspace(const Array &start, const Array &stop, int64_t num, bool endpoint,
+                std::optional<DType> dtype, int64_t axis) {
+  const DType type = result_type({api::to_inexact(start), api::to_inexact(stop)});
+  const Array sign = numpy::sign(start.astype(type));
+  const Array lo = start.astype(type) / sign, hi = stop.astype(type) / sign;
+  Array out = logspace(log10(lo), log10(hi), num, endpoint, 10.0);
+  if (num > 0) out = out.at(0).set(lo);
+  if (num > 1 && endpoint) out = out.at(-1).set(hi);
+  out = out * sign;
+  if (axis != 0) out = moveaxis(out, 0, axis);
+  return dtype ? out.astype(*dtype) : out;
+}
+
+std::vector<Array> meshgrid(const std::vector<Array> &xi, std::string_view indexing) {
+  if (indexing != "xy" && indexing != "ij")
+    throw ValueError("Valid values for `indexing` are 'xy' and 'ij'.");
+  const int64_t n = int64_t(xi.size());
+  Shape shape(n, 1);
+  for (int64_t i = 0; i < n; ++i)
+    shape[i] = xi[i].size();
+  if (indexing == "xy" && n > 1) std::swap(shape[0], shape[1]);
+  std::vector<Array> out;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t at = indexing == "xy" && n > 1 && i < 2 ? 1 - i : i;
+    Shape along(n, 1);
+    along[at] = xi[i].size();
+    out.push_back(broadcast_to(reshape(xi[i], along), shape));
+  }
+  return out;
+}
+
+Array indices(const Shape &dimensions, DType dtype) {
+  std::vector<Array> grids;
+  for (size_t i = 0; i < dimensions.size(); ++i)
+    grids.push_back(wrap(ir::iota(dtype, dimensions, int64_t(i))));
+  if (grids.empty()) return zeros({0}, dtype);
+  return stack(grids);
+}
+
+namespace {
+// a0 + a1 cos(pi n / (M - 1)) + a2 cos(2 pi n / (M - 1)) over n = 1 - M, 3 - M, ..., M - 1.
+Array cosine_window(int64_t m, double a0, double a1, double a2) {
+  if (m < 1) return zeros({0});
+  if (m == 1) return ones({1});
+  const Array n = arange(1 - m, m, 2);
+  const Array out = a0 + a1 * cos(pi * n / double(m - 1));
+  return a2 == 0 ? out : out + a2 * cos(2.0 * pi * n / double(m - 1));
+}
+} // namespace
+
+Array bartlett(int64_t m) {
+  if (m < 1) return zeros({0});
+  if (m == 1) return ones({1});
+  const Array r = arange(1 - m, m, 2) / double(m - 1);
+  return where(r <= 0, 1.0 + r, 1.0 - r);
+}
+Array blackman(int64_t m) { return cosine_window(m, 0.42, 0.5, 0.08); }
+Array hamming(int64_t m) { return cosine_window(m, 0.54, 0.46, 0); }
+Array hanning(int64_t m) { return cosine_window(m, 0.5, 0.5, 0); }
+Array kaiser(int64_t m, double beta) {
+  if (m < 1) return zeros({0});
+  if (m == 1) return ones({1});
+  const double alpha = double(m - 1) / 2;
+  const Array ratio = (arange(m) - alpha) / alpha;
+  return i0(beta * sqrt(1.0 - ratio * ratio)) / i0(Array(beta));
 }
 
 } // namespace jx::numpy

@@ -1,6 +1,7 @@
 // jnp and jax.scipy.special elementwise functions: NumPy dtype rules per function, then one graph
 // node each (a few for the compositions JAX uses: logaddexp, clip, round with decimals).
 #include <jx/numpy.h>
+#include <jx/scipy.h>
 
 #include <cmath>
 #include <limits>
@@ -330,5 +331,6 @@ namespace jx::scipy::special {
 
 Array erf(const Array &x) { return numpy::float_unary(ir::Op::Erf, x); }
 Array erfc(const Array &x) { return numpy::float_unary(ir::Op::Erfc, x); }
+Array erfinv(const Array &x) { return numpy::float_unary(ir::Op::ErfInv, x); }
 
 } // namespace jx::scipy::special

@@ -172,6 +172,18 @@ std::vector<NodePtr> promote_and_broadcast(const std::vector<NodePtr> &xs, Resul
   return out;
 }
 
+Array to_inexact(const Array &x) {
+  const NodePtr &n = node_of(x);
+  return is_floating(n->dtype) ? x : wrap(ir::convert(n, default_float, n->weak));
+}
+
+Array slice_along(const Array &x, int64_t axis, std::optional<int64_t> lo,
+                  std::optional<int64_t> hi) {
+  std::vector<IndexItem> idx(normalize_axis(axis, x.ndim()), Slice{});
+  idx.push_back(slice(lo, hi));
+  return x.index(idx);
+}
+
 NodePtr scalar_node(double value, DType dtype) { return ir::literal(value, dtype, false); }
 
 std::vector<int64_t> iota_vector(int64_t n) {

@@ -54,6 +54,14 @@ NodePtr cast_node(const NodePtr &x, DType dtype, bool weak);
 // Converts and broadcasts operands to a common dtype (or the given one) and shape.
 std::vector<NodePtr> promote_and_broadcast(const std::vector<NodePtr> &xs, ResultType type);
 
+// x, or x in the default float type when it is integer or bool (keeping its weak type): the
+// operand of functions NumPy defines on floats.
+Array to_inexact(const Array &x);
+
+// x[..., lo:hi] along axis (Python's slice rules for lo and hi; axis may be negative).
+Array slice_along(const Array &x, int64_t axis, std::optional<int64_t> lo,
+                  std::optional<int64_t> hi);
+
 // Literal scalar node of dtype.
 NodePtr scalar_node(double value, DType dtype);
 

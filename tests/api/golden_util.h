@@ -16,6 +16,11 @@
 #include <type_traits>
 #include <vector>
 
+// The set of goldens a test executable reads: tests/golden/<set>/ (api: make_golden.py).
+#ifndef JX_GOLDEN_SET
+#define JX_GOLDEN_SET "api"
+#endif
+
 namespace golden {
 
 // How close a float result must be to NumPy's.
@@ -31,7 +36,7 @@ enum class Tol {
 
 // The golden input api/in_<name>.npy.
 inline jx::Array in(const std::string &name) {
-  return jx::numpy::load(std::string(JX_GOLDEN_DIR) + "/api/in_" + name + ".npy");
+  return jx::numpy::load(std::string(JX_GOLDEN_DIR) + "/" JX_GOLDEN_SET "/in_" + name + ".npy");
 }
 
 // Distance in units in the last place, through the monotonic integer order of T's bits.
@@ -64,7 +69,8 @@ inline bool close(double got, double want, jx::DType dtype, Tol tol, double scal
 // Expects got to equal NumPy's result api/<name>.npy: same shape and dtype, values exact for
 // integers and bools and within tol for floats (NaN matches NaN).
 inline void expect_matches(const jx::Array &got, const std::string &name, Tol tol = Tol::basic) {
-  const jx::Array want = jx::numpy::load(std::string(JX_GOLDEN_DIR) + "/api/" + name + ".npy");
+  const jx::Array want =
+      jx::numpy::load(std::string(JX_GOLDEN_DIR) + "/" JX_GOLDEN_SET "/" + name + ".npy");
   ASSERT_EQ(jx::shape_str(got.shape()), jx::shape_str(want.shape())) << name;
   EXPECT_EQ(jx::dtype_name(got.dtype()), jx::dtype_name(want.dtype())) << name;
   std::string bad;
