@@ -3,6 +3,7 @@
 #include "diff/random_graph.h"
 
 #include <jx/numpy.h>
+#include <jx/scipy.h>
 #include <jx/random.h>
 
 #include <algorithm>
