@@ -153,10 +153,10 @@ template <class... K> constexpr uint32_t used_by(K... kinds) {
 }
 constexpr uint32_t control_kinds = used_by(Kind::While, Kind::Case, Kind::Scan),
                    every_kind = used_by(Kind::Value, Kind::Argument, Kind::Fill, Kind::Kernel,
-                                        Kind::Contraction) |
+                                        Kind::Contraction, Kind::Library) |
                                 control_kinds;
 
-constexpr Word any_word{}, step_kind{0, int64_t(Kind::Scan), "corrupt step kind"},
+constexpr Word any_word{}, step_kind{0, int64_t(Kind::Library), "corrupt step kind"},
     slot{0, INT32_MAX, "slot out of range"}, slot_table{0, INT32_MAX, "slot table"},
     position{0, INT32_MAX, "argument out of range"}, key{0, UINT32_MAX, "corrupt random key"},
     dtype_word{0, int64_t(DType::float64), "corrupt dtype"},
@@ -166,6 +166,21 @@ constexpr List words{}, slots{slot};
 constexpr RegionPrograms region_programs{};
 constexpr KernelFlag kernel_flag{};
 constexpr GemmWords gemm_words{};
+
+// A library routine: its op, axis and direction.
+struct LibraryWords {
+  void put(Writer &w, const Library &l) const {
+    w.word(int64_t(l.op));
+    w.word(l.axis);
+    w.word(l.reverse);
+  }
+  void get(Reader &r, Library &l) const {
+    l.op = LibraryOp(r.ranged(0, library_op_count - 1, "corrupt library op"));
+    l.axis = r.ranged(0, 63, "corrupt library axis");
+    l.reverse = r.ranged(0, 1, "corrupt library direction") != 0;
+  }
+};
+constexpr LibraryWords library_words{};
 
 // A signature's arrays: their count, then each one's dtype and shape.
 struct Specs {
@@ -198,20 +213,21 @@ constexpr Specs specs{};
   X(kind,      step_kind,   every_kind,                                "kind")                     \
   X(outs,      slots,       every_kind,                                "outputs")                  \
   X(out_bytes, words,       every_kind & ~used_by(Kind::Argument),     "output sizes")             \
-  X(frees,     slots,       used_by(Kind::Kernel, Kind::Contraction) | control_kinds, "inputs")   \
+  X(frees,     slots,       used_by(Kind::Kernel, Kind::Contraction, Kind::Library) | control_kinds, "inputs") \
   X(argument,  position,    used_by(Kind::Argument),                   "argument index")           \
   X(key_hi,    key,         used_by(Kind::Fill),                       "random key")               \
   X(key_lo,    key,         used_by(Kind::Fill),                       "random key")               \
-  X(dtype,     dtype_word,  used_by(Kind::Fill, Kind::Contraction),    "dtype")                    \
+  X(dtype,     dtype_word,  used_by(Kind::Fill, Kind::Contraction, Kind::Library), "dtype")       \
   X(kernel,    kernel_flag, used_by(Kind::Kernel),                     "kernel flag")              \
-  X(inputs,    slots,       used_by(Kind::Kernel, Kind::Contraction) | control_kinds, "inputs")   \
+  X(inputs,    slots,       used_by(Kind::Kernel, Kind::Contraction, Kind::Library) | control_kinds, "inputs") \
   X(literals,  words,       used_by(Kind::Kernel),                     "literals")                 \
-  X(extent,    words,       used_by(Kind::Fill, Kind::Kernel, Kind::Contraction), "extent")        \
+  X(extent,    words,       used_by(Kind::Fill, Kind::Kernel, Kind::Contraction, Kind::Library), "extent") \
   X(outer,     any_word,    used_by(Kind::Kernel),                     "kernel rows")              \
   X(grain,     any_word,    used_by(Kind::Kernel),                     "kernel rows")              \
   X(boxes,     words,       used_by(Kind::Kernel),                     "device boxes")             \
   X(box_work,  any_word,    used_by(Kind::Kernel),                     "device boxes")             \
   X(gemm,      gemm_words,  used_by(Kind::Contraction),                "contraction shape")        \
+  X(library,   library_words, used_by(Kind::Library),                "library routine")          \
   X(regions,   region_programs, control_kinds,                         "regions")                  \
   X(carries,   count_word,  used_by(Kind::While, Kind::Scan),          "loop carries")             \
   X(xs,        count_word,  used_by(Kind::Scan),                       "scanned inputs")           \
@@ -268,6 +284,21 @@ Program get_program(Reader &r) {
   return p;
 }
 
+// A library routine reads whole operands of its extent and dtype (several keys for argsort only)
+// along an axis of that extent, and writes its output whole (int64 indices for argsort).
+void validate_library(const Step &s, const std::vector<int64_t> &bytes) {
+  const Library &l = s.library;
+  if (s.kernel || s.inputs.empty() || s.out_bytes.size() != 1 ||
+      (s.inputs.size() > 1 && l.op != LibraryOp::ArgSort) || !library_supports(l.op, s.dtype) ||
+      l.axis >= int64_t(s.extent.size()))
+    corrupt("library step");
+  const int64_t elements = checked_elements(s.extent);
+  for (int in : s.inputs)
+    if (bytes[size_t(in)] != elements * int64_t(itemsize(s.dtype))) corrupt("library operand");
+  const size_t out_item = l.op == LibraryOp::ArgSort ? 8 : itemsize(s.dtype);
+  if (s.out_bytes[0] != size_t(elements) * out_item) corrupt("library output");
+}
+
 // A contraction reads its operands inside their buffers and writes its output whole, through
 // layouts BLAS accepts.
 void validate_contraction(const Step &s, const std::vector<int64_t> &bytes) {
@@ -303,8 +334,9 @@ void validate_contraction(const Step &s, const std::vector<int64_t> &bytes) {
 }
 
 const char *kind_text(Step::Kind kind) {
-  static constexpr const char *names[] = {"value",       "argument", "fill", "kernel",
-                                          "contraction", "while",    "case", "scan"};
+  static constexpr const char *names[] = {"value", "argument", "fill", "kernel", "contraction",
+                                          "while", "case",     "scan", "library"};
+  static_assert(std::size(names) == size_t(Step::Kind::Library) + 1);
   return names[size_t(kind)];
 }
 
@@ -477,7 +509,8 @@ std::vector<int64_t> validate_program(const Program &p, const std::vector<int64_
         size = int64_t(s.out_bytes[r]);
       }
       const int64_t offset = p.arena_offset[size_t(out)];
-      const bool computed = s.kind == Step::Kind::Fill || s.kind == Step::Kind::Contraction;
+      const bool computed = s.kind == Step::Kind::Fill || s.kind == Step::Kind::Contraction ||
+                            s.kind == Step::Kind::Library;
       // Control steps' results are the buffers their regions return.
       const bool own_buffer = (single && !computed) || control;
       if (offset < -1 || (offset >= 0 && (own_buffer || offset > int64_t(p.arena_bytes) - size ||
@@ -512,6 +545,7 @@ std::vector<int64_t> validate_program(const Program &p, const std::vector<int64_
       ++t.constants;
       break;
     case Step::Kind::Argument: break;
+    case Step::Kind::Library: validate_library(s, bytes); break;
     case Step::Kind::Fill:
       if (!is_floating(s.dtype) || s.out_bytes[0] != byte_size(s.dtype, s.extent))
         corrupt("random fill");

@@ -159,6 +159,14 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
       if (partials > 0) gemm_sum_partials(s.gemm, s.dtype, out, scratch->data(), partials);
       break;
     }
+    case Step::Kind::Library: {
+      place(s.outs[0], s.out_bytes[0]);
+      std::vector<const void *> inputs;
+      for (int in : s.inputs)
+        inputs.push_back(address[size_t(in)]);
+      run_library(s.library, s.dtype, s.extent, inputs, address[size_t(s.outs[0])]);
+      break;
+    }
     case Step::Kind::Kernel: {
       std::vector<void *> buffers, inputs;
       for (int in : s.inputs)

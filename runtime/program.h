@@ -1,6 +1,6 @@
 // A compiled program as the runtime runs it: numbered buffer slots, and steps that fill them
 // (values that exist already, arguments, random fills, generated kernels over boxes of their
-// outputs, and contractions through BLAS). The JIT builds one per executable; ahead-of-time objects
+// outputs, contractions through BLAS, and library routines: sorts, cumulative sums). The JIT builds one per executable; ahead-of-time objects
 // carry one encoded (runtime/aot.h). No LLVM and no graph here.
 #pragma once
 
@@ -13,6 +13,7 @@
 
 #include "runtime/buffer.h"
 #include "runtime/gemm.h"
+#include "runtime/library.h"
 
 namespace jx::runtime {
 
@@ -24,7 +25,7 @@ struct Program;
 
 // Ahead-of-time objects carry a step's fields as runtime/aot.cpp's JX_AOT_STEP_FIELDS lists them.
 struct Step {
-  enum class Kind { Value, Argument, Fill, Kernel, Contraction, While, Case, Scan } kind;
+  enum class Kind { Value, Argument, Fill, Kernel, Contraction, While, Case, Scan, Library } kind;
   std::vector<int> outs{};         // slots written
   std::vector<size_t> out_bytes{}; // Fill, Kernel: the size of each output
   std::vector<int> frees{};        // slots whose last reader is this step
@@ -33,14 +34,16 @@ struct Step {
   int argument = 0; // Argument: its position
   // Fill: jax.random.uniform's [0, 1) values of `extent` for the key (hi, lo).
   uint32_t key_hi = 0, key_lo = 0;
-  DType dtype = DType::float64; // Fill, Contraction
+  DType dtype = DType::float64; // Fill, Contraction, Library (its inputs')
   // Contraction: out = lhs . rhs for inputs {lhs, rhs}, in the tiles of gemm_tiles (tasks).
   Gemm gemm{};
+  // Library: the routine run on the inputs (of dtype and shape extent) into the output.
+  Library library{};
   // Kernel (null for an empty output).
   KernelFn kernel = nullptr;
   std::vector<int> inputs{};        // slots read
   std::vector<uint64_t> literals{}; // the literal buffer
-  std::vector<int64_t> extent{};    // the output's shape (Fill too)
+  std::vector<int64_t> extent{};    // the output's shape (Fill, Library too)
   int64_t outer = 0, grain = 1;     // rows of axis 0, rows per chunk (no tasks)
   // Placed kernels: the devices' distinct boxes (2 * rank bounds each) and the elements visited
   // per output element; tasks is their split for the pool (split_boxes), one task each. Empty:

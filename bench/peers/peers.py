@@ -4,13 +4,15 @@ one table of medians with speedups and ratios to the hand-written limits (bench/
 --group gemm does the same for the contractions of gemm_bench (NumPy, JAX, jx), against the FMA
 peak (fma_limit), OpenBLAS (blas_limit) and memory bandwidth (copy_limit).
 --group grad times grad_bench's workloads in JAX (jit(f) and jit(value_and_grad(f)), jit of vmap)
-beside grad_bench's own figures.
+beside grad_bench's own figures. --group sort times NumPy's sort, stable argsort and cumsum of 16M
+float64 beside sort_bench (jx, and a memcpy of the same bytes).
 
 Run from the repository root after building the bench targets:
     python3 bench/peers/peers.py [--reps 10] [--rounds 3] [--build build] [--skip-fusion-bench]
     python3 bench/peers/peers.py --group gemm [--rounds 3] [--sizes 64,256,...]
         [--dtypes float32,float64] [--shrink K] [--min-reps 3] [--min-time 1] [--max-reps 1000]
     python3 bench/peers/peers.py --group grad [--rounds 3] [--reps 10]
+    python3 bench/peers/peers.py --group sort [--rounds 3] [--sort-n 16777216]
 
 Every round times all peers and runs all jx executables once; each cell is the median over the
 rounds of per-round medians, and each ratio the median of per-round ratios, so that load drifting
@@ -764,12 +766,46 @@ def loop_main(args):
     print_table(header, table)
 
 
+def sort_main(args):
+    """The sort group: NumPy's np.sort, np.argsort(kind="stable") and np.cumsum of --sort-n
+    float64 normal values beside sort_bench (jnp.sort, argsort, cumsum through jit, and a memcpy
+    of the same bytes), in rounds."""
+    n = args.sort_n
+    x = np.random.default_rng(0).standard_normal(n)
+    numpy_fns = {"sort": lambda: np.sort(x), "argsort": lambda: np.argsort(x, kind="stable"),
+                 "cumsum": lambda: np.cumsum(x)}
+    rows = {name: [] for name in numpy_fns}
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
+        jx = run_json_lines([os.path.join(args.build, "bench", "sort_bench"), "--json", "--n",
+                             str(n), "--rounds", "3"]) or []
+        jx = {row["name"].rsplit("_", 1)[0]: row for row in jx}
+        for name, fn in numpy_fns.items():
+            row = jx.get(name, {})
+            rows[name].append({"numpy": median_ms(fn, 3), "jx": row.get("jx_ms"),
+                               "copy": row.get("copy_ms")})
+    header = ["workload", "numpy ms", "jx ms", "memcpy ms", "numpy / jx", "jx / copy"]
+    table = []
+    for name, rs in rows.items():
+        med = lambda key: median_over(rs, lambda r: r[key])
+        ratio = lambda a, b: median_over(rs, lambda r: r[a] / r[b] if r[a] and r[b] else None)
+        table.append([f"{name}_{n}", fmt_sig(med("numpy")), fmt_sig(med("jx")),
+                      fmt_sig(med("copy")), fmt_sig(ratio("numpy", "jx")),
+                      fmt_sig(ratio("jx", "copy"))])
+    print(f"sort group: medians over {args.rounds} rounds of {n} float64 normal values; numpy "
+          f"{np.__version__} (np.argsort: kind='stable', as jnp.argsort); jx: sort_bench (jit); "
+          "memcpy: the same bytes into a pre-faulted buffer, in sort_bench's process")
+    print_table(header, table)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--group", choices=("fusion", "gemm", "grad", "loop"), default="fusion",
+    parser.add_argument("--group", choices=("fusion", "gemm", "grad", "loop", "sort"),
+                        default="fusion",
                         help="fusion: the seeds and fusion_bench's kernels; gemm: contractions; "
                         "grad: value_and_grad and vmap against their baselines (grad_bench); "
-                        "loop: lax.fori_loop (loop_bench, heat_limit)")
+                        "loop: lax.fori_loop (loop_bench, heat_limit); sort: sort, argsort and "
+                        "cumsum (sort_bench)")
     parser.add_argument("--gemm", dest="group", action="store_const", const="gemm",
                         help="the same as --group gemm")
     parser.add_argument("--reps", type=int, default=10,
@@ -782,6 +818,7 @@ def main():
     loop.add_argument("--n", type=int, default=1024, help="the heat grid's side")
     loop.add_argument("--steps", type=int, default=1000, help="heat steps")
     loop.add_argument("--tiny-steps", type=int, default=100000, help="steps of the 16-float loop")
+    parser.add_argument("--sort-n", type=int, default=1 << 24, help="sort group: elements")
     gemm = parser.add_argument_group("gemm group")
     gemm.add_argument("--sizes", default="64,256,512,1024,2048,4096",
                       help="square matmul sizes (also blas_limit's)")
@@ -800,6 +837,9 @@ def main():
         return
     if args.group == "loop":
         loop_main(args)
+        return
+    if args.group == "sort":
+        sort_main(args)
         return
 
     inp = make_inputs()

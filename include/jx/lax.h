@@ -132,4 +132,12 @@ template <class F> Array map(F f, const Array &xs) {
       .second[0];
 }
 
+// jax.lax's cumulative reductions along axis (reverse: from the end), in the operand's dtype, and
+// its sort (ascending, NaNs last).
+Array cumsum(const Array &operand, int64_t axis = 0, bool reverse = false);
+Array cumprod(const Array &operand, int64_t axis = 0, bool reverse = false);
+Array cummax(const Array &operand, int64_t axis = 0, bool reverse = false);
+Array cummin(const Array &operand, int64_t axis = 0, bool reverse = false);
+Array sort(const Array &operand, int64_t dimension = -1);
+
 } // namespace jx::lax

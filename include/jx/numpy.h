@@ -370,6 +370,55 @@ Array all(const Array &x, const Axes &axis = {}, bool keepdims = false);
 Array any(const Array &x, const Axes &axis = {}, bool keepdims = false);
 Array argmax(const Array &x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false);
 Array argmin(const Array &x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false);
+// Running sums and products along axis (the flattened array without one); bools and smaller
+// integers accumulate in int64, as sum.
+Array cumsum(const Array &x, std::optional<int64_t> axis = std::nullopt);
+Array cumprod(const Array &x, std::optional<int64_t> axis = std::nullopt);
+Array cumulative_sum(const Array &x, std::optional<int64_t> axis = std::nullopt,
+                     bool include_initial = false);
+Array cumulative_prod(const Array &x, std::optional<int64_t> axis = std::nullopt,
+                      bool include_initial = false);
+Array nancumsum(const Array &x, std::optional<int64_t> axis = std::nullopt);
+Array nancumprod(const Array &x, std::optional<int64_t> axis = std::nullopt);
+Array unwrap(const Array &p, std::optional<double> discont = std::nullopt, int64_t axis = -1,
+             double period = 2 * pi);
+// Sorted along axis (the flattened array without one), NaNs last; argsort is stable.
+Array sort(const Array &x, std::optional<int64_t> axis = -1, bool descending = false);
+Array argsort(const Array &x, std::optional<int64_t> axis = -1, bool descending = false);
+// The indices that sort by the last key, then the one before it, ...
+Array lexsort(const std::vector<Array> &keys, int64_t axis = -1);
+// Element kth in its sorted place, smaller ones before, larger after (jx returns the whole line
+// sorted, which is such an arrangement).
+Array partition(const Array &x, int64_t kth, int64_t axis = -1);
+Array argpartition(const Array &x, int64_t kth, int64_t axis = -1);
+// Where v's elements would be inserted into the sorted 1-D a: before equal ones ("left") or after
+// ("right"); NaNs sort last.
+Array searchsorted(const Array &a, const Array &v, std::string_view side = "left");
+Array digitize(const Array &x, const Array &bins, bool right = false);
+// Linear interpolation of (xp, fp) at x; left and right default to fp's end values.
+Array interp(const Array &x, const Array &xp, const Array &fp,
+             const std::optional<Array> &left = std::nullopt,
+             const std::optional<Array> &right = std::nullopt);
+// method: "linear" (the default), "lower", "higher", "nearest" or "midpoint". A line holding a NaN
+// gives NaN; the nan* forms skip NaNs. Several quantiles stack along a new leading axis.
+Array quantile(const Array &a, double q, const Axes &axis = {}, std::string_view method = "linear",
+               bool keepdims = false);
+Array quantile(const Array &a, const std::vector<double> &q, const Axes &axis = {},
+               std::string_view method = "linear", bool keepdims = false);
+Array percentile(const Array &a, double q, const Axes &axis = {},
+                 std::string_view method = "linear", bool keepdims = false);
+Array percentile(const Array &a, const std::vector<double> &q, const Axes &axis = {},
+                 std::string_view method = "linear", bool keepdims = false);
+Array median(const Array &a, const Axes &axis = {}, bool keepdims = false);
+Array nanquantile(const Array &a, double q, const Axes &axis = {},
+                  std::string_view method = "linear", bool keepdims = false);
+Array nanquantile(const Array &a, const std::vector<double> &q, const Axes &axis = {},
+                  std::string_view method = "linear", bool keepdims = false);
+Array nanpercentile(const Array &a, double q, const Axes &axis = {},
+                    std::string_view method = "linear", bool keepdims = false);
+Array nanpercentile(const Array &a, const std::vector<double> &q, const Axes &axis = {},
+                    std::string_view method = "linear", bool keepdims = false);
+Array nanmedian(const Array &a, const Axes &axis = {}, bool keepdims = false);
 Array var(const Array &x, const Axes &axis = {}, int64_t ddof = 0, bool keepdims = false);
 Array std(const Array &x, const Axes &axis = {}, int64_t ddof = 0, bool keepdims = false);
 // The weighted mean; weights of a's shape, or 1-D along a single axis.

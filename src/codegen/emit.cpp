@@ -812,7 +812,8 @@ private:
     case OpKind::Movement: return movement(n, idx);
     case OpKind::Reduce:
     case OpKind::Contraction:
-    case OpKind::Control: break;
+    case OpKind::Control:
+    case OpKind::Library: break;
     case OpKind::Marker: throw Error("internal: a marker reached codegen (simplify erases them)");
     }
     throw Error(fmt::format("internal: {} must be materialized before it is read", op_name(n.op)));

@@ -133,7 +133,8 @@ std::vector<int> choose_in_place(const ProgramPlan &program, const std::vector<i
   for (size_t i = 0; i < program.steps.size(); ++i) {
     const ProgramStep &s = program.steps[i];
     const bool computed =
-        s.kind == Kind::Kernel || s.kind == Kind::Random || s.kind == Kind::Contraction;
+        s.kind == Kind::Kernel || s.kind == Kind::Random || s.kind == Kind::Contraction ||
+        s.kind == Kind::Library;
     if (!computed) continue;
     const bool donated =
         std::any_of(s.run.donors.begin(), s.run.donors.end(), [](int d) { return d >= 0; });
@@ -171,7 +172,9 @@ void assign_arena(ProgramPlan &program, const std::vector<int> &last_reader,
   std::vector<int> owner(program.slot_count, -1), interval_of(program.slot_count, -1);
   for (size_t i = 0; i < program.steps.size(); ++i) {
     const ProgramStep &s = program.steps[i];
-    if (s.kind != Kind::Kernel && s.kind != Kind::Random && s.kind != Kind::Contraction) continue;
+    if (s.kind != Kind::Kernel && s.kind != Kind::Random && s.kind != Kind::Contraction &&
+        s.kind != Kind::Library)
+      continue;
     for (size_t r = 0; r < s.run.outs.size(); ++r) {
       const int out = s.run.outs[r];
       const ir::Node &n = s.kind == Kind::Random ? *s.node : *s.roots[r];
@@ -245,6 +248,15 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
       s.roots = p.plan.roots;
       for (const ir::Node *in : p.plan.inputs)
         s.run.inputs.push_back(slot.at(in));
+      s.placement = std::move(placed[i]);
+      break;
+    case passes::Step::Kind::Library:
+      s.kind = Kind::Library;
+      s.roots = p.plan.roots;
+      for (const ir::Node *in : p.plan.inputs)
+        s.run.inputs.push_back(slot.at(in));
+      s.run.library = ir::library_of(*p.node);
+      s.run.dtype = p.node->inputs[0]->dtype;
       s.placement = std::move(placed[i]);
       break;
     case passes::Step::Kind::Contraction:

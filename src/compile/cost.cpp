@@ -30,7 +30,8 @@ Cost kernel_cost(const passes::KernelPlan &plan) {
       else if (n->op != ir::Op::Convert)
         cost.flops += size;
       break;
-    case ir::OpKind::Reduce: cost.flops += double(n->inputs[0]->size()); break;
+    case ir::OpKind::Reduce:
+    case ir::OpKind::Library: cost.flops += double(n->inputs[0]->size()); break;
     case ir::OpKind::Contraction: {
       double k = 1;
       for (int64_t axis : ir::dot_dims(*n).lhs_contract)
@@ -60,7 +61,9 @@ Cost cost_analysis(const std::vector<passes::Step> &plan, const ProgramPlan &pro
   // Kernels with work, and contractions, whose plans list their root and the buffers BLAS reads.
   for (const passes::Step &p : plan) {
     const bool kernel = p.kind == passes::Step::Kind::Kernel && p.node->size() > 0;
-    if (!kernel && p.kind != passes::Step::Kind::Contraction) continue;
+    if (!kernel && p.kind != passes::Step::Kind::Contraction &&
+        p.kind != passes::Step::Kind::Library)
+      continue;
     const Cost c = kernel_cost(p.plan);
     cost.flops += c.flops;
     cost.transcendentals += c.transcendentals;

@@ -68,8 +68,8 @@ std::vector<const passes::KernelPlan *> Executable::kernel_plans() const {
 }
 
 std::string Executable::as_text() const {
-  static constexpr const char *kinds[] = {"buffer", "parameter", "random",
-                                          "kernel", "gemm",      "control"};
+  static constexpr const char *kinds[] = {"buffer", "parameter", "random", "kernel",
+                                          "gemm",   "control",   "library"};
   std::string text;
   for (const ProgramStep &s : plan_.steps) {
     std::vector<std::string> outs, ops, types;
@@ -104,6 +104,8 @@ std::string Executable::as_text() const {
         }
       }
     }
+    if (s.kind == ProgramStep::Kind::Library)
+      text += fmt::format(" reads {} {}", fmt::join(s.run.inputs, ","), ir::attr_str(*s.node));
     if (s.kind == ProgramStep::Kind::Contraction) {
       const runtime::Gemm &g = s.run.gemm;
       text += fmt::format(" reads {} batch={} m={} n={} k={} lhs_strides={},{},{} "

@@ -30,7 +30,7 @@ struct Cost {
 
 // One step of a compiled program: what the plan says, and what the runtime needs.
 struct ProgramStep {
-  enum class Kind { Buffer, Parameter, Random, Kernel, Contraction, Control } kind;
+  enum class Kind { Buffer, Parameter, Random, Kernel, Contraction, Control, Library } kind;
   ir::NodePtr node;                 // the value, a kernel's first root, or the control op
   std::vector<ir::NodePtr> roots{}; // Kind::Kernel: what the kernel writes; Control: the results
   std::shared_ptr<const passes::KernelPlan> plan{};        // Kind::Kernel

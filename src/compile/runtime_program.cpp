@@ -36,6 +36,11 @@ runtime::Program runtime_program(const ProgramPlan &plan) {
       r.out_bytes = {size_t(node->size()) * itemsize(node->dtype)};
       r.extent = node->shape;
       break;
+    case ProgramStep::Kind::Library:
+      r.kind = runtime::Step::Kind::Library;
+      r.out_bytes = {size_t(node->size()) * itemsize(node->dtype)};
+      r.extent = node->shape;
+      break;
     case ProgramStep::Kind::Control:
       r.kind = node->op == ir::Op::While  ? runtime::Step::Kind::While
                : node->op == ir::Op::Scan ? runtime::Step::Kind::Scan

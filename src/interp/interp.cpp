@@ -82,6 +82,7 @@ struct Evaluator {
 
   BufferPtr eval(const Node &n) {
     if (op_kind(n.op) == OpKind::Control) return control(n);
+    if (op_kind(n.op) == OpKind::Library) return library(n);
     BufferPtr out;
     dispatch_dtype(n.dtype, [&](auto tag) {
       using T = decltype(tag);
@@ -102,9 +103,20 @@ struct Evaluator {
     case OpKind::Marker:
       if (n.op == Op::CustomLin) ir::throw_custom_lin_has_no_value();
       return value(n.inputs[0]);
-    case OpKind::Control: break;
+    case OpKind::Control:
+    case OpKind::Library: break;
     }
     throw Error("internal: unknown op kind");
+  }
+
+  // The runtime's routine, as compiled programs run it.
+  BufferPtr library(const Node &n) {
+    std::vector<const void *> in;
+    for (const ir::NodePtr &x : n.inputs)
+      in.push_back(value(x)->data());
+    BufferPtr out = runtime::make_buffer(size_t(n.size()) * itemsize(n.dtype));
+    runtime::run_library(ir::library_of(n), n.inputs[0]->dtype, n.shape, in, out->data());
+    return out;
   }
 
   // while: cond, then body, until cond is false; case: the clamped index's branch. The op's own

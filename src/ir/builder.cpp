@@ -79,6 +79,11 @@ Shape infer_shape(const NodeSpec &s) {
   case OpKind::Leaf: return s.shape;
   case OpKind::Marker: return in(0);
   case OpKind::Control: return s.shape;
+  case OpKind::Library:
+    check(!s.attrs.empty() && s.attrs[0] >= 0 && s.attrs[0] < int64_t(in(0).size()), op, "axis");
+    for (const NodePtr &x : s.inputs)
+      check(x->shape == in(0), op, "operand shapes differ");
+    return in(0);
   case OpKind::Unary:
   case OpKind::Binary:
   case OpKind::Ternary:
@@ -231,6 +236,45 @@ void verify(const NodeSpec &s) {
     check(s.data && s.data->bytes() >= size_t(shape_size(s.shape)) * itemsize(s.dtype), s.op,
           "buffer too small");
   if (s.op == Op::Literal) check(s.shape.empty(), s.op, "literals are 0-d");
+}
+
+NodePtr cumulative(Op op, NodePtr x, int64_t axis, bool reverse) {
+  check(op_kind(op) == OpKind::Library && op != Op::Sort && op != Op::ArgSort, op,
+        "not a cumulative op");
+  const DType dtype = x->dtype;
+  const bool weak = x->weak;
+  return finish({.op = op,
+                 .dtype = dtype,
+                 .weak = weak,
+                 .inputs = {std::move(x)},
+                 .attrs = {axis, int64_t(reverse)}});
+}
+
+NodePtr sort(NodePtr x, int64_t axis) {
+  const DType dtype = x->dtype;
+  const bool weak = x->weak;
+  return finish({.op = Op::Sort, .dtype = dtype, .weak = weak, .inputs = {std::move(x)},
+                 .attrs = {axis}});
+}
+
+NodePtr argsort(std::vector<NodePtr> keys, int64_t axis) {
+  return finish(
+      {.op = Op::ArgSort, .dtype = DType::int64, .inputs = std::move(keys), .attrs = {axis}});
+}
+
+runtime::Library library_of(const Node &n) {
+  using runtime::LibraryOp;
+  LibraryOp op = LibraryOp::CumSum;
+  switch (n.op) {
+  case Op::CumSum: op = LibraryOp::CumSum; break;
+  case Op::CumProd: op = LibraryOp::CumProd; break;
+  case Op::CumMax: op = LibraryOp::CumMax; break;
+  case Op::CumMin: op = LibraryOp::CumMin; break;
+  case Op::Sort: op = LibraryOp::Sort; break;
+  case Op::ArgSort: op = LibraryOp::ArgSort; break;
+  default: internal(fmt::format("{} is not a library op", op_name(n.op)));
+  }
+  return {.op = op, .axis = n.attrs[0], .reverse = n.attrs.size() > 1 && n.attrs[1] != 0};
 }
 
 NodePtr marker(Op op, std::vector<NodePtr> inputs, std::vector<int64_t> attrs) {

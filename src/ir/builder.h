@@ -5,6 +5,7 @@
 #pragma once
 
 #include "ir/node.h"
+#include "runtime/library.h"
 
 namespace jx::ir {
 
@@ -61,6 +62,13 @@ NodePtr arg_reduce(Op op, NodePtr x, int64_t axis);
 NodePtr dot_general(NodePtr lhs, NodePtr rhs, std::vector<int64_t> lhs_batch,
                     std::vector<int64_t> rhs_batch, std::vector<int64_t> lhs_contract,
                     std::vector<int64_t> rhs_contract);
+
+// Library ops (ops.def): computed by the runtime's routines on whole buffers.
+NodePtr cumulative(Op op, NodePtr x, int64_t axis, bool reverse);
+NodePtr sort(NodePtr x, int64_t axis);
+NodePtr argsort(std::vector<NodePtr> keys, int64_t axis);
+// The runtime routine that computes a library op.
+runtime::Library library_of(const Node &n);
 
 // A marker (custom_jvp): input 0's value and type, with attrs naming what it marks.
 NodePtr marker(Op op, std::vector<NodePtr> inputs, std::vector<int64_t> attrs);

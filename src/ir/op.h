@@ -27,7 +27,8 @@ enum class OpKind : uint8_t {
   Reduce,
   Contraction,
   Marker,
-  Control
+  Control,
+  Library
 };
 enum class DTypeRule : uint8_t { Same, Bool, Int64, Attr, Second };
 enum class Cost : uint8_t { Free, Cheap, Costly, Loop };

@@ -41,8 +41,6 @@ std::string type_str(const Node &node) {
                      fmt::join(node.shape, ","), node.weak ? "~" : "");
 }
 
-namespace {
-
 std::string attr_str(const Node &n) {
   const int64_t r = n.inputs.empty() ? 0 : n.inputs[0]->ndim();
   auto range = [&](int64_t from, int64_t count) {
@@ -66,6 +64,12 @@ std::string attr_str(const Node &n) {
   case Op::ArgMax:
   case Op::ArgMin: return fmt::format("axis={}", n.attrs[0]);
   case Op::Diagonal: return fmt::format("axes={},{}", n.attrs[0], n.attrs[1]);
+  case Op::CumSum:
+  case Op::CumProd:
+  case Op::CumMax:
+  case Op::CumMin: return fmt::format("axis={}{}", n.attrs[0], n.attrs[1] ? " reverse" : "");
+  case Op::Sort:
+  case Op::ArgSort: return fmt::format("axis={}", n.attrs[0]);
   case Op::DotGeneral: {
     DotDims d = dot_dims(n);
     return fmt::format("batch={}x{} contract={}x{}", d.lhs_batch, d.rhs_batch, d.lhs_contract,
@@ -77,7 +81,6 @@ std::string attr_str(const Node &n) {
   }
 }
 
-} // namespace
 
 std::string print_graph(const std::vector<NodePtr> &roots) {
   std::unordered_map<const Node *, int> ids;

@@ -17,5 +17,7 @@ inline std::string print_graph(const NodePtr &root) { return print_graph(std::ve
 
 // "f64[513,100]", "bool[]"; a trailing "~" marks a weak type.
 std::string type_str(const Node &node);
+// A node's attributes as the printer shows them: "axis=0", "perm=[1,0]"; empty for none.
+std::string attr_str(const Node &n);
 
 } // namespace jx::ir

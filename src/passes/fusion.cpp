@@ -258,10 +258,12 @@
             gemms[n] = *g;
           }
 
-    // Control flow runs its regions as programs of their own: what it reads is in buffers.
+    // Control flow runs its regions as programs of their own, and library ops are routines on
+    // buffers: what they read is in buffers.
     std::unordered_set<const Node *> control_operands;
     for (const Node *n : order)
-      if (op_kind(n->op) == OpKind::Control && n->op != Op::Result && !n->realized())
+      if ((op_kind(n->op) == OpKind::Control || op_kind(n->op) == OpKind::Library) &&
+          n->op != Op::Result && !n->realized())
         for (const ir::NodePtr &in : n->inputs)
           control_operands.insert(in.get());
 
@@ -285,7 +287,8 @@
                  kind == OpKind::Contraction ||
                  (users[n] > 1 && remapped_users[n] > 0 && !trivial(*n, cheap_now, materialized) &&
                   !cheap_to_repeat(*n, materialized)) ||
-                 kind == OpKind::Control || control_operands.count(n) || hoisted.count(n) ||
+                 kind == OpKind::Control || kind == OpKind::Library ||
+                 control_operands.count(n) || hoisted.count(n) ||
                  gemm_operands.count(n) || concat_levels.count(n) || d >= max_inline_depth ||
                  (!fuse && !scalar(*n));
         if (m) materialized.insert(n);
@@ -341,6 +344,11 @@
         for (const ir::NodePtr &in : n->inputs)
           plan.inputs.push_back(in.get());
         steps.push_back({Step::Kind::Control, node, std::move(plan)});
+      } else if (op_kind(n->op) == OpKind::Library) {
+        passes::KernelPlan plan{{node}, {}};
+        for (const ir::NodePtr &in : n->inputs)
+          plan.inputs.push_back(in.get());
+        steps.push_back({Step::Kind::Library, node, std::move(plan)});
       } else if (auto g = gemms.find(n); g != gemms.end()) {
         steps.push_back(
             {Step::Kind::Contraction, node, {{node}, {g->second.lhs, g->second.rhs}}, g->second});

@@ -17,6 +17,7 @@ struct Step {
     Kernel,      // computed by a generated kernel
     Contraction, // a dot_general computed by BLAS (plan_gemm): plan.inputs are {lhs, rhs}
     Control,     // while / case: plan.roots are its results, plan.inputs its operands
+    Library,     // a runtime routine (sort, cumsum): plan.roots = {node}, plan.inputs its operands
   };
   Kind kind;
   ir::NodePtr node;        // the value, or a kernel's first root

@@ -279,9 +279,12 @@ std::vector<StepPlacement> place(std::vector<passes::Step> &plan,
         if (!s.operands[r].empty()) placed_at[p.plan.roots[r].get()] = s.operands[r];
       continue;
     }
-    // Contractions are placed for the plan and the transfers only: they run in tiles fixed by
-    // their shape, whatever the placement, so their bits never depend on the mesh.
-    if (p.kind != passes::Step::Kind::Kernel && p.kind != passes::Step::Kind::Contraction) continue;
+    // Contractions and library routines are placed for the plan and the transfers only: they run
+    // in tiles or lines fixed by their shape, whatever the placement, so their bits never depend
+    // on the mesh.
+    if (p.kind != passes::Step::Kind::Kernel && p.kind != passes::Step::Kind::Contraction &&
+        p.kind != passes::Step::Kind::Library)
+      continue;
     StepPlacement &s = out[i];
     std::tie(s.boxes, s.why) = from_roots(p.plan);
     if (s.boxes.empty()) from_inputs(p.plan, s);

@@ -36,7 +36,8 @@ Region operand_region(const Node &n, size_t k, const Region &r) {
   case OpKind::Binary:
   case OpKind::Ternary: return x.shape == n.shape ? r : whole(x);
   case OpKind::Marker: return k == 0 ? r : whole(x);
-  case OpKind::Control: return whole(x);
+  case OpKind::Control:
+  case OpKind::Library: return whole(x);
   case OpKind::Reduce: {
     Region out = whole(x);
     if (n.op == Op::ArgMax || n.op == Op::ArgMin) {

@@ -101,6 +101,11 @@ public:
       if (n.op == Op::ArgMax || n.op == Op::ArgMin) return ir::arg_reduce(n.op, in[0], a[0] + 1);
       return ir::reduce(n.op, in[0], shifted(a));
     case ir::OpKind::Contraction: return dot_general(n, in, batched);
+    case ir::OpKind::Library:
+      all_batched();
+      if (n.op == Op::Sort) return ir::sort(in[0], a[0] + 1);
+      if (n.op == Op::ArgSort) return ir::argsort(std::move(in), a[0] + 1);
+      return ir::cumulative(n.op, in[0], a[0] + 1, a[1] != 0);
     case ir::OpKind::Marker: all_batched(); return custom_rule(n, std::move(in));
     case ir::OpKind::Control:
       if (n.op == Op::Result) {

@@ -137,6 +137,10 @@ NodePtr diagonal_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
   return ir::transpose(masked, perm);
 }
 
+NodePtr cumsum_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
+  return ir::cumulative(Op::CumSum, ct, ans.attrs[0], ans.attrs[1] == 0);
+}
+
 NodePtr reduce_sum_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
   const NodePtr &x = ans.inputs[0];
   return ir::broadcast(ct, x->shape, ir::other_axes(x->ndim(), ans.attrs));

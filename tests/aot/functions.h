@@ -269,6 +269,18 @@ inline auto control_flow() {
       .lower(grid, xs, index);
 }
 
+// Library steps (ABI version 5): sorts along each axis, a stable argsort, a lexsort of two keys,
+// running sums (int64 from int32), products, maxima and a median.
+inline auto sort_and_scan() {
+  const ShapeDtypeStruct x{{9, 40}, jx::float64}, k{{9, 40}, jx::int32};
+  return jx::jit([](const Array &v, const Array &keys) {
+           return std::tuple{jnp::sort(v), jnp::sort(v, 0, true), jnp::argsort(v, 0),
+                             jnp::lexsort({v, keys}), jnp::cumsum(keys, 1), jnp::cumprod(v * 0.1, 0),
+                             jx::lax::cummax(v, 1, true), jnp::median(v, 1)};
+         })
+      .lower(x, k);
+}
+
 // ---- random graphs ----
 
 // Zero-argument functions returning random_graph(seed)'s root (leaves of literal data).

@@ -23,9 +23,9 @@ inline void other_kernel(const int64_t *, void *const *) {}
 // (each slot freed by its last reader).
 inline rt::Program every_kind_of_step() {
   rt::Program p;
-  p.slot_count = 6;
+  p.slot_count = 7;
   p.arena_bytes = 128;
-  p.arena_offset = {-1, -1, 0, 64, -1, -1};
+  p.arena_offset = {-1, -1, 0, 64, -1, -1, -1};
   p.outputs = {4, 1};
   p.steps.push_back({.kind = rt::Step::Kind::Argument, .outs = {0}, .argument = 0});
   p.steps.push_back({.kind = rt::Step::Kind::Value, .outs = {1}, .out_bytes = {32}});
@@ -49,13 +49,20 @@ inline rt::Program every_kind_of_step() {
   p.steps.push_back({.kind = rt::Step::Kind::Kernel,
                      .outs = {4},
                      .out_bytes = {1},
-                     .frees = {3},
                      .kernel = other_kernel,
                      .inputs = {3},
                      .extent = {1},
                      .outer = 1,
                      .boxes = {0, 1},
                      .box_work = 3});
+  p.steps.push_back({.kind = rt::Step::Kind::Library,
+                     .outs = {6},
+                     .out_bytes = {128},
+                     .frees = {3},
+                     .dtype = jx::DType::float32,
+                     .library = {.op = rt::LibraryOp::ArgSort, .axis = 1},
+                     .inputs = {3},
+                     .extent = {4, 4}});
   p.steps.push_back({.kind = rt::Step::Kind::Kernel,
                      .outs = {5},
                      .out_bytes = {0},

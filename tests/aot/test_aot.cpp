@@ -28,6 +28,7 @@
 #include "constant_output.h"
 #include "contraction.h"
 #include "control_flow.h"
+#include "sort_and_scan.h"
 #include "diff_1x1.h"
 #include "diff_1x8.h"
 #include "diff_8x1.h"
@@ -368,6 +369,15 @@ TEST(AotHost, ControlFlowEqualsTheJit) {
                                      jnp::array(which, jx::int32)};
     EXPECT_EQ(compare_with_jit(aot_test::control_flow(), control_flow, args), "") << which;
   }
+}
+
+TEST(AotHost, SortsAndScansEqualTheJit) {
+  const std::string plan = aot_test::sort_and_scan().compile().as_text();
+  for (const char *op : {"sort", "argsort", "cumsum", "cumprod", "cummax"})
+    EXPECT_NE(plan.find(fmt::format("library {} ", op)), std::string::npos) << op;
+  const std::vector<Array> args = {random_array({9, 40}, jx::float64, 61, -3, 3),
+                                   random_array({9, 40}, jx::int32, 62, -4, 4)};
+  EXPECT_EQ(compare_with_jit(aot_test::sort_and_scan(), sort_and_scan, args), "");
 }
 
 TEST(AotHost, Contractions) {

@@ -155,7 +155,7 @@ struct JitObject {
 };
 
 // Every word of a real program changed in turn, several ways: refused (bad magic, another
-// version, or a checksum mismatch) by the decoder and by jx_aot_run_v4, never run. Sealed again
+// version, or a checksum mismatch) by the decoder and by jx_aot_run_v5, never run. Sealed again
 // (as if the checksum had been forged), the change is refused by the validator or runs without
 // crashing; with loops, only validated (a valid program may loop for as long as its words say:
 // a scan's length, a while loop's tolerance).
@@ -205,7 +205,7 @@ void corrupt_every_word(const JitObject &object, bool run_changed = true) {
   const jx_aot_object o = aot_test::object_of(bad, object.tables);
   void *state = nullptr;
   char error[256] = "";
-  EXPECT_EQ(jx_aot_run_v4(&state, &o, nullptr, 0, nullptr, 0, error, sizeof error),
+  EXPECT_EQ(jx_aot_run_v5(&state, &o, nullptr, 0, nullptr, 0, error, sizeof error),
             JX_AOT_ERROR_ABI);
   EXPECT_NE(std::string(error).find("checksum mismatch"), std::string::npos) << error;
   EXPECT_EQ(state, nullptr);
@@ -457,12 +457,12 @@ TEST(AotProgramCorruption, EveryUnusedFieldOfEveryKind) {
 // The words of ABI version 4, word by word: encode and decode expand one field list, so a change
 // to it would change the format without failing any round trip. Such a change bumps
 // JX_AOT_ABI_VERSION and this test.
-TEST(AotFormat, TheWordsOfVersionFour) {
+TEST(AotFormat, TheWordsOfVersionFive) {
   rt::Program p = aot_test::every_kind_of_step();
   // Encoded only (a contraction reading that program's slots would not validate, nor a scan
   // whose body does nothing).
   rt::Step c{.kind = rt::Step::Kind::Contraction,
-             .outs = {6},
+             .outs = {7},
              .out_bytes = {8},
              .frees = {5},
              .dtype = jx::DType::float32,
@@ -472,7 +472,7 @@ TEST(AotFormat, TheWordsOfVersionFour) {
   p.steps.push_back(c);
   rt::Program body{.outputs = {0}, .arena_offset = {-1}, .slot_count = 1, .argument_bytes = {8}};
   body.steps.push_back({.kind = rt::Step::Kind::Argument, .outs = {0}, .argument = 0});
-  rt::Step scan{.kind = rt::Step::Kind::Scan, .outs = {7}, .out_bytes = {8}, .inputs = {6}};
+  rt::Step scan{.kind = rt::Step::Kind::Scan, .outs = {8}, .out_bytes = {8}, .inputs = {7}};
   scan.regions = {std::make_shared<const rt::Program>(body)};
   scan.carries = 1;
   scan.length = 3;
@@ -481,33 +481,36 @@ TEST(AotFormat, TheWordsOfVersionFour) {
   // clang-format off
   const std::vector<int64_t> expected = {
       // "JXAOT", the version, the checksum, CPU features, kernels, constants
-      0x0054'4f41'584a, 4, -6114058527779804798, 5, 2, 1,
+      0x0054'4f41'584a, 5, 4133612574031353788, 5, 2, 1,
       // arguments (float64[2,2]), results (bool[], int64[4])
       1, 4, 2, 2, 2,  2, 0, 0,  2, 1, 4,
       // slots, arena bytes, arena offsets, outputs, argument sizes, steps
-      6, 128, 6, -1, -1, 0, 64, -1, -1, 2, 4, 1, 1, 32, 8,
+      7, 128, 7, -1, -1, 0, 64, -1, -1, -1, 2, 4, 1, 1, 32, 9,
       // per step: kind, outs, out_bytes, frees, argument, key_hi, key_lo, dtype, kernel flag,
       // inputs, literals, extent, outer, grain, boxes, box_work, batch, m, n, k, lhs[3], rhs[3],
-      // regions (each a program: its fields, argument sizes and steps), carries, xs, length,
-      // reverse
-      1, 1, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      // library op, axis, reverse, regions (each a program: its fields, argument sizes and
+      // steps), carries, xs, length, reverse
+      1, 1, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0,
           0, 0, 0, 0, 0,
       0, 1, 1, 1, 32, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-          0, 0, 0, 0, 0,
+          0, 0, 0,  0, 0, 0, 0, 0,
       2, 1, 2, 1, 48, 0, 0, 0xdeadbeef, 7, 3, 0, 0, 0, 2, 3, 4, 0, 1, 0, 1,
-          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0,
+          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0,  0, 0, 0, 0, 0,
       3, 1, 3, 1, 64, 2, 0, 2, 0, 0, 0, 4, 1, 2, 0, 2, 2, 0x3ff0000000000000, -5, 2, 4, 4, 4, 2,
-          0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0,
-      3, 1, 4, 1, 1, 1, 3, 0, 0, 0, 4, 1, 1, 3, 0, 1, 1, 1, 1, 2, 0, 1, 3,
-          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0,
+          0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0,  0, 0, 0, 0, 0,
+      3, 1, 4, 1, 1, 0, 0, 0, 0, 4, 1, 1, 3, 0, 1, 1, 1, 1, 2, 0, 1, 3,
+          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0,  0, 0, 0, 0, 0,
+      8, 1, 6, 1, 128, 1, 3, 0, 0, 0, 3, 0, 1, 3, 0, 2, 4, 4, 0, 1, 0, 1,
+          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  5, 1, 0,  0, 0, 0, 0, 0,
       3, 1, 5, 1, 0, 0, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-          0, 0, 0, 0, 0,
-      4, 1, 6, 1, 8, 1, 5, 0, 0, 0, 3, 0, 2, 5, 1, 0, 1, 1, 0, 1, 0, 1,
-          2, 3, 5, 7, 11, 13, 17, 19, 23, 29,  0, 0, 0, 0, 0,
-      7, 1, 7, 1, 8, 0, 0, 0, 0, 4, 0, 1, 6, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+          0, 0, 0,  0, 0, 0, 0, 0,
+      4, 1, 7, 1, 8, 1, 5, 0, 0, 0, 3, 0, 2, 5, 1, 0, 1, 1, 0, 1, 0, 1,
+          2, 3, 5, 7, 11, 13, 17, 19, 23, 29,  0, 0, 0,  0, 0, 0, 0, 0,
+      7, 1, 8, 1, 8, 0, 0, 0, 0, 4, 0, 1, 7, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+          0, 0, 0,
           1,  1, 0, 1, -1, 1, 0, 1, 8, 1,
               1, 1, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                  0, 0, 0, 0, 0,
+                  0, 0, 0,  0, 0, 0, 0, 0,
           1, 0, 3, 1};
   // clang-format on
   EXPECT_EQ(rt::aot::encode(p, aot_test::every_kind_signature, 5), expected);
@@ -523,6 +526,23 @@ void expect_version_error(int32_t status, const char *error, int version, const 
             std::string::npos)
       << error;
   EXPECT_EQ(state, nullptr);
+}
+
+// An object of ABI version 4 (control steps, no library steps) calls jx_aot_run_v4, which the
+// runtime keeps only to say so.
+TEST(AotAbi, VersionFourObjectsGetAVersionError) {
+  const rt::Program p = aot_test::every_kind_of_step();
+  std::vector<int64_t> words = rt::aot::encode(p, aot_test::every_kind_signature, 0);
+  const aot_test::ObjectTables tables = aot_test::tables_of(p, aot_test::every_kind_signature);
+  const jx_aot_object o = aot_test::object_of(words, tables);
+  void *state = nullptr;
+  char error[256] = "";
+  expect_version_error(jx_aot_run_v4(&state, &o, nullptr, 0, nullptr, 0, error, sizeof error),
+                       error, 4, state);
+  words[1] = 4;
+  expect_error<jx::Error>([&] { rt::aot::decode(aot_test::object_of(words, tables), 2); },
+                          "generated for ABI version 4, but this runtime is ABI version " +
+                              std::to_string(JX_AOT_ABI_VERSION));
 }
 
 // An object of ABI version 3 calls jx_aot_run_v3, which the runtime keeps only to say so.
@@ -561,7 +581,7 @@ TEST(AotAbi, VersionTwoObjectsGetAVersionError) {
                           "generated for ABI version 2, but this runtime is ABI version " +
                               std::to_string(JX_AOT_ABI_VERSION));
   // A null object.
-  EXPECT_EQ(jx_aot_run_v4(&state, nullptr, nullptr, 0, nullptr, 0, error, sizeof error),
+  EXPECT_EQ(jx_aot_run_v5(&state, nullptr, nullptr, 0, nullptr, 0, error, sizeof error),
             JX_AOT_ERROR_ABI);
 }
 

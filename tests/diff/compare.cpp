@@ -213,6 +213,7 @@ private:
     case OpKind::Reduce: return reduction(np, e[0]);
     case OpKind::Marker: return e[0]; // input 0's value
     case OpKind::Control: throw jx::Error("internal: no error bound for control flow");
+    case OpKind::Library: return library(np, e.empty() ? nullptr : e[0], any);
     case OpKind::Contraction: {
       if (!any && !fl) return nullptr;
       const ir::DotDims d = ir::dot_dims(n);
@@ -305,9 +306,17 @@ private:
     case Op::Cbrt: return scale(1.5875, un(Op::Cbrt, err(0)));
     case Op::Hypot: return add(err(0), err(1));
     case Op::Atan2: {
-      // Both partial derivatives are at most 1 / hypot(y, x).
+      // Both partial derivatives are at most 1 / hypot(y, x), away from the branch cut: where x <
+      // 0 and y's sign is unsure (within its error of 0, or a zero of unknown sign) the value
+      // may be pi or -pi.
       NodePtr e = add(err(0), err(1)), r = bin(Op::Hypot, f64_of(x(0)), f64_of(x(1)));
-      return or_inf(within(e, r), div(e, bin(Op::Sub, r, e)));
+      const Shape &s = n.shape;
+      NodePtr y = f64_of(x(0)), zero = lit(0, s);
+      NodePtr unsure =
+          bin(Op::And, bin(Op::Gt, err(0), zero), bin(Op::Le, un(Op::Abs, y), err(0)));
+      if (zero_sign_unknown(n.inputs[0])) unsure = bin(Op::Or, unsure, bin(Op::Eq, y, zero));
+      NodePtr cut = bin(Op::And, unsure, bin(Op::Lt, f64_of(x(1)), zero));
+      return or_inf(bin(Op::And, within(e, r), un(Op::Not, cut)), div(e, bin(Op::Sub, r, e)));
     }
     case Op::Tan: {
       // |tan(x + d) - tan(x)| = |sin d| / |cos(x + d) cos(x)| <= d / (c (c - d)), c = |cos x|.
@@ -346,6 +355,42 @@ private:
     case Op::Select:
       return ir::select(inexact(err(0)), lit(kInf, s), ir::select(x(0), err(1), err(2)));
     default: return lit(kInf, s); // discontinuous: floor, sign, comparisons, bit ops, ...
+    }
+  }
+
+  // Both backends run the runtime's routine, in the same order: only the inputs' errors differ.
+  // The k-th partial sum of a running sum may round apart by up to k eps of the magnitudes summed
+  // so far (and k subnormal steps); a running max or min and a sort move each element by at most
+  // the largest input error of the line (along the prefix, or over the whole line); the rest need
+  // exact inputs.
+  NodePtr library(const NodePtr &np, const NodePtr &e, bool inexact_inputs) {
+    const Node &n = *np;
+    if (!inexact_inputs) return nullptr;
+    const int64_t axis = n.attrs[0];
+    const bool reverse = n.attrs.size() > 1 && n.attrs[1] != 0;
+    switch (n.op) {
+    case Op::CumSum: {
+      const NodePtr running = ir::cumulative(Op::CumSum, mag(n.inputs[0]), axis, reverse);
+      const int64_t length = n.shape[size_t(axis)];
+      const NodePtr position = ir::iota(f64, n.shape, axis);
+      const NodePtr terms = reverse ? bin(Op::Sub, lit(double(length), n.shape), position)
+                                    : add(position, lit(1, n.shape));
+      const NodePtr own = or_inf(bin(Op::Le, running, lit(largest(n.dtype), n.shape)),
+                                 add(mul(scale(epsilon(n.dtype), terms), running),
+                                     scale(smallest_subnormal(n.dtype), terms)));
+      return add(own, ir::cumulative(Op::CumSum, e, axis, reverse));
+    }
+    case Op::CumMax:
+    case Op::CumMin: return ir::cumulative(Op::CumMax, e, axis, reverse);
+    case Op::Sort: {
+      std::vector<int64_t> dims;
+      for (int64_t a = 0; a < int64_t(n.shape.size()); ++a)
+        if (a != axis) dims.push_back(a);
+      return ir::broadcast(ir::reduce(Op::ReduceMax, e, {axis}), n.shape, dims);
+    }
+    default:
+      throw jx::Error(fmt::format("internal: no error bound for {} of inexact inputs",
+                                  ir::op_name(n.op)));
     }
   }
 

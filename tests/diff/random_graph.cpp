@@ -2,6 +2,7 @@
 // public API, and records the program as text.
 #include "diff/random_graph.h"
 
+#include <jx/lax.h>
 #include <jx/numpy.h>
 #include <jx/scipy.h>
 #include <jx/random.h>
@@ -525,6 +526,7 @@ private:
         {kMovement, 3, &Generator::at, "at"},
         {kReduction, 6, &Generator::reduce, "reduce"},
         {kReduction, 2, &Generator::arg_reduce, "arg_reduce"},
+        {kSorting, 3, &Generator::sort_or_scan, "sort_or_scan"},
         {kContraction, 5, &Generator::contract, "contract"},
     };
     int total = 0;
@@ -1060,6 +1062,52 @@ private:
                 fmt::format("jnp.{}({}, axis={}{})", op.name, x.ref, text,
                             keepdims ? ", keepdims=True" : ""),
                 {x.id}, x.approx || op.sums);
+  }
+
+  // Running sums, products, maxima and minima, sorts and argsorts along an axis (the runtime's
+  // routines in both backends: exact for exact operands). A product or argsort of an inexact
+  // operand may differ by more than a bound says (the backends' operands differ a little), and
+  // only cumsum and argsort have derivatives so far.
+  std::optional<Value> sort_or_scan(const Value &x) {
+    const int64_t r = x.a.ndim();
+    if (r == 0) return std::nullopt;
+    const int64_t axis = random_axis(r), form = uni(0, 5);
+    const bool is_bool = x.a.dtype() == DType::bool_;
+    if (o_.differentiable && form != 0 && form != 5) return std::nullopt;
+    if ((form == 1 || form == 5) && x.approx) return std::nullopt;
+    switch (form) {
+    case 0:
+      return emit(jnp::cumsum(x.a, axis), fmt::format("jnp.cumsum({}, axis={})", x.ref, axis),
+                  {x.id}, x.approx);
+    case 1:
+      return emit(jnp::cumprod(x.a, axis), fmt::format("jnp.cumprod({}, axis={})", x.ref, axis),
+                  {x.id}, false);
+    case 2: {
+      if (is_bool) return std::nullopt;
+      const bool max = chance(0.5), reverse = chance(0.3);
+      const Array out = max ? jx::lax::cummax(x.a, axis, reverse)
+                            : jx::lax::cummin(x.a, axis, reverse);
+      return emit(out,
+                  fmt::format("jax.lax.{}({}, axis={}, reverse={})", max ? "cummax" : "cummin",
+                              x.ref, api_axis(axis, r), reverse ? "True" : "False"),
+                  {x.id}, x.approx);
+    }
+    case 3:
+    case 4: {
+      const bool descending = form == 4;
+      return emit(jnp::sort(x.a, axis, descending),
+                  fmt::format("jnp.sort({}, axis={}{})", x.ref, axis,
+                              descending ? ", descending=True" : ""),
+                  {x.id}, x.approx);
+    }
+    default: {
+      const bool descending = chance(0.3);
+      return emit(jnp::argsort(x.a, axis, descending),
+                  fmt::format("jnp.argsort({}, axis={}{})", x.ref, axis,
+                              descending ? ", descending=True" : ""),
+                  {x.id}, false);
+    }
+    }
   }
 
   std::optional<Value> arg_reduce(const Value &x) {

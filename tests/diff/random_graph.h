@@ -26,7 +26,8 @@ enum Family : uint32_t {
   kReduction = 1u << 3,    // sum, prod, max, min, mean, argmax, argmin, all, any
   kContraction = 1u << 4,  // einsum, matmul, dot, tensordot, vdot, outer
   kGenerated = 1u << 5,    // leaves computed from parameters: arange, linspace, eye, full, random
-  kAllFamilies = (1u << 6) - 1,
+  kSorting = 1u << 6,      // the library ops: cumsum, cumprod, lax.cummax/cummin, sort, argsort
+  kAllFamilies = (1u << 7) - 1,
 };
 
 struct GraphOptions {

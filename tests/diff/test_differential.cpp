@@ -497,10 +497,11 @@ TEST(Differential, ToleranceAbsorbsRoundingDifferences) {
 }
 
 // The bounds are tight enough to catch a plausible compiler bug: float sums and contractions that
-// drop their last term.
+// drop their last term. Over 8000 graphs: per 2000 the share caught ranges 89-94% as the
+// generator's draws change (ill-conditioned ops such as arccosh near 1 absorb some drops).
 TEST(Differential, ToleranceCatchesDroppedTerms) {
   int64_t affected = 0, caught = 0;
-  for (uint64_t seed = 0; seed < 2000; ++seed) {
+  for (uint64_t seed = 0; seed < 8000; ++seed) {
     GeneratedGraph g = random_graph(seed);
     const NodePtr right = Alternate(seed).rewrite(g.root.node());
     const NodePtr wrong = Alternate(seed, true).rewrite(g.root.node());
@@ -509,7 +510,7 @@ TEST(Differential, ToleranceCatchesDroppedTerms) {
     ++affected;
     caught += !compare_buffers(g.root, interpret(g.root), bad, tolerance_for(g.root)).ok;
   }
-  fmt::print("dropping a term changes {} of 2000 graphs; the tolerance catches {}\n", affected,
+  fmt::print("dropping a term changes {} of 8000 graphs; the tolerance catches {}\n", affected,
              caught);
   EXPECT_GE(caught, affected * 9 / 10);
 }

@@ -68,6 +68,18 @@ ties = inp("ties", np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.4999999999999999
 g_m = inp("g_m", np.array([1, 2, -3, 3, 0, 0, 5, 7]))
 g_n = inp("g_n", np.array([4, 0, 9, 3, 0, -6, 25, 11]))
 test_set = inp("test_set", np.array([1, 2, 3, -4]))
+# Sorting and scans: ties, NaNs, infinities, signed zeros.
+sortme = inp("sortme", np.array([[3.0, np.nan, -1.0, 2.0, -np.inf, 2.0],
+                                 [0.0, -0.0, np.inf, 1.5, 1.5, -2.0],
+                                 [np.nan, 4.0, np.nan, -3.0, 0.5, 1.0]]))
+ties_int = inp("ties_int", np.array([[3, 1, 2, 1, 3, 0], [5, 5, 5, -1, 0, 5]]))
+key2 = inp("key2", np.array([1, 0, 1, 0, 1, 0]))
+key1 = inp("key1", np.array([2.0, 2.0, 1.0, 1.0, 3.0, 3.0]))
+bins = inp("bins", np.array([-1.0, 0.0, 0.5, 2.0]))
+queries = inp("queries", np.array([-2.0, -1.0, 0.0, 0.25, 0.5, 3.0, np.nan, 2.0]))
+xp = inp("xp", np.array([0.0, 1.0, 1.5, 4.0]))
+fp = inp("fp", np.array([1.0, -1.0, 2.0, 0.5]))
+phase = inp("phase", np.cumsum(rng.uniform(0.5, 2.5, size=(12,))) % (2 * np.pi))
 
 _ = slice(None)
 CASES = [
@@ -265,6 +277,62 @@ CASES = [
     ("ediff1d_ends", lambda: np.ediff1d(v5, to_end=np.array([9.0, 8.0]), to_begin=-1.0)),
     ("gradient_0", lambda: np.gradient(cube, axis=0)),
     ("gradient_2", lambda: np.gradient(cube, 0.5, axis=2)),
+    # ---- scans, sorting, searching, order statistics ----
+    ("cumsum", lambda: np.cumsum(x)),
+    ("cumsum_axis", lambda: np.cumsum(cube, axis=1)),
+    ("cumsum_int32", lambda: np.cumsum(ints.astype(np.int32), axis=1)),
+    ("cumsum_bool", lambda: np.cumsum(x > 0, axis=0)),
+    ("cumprod", lambda: np.cumprod(x, axis=1)),
+    ("cumprod_int", lambda: np.cumprod(ints, axis=0)),
+    ("cumsum_special", lambda: np.cumsum(sp, axis=1)),
+    ("cumulative_sum_initial", lambda: np.cumulative_sum(v5, include_initial=True)),
+    ("cumulative_prod", lambda: np.cumulative_prod(x, axis=0)),
+    ("nancumsum", lambda: np.nancumsum(nanx, axis=1)),
+    ("nancumprod", lambda: np.nancumprod(nanx)),
+    ("lax_cummax", lambda: jax.lax.cummax(sortme, axis=1)),
+    ("lax_cummin_reverse", lambda: jax.lax.cummin(sortme, axis=1, reverse=True)),
+    ("lax_cumsum_reverse", lambda: jax.lax.cumsum(cube, axis=2, reverse=True)),
+    ("unwrap", lambda: np.unwrap(phase)),
+    ("unwrap_discont", lambda: np.unwrap(phase * 2, discont=4.0)),
+    ("sort", lambda: np.sort(sortme)),
+    ("sort_axis0", lambda: np.sort(sortme, axis=0)),
+    ("sort_flat", lambda: np.sort(cube, axis=None)),
+    ("sort_int", lambda: np.sort(ties_int)),
+    ("sort_bool", lambda: np.sort(x > 0, axis=1)),
+    ("sort_descending", lambda: jnp.sort(sortme, descending=True)),
+    ("argsort", lambda: np.argsort(sortme, kind="stable")),
+    ("argsort_axis0", lambda: np.argsort(sortme, axis=0, kind="stable")),
+    ("argsort_int", lambda: np.argsort(ties_int, kind="stable")),
+    ("argsort_descending", lambda: jnp.argsort(ties_int, descending=True)),
+    ("argsort_flat", lambda: np.argsort(cube, axis=None, kind="stable")),
+    ("lexsort", lambda: np.lexsort([key1, key2])),
+    ("lexsort_rows", lambda: np.lexsort([ties_int[1], ties_int[0]])),
+    ("partition_kth", lambda: np.partition(sortme[1], 2)[2]),
+    ("searchsorted_left", lambda: np.searchsorted(bins, queries)),
+    ("searchsorted_right", lambda: np.searchsorted(bins, queries, side="right")),
+    ("searchsorted_2d", lambda: np.searchsorted(xs, x)),
+    ("digitize", lambda: np.digitize(queries, bins)),
+    ("digitize_right", lambda: np.digitize(queries, bins, right=True)),
+    ("digitize_decreasing", lambda: np.digitize(queries, bins[::-1])),
+    ("interp", lambda: np.interp(queries[:6], xp, fp)),
+    ("interp_grid", lambda: np.interp(np.linspace(-1, 5, 13), xp, fp, left=-9.0, right=9.0)),
+    ("median", lambda: np.median(x)),
+    ("median_axis", lambda: np.median(cube, axis=1)),
+    ("median_even", lambda: np.median(x, axis=1, keepdims=True)),
+    ("median_nan", lambda: np.median(sortme, axis=1)),
+    ("nanmedian", lambda: np.nanmedian(sortme, axis=1)),
+    ("nanmedian_all_nan", lambda: np.nanmedian(nanx, axis=1)),
+    ("quantile", lambda: np.quantile(x, 0.3)),
+    ("quantile_axis", lambda: np.quantile(cube, [0.1, 0.5, 0.95], axis=(0, 2))),
+    ("quantile_lower", lambda: np.quantile(x, 0.3, axis=1, method="lower")),
+    ("quantile_higher", lambda: np.quantile(x, 0.3, axis=1, method="higher")),
+    ("quantile_nearest", lambda: np.quantile(v10, [0.25, 0.5, 0.35], method="nearest")),
+    ("quantile_midpoint", lambda: np.quantile(x, [0.2, 1.0], axis=0, method="midpoint")),
+    ("quantile_keepdims", lambda: np.quantile(cube, 0.75, axis=2, keepdims=True)),
+    ("quantile_int", lambda: np.quantile(ints, 0.5, axis=1)),
+    ("percentile", lambda: np.percentile(x, [10.0, 90.0], axis=1)),
+    ("nanquantile", lambda: np.nanquantile(sortme, 0.4, axis=1)),
+    ("nanpercentile", lambda: np.nanpercentile(nanx, [25.0, 50.0], axis=1)),
     # ---- jax.nn ----
     ("nn_relu", lambda: jnn.relu(sp)),
     ("nn_relu6", lambda: jnn.relu6(x * 5)),

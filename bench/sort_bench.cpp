@@ -1,0 +1,77 @@
+// Sorts and scans (issue 15): jnp.sort, jnp.argsort and jnp.cumsum of --n float64 normal values
+// (default 16M) through jx::jit, beside a memcpy of the same bytes into a pre-faulted buffer (what
+// a pass over the array costs here), measured in one process, alternating rounds. --json prints
+// one object per workload and line (bench/peers/peers.py --group sort adds NumPy's times).
+#include <jx/jx.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/core.h>
+#include <string>
+#include <vector>
+
+#include "seed_util.h"
+
+namespace {
+
+namespace jnp = jx::numpy;
+using jx::Array;
+using seed_bench::Clock;
+using seed_bench::ms_since;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int64_t n = int64_t(1) << 24;
+  int rounds = 5;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--n" && i + 1 < argc) n = std::atoll(argv[++i]);
+    if (arg == "--rounds" && i + 1 < argc) rounds = std::atoi(argv[++i]);
+    if (arg == "--json") json = true;
+  }
+  const Array x = jx::random::normal(jx::random::PRNGKey(0), {n}).block_until_ready();
+  auto sort = jx::jit([](const Array &v) { return jnp::sort(v); });
+  auto argsort = jx::jit([](const Array &v) { return jnp::argsort(v); });
+  auto cumsum = jx::jit([](const Array &v) { return jnp::cumsum(v); });
+  std::vector<char> source(size_t(n) * 8), target(size_t(n) * 8);
+  std::memcpy(source.data(), x.data(), source.size());
+  std::memset(target.data(), 1, target.size()); // pre-faulted
+  std::vector<double> sort_ms, argsort_ms, cumsum_ms, copy_ms;
+  sort(x).block_until_ready(); // compile and warm up
+  argsort(x).block_until_ready();
+  cumsum(x).block_until_ready();
+  for (int r = 0; r < rounds; ++r) {
+    auto t = Clock::now();
+    sort(x).block_until_ready();
+    sort_ms.push_back(ms_since(t));
+    t = Clock::now();
+    argsort(x).block_until_ready();
+    argsort_ms.push_back(ms_since(t));
+    t = Clock::now();
+    cumsum(x).block_until_ready();
+    cumsum_ms.push_back(ms_since(t));
+    t = Clock::now();
+    std::memcpy(target.data(), source.data(), source.size());
+    copy_ms.push_back(ms_since(t));
+  }
+  const double copy = median(copy_ms);
+  const std::pair<const char *, double> rows[] = {{"sort", median(sort_ms)},
+                                                  {"argsort", median(argsort_ms)},
+                                                  {"cumsum", median(cumsum_ms)}};
+  for (const auto &[name, ms] : rows) {
+    if (json)
+      fmt::print("{{\"name\": \"{}_{}\", \"jx_ms\": {:.3f}, \"copy_ms\": {:.3f}}}\n", name, n, ms,
+                 copy);
+    else
+      fmt::print("{}_{}: jx {:.2f} ms, memcpy {:.2f} ms, jx / copy {:.2f}\n", name, n, ms, copy,
+                 ms / copy);
+  }
+}
