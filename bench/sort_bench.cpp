@@ -63,9 +63,8 @@ int main(int argc, char **argv) {
     copy_ms.push_back(ms_since(t));
   }
   const double copy = median(copy_ms);
-  const std::pair<const char *, double> rows[] = {{"sort", median(sort_ms)},
-                                                  {"argsort", median(argsort_ms)},
-                                                  {"cumsum", median(cumsum_ms)}};
+  const std::pair<const char *, double> rows[] = {
+      {"sort", median(sort_ms)}, {"argsort", median(argsort_ms)}, {"cumsum", median(cumsum_ms)}};
   for (const auto &[name, ms] : rows) {
     if (json)
       fmt::print("{{\"name\": \"{}_{}\", \"jx_ms\": {:.3f}, \"copy_ms\": {:.3f}}}\n", name, n, ms,

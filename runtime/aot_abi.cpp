@@ -1,5 +1,6 @@
 // The C entry points of ahead-of-time objects (include/jx/aot_abi.h): jx_aot_run_v5, which every
-// generated function calls, the version errors of v4, v3 and v2, jx_aot_allocate and jx_aot_free. The program's word format is runtime/aot.cpp's.
+// generated function calls, the version errors of v4, v3 and v2, jx_aot_allocate and jx_aot_free.
+// The program's word format is runtime/aot.cpp's.
 #include <jx/aot_abi.h>
 #include <jx/error.h>
 

@@ -1,7 +1,8 @@
 // A compiled program as the runtime runs it: numbered buffer slots, and steps that fill them
 // (values that exist already, arguments, random fills, generated kernels over boxes of their
-// outputs, contractions through BLAS, and library routines: sorts, cumulative sums). The JIT builds one per executable; ahead-of-time objects
-// carry one encoded (runtime/aot.h). No LLVM and no graph here.
+// outputs, contractions through BLAS, and library routines: sorts, cumulative sums). The JIT builds
+// one per executable; ahead-of-time objects carry one encoded (runtime/aot.h). No LLVM and no graph
+// here.
 #pragma once
 
 #include <cstdint>

@@ -52,8 +52,7 @@ Array running(bool product, const Array &x, std::optional<int64_t> axis) {
 
 // The array API's cumulative_sum/prod: an axis unless the array is 1-D; include_initial puts the
 // identity first.
-Array cumulative(bool product, const Array &x, std::optional<int64_t> axis,
-                 bool include_initial) {
+Array cumulative(bool product, const Array &x, std::optional<int64_t> axis, bool include_initial) {
   if (x.ndim() == 0)
     throw ValueError(fmt::format("The input must be non-scalar to take a cumulative {}, however a "
                                  "scalar value or scalar array was given.",

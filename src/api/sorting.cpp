@@ -112,7 +112,8 @@ Array quantile_of_sorted(const Array &sorted, double q, const Array &count, Meth
   case Method::Higher: return at(hi);
   case Method::Nearest: return at(round(virtual_index)); // halves to even, as np.around
   case Method::Midpoint:
-    return lerp(at(lo), at(hi), where(lo == hi, zeros_like(lo), full_like(lo, 0.5)).astype(sorted.dtype()));
+    return lerp(at(lo), at(hi),
+                where(lo == hi, zeros_like(lo), full_like(lo, 0.5)).astype(sorted.dtype()));
   case Method::Linear: break;
   }
   return lerp(at(lo), at(lo + 1), (virtual_index - lo).astype(sorted.dtype()));
@@ -150,7 +151,7 @@ Array quantiles(const Array &x, const std::vector<double> &qs, const Axes &axis,
   const Array count = skip_nan ? n - nan_count : Array(n);
   std::vector<Array> out;
   for (double q : qs) {
-    Array value = n == 0    ? full(sorted.shape(), nan).astype(f.dtype())(ellipsis, 0)
+    Array value = n == 0     ? full(sorted.shape(), nan).astype(f.dtype())(ellipsis, 0)
                   : skip_nan ? quantile_of_sorted(sorted, q / scale, count, method)
                              : static_quantile_of_sorted(sorted, q / scale, n, method);
     // A line with a NaN (without skip_nan) or with no numbers is NaN.
@@ -173,7 +174,8 @@ Array median_of(const Array &a, const Axes &axis, bool keepdims, bool skip_nan) 
   const int64_t n = sorted.shape().back();
   const Array undefined = full({}, nan, sorted.dtype());
   auto middle = [&]() -> Array {
-    if (n == 0) return broadcast_to(undefined, Shape(sorted.shape().begin(), sorted.shape().end() - 1));
+    if (n == 0)
+      return broadcast_to(undefined, Shape(sorted.shape().begin(), sorted.shape().end() - 1));
     if (!skip_nan) {
       const Array value = n % 2 ? sorted(ellipsis, n / 2)
                                 : (sorted(ellipsis, n / 2 - 1) + sorted(ellipsis, n / 2)) / 2;
@@ -238,8 +240,8 @@ Array searchsorted(const Array &a, const Array &v, std::string_view side) {
   const DType type = result_type({a, v});
   const Array sorted = a.astype(type), query = expand_dims(v.astype(type), -1);
   // left: the elements before v; right: those not after it.
-  const Array before = side == "left" ? sort_less(sorted, query)
-                                      : logical_not(sort_less(query, sorted));
+  const Array before =
+      side == "left" ? sort_less(sorted, query) : logical_not(sort_less(query, sorted));
   return sum(before, -1).astype(DType::int64);
 }
 
@@ -282,8 +284,7 @@ Array interp(const Array &x, const Array &xp, const Array &fp, const std::option
   return where(xf > xpf(-1), right ? right->astype(type) : fpf(-1), f);
 }
 
-Array quantile(const Array &a, double q, const Axes &axis, std::string_view method,
-               bool keepdims) {
+Array quantile(const Array &a, double q, const Axes &axis, std::string_view method, bool keepdims) {
   return quantiles(a, {q}, axis, method, keepdims, false, true, quantile_range, 1);
 }
 Array quantile(const Array &a, const std::vector<double> &q, const Axes &axis,

@@ -132,9 +132,8 @@ std::vector<int> choose_in_place(const ProgramPlan &program, const std::vector<i
   std::vector<const ir::Node *> arena_node(program.slot_count, nullptr); // computed slots
   for (size_t i = 0; i < program.steps.size(); ++i) {
     const ProgramStep &s = program.steps[i];
-    const bool computed =
-        s.kind == Kind::Kernel || s.kind == Kind::Random || s.kind == Kind::Contraction ||
-        s.kind == Kind::Library;
+    const bool computed = s.kind == Kind::Kernel || s.kind == Kind::Random ||
+                          s.kind == Kind::Contraction || s.kind == Kind::Library;
     if (!computed) continue;
     const bool donated =
         std::any_of(s.run.donors.begin(), s.run.donors.end(), [](int d) { return d >= 0; });

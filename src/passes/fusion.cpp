@@ -11,370 +11,368 @@
 #include "ir/printer.h"
 #include "passes/schedule.h"
 
-    namespace jx::passes {
-  namespace {
+namespace jx::passes {
+namespace {
 
-  using ir::Node;
-  using ir::Op;
-  using ir::OpKind;
+using ir::Node;
+using ir::Op;
+using ir::OpKind;
 
-  // Cheap enough to recompute in every consumer: literals, iotas, buffers (including nodes already
-  // chosen to be materialized), and movement ops (index arithmetic, selects) or casts over those.
-  constexpr int max_inline_depth = 64;
+// Cheap enough to recompute in every consumer: literals, iotas, buffers (including nodes already
+// chosen to be materialized), and movement ops (index arithmetic, selects) or casts over those.
+constexpr int max_inline_depth = 64;
 
-  // A concatenation of this many operands read by another one is materialized (see plan_steps).
-  constexpr size_t min_concat_level = 16;
+// A concatenation of this many operands read by another one is materialized (see plan_steps).
+constexpr size_t min_concat_level = 16;
 
-  // Multi-output fusion merges kernels while their inputs together stay this few, and the nodes
-  // they compute inline this many: merging the levels of a large concatenation would make one
-  // kernel branching over every piece again.
-  constexpr size_t max_merged_inputs = 64;
-  constexpr size_t max_merged_nodes = 512;
-  constexpr size_t max_searched_groups = 4096;
+// Multi-output fusion merges kernels while their inputs together stay this few, and the nodes
+// they compute inline this many: merging the levels of a large concatenation would make one
+// kernel branching over every piece again.
+constexpr size_t max_merged_inputs = 64;
+constexpr size_t max_merged_nodes = 512;
+constexpr size_t max_searched_groups = 4096;
 
-  // Per-element cost of an op computed inline, in units of one arithmetic op (ops.def's cost):
-  // transcendental functions, divisions and powers cost many; index arithmetic and casts nothing.
-  int op_work(const Node &n) {
-    switch (ir::op_info(n.op).cost) {
-    case ir::Cost::Free: return 0;
-    case ir::Cost::Cheap: return 1;
-    case ir::Cost::Costly: return 16;
-    case ir::Cost::Loop: return 1 << 20;
+// Per-element cost of an op computed inline, in units of one arithmetic op (ops.def's cost):
+// transcendental functions, divisions and powers cost many; index arithmetic and casts nothing.
+int op_work(const Node &n) {
+  switch (ir::op_info(n.op).cost) {
+  case ir::Cost::Free: return 0;
+  case ir::Cost::Cheap: return 1;
+  case ir::Cost::Costly: return 16;
+  case ir::Cost::Loop: return 1 << 20;
+  }
+  return 1;
+}
+
+// Work worth a buffer when it would be repeated under a broadcast: this many arithmetic ops per
+// element, or any transcendental function, division or power.
+constexpr int hoist_threshold = 4;
+
+// The per-element cost of computing n inline, stopping at nodes with buffers. Shared
+// subexpressions count once.
+int inline_work(const Node &n, const std::unordered_set<const Node *> &buffers,
+                std::unordered_set<const Node *> &seen) {
+  if (buffers.count(&n) || n.realized() || !seen.insert(&n).second) return 0;
+  int work = op_work(n);
+  for (const ir::NodePtr &in : n.inputs)
+    work = std::min(work + inline_work(*in, buffers, seen), 1 << 20);
+  return work;
+}
+
+// Work that consumers reading it at other indices recompute rather than read from a buffer:
+// fewer arithmetic ops per element than a hoisted buffer is worth, and nothing costly. A
+// stencil's differences (and their gradient's) cost a pass over memory when stored, two
+// subtractions when recomputed; stencils of stencils reach the threshold within a few levels.
+bool cheap_to_repeat(const Node &n, const std::unordered_set<const Node *> &buffers) {
+  std::unordered_set<const Node *> seen;
+  return inline_work(n, buffers, seen) < hoist_threshold;
+}
+
+// A literal, or a broadcast or cast of one: what NumPy handles as a scalar inside a loop.
+bool scalar(const Node &n) {
+  if (n.op == Op::Literal) return true;
+  return (n.op == Op::Broadcast || n.op == Op::Convert || n.op == Op::Reshape) &&
+         scalar(*n.inputs[0]);
+}
+
+bool trivial(const Node &n, std::unordered_map<const Node *, bool> &memo,
+             const std::unordered_set<const Node *> &buffers = {}) {
+  if (auto it = memo.find(&n); it != memo.end()) return it->second;
+  bool result = false;
+  if (buffers.count(&n) || n.realized() || n.op == Op::Literal || n.op == Op::Iota ||
+      n.op == Op::Constant || n.op == Op::Parameter) {
+    result = true;
+  } else if (op_kind(n.op) == OpKind::Movement || n.op == Op::Convert) {
+    result = std::all_of(n.inputs.begin(), n.inputs.end(),
+                         [&](const ir::NodePtr &in) { return trivial(*in, memo, buffers); });
+  }
+  memo[&n] = result;
+  return result;
+}
+
+// Kernels that multi-output fusion may merge, and which of them share a loop nest: elementwise
+// kernels of one shape, or row reductions (sum, prod, max or min over the same axes of operands
+// of one shape, not over the operands' last axis, to an output of rank >= 1: the code generator
+// accumulates them into rows of their outputs, each in its own order, so the bits are those of
+// the kernels apart).
+bool elementwise(const Step &s) {
+  const OpKind kind = op_kind(s.node->op);
+  return s.kind == Step::Kind::Kernel && kind != OpKind::Reduce && kind != OpKind::Contraction &&
+         s.node->size() > 0;
+}
+bool row_reduction(const Step &s) {
+  const Node &n = *s.node;
+  if (s.kind != Step::Kind::Kernel || n.size() == 0 || n.shape.empty() || n.dtype == DType::bool_ ||
+      n.attrs.empty())
+    return false;
+  const bool reduction = n.op == Op::ReduceSum || n.op == Op::ReduceProd || n.op == Op::ReduceMax ||
+                         n.op == Op::ReduceMin;
+  return reduction && n.attrs.back() != n.inputs[0]->ndim() - 1;
+}
+bool mergeable(const Step &s) { return elementwise(s) || row_reduction(s); }
+bool same_nest(const Step &a, const Step &b) {
+  if (elementwise(a)) return elementwise(b) && a.node->shape == b.node->shape;
+  return row_reduction(b) && a.node->attrs == b.node->attrs &&
+         a.node->inputs[0]->shape == b.node->inputs[0]->shape;
+}
+
+// Multi-output fusion: mergeable kernels of one loop nest run as one kernel, computing what they
+// share once per element (the Simpson seed's hoisted exp(-x), log|x| and tests on x all read one
+// x; its gradient's reductions over the functions all read the integrand's powers): XLA's
+// multi-output fusion of siblings. A kernel joins a group only when it does not depend on a
+// member, directly or through other steps; the merged steps are then put back in a dependency
+// order.
+std::vector<Step> merge_siblings(std::vector<Step> steps) {
+  std::unordered_map<const Node *, size_t> producer;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    producer[steps[i].node.get()] = i;
+    for (const ir::NodePtr &root : steps[i].plan.roots) // a control op's results
+      producer[root.get()] = i;
+  }
+  // Groups and the groups each one reads directly. A step joins a group only if the group is not
+  // among what the step needs transitively (through steps outside it too), so the groups stay a
+  // DAG. That is a search of what the step reads, bounded: past max_searched_groups (a long
+  // chain, whose steps could never merge) the step stays alone, where transitive sets per group
+  // would take memory quadratic in the steps (5.8 GB for a chain of 15,000 kernels).
+  std::vector<std::vector<size_t>> groups;
+  std::vector<std::unordered_set<size_t>> deps;
+  std::vector<size_t> group_of(steps.size());
+  std::vector<size_t> open_groups; // groups of mergeable kernels, in order
+  std::vector<std::unordered_set<const Node *>> group_inputs;
+  std::vector<size_t> group_nodes, step_nodes(steps.size(), 0);
+  auto size_of = [&](size_t i) {
+    if (!step_nodes[i]) step_nodes[i] = steps[i].plan.inline_node_count();
+    return step_nodes[i];
+  };
+  auto merged_inputs = [&](size_t g, const Step &step) {
+    size_t count = group_inputs[g].size();
+    for (const Node *in : step.plan.inputs)
+      count += !group_inputs[g].count(in);
+    return count;
+  };
+  for (size_t i = 0; i < steps.size(); ++i) {
+    std::unordered_set<size_t> direct;
+    for (const Node *in : steps[i].plan.inputs)
+      direct.insert(group_of[producer.at(in)]);
+    size_t g = groups.size();
+    if (mergeable(steps[i]) && !open_groups.empty()) {
+      std::unordered_set<size_t> step_needs(direct);
+      std::vector<size_t> stack(direct.begin(), direct.end());
+      while (!stack.empty() && step_needs.size() <= max_searched_groups) {
+        const size_t h = stack.back();
+        stack.pop_back();
+        for (size_t d : deps[h])
+          if (step_needs.insert(d).second) stack.push_back(d);
+      }
+      if (step_needs.size() <= max_searched_groups)
+        for (size_t candidate : open_groups) {
+          const Step &first = steps[groups[candidate][0]];
+          if (same_nest(first, steps[i]) && !step_needs.count(candidate) &&
+              merged_inputs(candidate, steps[i]) <= max_merged_inputs &&
+              group_nodes[candidate] + size_of(i) <= max_merged_nodes) {
+            g = candidate;
+            break;
+          }
+        }
     }
-    return 1;
+    if (g == groups.size()) {
+      groups.emplace_back();
+      deps.emplace_back();
+      group_inputs.emplace_back();
+      group_nodes.push_back(0);
+      if (mergeable(steps[i])) open_groups.push_back(g);
+    }
+    groups[g].push_back(i);
+    group_of[i] = g;
+    deps[g].insert(direct.begin(), direct.end());
+    group_inputs[g].insert(steps[i].plan.inputs.begin(), steps[i].plan.inputs.end());
+    if (mergeable(steps[i])) group_nodes[g] += size_of(i);
   }
-
-  // Work worth a buffer when it would be repeated under a broadcast: this many arithmetic ops per
-  // element, or any transcendental function, division or power.
-  constexpr int hoist_threshold = 4;
-
-  // The per-element cost of computing n inline, stopping at nodes with buffers. Shared
-  // subexpressions count once.
-  int inline_work(const Node &n, const std::unordered_set<const Node *> &buffers,
-                  std::unordered_set<const Node *> &seen) {
-    if (buffers.count(&n) || n.realized() || !seen.insert(&n).second) return 0;
-    int work = op_work(n);
-    for (const ir::NodePtr &in : n.inputs)
-      work = std::min(work + inline_work(*in, buffers, seen), 1 << 20);
-    return work;
+  // Merged plans: the members' roots, and their inputs without repeats.
+  std::vector<Step> merged;
+  for (const std::vector<size_t> &members : groups) {
+    Step step = std::move(steps[members[0]]);
+    for (size_t k = 1; k < members.size(); ++k) {
+      passes::KernelPlan &plan = steps[members[k]].plan;
+      step.plan.roots.push_back(plan.roots[0]);
+      for (const Node *in : plan.inputs)
+        if (std::find(step.plan.inputs.begin(), step.plan.inputs.end(), in) ==
+            step.plan.inputs.end())
+          step.plan.inputs.push_back(in);
+    }
+    merged.push_back(std::move(step));
   }
+  // Dependency order of the groups: each group after every group it needs.
+  std::vector<Step> ordered;
+  std::vector<bool> done(groups.size(), false);
+  while (ordered.size() < groups.size()) {
+    const size_t before = ordered.size();
+    for (size_t g = 0; g < groups.size(); ++g)
+      if (!done[g] &&
+          std::all_of(deps[g].begin(), deps[g].end(), [&](size_t d) { return done[d]; })) {
+        done[g] = true;
+        ordered.push_back(std::move(merged[g]));
+      }
+    if (ordered.size() == before) throw Error("internal: multi-output fusion made a cycle");
+  }
+  return ordered;
+}
 
-  // Work that consumers reading it at other indices recompute rather than read from a buffer:
-  // fewer arithmetic ops per element than a hoisted buffer is worth, and nothing costly. A
-  // stencil's differences (and their gradient's) cost a pass over memory when stored, two
-  // subtractions when recomputed; stencils of stencils reach the threshold within a few levels.
-  bool cheap_to_repeat(const Node &n, const std::unordered_set<const Node *> &buffers) {
+} // namespace
+
+std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
+  const std::vector<const Node *> order = ir::topological_order(roots);
+  std::unordered_map<const Node *, ir::NodePtr> owner;
+  // Users of each node, and how many read it through an index rewrite (a movement op): only
+  // those read it at other indices than the consumer's own, where recomputing would repeat work.
+  std::unordered_map<const Node *, int> users, remapped_users;
+  // Concatenations of many operands read by another concatenation: the levels of a tree of them
+  // (split_concatenates builds one for many pieces), each materialized so no kernel branches
+  // over all the pieces.
+  std::unordered_set<const Node *> concat_levels;
+  for (const ir::NodePtr &r : roots)
+    owner[r.get()] = r;
+  for (const Node *n : order) {
+    if (n->realized()) continue;
+    for (const ir::NodePtr &in : n->inputs) {
+      owner[in.get()] = in;
+      ++users[in.get()];
+      if (op_kind(n->op) == OpKind::Movement) ++remapped_users[in.get()];
+      if (n->op == Op::Concatenate && in->op == Op::Concatenate &&
+          in->inputs.size() >= min_concat_level)
+        concat_levels.insert(in.get());
+    }
+  }
+  std::unordered_set<const Node *> root_set;
+  for (const ir::NodePtr &r : roots)
+    root_set.insert(r.get());
+
+  // Contractions through BLAS, and the buffers they read.
+  std::unordered_map<const Node *, GemmPlan> gemms;
+  std::unordered_set<const Node *> gemm_operands;
+  if (fuse)
+    for (const Node *n : order)
+      if (n->op == Op::DotGeneral && !n->realized())
+        if (std::optional<GemmPlan> g = plan_gemm(*n)) {
+          gemm_operands.insert({g->lhs, g->rhs});
+          gemms[n] = *g;
+        }
+
+  // Control flow runs its regions as programs of their own, and library ops are routines on
+  // buffers: what they read is in buffers.
+  std::unordered_set<const Node *> control_operands;
+  for (const Node *n : order)
+    if ((op_kind(n->op) == OpKind::Control || op_kind(n->op) == OpKind::Library) &&
+        n->op != Op::Result && !n->realized())
+      for (const ir::NodePtr &in : n->inputs)
+        control_operands.insert(in.get());
+
+  std::unordered_set<const Node *> hoisted;
+  // Materialization decisions in topological order, given the hoisted nodes.
+  auto decide = [&] {
+    std::unordered_set<const Node *> materialized;
+    std::unordered_map<const Node *, bool> cheap_now; // trivial, given what is materialized so far
+    // Inline depth of each node within its kernel; long chains are cut so kernels (and the
+    // emitter's recursion) stay bounded.
+    std::unordered_map<const Node *, int> depth;
+    for (const Node *n : order) {
+      const OpKind kind = op_kind(n->op);
+      int d = 0;
+      if (!n->realized())
+        for (const ir::NodePtr &in : n->inputs)
+          if (!materialized.count(in.get())) d = std::max(d, depth[in.get()] + 1);
+      bool m = root_set.count(n) || n->realized() || n->op == Op::Constant ||
+               n->op == Op::RandomUniform || n->op == Op::Parameter || kind == OpKind::Reduce ||
+               kind == OpKind::Contraction ||
+               (users[n] > 1 && remapped_users[n] > 0 && !trivial(*n, cheap_now, materialized) &&
+                !cheap_to_repeat(*n, materialized)) ||
+               kind == OpKind::Control || kind == OpKind::Library || control_operands.count(n) ||
+               hoisted.count(n) || gemm_operands.count(n) || concat_levels.count(n) ||
+               d >= max_inline_depth || (!fuse && !scalar(*n));
+      if (m) materialized.insert(n);
+      depth[n] = m ? 0 : d;
+    }
+    return materialized;
+  };
+  // Work under an expanding broadcast would be repeated for every copy: compute it once into a
+  // (small) buffer instead. With sink_movement having moved elementwise ops below broadcasts,
+  // this is what hoists exp(-x), log(x) and pow's special-case tests on x out of the Simpson
+  // seed's function axis. What has a buffer anyway is free to read; so is what was hoisted
+  // already, hence the topological order.
+  std::unordered_set<const Node *> buffers = decide();
+  std::unordered_set<const Node *> under_broadcast;
+  for (const Node *n : order)
+    if (n->op == Op::Broadcast && !n->realized() && n->size() > n->inputs[0]->size()) {
+      // A reshape or unit-axis insertion adds no work: the values worth a buffer are those it
+      // reads.
+      const Node *x = n->inputs[0].get();
+      while (
+          (x->op == Op::Reshape || (x->op == Op::Broadcast && x->size() == x->inputs[0]->size())) &&
+          !x->realized())
+        x = x->inputs[0].get();
+      under_broadcast.insert(x);
+    }
+  for (const Node *n : order) {
     std::unordered_set<const Node *> seen;
-    return inline_work(n, buffers, seen) < hoist_threshold;
-  }
-
-  // A literal, or a broadcast or cast of one: what NumPy handles as a scalar inside a loop.
-  bool scalar(const Node &n) {
-    if (n.op == Op::Literal) return true;
-    return (n.op == Op::Broadcast || n.op == Op::Convert || n.op == Op::Reshape) &&
-           scalar(*n.inputs[0]);
-  }
-
-  bool trivial(const Node &n, std::unordered_map<const Node *, bool> &memo,
-               const std::unordered_set<const Node *> &buffers = {}) {
-    if (auto it = memo.find(&n); it != memo.end()) return it->second;
-    bool result = false;
-    if (buffers.count(&n) || n.realized() || n.op == Op::Literal || n.op == Op::Iota ||
-        n.op == Op::Constant || n.op == Op::Parameter) {
-      result = true;
-    } else if (op_kind(n.op) == OpKind::Movement || n.op == Op::Convert) {
-      result = std::all_of(n.inputs.begin(), n.inputs.end(),
-                           [&](const ir::NodePtr &in) { return trivial(*in, memo, buffers); });
+    if (under_broadcast.count(n) && inline_work(*n, buffers, seen) >= hoist_threshold) {
+      hoisted.insert(n);
+      buffers.insert(n);
     }
-    memo[&n] = result;
-    return result;
   }
+  const std::unordered_set<const Node *> materialized = decide();
 
-  // Kernels that multi-output fusion may merge, and which of them share a loop nest: elementwise
-  // kernels of one shape, or row reductions (sum, prod, max or min over the same axes of operands
-  // of one shape, not over the operands' last axis, to an output of rank >= 1: the code generator
-  // accumulates them into rows of their outputs, each in its own order, so the bits are those of
-  // the kernels apart).
-  bool elementwise(const Step &s) {
-    const OpKind kind = op_kind(s.node->op);
-    return s.kind == Step::Kind::Kernel && kind != OpKind::Reduce && kind != OpKind::Contraction &&
-           s.node->size() > 0;
-  }
-  bool row_reduction(const Step &s) {
-    const Node &n = *s.node;
-    if (s.kind != Step::Kind::Kernel || n.size() == 0 || n.shape.empty() ||
-        n.dtype == DType::bool_ || n.attrs.empty())
-      return false;
-    const bool reduction = n.op == Op::ReduceSum || n.op == Op::ReduceProd ||
-                           n.op == Op::ReduceMax || n.op == Op::ReduceMin;
-    return reduction && n.attrs.back() != n.inputs[0]->ndim() - 1;
-  }
-  bool mergeable(const Step &s) { return elementwise(s) || row_reduction(s); }
-  bool same_nest(const Step &a, const Step &b) {
-    if (elementwise(a)) return elementwise(b) && a.node->shape == b.node->shape;
-    return row_reduction(b) && a.node->attrs == b.node->attrs &&
-           a.node->inputs[0]->shape == b.node->inputs[0]->shape;
-  }
-
-  // Multi-output fusion: mergeable kernels of one loop nest run as one kernel, computing what they
-  // share once per element (the Simpson seed's hoisted exp(-x), log|x| and tests on x all read one
-  // x; its gradient's reductions over the functions all read the integrand's powers): XLA's
-  // multi-output fusion of siblings. A kernel joins a group only when it does not depend on a
-  // member, directly or through other steps; the merged steps are then put back in a dependency
-  // order.
-  std::vector<Step> merge_siblings(std::vector<Step> steps) {
-    std::unordered_map<const Node *, size_t> producer;
-    for (size_t i = 0; i < steps.size(); ++i) {
-      producer[steps[i].node.get()] = i;
-      for (const ir::NodePtr &root : steps[i].plan.roots) // a control op's results
-        producer[root.get()] = i;
-    }
-    // Groups and the groups each one reads directly. A step joins a group only if the group is not
-    // among what the step needs transitively (through steps outside it too), so the groups stay a
-    // DAG. That is a search of what the step reads, bounded: past max_searched_groups (a long
-    // chain, whose steps could never merge) the step stays alone, where transitive sets per group
-    // would take memory quadratic in the steps (5.8 GB for a chain of 15,000 kernels).
-    std::vector<std::vector<size_t>> groups;
-    std::vector<std::unordered_set<size_t>> deps;
-    std::vector<size_t> group_of(steps.size());
-    std::vector<size_t> open_groups; // groups of mergeable kernels, in order
-    std::vector<std::unordered_set<const Node *>> group_inputs;
-    std::vector<size_t> group_nodes, step_nodes(steps.size(), 0);
-    auto size_of = [&](size_t i) {
-      if (!step_nodes[i]) step_nodes[i] = steps[i].plan.inline_node_count();
-      return step_nodes[i];
-    };
-    auto merged_inputs = [&](size_t g, const Step &step) {
-      size_t count = group_inputs[g].size();
-      for (const Node *in : step.plan.inputs)
-        count += !group_inputs[g].count(in);
-      return count;
-    };
-    for (size_t i = 0; i < steps.size(); ++i) {
-      std::unordered_set<size_t> direct;
-      for (const Node *in : steps[i].plan.inputs)
-        direct.insert(group_of[producer.at(in)]);
-      size_t g = groups.size();
-      if (mergeable(steps[i]) && !open_groups.empty()) {
-        std::unordered_set<size_t> step_needs(direct);
-        std::vector<size_t> stack(direct.begin(), direct.end());
-        while (!stack.empty() && step_needs.size() <= max_searched_groups) {
-          const size_t h = stack.back();
-          stack.pop_back();
-          for (size_t d : deps[h])
-            if (step_needs.insert(d).second) stack.push_back(d);
+  // One step per materialized node, in topological order.
+  std::vector<Step> steps;
+  for (const Node *n : order) {
+    if (!materialized.count(n)) continue;
+    ir::NodePtr node = owner.at(n);
+    if (n->realized() || n->op == Op::Constant) {
+      steps.push_back({Step::Kind::Buffer, node, {}});
+    } else if (n->op == Op::Parameter) {
+      steps.push_back({Step::Kind::Parameter, node, {}});
+    } else if (n->op == Op::RandomUniform) {
+      steps.push_back({Step::Kind::Random, node, {}});
+    } else if (n->op == Op::Result) {
+      continue; // written by its control op's step
+    } else if (op_kind(n->op) == OpKind::Control) {
+      // Every result, used or not: the regions give them all.
+      passes::KernelPlan plan{{}, {}};
+      for (int64_t i = 0; i < ir::result_count(*n); ++i)
+        plan.roots.push_back(ir::result(node, i));
+      for (const ir::NodePtr &in : n->inputs)
+        plan.inputs.push_back(in.get());
+      steps.push_back({Step::Kind::Control, node, std::move(plan)});
+    } else if (op_kind(n->op) == OpKind::Library) {
+      passes::KernelPlan plan{{node}, {}};
+      for (const ir::NodePtr &in : n->inputs)
+        plan.inputs.push_back(in.get());
+      steps.push_back({Step::Kind::Library, node, std::move(plan)});
+    } else if (auto g = gemms.find(n); g != gemms.end()) {
+      steps.push_back(
+          {Step::Kind::Contraction, node, {{node}, {g->second.lhs, g->second.rhs}}, g->second});
+    } else {
+      // The kernel's inputs: materialized nodes reachable without crossing another one.
+      passes::KernelPlan plan{{node}, {}};
+      std::unordered_set<const Node *> seen{n};
+      std::vector<const Node *> stack{n};
+      while (!stack.empty()) {
+        const Node *cur = stack.back();
+        stack.pop_back();
+        for (const ir::NodePtr &in : cur->inputs) {
+          if (!seen.insert(in.get()).second) continue;
+          if (materialized.count(in.get()))
+            plan.inputs.push_back(in.get());
+          else
+            stack.push_back(in.get());
         }
-        if (step_needs.size() <= max_searched_groups)
-          for (size_t candidate : open_groups) {
-            const Step &first = steps[groups[candidate][0]];
-            if (same_nest(first, steps[i]) && !step_needs.count(candidate) &&
-                merged_inputs(candidate, steps[i]) <= max_merged_inputs &&
-                group_nodes[candidate] + size_of(i) <= max_merged_nodes) {
-              g = candidate;
-              break;
-            }
-          }
       }
-      if (g == groups.size()) {
-        groups.emplace_back();
-        deps.emplace_back();
-        group_inputs.emplace_back();
-        group_nodes.push_back(0);
-        if (mergeable(steps[i])) open_groups.push_back(g);
-      }
-      groups[g].push_back(i);
-      group_of[i] = g;
-      deps[g].insert(direct.begin(), direct.end());
-      group_inputs[g].insert(steps[i].plan.inputs.begin(), steps[i].plan.inputs.end());
-      if (mergeable(steps[i])) group_nodes[g] += size_of(i);
+      steps.push_back({Step::Kind::Kernel, node, std::move(plan)});
     }
-    // Merged plans: the members' roots, and their inputs without repeats.
-    std::vector<Step> merged;
-    for (const std::vector<size_t> &members : groups) {
-      Step step = std::move(steps[members[0]]);
-      for (size_t k = 1; k < members.size(); ++k) {
-        passes::KernelPlan &plan = steps[members[k]].plan;
-        step.plan.roots.push_back(plan.roots[0]);
-        for (const Node *in : plan.inputs)
-          if (std::find(step.plan.inputs.begin(), step.plan.inputs.end(), in) ==
-              step.plan.inputs.end())
-            step.plan.inputs.push_back(in);
-      }
-      merged.push_back(std::move(step));
-    }
-    // Dependency order of the groups: each group after every group it needs.
-    std::vector<Step> ordered;
-    std::vector<bool> done(groups.size(), false);
-    while (ordered.size() < groups.size()) {
-      const size_t before = ordered.size();
-      for (size_t g = 0; g < groups.size(); ++g)
-        if (!done[g] &&
-            std::all_of(deps[g].begin(), deps[g].end(), [&](size_t d) { return done[d]; })) {
-          done[g] = true;
-          ordered.push_back(std::move(merged[g]));
-        }
-      if (ordered.size() == before) throw Error("internal: multi-output fusion made a cycle");
-    }
-    return ordered;
   }
-
-  } // namespace
-
-  std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
-    const std::vector<const Node *> order = ir::topological_order(roots);
-    std::unordered_map<const Node *, ir::NodePtr> owner;
-    // Users of each node, and how many read it through an index rewrite (a movement op): only
-    // those read it at other indices than the consumer's own, where recomputing would repeat work.
-    std::unordered_map<const Node *, int> users, remapped_users;
-    // Concatenations of many operands read by another concatenation: the levels of a tree of them
-    // (split_concatenates builds one for many pieces), each materialized so no kernel branches
-    // over all the pieces.
-    std::unordered_set<const Node *> concat_levels;
-    for (const ir::NodePtr &r : roots)
-      owner[r.get()] = r;
-    for (const Node *n : order) {
-      if (n->realized()) continue;
-      for (const ir::NodePtr &in : n->inputs) {
-        owner[in.get()] = in;
-        ++users[in.get()];
-        if (op_kind(n->op) == OpKind::Movement) ++remapped_users[in.get()];
-        if (n->op == Op::Concatenate && in->op == Op::Concatenate &&
-            in->inputs.size() >= min_concat_level)
-          concat_levels.insert(in.get());
-      }
-    }
-    std::unordered_set<const Node *> root_set;
-    for (const ir::NodePtr &r : roots)
-      root_set.insert(r.get());
-
-    // Contractions through BLAS, and the buffers they read.
-    std::unordered_map<const Node *, GemmPlan> gemms;
-    std::unordered_set<const Node *> gemm_operands;
-    if (fuse)
-      for (const Node *n : order)
-        if (n->op == Op::DotGeneral && !n->realized())
-          if (std::optional<GemmPlan> g = plan_gemm(*n)) {
-            gemm_operands.insert({g->lhs, g->rhs});
-            gemms[n] = *g;
-          }
-
-    // Control flow runs its regions as programs of their own, and library ops are routines on
-    // buffers: what they read is in buffers.
-    std::unordered_set<const Node *> control_operands;
-    for (const Node *n : order)
-      if ((op_kind(n->op) == OpKind::Control || op_kind(n->op) == OpKind::Library) &&
-          n->op != Op::Result && !n->realized())
-        for (const ir::NodePtr &in : n->inputs)
-          control_operands.insert(in.get());
-
-    std::unordered_set<const Node *> hoisted;
-    // Materialization decisions in topological order, given the hoisted nodes.
-    auto decide = [&] {
-      std::unordered_set<const Node *> materialized;
-      std::unordered_map<const Node *, bool>
-          cheap_now; // trivial, given what is materialized so far
-      // Inline depth of each node within its kernel; long chains are cut so kernels (and the
-      // emitter's recursion) stay bounded.
-      std::unordered_map<const Node *, int> depth;
-      for (const Node *n : order) {
-        const OpKind kind = op_kind(n->op);
-        int d = 0;
-        if (!n->realized())
-          for (const ir::NodePtr &in : n->inputs)
-            if (!materialized.count(in.get())) d = std::max(d, depth[in.get()] + 1);
-        bool m = root_set.count(n) || n->realized() || n->op == Op::Constant ||
-                 n->op == Op::RandomUniform || n->op == Op::Parameter || kind == OpKind::Reduce ||
-                 kind == OpKind::Contraction ||
-                 (users[n] > 1 && remapped_users[n] > 0 && !trivial(*n, cheap_now, materialized) &&
-                  !cheap_to_repeat(*n, materialized)) ||
-                 kind == OpKind::Control || kind == OpKind::Library ||
-                 control_operands.count(n) || hoisted.count(n) ||
-                 gemm_operands.count(n) || concat_levels.count(n) || d >= max_inline_depth ||
-                 (!fuse && !scalar(*n));
-        if (m) materialized.insert(n);
-        depth[n] = m ? 0 : d;
-      }
-      return materialized;
-    };
-    // Work under an expanding broadcast would be repeated for every copy: compute it once into a
-    // (small) buffer instead. With sink_movement having moved elementwise ops below broadcasts,
-    // this is what hoists exp(-x), log(x) and pow's special-case tests on x out of the Simpson
-    // seed's function axis. What has a buffer anyway is free to read; so is what was hoisted
-    // already, hence the topological order.
-    std::unordered_set<const Node *> buffers = decide();
-    std::unordered_set<const Node *> under_broadcast;
-    for (const Node *n : order)
-      if (n->op == Op::Broadcast && !n->realized() && n->size() > n->inputs[0]->size()) {
-        // A reshape or unit-axis insertion adds no work: the values worth a buffer are those it
-        // reads.
-        const Node *x = n->inputs[0].get();
-        while ((x->op == Op::Reshape ||
-                (x->op == Op::Broadcast && x->size() == x->inputs[0]->size())) &&
-               !x->realized())
-          x = x->inputs[0].get();
-        under_broadcast.insert(x);
-      }
-    for (const Node *n : order) {
-      std::unordered_set<const Node *> seen;
-      if (under_broadcast.count(n) && inline_work(*n, buffers, seen) >= hoist_threshold) {
-        hoisted.insert(n);
-        buffers.insert(n);
-      }
-    }
-    const std::unordered_set<const Node *> materialized = decide();
-
-    // One step per materialized node, in topological order.
-    std::vector<Step> steps;
-    for (const Node *n : order) {
-      if (!materialized.count(n)) continue;
-      ir::NodePtr node = owner.at(n);
-      if (n->realized() || n->op == Op::Constant) {
-        steps.push_back({Step::Kind::Buffer, node, {}});
-      } else if (n->op == Op::Parameter) {
-        steps.push_back({Step::Kind::Parameter, node, {}});
-      } else if (n->op == Op::RandomUniform) {
-        steps.push_back({Step::Kind::Random, node, {}});
-      } else if (n->op == Op::Result) {
-        continue; // written by its control op's step
-      } else if (op_kind(n->op) == OpKind::Control) {
-        // Every result, used or not: the regions give them all.
-        passes::KernelPlan plan{{}, {}};
-        for (int64_t i = 0; i < ir::result_count(*n); ++i)
-          plan.roots.push_back(ir::result(node, i));
-        for (const ir::NodePtr &in : n->inputs)
-          plan.inputs.push_back(in.get());
-        steps.push_back({Step::Kind::Control, node, std::move(plan)});
-      } else if (op_kind(n->op) == OpKind::Library) {
-        passes::KernelPlan plan{{node}, {}};
-        for (const ir::NodePtr &in : n->inputs)
-          plan.inputs.push_back(in.get());
-        steps.push_back({Step::Kind::Library, node, std::move(plan)});
-      } else if (auto g = gemms.find(n); g != gemms.end()) {
-        steps.push_back(
-            {Step::Kind::Contraction, node, {{node}, {g->second.lhs, g->second.rhs}}, g->second});
-      } else {
-        // The kernel's inputs: materialized nodes reachable without crossing another one.
-        passes::KernelPlan plan{{node}, {}};
-        std::unordered_set<const Node *> seen{n};
-        std::vector<const Node *> stack{n};
-        while (!stack.empty()) {
-          const Node *cur = stack.back();
-          stack.pop_back();
-          for (const ir::NodePtr &in : cur->inputs) {
-            if (!seen.insert(in.get()).second) continue;
-            if (materialized.count(in.get()))
-              plan.inputs.push_back(in.get());
-            else
-              stack.push_back(in.get());
-          }
-        }
-        steps.push_back({Step::Kind::Kernel, node, std::move(plan)});
-      }
-    }
-    if (fuse) steps = schedule_for_memory(merge_siblings(std::move(steps)), roots);
-    for (Step &step : steps)
-      if (step.kind == Step::Kind::Kernel) step.plan.collect_literals();
-    return steps;
-  }
+  if (fuse) steps = schedule_for_memory(merge_siblings(std::move(steps)), roots);
+  for (Step &step : steps)
+    if (step.kind == Step::Kind::Kernel) step.plan.collect_literals();
+  return steps;
+}
 
 } // namespace jx::passes

@@ -274,9 +274,14 @@ inline auto control_flow() {
 inline auto sort_and_scan() {
   const ShapeDtypeStruct x{{9, 40}, jx::float64}, k{{9, 40}, jx::int32};
   return jx::jit([](const Array &v, const Array &keys) {
-           return std::tuple{jnp::sort(v), jnp::sort(v, 0, true), jnp::argsort(v, 0),
-                             jnp::lexsort({v, keys}), jnp::cumsum(keys, 1), jnp::cumprod(v * 0.1, 0),
-                             jx::lax::cummax(v, 1, true), jnp::median(v, 1)};
+           return std::tuple{jnp::sort(v),
+                             jnp::sort(v, 0, true),
+                             jnp::argsort(v, 0),
+                             jnp::lexsort({v, keys}),
+                             jnp::cumsum(keys, 1),
+                             jnp::cumprod(v * 0.1, 0),
+                             jx::lax::cummax(v, 1, true),
+                             jnp::median(v, 1)};
          })
       .lower(x, k);
 }

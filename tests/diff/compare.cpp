@@ -312,8 +312,7 @@ private:
       NodePtr e = add(err(0), err(1)), r = bin(Op::Hypot, f64_of(x(0)), f64_of(x(1)));
       const Shape &s = n.shape;
       NodePtr y = f64_of(x(0)), zero = lit(0, s);
-      NodePtr unsure =
-          bin(Op::And, bin(Op::Gt, err(0), zero), bin(Op::Le, un(Op::Abs, y), err(0)));
+      NodePtr unsure = bin(Op::And, bin(Op::Gt, err(0), zero), bin(Op::Le, un(Op::Abs, y), err(0)));
       if (zero_sign_unknown(n.inputs[0])) unsure = bin(Op::Or, unsure, bin(Op::Eq, y, zero));
       NodePtr cut = bin(Op::And, unsure, bin(Op::Lt, f64_of(x(1)), zero));
       return or_inf(bin(Op::And, within(e, r), un(Op::Not, cut)), div(e, bin(Op::Sub, r, e)));
@@ -389,8 +388,8 @@ private:
       return ir::broadcast(ir::reduce(Op::ReduceMax, e, {axis}), n.shape, dims);
     }
     default:
-      throw jx::Error(fmt::format("internal: no error bound for {} of inexact inputs",
-                                  ir::op_name(n.op)));
+      throw jx::Error(
+          fmt::format("internal: no error bound for {} of inexact inputs", ir::op_name(n.op)));
     }
   }
 

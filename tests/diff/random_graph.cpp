@@ -4,8 +4,8 @@
 
 #include <jx/lax.h>
 #include <jx/numpy.h>
-#include <jx/scipy.h>
 #include <jx/random.h>
+#include <jx/scipy.h>
 
 #include <algorithm>
 #include <cmath>
@@ -1085,8 +1085,8 @@ private:
     case 2: {
       if (is_bool) return std::nullopt;
       const bool max = chance(0.5), reverse = chance(0.3);
-      const Array out = max ? jx::lax::cummax(x.a, axis, reverse)
-                            : jx::lax::cummin(x.a, axis, reverse);
+      const Array out =
+          max ? jx::lax::cummax(x.a, axis, reverse) : jx::lax::cummin(x.a, axis, reverse);
       return emit(out,
                   fmt::format("jax.lax.{}({}, axis={}, reverse={})", max ? "cummax" : "cummin",
                               x.ref, api_axis(axis, r), reverse ? "True" : "False"),

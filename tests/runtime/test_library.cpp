@@ -71,8 +71,8 @@ template <class T> void check_dtype(DType dtype) {
   const std::vector<std::vector<int64_t>> shapes = {{1}, {7}, {5000}, {3, 4}, {2, 3, 5}, {0, 4}};
   for (const std::vector<int64_t> &shape : shapes)
     for (int64_t axis = 0; axis < int64_t(shape.size()); ++axis) {
-      SCOPED_TRACE(::testing::Message() << "shape " << ::testing::PrintToString(shape) << " axis "
-                                        << axis);
+      SCOPED_TRACE(::testing::Message()
+                   << "shape " << ::testing::PrintToString(shape) << " axis " << axis);
       const Lines l(shape, axis);
       const size_t size = size_t(l.outer * l.n * l.inner);
       const std::vector<T> x = values<T>(size, rng);
@@ -80,8 +80,7 @@ template <class T> void check_dtype(DType dtype) {
       std::vector<T> sorted(size);
       run_library({.op = LibraryOp::Sort, .axis = axis}, dtype, shape, {x.data()}, sorted.data());
       std::vector<int64_t> order(size);
-      run_library({.op = LibraryOp::ArgSort, .axis = axis}, dtype, shape, {x.data()},
-                  order.data());
+      run_library({.op = LibraryOp::ArgSort, .axis = axis}, dtype, shape, {x.data()}, order.data());
       for (int64_t o = 0; o < l.outer; ++o)
         for (int64_t i = 0; i < l.inner; ++i) {
           std::vector<T> line;
@@ -98,8 +97,8 @@ template <class T> void check_dtype(DType dtype) {
         }
       // Cumulative ops (not of bools): running values in order, forwards and reversed.
       if constexpr (!std::is_same_v<T, bool>)
-        for (LibraryOp op : {LibraryOp::CumSum, LibraryOp::CumProd, LibraryOp::CumMax,
-                             LibraryOp::CumMin})
+        for (LibraryOp op :
+             {LibraryOp::CumSum, LibraryOp::CumProd, LibraryOp::CumMax, LibraryOp::CumMin})
           for (bool reverse : {false, true}) {
             std::vector<T> out(size);
             run_library({.op = op, .axis = axis, .reverse = reverse}, dtype, shape, {x.data()},
@@ -110,8 +109,9 @@ template <class T> void check_dtype(DType dtype) {
                 for (int64_t step = 0; step < l.n; ++step) {
                   const int64_t k = reverse ? l.n - 1 - step : step;
                   const T v = x[l.at(o, k, i)];
-                  using U = typename std::conditional_t<std::is_integral_v<T>, std::make_unsigned<T>,
-                                                        std::type_identity<T>>::type;
+                  using U =
+                      typename std::conditional_t<std::is_integral_v<T>, std::make_unsigned<T>,
+                                                  std::type_identity<T>>::type;
                   if (step == 0)
                     running = v;
                   else if (op == LibraryOp::CumSum)
@@ -157,6 +157,48 @@ TEST(Library, ArgSortOfSeveralKeys) {
   run_library({.op = LibraryOp::ArgSort, .axis = 0}, DType::float64, shape, {primary, secondary},
               order);
   EXPECT_EQ(std::vector<int64_t>(order, order + 6), (std::vector<int64_t>{3, 1, 2, 0, 4, 5}));
+}
+
+// Long lines take the parallel paths: sorts in parts merged pairwise, scans by blocks (integers
+// exactly as in order; float sums within the reordering's rounding).
+TEST(Library, LongLines) {
+  std::mt19937_64 rng(3);
+  const int64_t n = 600007;
+  const std::vector<double> x = values<double>(size_t(n), rng);
+  std::vector<double> sorted(static_cast<size_t>(n)), want = x;
+  run_library({.op = LibraryOp::Sort}, DType::float64, {n}, {x.data()}, sorted.data());
+  std::stable_sort(want.begin(), want.end(), less<double>);
+  for (int64_t k = 0; k < n; ++k)
+    ASSERT_TRUE(same(sorted[size_t(k)], want[size_t(k)])) << k;
+  std::vector<int64_t> order(static_cast<size_t>(n)), want_order(static_cast<size_t>(n));
+  run_library({.op = LibraryOp::ArgSort}, DType::float64, {n}, {x.data()}, order.data());
+  std::iota(want_order.begin(), want_order.end(), 0);
+  std::stable_sort(want_order.begin(), want_order.end(),
+                   [&](int64_t a, int64_t b) { return less(x[size_t(a)], x[size_t(b)]); });
+  EXPECT_EQ(order, want_order);
+  std::vector<int64_t> ints(static_cast<size_t>(n)), sums(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k)
+    ints[size_t(k)] = int64_t(rng() % 2001) - 1000;
+  for (bool reverse : {false, true}) {
+    run_library({.op = LibraryOp::CumSum, .reverse = reverse}, DType::int64, {n}, {ints.data()},
+                sums.data());
+    int64_t running = 0;
+    for (int64_t step = 0; step < n; ++step) {
+      const int64_t k = reverse ? n - 1 - step : step;
+      running += ints[size_t(k)];
+      ASSERT_EQ(sums[size_t(k)], running) << "reverse " << reverse << " position " << k;
+    }
+  }
+  std::vector<double> finite(static_cast<size_t>(n)), fsum(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k)
+    finite[size_t(k)] = std::normal_distribution<double>(0, 1)(rng);
+  run_library({.op = LibraryOp::CumSum}, DType::float64, {n}, {finite.data()}, fsum.data());
+  double running = 0, magnitude = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    running += finite[size_t(k)];
+    magnitude += std::abs(finite[size_t(k)]);
+    ASSERT_NEAR(fsum[size_t(k)], running, 1e-13 * magnitude) << k;
+  }
 }
 
 // Sorted float64 lines keep their infinities (Highway 1.0's vqsort alone would make them the
