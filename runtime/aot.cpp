@@ -167,17 +167,19 @@ constexpr RegionPrograms region_programs{};
 constexpr KernelFlag kernel_flag{};
 constexpr GemmWords gemm_words{};
 
-// A library routine: its op, axis and direction.
+// A library routine: its op, axis, direction and index count (scatters).
 struct LibraryWords {
   void put(Writer &w, const Library &l) const {
     w.word(int64_t(l.op));
     w.word(l.axis);
     w.word(l.reverse);
+    w.word(l.count);
   }
   void get(Reader &r, Library &l) const {
     l.op = LibraryOp(r.ranged(0, library_op_count - 1, "corrupt library op"));
     l.axis = r.ranged(0, 63, "corrupt library axis");
     l.reverse = r.ranged(0, 1, "corrupt library direction") != 0;
+    l.count = r.ranged(0, int64_t(1) << 48, "corrupt library index count");
   }
 };
 constexpr LibraryWords library_words{};
@@ -284,17 +286,30 @@ Program get_program(Reader &r) {
   return p;
 }
 
-// A library routine reads whole operands of its extent and dtype (several keys for argsort only)
-// along an axis of that extent, and writes its output whole (int64 indices for argsort).
+// A library routine reads whole operands of its extent and dtype (several keys for argsort only;
+// a scatter's x, its count int64 indices and its updates, the axis's extent replaced by the
+// count) along an axis of that extent, and writes its output whole (int64 indices for argsort).
 void validate_library(const Step &s, const std::vector<int64_t> &bytes) {
   const Library &l = s.library;
+  const bool scatter = is_scatter(l.op);
   if (s.kernel || s.inputs.empty() || s.out_bytes.size() != 1 ||
-      (s.inputs.size() > 1 && l.op != LibraryOp::ArgSort) || !library_supports(l.op, s.dtype) ||
+      (scatter ? s.inputs.size() != 3 : s.inputs.size() > 1 && l.op != LibraryOp::ArgSort) ||
+      (!scatter && l.count != 0) || !library_supports(l.op, s.dtype) ||
       l.axis >= int64_t(s.extent.size()))
     corrupt("library step");
   const int64_t elements = checked_elements(s.extent);
-  for (int in : s.inputs)
-    if (bytes[size_t(in)] != elements * int64_t(itemsize(s.dtype))) corrupt("library operand");
+  const auto item = int64_t(itemsize(s.dtype));
+  if (scatter) {
+    std::vector<int64_t> updates = s.extent;
+    updates[size_t(l.axis)] = l.count;
+    if (bytes[size_t(s.inputs[0])] != elements * item ||
+        bytes[size_t(s.inputs[1])] != checked_elements({l.count}) * 8 ||
+        bytes[size_t(s.inputs[2])] != checked_elements(updates) * item)
+      corrupt("library operand");
+  } else {
+    for (int in : s.inputs)
+      if (bytes[size_t(in)] != elements * item) corrupt("library operand");
+  }
   const size_t out_item = l.op == LibraryOp::ArgSort ? 8 : itemsize(s.dtype);
   if (s.out_bytes[0] != size_t(elements) * out_item) corrupt("library output");
 }

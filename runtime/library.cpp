@@ -409,22 +409,22 @@ void scatter(const T *x, const int64_t *indices, const T *updates, T *out, const
                               [&](int64_t lo, int64_t hi) { std::copy(x + lo, x + hi, out + lo); });
   const int64_t chunk = std::min<int64_t>(l.inner, 1024);
   const int64_t chunks = (l.inner + chunk - 1) / chunk;
-  default_pool().parallel_for(
-      0, l.outer * chunks, grain_for(count * chunk), [&](int64_t begin, int64_t end) {
-        for (int64_t t = begin; t < end; ++t) {
-          const int64_t o = t / chunks, i0 = (t % chunks) * chunk;
-          const int64_t i1 = std::min(l.inner, i0 + chunk);
-          for (int64_t k = 0; k < count; ++k) {
-            int64_t j = indices[k];
-            if (j < 0) j += l.n;
-            if (j < 0 || j >= l.n) continue;
-            T *dst = out + (o * l.n + j) * l.inner;
-            const T *src = updates + (o * count + k) * l.inner;
-            for (int64_t i = i0; i < i1; ++i)
-              dst[i] = combine(dst[i], src[i]);
-          }
-        }
-      });
+  default_pool().parallel_for(0, l.outer * chunks, grain_for(count * chunk),
+                              [&](int64_t begin, int64_t end) {
+                                for (int64_t t = begin; t < end; ++t) {
+                                  const int64_t o = t / chunks, i0 = (t % chunks) * chunk;
+                                  const int64_t i1 = std::min(l.inner, i0 + chunk);
+                                  for (int64_t k = 0; k < count; ++k) {
+                                    int64_t j = indices[k];
+                                    if (j < 0) j += l.n;
+                                    if (j < 0 || j >= l.n) continue;
+                                    T *dst = out + (o * l.n + j) * l.inner;
+                                    const T *src = updates + (o * count + k) * l.inner;
+                                    for (int64_t i = i0; i < i1; ++i)
+                                      dst[i] = combine(dst[i], src[i]);
+                                  }
+                                }
+                              });
 }
 
 struct Replace {

@@ -41,9 +41,10 @@ bool library_supports(LibraryOp op, DType dtype);
 
 // out (shape's elements: of dtype, or int64 for argsort) from inputs (shape's elements of dtype
 // each; argsort: one or more keys, the first the primary one; scatters: x, lib.count int64
-// indices, and the updates, shape's elements with the axis's extent replaced by lib.count). Lines along axis are independent
-// and run on the pool; each line is computed in order (cumulative ops: as NumPy's accumulate), so
-// the result does not depend on the pool's size. Sorts order NaNs last; argsort is stable.
+// indices, and the updates, shape's elements with the axis's extent replaced by lib.count). Lines
+// along axis are independent and run on the pool; each line is computed in order (cumulative ops:
+// as NumPy's accumulate), so the result does not depend on the pool's size. Sorts order NaNs last;
+// argsort is stable.
 void run_library(const Library &lib, DType dtype, const std::vector<int64_t> &shape,
                  const std::vector<const void *> &inputs, void *out);
 

@@ -770,16 +770,23 @@ def sort_main(args):
     """The sort group: NumPy's np.sort, np.argsort(kind="stable") and np.cumsum of --sort-n
     float64 normal values beside sort_bench (jnp.sort, argsort, cumsum through jit, and a memcpy
     of the same bytes), in rounds."""
-    n = args.sort_n
+    n, m = args.sort_n, args.sort_m
     x = np.random.default_rng(0).standard_normal(n)
+    idx = np.random.default_rng(1).integers(0, n, size=m)
+
+    def add_at():
+        y = x.copy()  # as jx's functional update: a new array
+        np.add.at(y, idx, 1.0)
+        return y
+
     numpy_fns = {"sort": lambda: np.sort(x), "argsort": lambda: np.argsort(x, kind="stable"),
-                 "cumsum": lambda: np.cumsum(x)}
+                 "cumsum": lambda: np.cumsum(x), "gather": lambda: x[idx], "scatter_add": add_at}
     rows = {name: [] for name in numpy_fns}
     for r in range(args.rounds):
         print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
         jx = run_json_lines([os.path.join(args.build, "bench", "sort_bench"), "--json", "--n",
-                             str(n), "--rounds", "3"]) or []
-        jx = {row["name"].rsplit("_", 1)[0]: row for row in jx}
+                             str(n), "--m", str(m), "--rounds", "3"]) or []
+        jx = {row["name"].split(f"_{m}_of_")[0].rsplit(f"_{n}", 1)[0]: row for row in jx}
         for name, fn in numpy_fns.items():
             row = jx.get(name, {})
             rows[name].append({"numpy": median_ms(fn, 3), "jx": row.get("jx_ms"),
@@ -789,12 +796,15 @@ def sort_main(args):
     for name, rs in rows.items():
         med = lambda key: median_over(rs, lambda r: r[key])
         ratio = lambda a, b: median_over(rs, lambda r: r[a] / r[b] if r[a] and r[b] else None)
-        table.append([f"{name}_{n}", fmt_sig(med("numpy")), fmt_sig(med("jx")),
+        label = f"{name}_{m}_of_{n}" if name in ("gather", "scatter_add") else f"{name}_{n}"
+        table.append([label, fmt_sig(med("numpy")), fmt_sig(med("jx")),
                       fmt_sig(med("copy")), fmt_sig(ratio("numpy", "jx")),
                       fmt_sig(ratio("jx", "copy"))])
-    print(f"sort group: medians over {args.rounds} rounds of {n} float64 normal values; numpy "
-          f"{np.__version__} (np.argsort: kind='stable', as jnp.argsort); jx: sort_bench (jit); "
-          "memcpy: the same bytes into a pre-faulted buffer, in sort_bench's process")
+    print(f"sort group: medians over {args.rounds} rounds of {n} float64 normal values ({m} "
+          f"random indices for gather, x[idx], and scatter_add, x.at[idx].add(1.0) / a copy and "
+          f"np.add.at); numpy {np.__version__} (np.argsort: kind='stable', as jnp.argsort); jx: "
+          "sort_bench (jit); memcpy: the n float64 into a pre-faulted buffer, in sort_bench's "
+          "process")
     print_table(header, table)
 
 
@@ -819,6 +829,7 @@ def main():
     loop.add_argument("--steps", type=int, default=1000, help="heat steps")
     loop.add_argument("--tiny-steps", type=int, default=100000, help="steps of the 16-float loop")
     parser.add_argument("--sort-n", type=int, default=1 << 24, help="sort group: elements")
+    parser.add_argument("--sort-m", type=int, default=1 << 20, help="sort group: indices")
     gemm = parser.add_argument_group("gemm group")
     gemm.add_argument("--sizes", default="64,256,512,1024,2048,4096",
                       help="square matmul sizes (also blas_limit's)")

@@ -41,17 +41,22 @@ struct Ellipsis {};
 inline constexpr NewAxis newaxis{};
 inline constexpr Ellipsis ellipsis{};
 
-// One item of a basic index expression: an integer, a slice, newaxis or '...'.
+class Array;
+
+// One item of an index expression: an integer, a slice, newaxis, '...', or an array of integers or
+// bools (advanced indexing, NumPy's rules; held as its graph node).
 class IndexItem {
 public:
+  using ArrayNode = std::shared_ptr<const ir::Node>;
   template <std::integral T> IndexItem(T i) : v_(static_cast<int64_t>(i)) {}
   IndexItem(Slice s) : v_(s) {}
   IndexItem(NewAxis n) : v_(n) {}
   IndexItem(Ellipsis e) : v_(e) {}
-  const std::variant<int64_t, Slice, NewAxis, Ellipsis> &value() const { return v_; }
+  IndexItem(const Array &a);
+  const std::variant<int64_t, Slice, NewAxis, Ellipsis, ArrayNode> &value() const { return v_; }
 
 private:
-  std::variant<int64_t, Slice, NewAxis, Ellipsis> v_;
+  std::variant<int64_t, Slice, NewAxis, Ellipsis, ArrayNode> v_;
 };
 
 class At;
@@ -76,6 +81,8 @@ public:
   Array astype(DType dtype) const;
 
   // x[i], x[1:5], x[:, None], x[..., 0]: x(0), x(slice(1, 5)), x(slice(), newaxis), x(ellipsis, 0).
+  // x[idx], x[mask], x[i, :, j]: integer and bool arrays as items (NumPy's advanced indexing;
+  // out-of-range indices are clamped, as jnp's; a bool mask must be concrete).
   Array index(const std::vector<IndexItem> &items) const;
   template <class... I> Array operator()(I &&...items) const {
     return index({IndexItem(std::forward<I>(items))...});
@@ -158,6 +165,8 @@ private:
   Array base_;
   std::vector<IndexItem> items_;
 };
+
+inline IndexItem::IndexItem(const Array &a) : v_(a.node()) {}
 
 template <class... I> At Array::at(I &&...items) const {
   return At(*this, {IndexItem(std::forward<I>(items))...});

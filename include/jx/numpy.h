@@ -419,6 +419,37 @@ Array nanpercentile(const Array &a, double q, const Axes &axis = {},
 Array nanpercentile(const Array &a, const std::vector<double> &q, const Axes &axis = {},
                     std::string_view method = "linear", bool keepdims = false);
 Array nanmedian(const Array &a, const Axes &axis = {}, bool keepdims = false);
+// Gathers: mode "fill" (jnp's default: out-of-range indices give fill_value, NaN for floats, the
+// smallest integer, true), "clip" or "wrap". take without an axis takes from the flattened array.
+Array take(const Array &a, const Array &indices, std::optional<int64_t> axis = std::nullopt,
+           std::string_view mode = "fill", const std::optional<Array> &fill_value = std::nullopt);
+Array take_along_axis(const Array &arr, const Array &indices, std::optional<int64_t> axis,
+                      std::string_view mode = "fill");
+// a with values put at the flat indices (jnp.put(..., inplace=False)), or along an axis.
+Array put(const Array &a, const Array &indices, const Array &values,
+          std::string_view mode = "fill");
+Array put_along_axis(const Array &arr, const Array &indices, const Array &values,
+                     std::optional<int64_t> axis);
+// The indices of nonzero elements, one array per axis. size: the static number of them (padded
+// with fill_value, or cut); without it the count must be concrete (not inside jit), as jnp's.
+std::vector<Array> nonzero(const Array &a, std::optional<int64_t> size = std::nullopt,
+                           int64_t fill_value = 0);
+Array flatnonzero(const Array &a, std::optional<int64_t> size = std::nullopt,
+                  int64_t fill_value = 0);
+Array argwhere(const Array &a, std::optional<int64_t> size = std::nullopt, int64_t fill_value = 0);
+// where(condition) alone is nonzero(condition) (with a size: nonzero(condition, size)).
+std::vector<Array> where(const Array &condition);
+Array extract(const Array &condition, const Array &arr, std::optional<int64_t> size = std::nullopt,
+              double fill_value = 0);
+Array compress(const Array &condition, const Array &a, std::optional<int64_t> axis = std::nullopt,
+               std::optional<int64_t> size = std::nullopt, double fill_value = 0);
+// Counts (or weights summed) of each nonnegative integer: length (static) bins, else max(x) + 1
+// (concrete) or minlength.
+Array bincount(const Array &x, const std::optional<Array> &weights = std::nullopt,
+               int64_t minlength = 0, std::optional<int64_t> length = std::nullopt);
+std::vector<Array> unravel_index(const Array &indices, const Shape &shape);
+Array ravel_multi_index(const std::vector<Array> &multi_index, const Shape &dims,
+                        std::string_view mode = "raise");
 Array var(const Array &x, const Axes &axis = {}, int64_t ddof = 0, bool keepdims = false);
 Array std(const Array &x, const Axes &axis = {}, int64_t ddof = 0, bool keepdims = false);
 // The weighted mean; weights of a's shape, or 1-D along a single axis.

@@ -1,15 +1,21 @@
-// Basic indexing (integers, slices, newaxis, ellipsis) and the functional x.at[...] updates.
+// Indexing (integers, slices, newaxis, ellipsis, and integer and bool arrays by NumPy's advanced
+// indexing rules) and the functional x.at[...] updates: basic indexing is a slice and a reshape,
+// advanced indexing a take (gather) of the sliced array, an advanced update a scatter into it.
 #include <jx/array.h>
 #include <jx/numpy.h>
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "api/internal.h"
+#include "ir/printer.h"
 
 namespace jx {
 
 using api::NodePtr;
 using api::wrap;
+using ir::Op;
 
 namespace {
 
@@ -99,44 +105,281 @@ ResolvedIndex resolve(const Shape &shape, const std::vector<IndexItem> &items) {
 
 } // namespace
 
+namespace {
+
+bool is_array(const IndexItem &it) {
+  return std::holds_alternative<IndexItem::ArrayNode>(it.value());
+}
+
+// An advanced index: the basic items (each advanced one a full slice), the axes of their result
+// that the index arrays index, in order, the arrays as int64 broadcast to one shape, and whether
+// the advanced items were adjacent (their shape then replaces them in place; else it goes first).
+// Integers count as advanced (0-d arrays) beside arrays, and a bool array stands for the integer
+// arrays of its nonzero places (which must be concrete), as in NumPy.
+struct Advanced {
+  std::vector<IndexItem> basic;
+  std::vector<int64_t> axes;
+  std::vector<NodePtr> indices;
+  Shape index_shape;
+  bool adjacent = true;
+};
+
+Advanced decompose(const Shape &shape, const std::vector<IndexItem> &items) {
+  std::vector<IndexItem> flat; // bools expanded, integers as 0-d arrays
+  for (const IndexItem &it : items) {
+    if (const int64_t *i = std::get_if<int64_t>(&it.value())) {
+      flat.emplace_back(Array(ir::literal_int(*i, DType::int64, false)));
+      continue;
+    }
+    if (!is_array(it)) {
+      flat.push_back(it);
+      continue;
+    }
+    const NodePtr &a = std::get<IndexItem::ArrayNode>(it.value());
+    if (a->dtype == DType::bool_) {
+      if (ir::tracing() && !a->realized())
+        throw IndexError(fmt::format("Array boolean indices must be concrete; got ShapedArray({})",
+                                     ir::type_str(*a)));
+      const Array mask(a);
+      const std::vector<bool> values = mask.to_vector<bool>();
+      const std::vector<int64_t> strides = row_major_strides(a->shape);
+      std::vector<std::vector<int64_t>> coords(a->shape.size());
+      for (size_t k = 0; k < values.size(); ++k)
+        if (values[k])
+          for (size_t d = 0; d < coords.size(); ++d)
+            coords[d].push_back(int64_t(k) / strides[d] % a->shape[d]);
+      for (const std::vector<int64_t> &c : coords)
+        flat.emplace_back(numpy::array(c));
+      if (coords.empty()) {
+        // A 0-d mask: x[True] is x[None]; x[False] would be an empty new axis.
+        if (!values[0]) throw NotImplementedError("indexing with a 0-d False mask");
+        flat.emplace_back(NewAxis{});
+      }
+      continue;
+    }
+    if (is_floating(a->dtype))
+      throw IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                       "integer or boolean arrays are valid indices");
+    flat.push_back(it);
+  }
+  const int64_t ndim = int64_t(shape.size());
+  int64_t consumed = 0, ellipses = 0;
+  for (const IndexItem &it : flat) {
+    if (std::holds_alternative<Slice>(it.value()) || is_array(it)) ++consumed;
+    if (std::holds_alternative<Ellipsis>(it.value())) ++ellipses;
+  }
+  if (ellipses > 1) throw IndexError("an index can only have a single ellipsis ('...')");
+  if (consumed > ndim)
+    throw IndexError(
+        fmt::format("too many indices for array: array is {}-dimensional, but {} were indexed",
+                    ndim, consumed));
+  Advanced adv;
+  int64_t out_axis = 0, last = -2, position = 0;
+  std::vector<Shape> shapes;
+  auto add = [&](const IndexItem &it) {
+    if (is_array(it)) {
+      const NodePtr &a = std::get<IndexItem::ArrayNode>(it.value());
+      if (last >= 0 && last != position - 1) adv.adjacent = false;
+      last = position;
+      adv.axes.push_back(out_axis);
+      adv.indices.push_back(a->dtype == DType::int64 ? a : ir::convert(a, DType::int64));
+      shapes.push_back(a->shape);
+      adv.basic.emplace_back(Slice{});
+    } else {
+      adv.basic.push_back(it);
+    }
+    if (!std::holds_alternative<Ellipsis>(it.value())) ++out_axis;
+    ++position;
+  };
+  for (const IndexItem &it : flat) {
+    if (std::holds_alternative<Ellipsis>(it.value())) {
+      for (int64_t i = 0; i < ndim - consumed; ++i)
+        add(Slice{});
+      continue;
+    }
+    add(it);
+  }
+  adv.index_shape = api::broadcast_shapes(shapes);
+  for (NodePtr &i : adv.indices)
+    i = api::broadcast_node(i, adv.index_shape);
+  return adv;
+}
+
+// The sliced array with the indexed axes first, merged: (n_1 ... n_k, rest...), and the flat
+// positions of the index arrays in those merged axes: each index counted from the end when
+// negative, then clamped (a read) or, past the end of any axis, set past the merged axis (an
+// update: dropped).
+struct Merged {
+  Array lines;
+  NodePtr positions;
+  std::vector<int64_t> perm; // sliced axes in the order of lines' (unmerged) axes
+  Shape moved_shape;         // lines' shape before the merge
+};
+
+Merged merge_indexed(const Array &sliced, const Advanced &adv, bool drop) {
+  Merged m{sliced, nullptr, {}, {}};
+  m.perm = adv.axes;
+  for (int64_t a = 0; a < sliced.ndim(); ++a)
+    if (std::find(adv.axes.begin(), adv.axes.end(), a) == adv.axes.end()) m.perm.push_back(a);
+  const Array moved = numpy::transpose(sliced, m.perm);
+  m.moved_shape = moved.shape();
+  int64_t total = 1;
+  for (int64_t a : adv.axes)
+    total *= sliced.shape()[a];
+  Shape merged{total};
+  merged.insert(merged.end(), m.moved_shape.begin() + int64_t(adv.axes.size()),
+                m.moved_shape.end());
+  m.lines = numpy::reshape(moved, merged);
+  const Shape &s = adv.index_shape;
+  auto c = [&](int64_t v) {
+    return api::broadcast_node(ir::literal_int(v, DType::int64, false), s);
+  };
+  NodePtr flat = c(0), inside = api::broadcast_node(ir::literal_int(1, DType::bool_, false), s);
+  for (size_t i = 0; i < adv.axes.size(); ++i) {
+    const int64_t n = sliced.shape()[adv.axes[i]];
+    const NodePtr &idx = adv.indices[i];
+    const NodePtr j =
+        ir::select(ir::binary(Op::Lt, idx, c(0)), ir::binary(Op::Add, idx, c(n)), idx);
+    inside =
+        ir::binary(Op::And, inside,
+                   ir::binary(Op::And, ir::binary(Op::Ge, j, c(0)), ir::binary(Op::Lt, j, c(n))));
+    const NodePtr clamped =
+        ir::binary(Op::Min, ir::binary(Op::Max, j, c(0)), c(std::max<int64_t>(n - 1, 0)));
+    flat = ir::binary(Op::Add, ir::binary(Op::Mul, flat, c(n)), clamped);
+  }
+  m.positions = drop ? ir::select(inside, flat, c(total)) : flat;
+  return m;
+}
+
+// Where the index shape's axes go in the result: in place of the first advanced axis when the
+// advanced items were adjacent, else first. Returns the permutation from (index..., rest...).
+std::vector<int64_t> result_order(const Advanced &adv, int64_t rest) {
+  const int64_t k = int64_t(adv.index_shape.size());
+  const int64_t at = adv.adjacent ? adv.axes[0] : 0;
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < at; ++d)
+    perm.push_back(k + d);
+  for (int64_t d = 0; d < k; ++d)
+    perm.push_back(d);
+  for (int64_t d = at; d < rest; ++d)
+    perm.push_back(k + d);
+  return perm;
+}
+
+bool any_array(const std::vector<IndexItem> &items) {
+  return std::any_of(items.begin(), items.end(), is_array);
+}
+
+} // namespace
+
 Array Array::index(const std::vector<IndexItem> &items) const {
-  ResolvedIndex r = resolve(shape(), items);
-  NodePtr sliced = ir::slice(node(), r.starts, r.limits, r.steps);
-  return wrap(ir::reshape(sliced, r.result_shape));
+  if (!any_array(items)) {
+    ResolvedIndex r = resolve(shape(), items);
+    NodePtr sliced = ir::slice(node(), r.starts, r.limits, r.steps);
+    return wrap(ir::reshape(sliced, r.result_shape));
+  }
+  const Advanced adv = decompose(shape(), items);
+  const Array sliced = index(adv.basic);
+  const Merged m = merge_indexed(sliced, adv, false);
+  if (m.lines.shape()[0] == 0 && shape_size(adv.index_shape) > 0)
+    throw IndexError("index is out of bounds for an axis of size 0");
+  const Array taken = wrap(ir::take(m.lines.node(), m.positions, 0, false));
+  const int64_t rest = m.lines.ndim() - 1;
+  return numpy::transpose(taken, result_order(adv, rest));
 }
 
 Array At::get() const { return base_.index(items_); }
 
-Array At::set(const Array &values) const {
-  ResolvedIndex r = resolve(base_.shape(), items_);
-  NodePtr v = api::cast_node(values.node(), base_.dtype(), base_.weak_type());
-  bool fits = v->shape.size() <= r.result_shape.size();
+namespace {
+// values (cast to base's type) broadcast to base[items]'s shape, or NumPy's error.
+NodePtr fitted(const Array &values, const Array &base, const Shape &target) {
+  NodePtr v = api::cast_node(values.node(), base.dtype(), base.weak_type());
+  bool fits = v->shape.size() <= target.size();
   for (size_t i = 0; fits && i < v->shape.size(); ++i) {
-    int64_t d = v->shape[v->shape.size() - 1 - i],
-            t = r.result_shape[r.result_shape.size() - 1 - i];
+    int64_t d = v->shape[v->shape.size() - 1 - i], t = target[target.size() - 1 - i];
     fits = d == t || d == 1;
   }
   if (!fits)
     throw ShapeError(fmt::format("could not broadcast input array from shape {} into shape {}",
-                                 shape_str_compact(v->shape), shape_str_compact(r.result_shape)));
-  NodePtr update = ir::reshape(api::broadcast_node(v, r.result_shape), r.sliced_shape);
-  return wrap(ir::slice_update(base_.node(), update, r.starts, r.limits, r.steps));
+                                 shape_str_compact(v->shape), shape_str_compact(target)));
+  return api::broadcast_node(v, target);
 }
 
-namespace {
+// base with each update of values combined by a scatter op into the places items select:
+// repeated places combine in order (add accumulates; set keeps the last), places out of range are
+// dropped (JAX's updates).
+Array scatter_into(const Array &base, const std::vector<IndexItem> &items, const Array &values,
+                   Op op) {
+  const Advanced adv = decompose(base.shape(), items);
+  const Array sliced = base.index(adv.basic);
+  const Merged m = merge_indexed(sliced, adv, true);
+  const int64_t rest = m.lines.ndim() - 1;
+  // The result's shape (as get() gives it), then the values in (index..., rest...) order.
+  const std::vector<int64_t> order = result_order(adv, rest);
+  Shape unordered = adv.index_shape;
+  unordered.insert(unordered.end(), m.lines.shape().begin() + 1, m.lines.shape().end());
+  Shape target;
+  for (int64_t d : order)
+    target.push_back(unordered[size_t(d)]);
+  std::vector<int64_t> inverse(order.size());
+  for (size_t d = 0; d < order.size(); ++d)
+    inverse[size_t(order[d])] = int64_t(d);
+  const Array v = numpy::transpose(wrap(fitted(values, base, target)), inverse);
+  Shape rows{shape_size(adv.index_shape)};
+  rows.insert(rows.end(), m.lines.shape().begin() + 1, m.lines.shape().end());
+  const NodePtr positions = ir::reshape(m.positions, {shape_size(adv.index_shape)});
+  const Array updated =
+      wrap(ir::scatter(op, m.lines.node(), positions, numpy::reshape(v, rows).node(), 0));
+  std::vector<int64_t> back(m.perm.size());
+  for (size_t d = 0; d < m.perm.size(); ++d)
+    back[size_t(m.perm[d])] = int64_t(d);
+  const Array unmerged = numpy::transpose(numpy::reshape(updated, m.moved_shape), back);
+  // Back into base through the basic items' slices.
+  const ResolvedIndex r = resolve(base.shape(), adv.basic);
+  return wrap(ir::slice_update(base.node(), ir::reshape(unmerged.node(), r.sliced_shape), r.starts,
+                               r.limits, r.steps));
+}
+
 Array cast_like(const Array &values, const Array &base) {
   return wrap(api::cast_node(values.node(), base.dtype(), base.weak_type()));
 }
 } // namespace
 
-Array At::add(const Array &values) const { return set(get() + cast_like(values, base_)); }
-Array At::subtract(const Array &values) const { return set(get() - cast_like(values, base_)); }
-Array At::multiply(const Array &values) const { return set(get() * cast_like(values, base_)); }
-Array At::divide(const Array &values) const { return set(get() / cast_like(values, base_)); }
+Array At::set(const Array &values) const {
+  if (any_array(items_)) return scatter_into(base_, items_, values, Op::ScatterSet);
+  ResolvedIndex r = resolve(base_.shape(), items_);
+  NodePtr update = ir::reshape(fitted(values, base_, r.result_shape), r.sliced_shape);
+  return wrap(ir::slice_update(base_.node(), update, r.starts, r.limits, r.steps));
+}
+
+Array At::add(const Array &values) const {
+  if (any_array(items_)) return scatter_into(base_, items_, values, Op::ScatterAdd);
+  return set(get() + cast_like(values, base_));
+}
+Array At::subtract(const Array &values) const {
+  if (any_array(items_))
+    return scatter_into(base_, items_, -cast_like(values, base_), Op::ScatterAdd);
+  return set(get() - cast_like(values, base_));
+}
+Array At::multiply(const Array &values) const {
+  if (any_array(items_)) return scatter_into(base_, items_, values, Op::ScatterMul);
+  return set(get() * cast_like(values, base_));
+}
+// As jnp: a scatter of the reciprocals (repeated places divide in turn).
+Array At::divide(const Array &values) const {
+  if (any_array(items_)) {
+    if (!is_floating(base_.dtype()))
+      throw TypeError("x.at[idx].divide with array indices needs a float array x");
+    return scatter_into(base_, items_, 1.0 / cast_like(values, base_), Op::ScatterMul);
+  }
+  return set(get() / cast_like(values, base_));
+}
 Array At::min(const Array &values) const {
+  if (any_array(items_)) return scatter_into(base_, items_, values, Op::ScatterMin);
   return set(numpy::minimum(get(), cast_like(values, base_)));
 }
 Array At::max(const Array &values) const {
+  if (any_array(items_)) return scatter_into(base_, items_, values, Op::ScatterMax);
   return set(numpy::maximum(get(), cast_like(values, base_)));
 }
 

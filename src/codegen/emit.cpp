@@ -859,6 +859,7 @@ private:
         xi[i] = (i == n.attrs[0] || i == n.attrs[1]) ? idx.back() : idx[k++];
       return value(x, xi);
     }
+    case Op::Take: return take(n, x, idx);
     case Op::Pad: return pad(n, x, idx);
     case Op::SliceUpdate: return slice_update(n, x, idx);
     case Op::Concatenate: return concatenate(n, idx);
@@ -908,6 +909,22 @@ private:
   Value *clamp(Value *v, int64_t lo, int64_t hi) {
     v = b_.CreateSelect(b_.CreateICmpSLT(v, c64(lo)), c64(lo), v);
     return b_.CreateSelect(b_.CreateICmpSGT(v, c64(hi)), c64(hi), v);
+  }
+
+  // x at the index the indices hold (counted from the end when negative), clamped into range or
+  // read as 0 outside it.
+  Value *take(const Node &n, const Node &x, const Index &idx) {
+    const Node &indices = *n.inputs[1];
+    const int64_t axis = n.attrs[0], k = indices.ndim(), extent = x.shape[axis];
+    const Index at(idx.begin() + axis, idx.begin() + axis + k);
+    Value *j = value(indices, at);
+    j = b_.CreateSelect(b_.CreateICmpSLT(j, c64(0)), b_.CreateAdd(j, c64(extent)), j);
+    Value *inside = b_.CreateAnd(b_.CreateICmpSGE(j, c64(0)), b_.CreateICmpSLT(j, c64(extent)));
+    Index xi(idx.begin(), idx.begin() + axis);
+    xi.push_back(clamp(j, 0, std::max<int64_t>(extent - 1, 0)));
+    xi.insert(xi.end(), idx.begin() + axis + k, idx.end());
+    Value *v = value(x, xi);
+    return n.attrs[1] ? b_.CreateSelect(inside, v, constant(n.dtype, 0, 0)) : v;
   }
 
   Value *pad(const Node &n, const Node &x, const Index &idx) {

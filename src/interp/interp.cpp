@@ -309,6 +309,25 @@ struct Evaluator {
       }
       break;
     }
+    case Op::Take: {
+      const int64_t *indices = value(n.inputs[1])->as<int64_t>();
+      const int64_t axis = n.attrs[0], extent = x->shape[axis], count = n.inputs[1]->size();
+      int64_t outer = 1, inner = 1;
+      for (int64_t i = 0; i < r; ++i) {
+        if (i < axis) outer *= x->shape[i];
+        if (i > axis) inner *= x->shape[i];
+      }
+      for (int64_t p = 0; p < outer; ++p)
+        for (int64_t k = 0; k < count; ++k) {
+          int64_t j = indices[k] < 0 ? indices[k] + extent : indices[k];
+          const bool inside = j >= 0 && j < extent;
+          j = std::clamp<int64_t>(j, 0, std::max<int64_t>(extent - 1, 0));
+          for (int64_t i = 0; i < inner; ++i)
+            o[(p * count + k) * inner + i] =
+                inside || !n.attrs[1] ? in[(p * extent + j) * inner + i] : T(0);
+        }
+      break;
+    }
     case Op::Diagonal: {
       std::vector<int64_t> strides;
       const int64_t a1 = n.attrs[0], a2 = n.attrs[1];

@@ -48,6 +48,18 @@ int64_t add_dims(int64_t a, int64_t b) {
 }
 } // namespace
 
+Shape taken_shape(const Shape &x, const Shape &indices, int64_t axis) {
+  Shape out(x.begin(), x.begin() + axis);
+  out.insert(out.end(), indices.begin(), indices.end());
+  out.insert(out.end(), x.begin() + axis + 1, x.end());
+  return out;
+}
+
+bool is_scatter(Op op) {
+  return op == Op::ScatterSet || op == Op::ScatterAdd || op == Op::ScatterMul ||
+         op == Op::ScatterMin || op == Op::ScatterMax;
+}
+
 DotDims dot_dims(const NodeSpec &s) {
   int64_t nb = s.attrs.at(0), nc = s.attrs.at(1);
   auto it = s.attrs.begin() + 2;
@@ -81,6 +93,11 @@ Shape infer_shape(const NodeSpec &s) {
   case OpKind::Control: return s.shape;
   case OpKind::Library:
     check(!s.attrs.empty() && s.attrs[0] >= 0 && s.attrs[0] < int64_t(in(0).size()), op, "axis");
+    if (is_scatter(op)) {
+      check(s.inputs[1]->dtype == DType::int64, op, "indices must be int64");
+      check(in(2) == taken_shape(in(0), in(1), s.attrs[0]), op, "updates' shape");
+      return in(0);
+    }
     for (const NodePtr &x : s.inputs)
       check(x->shape == in(0), op, "operand shapes differ");
     return in(0);
@@ -129,6 +146,10 @@ Shape infer_shape(const NodeSpec &s) {
   const Shape &x = in(0);
   const int64_t r = static_cast<int64_t>(x.size());
   switch (op) {
+  case Op::Take:
+    check(s.attrs.size() == 2 && s.attrs[0] >= 0 && s.attrs[0] < r, op, "axis");
+    check(s.inputs[1]->dtype == DType::int64, op, "indices must be int64");
+    return taken_shape(x, in(1), s.attrs[0]);
   case Op::Broadcast: {
     check(int64_t(s.attrs.size()) == r, op, "one output dim per operand dim");
     for (int64_t i = 0; i < r; ++i) {
@@ -217,6 +238,7 @@ void verify(const NodeSpec &s) {
   case DTypeRule::Same:
     for (size_t i = 0; i < s.inputs.size(); ++i) {
       if (s.op == Op::Select && i == 0) continue;
+      if ((s.op == Op::Take || is_scatter(s.op)) && i == 1) continue; // int64 indices
       check(in_dtype(i) == s.dtype, s.op, "operand dtype differs from result");
     }
     break;
@@ -253,7 +275,28 @@ NodePtr cumulative(Op op, NodePtr x, int64_t axis, bool reverse) {
 NodePtr sort(NodePtr x, int64_t axis) {
   const DType dtype = x->dtype;
   const bool weak = x->weak;
-  return finish({.op = Op::Sort, .dtype = dtype, .weak = weak, .inputs = {std::move(x)},
+  return finish(
+      {.op = Op::Sort, .dtype = dtype, .weak = weak, .inputs = {std::move(x)}, .attrs = {axis}});
+}
+
+NodePtr take(NodePtr x, NodePtr indices, int64_t axis, bool fill) {
+  const DType dtype = x->dtype;
+  const bool weak = x->weak;
+  return finish({.op = Op::Take,
+                 .dtype = dtype,
+                 .weak = weak,
+                 .inputs = {std::move(x), std::move(indices)},
+                 .attrs = {axis, int64_t(fill)}});
+}
+
+NodePtr scatter(Op op, NodePtr x, NodePtr indices, NodePtr updates, int64_t axis) {
+  check(is_scatter(op), op, "not a scatter");
+  const DType dtype = x->dtype;
+  const bool weak = x->weak;
+  return finish({.op = op,
+                 .dtype = dtype,
+                 .weak = weak,
+                 .inputs = {std::move(x), std::move(indices), std::move(updates)},
                  .attrs = {axis}});
 }
 
@@ -272,9 +315,18 @@ runtime::Library library_of(const Node &n) {
   case Op::CumMin: op = LibraryOp::CumMin; break;
   case Op::Sort: op = LibraryOp::Sort; break;
   case Op::ArgSort: op = LibraryOp::ArgSort; break;
+  case Op::ScatterSet: op = LibraryOp::ScatterSet; break;
+  case Op::ScatterAdd: op = LibraryOp::ScatterAdd; break;
+  case Op::ScatterMul: op = LibraryOp::ScatterMul; break;
+  case Op::ScatterMin: op = LibraryOp::ScatterMin; break;
+  case Op::ScatterMax: op = LibraryOp::ScatterMax; break;
   default: internal(fmt::format("{} is not a library op", op_name(n.op)));
   }
-  return {.op = op, .axis = n.attrs[0], .reverse = n.attrs.size() > 1 && n.attrs[1] != 0};
+  const bool scatter = is_scatter(n.op);
+  return {.op = op,
+          .axis = n.attrs[0],
+          .reverse = !scatter && n.attrs.size() > 1 && n.attrs[1] != 0,
+          .count = scatter ? n.inputs[1]->size() : 0};
 }
 
 NodePtr marker(Op op, std::vector<NodePtr> inputs, std::vector<int64_t> attrs) {

@@ -67,6 +67,12 @@ NodePtr dot_general(NodePtr lhs, NodePtr rhs, std::vector<int64_t> lhs_batch,
 NodePtr cumulative(Op op, NodePtr x, int64_t axis, bool reverse);
 NodePtr sort(NodePtr x, int64_t axis);
 NodePtr argsort(std::vector<NodePtr> keys, int64_t axis);
+NodePtr scatter(Op op, NodePtr x, NodePtr indices, NodePtr updates, int64_t axis);
+bool is_scatter(Op op);
+// x gathered along axis at int64 indices (ops.def's take): out of range clamped, or 0 with fill.
+NodePtr take(NodePtr x, NodePtr indices, int64_t axis, bool fill);
+// x.shape[:axis] + indices.shape + x.shape[axis + 1:]: a take's shape, a scatter's updates'.
+Shape taken_shape(const Shape &x, const Shape &indices, int64_t axis);
 // The runtime routine that computes a library op.
 runtime::Library library_of(const Node &n);
 
@@ -87,8 +93,8 @@ NodePtr while_loop(std::vector<NodePtr> inputs, int64_t carries, Region cond, Re
 NodePtr case_(NodePtr index, std::vector<NodePtr> operands, Regions branches);
 // scan: inputs = carries, xs (each of leading axis `length`), captured; body over the carries,
 // one row of each xs and the captured values, giving the carries, then one row of each output.
-NodePtr scan(std::vector<NodePtr> inputs, int64_t carries, int64_t xs, int64_t length,
-             bool reverse, Region body);
+NodePtr scan(std::vector<NodePtr> inputs, int64_t carries, int64_t xs, int64_t length, bool reverse,
+             Region body);
 NodePtr result(const NodePtr &control, int64_t i);
 // How many results a control op has.
 int64_t result_count(const Node &control);

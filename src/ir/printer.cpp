@@ -69,7 +69,13 @@ std::string attr_str(const Node &n) {
   case Op::CumMax:
   case Op::CumMin: return fmt::format("axis={}{}", n.attrs[0], n.attrs[1] ? " reverse" : "");
   case Op::Sort:
-  case Op::ArgSort: return fmt::format("axis={}", n.attrs[0]);
+  case Op::ArgSort:
+  case Op::ScatterSet:
+  case Op::ScatterAdd:
+  case Op::ScatterMul:
+  case Op::ScatterMin:
+  case Op::ScatterMax: return fmt::format("axis={}", n.attrs[0]);
+  case Op::Take: return fmt::format("axis={}{}", n.attrs[0], n.attrs[1] ? " fill" : "");
   case Op::DotGeneral: {
     DotDims d = dot_dims(n);
     return fmt::format("batch={}x{} contract={}x{}", d.lhs_batch, d.rhs_batch, d.lhs_contract,
@@ -80,7 +86,6 @@ std::string attr_str(const Node &n) {
     return "";
   }
 }
-
 
 std::string print_graph(const std::vector<NodePtr> &roots) {
   std::unordered_map<const Node *, int> ids;

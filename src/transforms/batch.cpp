@@ -93,6 +93,7 @@ public:
         return ir::select(inside, padded, ir::broadcast(in[1], padded->shape, {0}));
       }
       case Op::Concatenate: all_batched(); return ir::concatenate(in, a[0] + 1);
+      case Op::Take: return take_rule(n, std::move(in), batched);
       case Op::Diagonal: return ir::diagonal(in[0], a[0] + 1, a[1] + 1);
       default: break;
       }
@@ -102,6 +103,7 @@ public:
       return ir::reduce(n.op, in[0], shifted(a));
     case ir::OpKind::Contraction: return dot_general(n, in, batched);
     case ir::OpKind::Library:
+      if (ir::is_scatter(n.op)) return scatter_rule(n, std::move(in), batched);
       all_batched();
       if (n.op == Op::Sort) return ir::sort(in[0], a[0] + 1);
       if (n.op == Op::ArgSort) return ir::argsort(std::move(in), a[0] + 1);
@@ -125,6 +127,81 @@ public:
   }
 
 private:
+  // Batched indices (b, i...) into lines of `extent` laid end to end: b extent + j, j counted
+  // from the end when negative, then clamped; or, with `drop`, past every line when out of range.
+  NodePtr flat_indices(const NodePtr &idx, int64_t extent, bool drop) const {
+    auto c = [&](int64_t v) {
+      return ir::broadcast(ir::literal_int(v, DType::int64, false), idx->shape, {});
+    };
+    const NodePtr j =
+        ir::select(ir::binary(Op::Lt, idx, c(0)), ir::binary(Op::Add, idx, c(extent)), idx);
+    const NodePtr inside =
+        ir::binary(Op::And, ir::binary(Op::Ge, j, c(0)), ir::binary(Op::Lt, j, c(extent)));
+    const NodePtr clamped =
+        ir::binary(Op::Min, ir::binary(Op::Max, j, c(0)), c(std::max<int64_t>(extent - 1, 0)));
+    const NodePtr flat = ir::binary(
+        Op::Add, ir::binary(Op::Mul, ir::iota(DType::int64, idx->shape, 0), c(extent)), clamped);
+    return drop ? ir::select(inside, flat, c(size_ * extent)) : flat;
+  }
+
+  // x (b, n, rest...) with its batch and taken axis moved first and merged: (b n, rest...).
+  NodePtr merged_lines(const NodePtr &x, int64_t axis) const {
+    NodePtr lines = move_axis(x, axis, 1);
+    Shape shape(lines->shape.begin() + 1, lines->shape.end());
+    shape[0] *= size_;
+    return ir::reshape(lines, shape);
+  }
+
+  // Batched indices read each example's own x: one take of the examples' lines end to end.
+  NodePtr take_rule(const ir::Node &n, std::vector<NodePtr> in, const std::vector<bool> &batched) {
+    const int64_t axis = n.attrs[0] + 1;
+    const bool fill = n.attrs[1] != 0;
+    if (!batched[1]) return ir::take(in[0], in[1], axis, fill);
+    if (!batched[0]) in[0] = spread(in[0]);
+    const NodePtr &x = in[0], &idx = in[1];
+    const NodePtr out =
+        ir::take(merged_lines(x, axis), flat_indices(idx, x->shape[size_t(axis)], fill), 0, fill);
+    // (b, i..., pre..., post...) back to (b, pre..., i..., post...).
+    const int64_t k = idx->ndim() - 1, pre = axis - 1;
+    std::vector<int64_t> perm{0};
+    for (int64_t d = 0; d < pre; ++d)
+      perm.push_back(1 + k + d);
+    for (int64_t d = 0; d < k; ++d)
+      perm.push_back(1 + d);
+    for (int64_t d = 1 + k + pre; d < out->ndim(); ++d)
+      perm.push_back(d);
+    return ir::transpose(out, perm);
+  }
+
+  // Batched indices scatter each example's updates into its own x: one scatter into the
+  // examples' lines end to end (an index out of range stays dropped).
+  NodePtr scatter_rule(const ir::Node &n, std::vector<NodePtr> in,
+                       const std::vector<bool> &batched) {
+    const int64_t axis = n.attrs[0] + 1;
+    for (size_t i : {size_t(0), size_t(2)})
+      if (!batched[i]) in[i] = spread(in[i]);
+    if (!batched[1]) return ir::scatter(n.op, in[0], in[1], in[2], axis);
+    const NodePtr &x = in[0], &idx = in[1], &updates = in[2];
+    const int64_t k = idx->ndim() - 1, m = idx->size() / size_;
+    // updates (b, pre..., i..., post...) as (b m, pre..., post...).
+    std::vector<int64_t> perm{0};
+    for (int64_t d = 0; d < k; ++d)
+      perm.push_back(axis + d);
+    for (int64_t d = 1; d < updates->ndim(); ++d)
+      if (d < axis || d >= axis + k) perm.push_back(d);
+    NodePtr rows = ir::transpose(updates, perm);
+    Shape row_shape(rows->shape.begin() + k, rows->shape.end());
+    row_shape[0] = size_ * m;
+    rows = ir::reshape(rows, row_shape);
+    const int64_t extent = x->shape[size_t(axis)];
+    const NodePtr flat = ir::reshape(flat_indices(idx, extent, true), {size_ * m});
+    const NodePtr out = ir::scatter(n.op, merged_lines(x, axis), flat, rows, 0);
+    Shape lines = x->shape;
+    lines.erase(lines.begin() + axis);
+    lines.insert(lines.begin() + 1, extent);
+    return move_axis(ir::reshape(out, lines), 1, axis);
+  }
+
   // A region over batched params (those marked in `batched`, every one when it is empty; the
   // others keep their types), every output batched.
   ir::Region batch_region(const ir::Region &r, const std::vector<bool> &batched = {}) const {

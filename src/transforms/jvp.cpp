@@ -114,6 +114,19 @@ NodePtr structural_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
 }
 
 // A bilinear op's tangent: the op with one operand's tangent at a time, summed.
+// take is linear in x; the indices carry no tangent.
+NodePtr take_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
+  return ts[0] ? ir::take(ts[0], ans->inputs[1], ans->attrs[0], ans->attrs[1] != 0) : nullptr;
+}
+
+// A scatter set or add is linear in (x, updates) together.
+NodePtr scatter_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
+  if (!ts[0] && !ts[2]) return nullptr;
+  const NodePtr tx = ts[0] ? ts[0] : lit(0, ans->inputs[0]);
+  const NodePtr tu = ts[2] ? ts[2] : lit(0, ans->inputs[2]);
+  return ir::scatter(ans->op, tx, ans->inputs[1], tu, ans->attrs[0]);
+}
+
 NodePtr dot_general_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
   NodePtr l = ts[0] ? ir::rebuild(*ans, {ts[0], ans->inputs[1]}) : nullptr;
   NodePtr r = ts[1] ? ir::rebuild(*ans, {ans->inputs[0], ts[1]}) : nullptr;

@@ -137,6 +137,53 @@ NodePtr diagonal_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
   return ir::transpose(masked, perm);
 }
 
+// The indices a take read at: counted from the end when negative, then clamped (take's default)
+// or, for a filling take, left as they are (a scatter drops those out of range).
+NodePtr read_indices(const ir::Node &ans) {
+  const NodePtr &indices = ans.inputs[1];
+  if (ans.attrs[1]) return indices;
+  const int64_t extent = ans.inputs[0]->shape[size_t(ans.attrs[0])];
+  auto c = [&](int64_t v) { return lit(double(v), indices); };
+  const NodePtr from_end = ir::select(ir::binary(Op::Lt, indices, c(0)),
+                                      ir::binary(Op::Add, indices, c(extent)), indices);
+  return ir::binary(Op::Min, ir::binary(Op::Max, from_end, c(0)),
+                    c(std::max<int64_t>(extent - 1, 0)));
+}
+
+// ct added back at the places take read (repeated places accumulate: JAX's scatter-add).
+NodePtr take_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
+  if (i != 0) not_linear_in(ans, i);
+  return ir::scatter(Op::ScatterAdd, zeros(ans.inputs[0]), read_indices(ans), ct, ans.attrs[0]);
+}
+
+// x's cotangent is ct; each update's, ct at its place (0 for a dropped one).
+NodePtr scatter_add_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
+  if (i == 1) not_linear_in(ans, i);
+  if (i == 0) return ct;
+  return ir::take(ct, ans.inputs[1], ans.attrs[0], true);
+}
+
+// x's cotangent is ct where no update landed; an update's, ct at its place if it is the one that
+// stayed there (the last of its index), found by scattering the updates' own positions (JAX's
+// scatter rule for repeated indices).
+NodePtr scatter_set_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
+  const NodePtr &x = ans.inputs[0], &indices = ans.inputs[1], &updates = ans.inputs[2];
+  const int64_t axis = ans.attrs[0];
+  if (i == 1) not_linear_in(ans, i);
+  if (i == 0) return ir::scatter(Op::ScatterSet, ct, indices, zeros(updates), axis);
+  // Each update's index position (over all of the indices' axes), along the updates' lanes.
+  const int64_t k = indices->ndim();
+  std::vector<int64_t> dims(static_cast<size_t>(k));
+  std::iota(dims.begin(), dims.end(), axis);
+  const NodePtr position =
+      ir::broadcast(ir::reshape(ir::iota(DType::int64, {indices->size()}, 0), indices->shape),
+                    updates->shape, dims);
+  const NodePtr none = ir::broadcast(ir::literal_int(-1, DType::int64, false), x->shape, {});
+  const NodePtr winner = ir::scatter(Op::ScatterSet, none, indices, position, axis);
+  const NodePtr stayed = ir::binary(Op::Eq, ir::take(winner, indices, axis, true), position);
+  return ir::select(stayed, ir::take(ct, indices, axis, true), zeros(updates));
+}
+
 NodePtr cumsum_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
   return ir::cumulative(Op::CumSum, ct, ans.attrs[0], ans.attrs[1] == 0);
 }

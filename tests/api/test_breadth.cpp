@@ -151,4 +151,68 @@ TEST(Breadth, CompositionsUnderJit) {
   EXPECT_TRUE(jnp::array_equal(jx::jit(g)(v), g(v), true).item<bool>());
 }
 
+// Gathers and scatters differentiate as JAX's: take's gradient adds back at the places read
+// (repeated ones accumulate, clamped ones land on the edge), .at[].set's gives x's cotangent
+// where nothing landed and each update its place's only if it stayed (the last of its index).
+TEST(Breadth, GatherAndScatterGradients) {
+  const Array x = jnp::arange(5.0);
+  const Array idx = jnp::array({1, 1, 4, 9, -1});
+  auto gathered = [&](const Array &v) { return jnp::sum(v(idx) * jnp::arange(1.0, 6.0)); };
+  EXPECT_EQ(jx::grad(gathered)(x).to_vector<double>(), (std::vector<double>{0, 3, 0, 0, 12}));
+  auto set = [&](const Array &v, const Array &u) {
+    return jnp::sum(v.at(jnp::array({0, 2, 0, 7})).set(u) * jnp::arange(1.0, 6.0));
+  };
+  const Array u = jnp::array({10.0, 20.0, 30.0, 40.0});
+  const std::vector<Array> g = jx::grad(set, {0, 1})(x, u);
+  EXPECT_EQ(g[0].to_vector<double>(), (std::vector<double>{0, 2, 0, 4, 5}));
+  EXPECT_EQ(g[1].to_vector<double>(), (std::vector<double>{0, 3, 1, 0}));
+  auto added = [&](const Array &v, const Array &w) {
+    return jnp::sum(v.at(jnp::array({0, 2, 0, 7})).add(w) * jnp::arange(1.0, 6.0));
+  };
+  const std::vector<Array> ga = jx::grad(added, {0, 1})(x, u);
+  EXPECT_EQ(ga[0].to_vector<double>(), (std::vector<double>{1, 2, 3, 4, 5}));
+  EXPECT_EQ(ga[1].to_vector<double>(), (std::vector<double>{1, 3, 1, 0}));
+}
+
+// vmap of a gather whose indices are batched too reads each example's own row.
+TEST(Breadth, BatchedGathersAndScatters) {
+  const Array x = jnp::arange(12.0).reshape({3, 4});
+  const Array idx = jnp::array<int64_t>({3, 0, 1, 1, 2, -1}).reshape({3, 2});
+  auto pick = [](const Array &row, const Array &i) { return row(i); };
+  EXPECT_EQ(jx::vmap(pick)(x, idx).to_vector<double>(), (std::vector<double>{3, 0, 5, 5, 10, 11}));
+  auto bump = [](const Array &row, const Array &i) { return row.at(i).add(1.0); };
+  EXPECT_EQ(jx::vmap(bump)(x, idx).to_vector<double>(),
+            (std::vector<double>{1, 1, 2, 4, 4, 7, 6, 7, 8, 9, 11, 12}));
+  EXPECT_EQ(jx::jit(pick)(x(0), idx(0)).to_vector<double>(), (std::vector<double>{3, 0}));
+}
+
+TEST(Breadth, BadIndicesRaiseJaxsErrors) {
+  const Array x = jnp::arange(6.0);
+  expect_error<jx::IndexError>([&] { x(jnp::array({0.5, 1.0})); }, "only integers, slices");
+  expect_error<jx::TypeError>([&] { jnp::take(x, jnp::array({0.5})); },
+                              "take requires integer indices, got float64");
+  expect_error<jx::IndexError>([&] { jnp::take(jnp::zeros({0}), jnp::array({0})); },
+                               "Cannot do a non-empty jnp.take() from an empty axis.");
+  expect_error<jx::ValueError>([&] { jnp::take(x, jnp::array({0}), 0, "raise"); },
+                               "Invalid mode 'raise' for jnp.take");
+  expect_error<jx::ValueError>([&] { jnp::nonzero(Array(1.0)); },
+                               "Calling nonzero on 0d arrays is not allowed.");
+  expect_error<jx::ValueError>(
+      [&] {
+        jnp::take_along_axis(x, jnp::zeros({1, 1}, jnp::int64), 0);
+      },
+      "indices and arr must have the same number of dimensions");
+  expect_error<jx::TypeError>([&] { jnp::bincount(jnp::array({0.5})); },
+                              "x argument to bincount must have an integer type");
+  // Inside jit a mask and a size-less nonzero are not concrete (JAX's errors).
+  auto masked = [](const Array &v) { return v(v > 2.0); };
+  expect_error<jx::IndexError>([&] { jx::jit(masked)(x); },
+                               "Array boolean indices must be concrete");
+  auto count = [](const Array &v) { return jnp::nonzero(v)[0]; };
+  expect_error<jx::ConcretizationTypeError>(
+      [&] { jx::jit(count)(x); }, "The size argument of jnp.nonzero must be statically specified");
+  auto sized = [](const Array &v) { return jnp::nonzero(v, 3)[0]; };
+  EXPECT_EQ(jx::jit(sized)(x).to_vector<int64_t>(), (std::vector<int64_t>{1, 2, 3}));
+}
+
 } // namespace

@@ -205,6 +205,8 @@ private:
     }
     case OpKind::Movement: {
       if (!any) return nullptr;
+      // A gather reads x's error where it reads x (its indices are exact integers).
+      if (n.op == Op::Take) return ir::take(err(0), n.inputs[1], n.attrs[0], n.attrs[1] != 0);
       std::vector<NodePtr> inputs;
       for (size_t i = 0; i < e.size(); ++i)
         inputs.push_back(err(i));
@@ -213,7 +215,7 @@ private:
     case OpKind::Reduce: return reduction(np, e[0]);
     case OpKind::Marker: return e[0]; // input 0's value
     case OpKind::Control: throw jx::Error("internal: no error bound for control flow");
-    case OpKind::Library: return library(np, e.empty() ? nullptr : e[0], any);
+    case OpKind::Library: return library(np, e, any);
     case OpKind::Contraction: {
       if (!any && !fl) return nullptr;
       const ir::DotDims d = ir::dot_dims(n);
@@ -362,9 +364,31 @@ private:
   // so far (and k subnormal steps); a running max or min and a sort move each element by at most
   // the largest input error of the line (along the prefix, or over the whole line); the rest need
   // exact inputs.
-  NodePtr library(const NodePtr &np, const NodePtr &e, bool inexact_inputs) {
+  NodePtr library(const NodePtr &np, const std::vector<NodePtr> &errors, bool inexact_inputs) {
     const Node &n = *np;
     if (!inexact_inputs) return nullptr;
+    const NodePtr &e = errors[0];
+    auto err = [&](size_t i) { return errors[i] ? errors[i] : lit(0, n.inputs[i]->shape); };
+    if (ir::is_scatter(n.op)) {
+      // A set moves values; a min or max picks one of its contributors; a sum of contributors
+      // may also round apart by its terms' eps (its place's count of them at most 1 + m).
+      const NodePtr &idx = n.inputs[1];
+      const int64_t axis = n.attrs[0];
+      switch (n.op) {
+      case Op::ScatterSet: return ir::scatter(Op::ScatterSet, err(0), idx, err(2), axis);
+      case Op::ScatterMin:
+      case Op::ScatterMax: return ir::scatter(Op::ScatterMax, err(0), idx, err(2), axis);
+      case Op::ScatterAdd: {
+        const NodePtr terms =
+            ir::scatter(Op::ScatterAdd, mag(n.inputs[0]), idx, mag(n.inputs[2]), axis);
+        return add(ir::scatter(Op::ScatterAdd, err(0), idx, err(2), axis),
+                   reorder_bound(idx->size() + 1, terms, n.dtype));
+      }
+      default:
+        throw jx::Error(
+            fmt::format("internal: no error bound for {} of inexact inputs", ir::op_name(n.op)));
+      }
+    }
     const int64_t axis = n.attrs[0];
     const bool reverse = n.attrs.size() > 1 && n.attrs[1] != 0;
     switch (n.op) {

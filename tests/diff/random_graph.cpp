@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <limits>
 #include <optional>
 #include <random>
@@ -527,6 +528,7 @@ private:
         {kReduction, 6, &Generator::reduce, "reduce"},
         {kReduction, 2, &Generator::arg_reduce, "arg_reduce"},
         {kSorting, 3, &Generator::sort_or_scan, "sort_or_scan"},
+        {kGather, 3, &Generator::gather_or_scatter, "gather_or_scatter"},
         {kContraction, 5, &Generator::contract, "contract"},
     };
     int total = 0;
@@ -1108,6 +1110,47 @@ private:
                   {x.id}, false);
     }
     }
+  }
+
+  // x read or updated at a few literal indices along one axis (repeated, negative, out of range:
+  // jnp clamps reads and drops updates there): x[..., idx], jnp.take(mode="clip"), and the
+  // .at[..., idx] scatters (set, add, max, min; multiply needs exact operands).
+  std::optional<Value> gather_or_scatter(const Value &x) {
+    const int64_t r = x.a.ndim();
+    if (r == 0 || x.a.size() == 0) return std::nullopt;
+    const int64_t axis = uni(0, r - 1), n = x.a.shape()[axis], count = uni(1, 6);
+    std::vector<int64_t> idx;
+    for (int64_t k = 0; k < count; ++k)
+      idx.push_back(uni(-n - 2, n + 1));
+    const Array indices = jnp::array(idx);
+    const std::string itext = fmt::format("jnp.array([{}])", fmt::join(idx, ", "));
+    std::vector<IndexItem> items(size_t(axis), jx::Slice{});
+    items.emplace_back(indices);
+    std::string text;
+    for (int64_t a = 0; a < axis; ++a)
+      text += ":, ";
+    text += itext;
+    const int64_t form = uni(0, 6);
+    if (form == 0)
+      return emit(jnp::take(x.a, indices, axis, "clip"),
+                  fmt::format("jnp.take({}, {}, axis={}, mode='clip')", x.ref, itext, axis), {x.id},
+                  x.approx);
+    if (form == 1)
+      return emit(x.a.index(items), fmt::format("{}[{}]", x.ref, text), {x.id}, x.approx);
+    if (o_.differentiable && form >= 4) return std::nullopt; // no derivatives of these yet
+    const DType t = x.a.dtype();
+    const Need need{.exact = !is_floating(t) || form == 5};
+    const At at(x.a, items);
+    const Value v = chance(0.4) ? scalar(pick_dtype(kAnyDType)) : fresh(at.get().shape(), t);
+    if (!usable(v, need) || (form == 5 && x.approx)) return std::nullopt;
+    static const char *const names[] = {"", "", "set", "add", "max", "multiply", "min"};
+    const Array out = form == 2   ? at.set(v.a)
+                      : form == 3 ? at.add(v.a)
+                      : form == 4 ? at.max(v.a)
+                      : form == 5 ? at.multiply(v.a)
+                                  : at.min(v.a);
+    return emit(out, fmt::format("{}.at[{}].{}({})", x.ref, text, names[form], v.ref), {x.id, v.id},
+                x.approx || v.approx);
   }
 
   std::optional<Value> arg_reduce(const Value &x) {

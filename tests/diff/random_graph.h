@@ -27,7 +27,8 @@ enum Family : uint32_t {
   kContraction = 1u << 4,  // einsum, matmul, dot, tensordot, vdot, outer
   kGenerated = 1u << 5,    // leaves computed from parameters: arange, linspace, eye, full, random
   kSorting = 1u << 6,      // the library ops: cumsum, cumprod, lax.cummax/cummin, sort, argsort
-  kAllFamilies = (1u << 7) - 1,
+  kGather = 1u << 7,       // integer-array indexing, take, .at[idx] scatters
+  kAllFamilies = (1u << 8) - 1,
 };
 
 struct GraphOptions {

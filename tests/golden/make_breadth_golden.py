@@ -80,6 +80,13 @@ queries = inp("queries", np.array([-2.0, -1.0, 0.0, 0.25, 0.5, 3.0, np.nan, 2.0]
 xp = inp("xp", np.array([0.0, 1.0, 1.5, 4.0]))
 fp = inp("fp", np.array([1.0, -1.0, 2.0, 0.5]))
 phase = inp("phase", np.cumsum(rng.uniform(0.5, 2.5, size=(12,))) % (2 * np.pi))
+# Indexing: repeated, negative and (for JAX's clamping and dropping) out-of-range indices.
+idx = inp("idx", np.array([2, 0, -1, 2, 1]))
+idx_oob = inp("idx_oob", np.array([0, 7, -1, -9, 0]))
+idx2 = inp("idx2", np.array([[0, 3], [-2, 1]]))
+mask = inp("mask", x > 0)
+upd = inp("upd", np.arange(1.0, 6.0))
+counts = inp("counts", np.array([0, 3, 1, 3, 3, 7, 0]))
 
 _ = slice(None)
 CASES = [
@@ -333,6 +340,48 @@ CASES = [
     ("percentile", lambda: np.percentile(x, [10.0, 90.0], axis=1)),
     ("nanquantile", lambda: np.nanquantile(sortme, 0.4, axis=1)),
     ("nanpercentile", lambda: np.nanpercentile(nanx, [25.0, 50.0], axis=1)),
+    # ---- gathers and scatters ----
+    ("index_array", lambda: v10[idx]),
+    ("index_array_2d", lambda: x[idx2[..., :1] % 3]),
+    ("index_rows", lambda: x[idx]),
+    ("index_columns", lambda: x[:, idx2]),
+    ("index_two_arrays", lambda: cube[idx[:3] % 2, :, idx[:3]]),
+    ("index_adjacent", lambda: cube[:, idx[:3], idx[:3]]),
+    ("index_int_and_array", lambda: cube[0, :, idx]),
+    ("index_mask", lambda: x[mask]),
+    ("index_mask_rows", lambda: x[mask[:, 0]]),
+    ("index_clamped", lambda: jnp.asarray(v10)[idx_oob]),
+    ("at_get_clamped", lambda: jnp.asarray(v10).at[idx_oob].get()),
+    ("at_set_repeated", lambda: jnp.asarray(v10).at[idx_oob].set(upd)),
+    ("at_add_repeated", lambda: jnp.asarray(v10).at[idx_oob].add(upd)),
+    ("at_add_rows", lambda: jnp.asarray(x).at[idx % 3].add(1.0)),
+    ("at_multiply", lambda: jnp.asarray(v10).at[idx].multiply(upd)),
+    ("at_min", lambda: jnp.asarray(v10).at[idx].min(upd)),
+    ("at_max", lambda: jnp.asarray(x).at[:, idx2[0]].max(jnp.asarray(y)[:, :2])),
+    ("at_subtract_mask", lambda: jnp.asarray(x).at[mask].subtract(1.0)),
+    ("take_fill", lambda: jnp.take(v10, idx_oob)),
+    ("take_axis", lambda: np.take(cube, idx, axis=2)),
+    ("take_clip", lambda: np.take(v10, idx_oob, mode="clip")),
+    ("take_wrap", lambda: np.take(x, idx_oob, axis=1, mode="wrap")),
+    ("take_along_axis", lambda: np.take_along_axis(x, np.argsort(x, axis=1), axis=1)),
+    ("take_along_axis_0", lambda: np.take_along_axis(cube, np.zeros((1, 3, 4), int), axis=0)),
+    ("put", lambda: (lambda a: (np.put(a, [0, 5, -1], [9.0, 8.0, 7.0]), a)[1])(x.copy())),
+    ("put_along_axis", lambda: (lambda a: (np.put_along_axis(a, np.argmax(a, axis=1)[:, None],
+                                                             0.0, axis=1), a)[1])(x.copy())),
+    ("nonzero_0", lambda: np.nonzero(x > 0.5)[0]),
+    ("nonzero_1", lambda: np.nonzero(x > 0.5)[1]),
+    ("nonzero_size", lambda: jnp.nonzero(x > 0.5, size=6, fill_value=-1)[1]),
+    ("flatnonzero", lambda: np.flatnonzero(ints)),
+    ("argwhere", lambda: np.argwhere(cube > 1.0)),
+    ("argwhere_size", lambda: jnp.argwhere(cube > 1.0, size=3)),
+    ("extract", lambda: np.extract(mask, x)),
+    ("compress", lambda: np.compress([True, False, True], x, axis=0)),
+    ("bincount", lambda: np.bincount(counts)),
+    ("bincount_weights", lambda: np.bincount(counts, weights=np.arange(7.0), minlength=10)),
+    ("bincount_length", lambda: jnp.bincount(counts, length=4)),
+    ("unravel_index_1", lambda: np.unravel_index(np.array([0, 5, 11, 7]), (3, 4))[1]),
+    ("ravel_multi_index", lambda: np.ravel_multi_index((np.array([0, 2, 1]), np.array([3, 0, 2])),
+                                                       (3, 4))),
     # ---- jax.nn ----
     ("nn_relu", lambda: jnn.relu(sp)),
     ("nn_relu6", lambda: jnn.relu6(x * 5)),

@@ -25,6 +25,9 @@ using jx::Array;
 
 const jx::Shape kShape{2, 3};
 
+// Integer literals as a graph node (take's and the scatters' indices).
+NodePtr int_literals(const std::vector<int64_t> &values) { return jnp::array(values).node(); }
+
 // op applied to float64 values of shape (2, 3): x in (0.3, 0.7), y in (1.2, 1.6) (domains of
 // every op: acosh takes y). nullptr for leaves and ops with no float example.
 NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
@@ -46,6 +49,9 @@ NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
   case ir::OpKind::Marker: break;
   case ir::OpKind::Control: return nullptr; // no derivative rules yet; vmap: tests/lax
   case ir::OpKind::Library:
+    if (ir::is_scatter(op))
+      return ir::scatter(op, x, int_literals({1, -3, 1, 7}),
+                         ir::take(y, int_literals({0, 2, 1, 0}), 1, false), 1);
     if (op == Op::Sort) return ir::sort(x, 0);
     if (op == Op::ArgSort) return ir::argsort({x, y}, 1);
     return ir::cumulative(op, x, 1, op == Op::CumMax);
@@ -60,6 +66,7 @@ NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
   case Op::SliceUpdate:
     return ir::slice_update(x, ir::slice(y, {0, 0}, {2, 2}, {1, 1}), {0, 1}, {2, 3}, {1, 1});
   case Op::Diagonal: return ir::diagonal(ir::slice(x, {0, 0}, {2, 2}, {1, 1}), 1, 0);
+  case Op::Take: return ir::take(x, int_literals({2, -1, 0, 2, 5}), 1, false);
   case Op::ReduceSum:
   case Op::ReduceProd:
   case Op::ReduceMax:
@@ -130,7 +137,7 @@ TEST(Rules, EveryOpDifferentiatesTransposesAndBatches) {
     };
     // JAX derives these through gathers jx does not have yet.
     if (op == Op::NextAfter || op == Op::CumProd || op == Op::CumMax || op == Op::CumMin ||
-        op == Op::Sort) {
+        op == Op::Sort || op == Op::ScatterMul || op == Op::ScatterMin || op == Op::ScatterMax) {
       EXPECT_THROW(jx::transforms::jvp({n}, {px, py}, {tx, ty}), jx::NotImplementedError);
     } else {
       const NodePtr t = jx::transforms::jvp({n}, {px, py}, {tx, ty})[0];
