@@ -41,19 +41,30 @@ void slice_indices(const Slice &s, int64_t n, int64_t &start, int64_t &stop, int
   stop = clamp(s.stop, step > 0 ? upper : lower);
 }
 
-ResolvedIndex resolve(const Shape &shape, const std::vector<IndexItem> &items) {
-  const int64_t ndim = int64_t(shape.size());
+// The axes an index consumes (integers, slices, arrays), checked against the rank: at most one
+// ellipsis, no more indices than axes (NumPy's errors).
+int64_t consumed_axes(int64_t ndim, const std::vector<IndexItem> &items) {
   int64_t consumed = 0, ellipses = 0;
   for (const IndexItem &it : items) {
-    if (std::holds_alternative<int64_t>(it.value()) || std::holds_alternative<Slice>(it.value()))
+    const auto &v = it.value();
+    if (std::holds_alternative<int64_t>(v) || std::holds_alternative<Slice>(v) ||
+        std::holds_alternative<IndexItem::ArrayNode>(v))
       ++consumed;
-    if (std::holds_alternative<Ellipsis>(it.value())) ++ellipses;
+    if (std::holds_alternative<Ellipsis>(v)) ++ellipses;
   }
   if (ellipses > 1) throw IndexError("an index can only have a single ellipsis ('...')");
   if (consumed > ndim)
     throw IndexError(
         fmt::format("too many indices for array: array is {}-dimensional, but {} were indexed",
                     ndim, consumed));
+  return consumed;
+}
+
+ResolvedIndex resolve(const Shape &shape, const std::vector<IndexItem> &items) {
+  const int64_t ndim = int64_t(shape.size()), consumed = consumed_axes(ndim, items);
+  const bool ellipses = std::any_of(items.begin(), items.end(), [](const IndexItem &it) {
+    return std::holds_alternative<Ellipsis>(it.value());
+  });
   std::vector<IndexItem> expanded;
   for (const IndexItem &it : items) {
     if (std::holds_alternative<Ellipsis>(it.value())) {
@@ -162,17 +173,7 @@ Advanced decompose(const Shape &shape, const std::vector<IndexItem> &items) {
                        "integer or boolean arrays are valid indices");
     flat.push_back(it);
   }
-  const int64_t ndim = int64_t(shape.size());
-  int64_t consumed = 0, ellipses = 0;
-  for (const IndexItem &it : flat) {
-    if (std::holds_alternative<Slice>(it.value()) || is_array(it)) ++consumed;
-    if (std::holds_alternative<Ellipsis>(it.value())) ++ellipses;
-  }
-  if (ellipses > 1) throw IndexError("an index can only have a single ellipsis ('...')");
-  if (consumed > ndim)
-    throw IndexError(
-        fmt::format("too many indices for array: array is {}-dimensional, but {} were indexed",
-                    ndim, consumed));
+  const int64_t ndim = int64_t(shape.size()), consumed = consumed_axes(ndim, flat);
   Advanced adv;
   int64_t out_axis = 0, last = -2, position = 0;
   std::vector<Shape> shapes;

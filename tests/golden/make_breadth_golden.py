@@ -8,7 +8,6 @@ the case). Results go to breadth/<case>.npy, inputs to breadth/in_<name>.npy; br
 lists them. The C++ test of the same name computes the same thing with jx.
 """
 import os
-import warnings
 
 import jax
 
@@ -18,6 +17,8 @@ import jax.nn as jnn  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import jax.scipy.special as jsp  # noqa: E402
 import numpy as np  # noqa: E402
+
+import golden_io  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "breadth")
 rng = np.random.default_rng(1)
@@ -446,28 +447,7 @@ CASES = [
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
-    for f in os.listdir(OUT):
-        if f.endswith(".npy"):
-            os.remove(os.path.join(OUT, f))
-    lines = []
-    for name, a in INPUTS.items():
-        np.save(os.path.join(OUT, f"in_{name}.npy"), a)
-        lines.append(f"in_{name} {a.dtype} {a.shape}")
-    names = set()
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name, fn in CASES:
-            assert name not in names and name not in INPUTS, name
-            names.add(name)
-            out = np.asarray(fn())
-            assert out.size <= 400 and out.dtype.name in ("bool", "int32", "int64", "float32",
-                                                           "float64"), (name, out.dtype)
-            np.save(os.path.join(OUT, f"{name}.npy"), out)
-            lines.append(f"{name} {out.dtype} {out.shape}")
-    with open(os.path.join(OUT, "MANIFEST.txt"), "w") as f:
-        f.write("# file dtype shape, written by make_breadth_golden.py\n" + "\n".join(lines) + "\n")
-    print(f"{len(INPUTS)} inputs, {len(CASES)} cases")
+    golden_io.write(OUT, INPUTS, CASES, "make_breadth_golden.py", 400)
 
 
 if __name__ == "__main__":

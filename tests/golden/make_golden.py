@@ -7,9 +7,10 @@ file's dtype and shape. The C++ test with the same case name must compute the sa
 """
 import math
 import os
-import warnings
 
 import numpy as np
+
+import golden_io
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "api")
 rng = np.random.default_rng(0)
@@ -874,32 +875,7 @@ CASES = [
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
-    for f in os.listdir(OUT):
-        if f.endswith(".npy"):
-            os.remove(os.path.join(OUT, f))
-    lines = []
-    for name, a in INPUTS.items():
-        np.save(os.path.join(OUT, f"in_{name}.npy"), a)
-        lines.append(f"in_{name} {a.dtype} {a.shape}")
-    names = set()
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # the mean of an empty axis is nan
-        for name, fn, *jx_dtype in CASES:
-            assert name not in names and name not in INPUTS, name
-            names.add(name)
-            out = np.asarray(fn())
-            note = ""
-            if jx_dtype:
-                note = f" (NumPy: {out.dtype})"
-                out = out.astype(jx_dtype[0])
-            assert out.size <= 200 and out.dtype.name in ("bool", "int32", "int64", "float32",
-                                                           "float64"), (name, out.dtype)
-            np.save(os.path.join(OUT, f"{name}.npy"), out)
-            lines.append(f"{name} {out.dtype} {out.shape}{note}")
-    with open(os.path.join(OUT, "MANIFEST.txt"), "w") as f:
-        f.write("# file dtype shape, written by make_golden.py\n" + "\n".join(lines) + "\n")
-    print(f"{len(INPUTS)} inputs, {len(CASES)} cases")
+    golden_io.write(OUT, INPUTS, CASES, "make_golden.py", 200)
 
 
 if __name__ == "__main__":
