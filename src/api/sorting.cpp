@@ -36,11 +36,9 @@ Array sort_less(const Array &a, const Array &b) {
   return logical_or(a < b, logical_and(isnan(b), logical_not(isnan(a))));
 }
 
-// v[idx] for a 1-D v and int64 indices in range, by comparing each index with every position (an
-// O(len(v)) sum per element, until jx has a gather).
+// v[idx] for a 1-D v and int64 indices in range: a gather.
 Array take_1d(const Array &v, const Array &idx) {
-  const Array hit = expand_dims(idx, -1) == arange(v.size());
-  return sum(where(hit, v, zeros({}, v.dtype())), -1);
+  return wrap(ir::take(node_of(v), node_of(idx), 0, false));
 }
 
 // x with the reduced axes last, flattened into one: (kept..., n).
@@ -91,11 +89,9 @@ Array lerp(const Array &a, const Array &b, const Array &t) {
   return where(t >= 0.5, b - diff * (1.0 - t), a + diff * t);
 }
 
-// Element `index` of each line (..., n): per line when index is an array (the nan forms, whose
-// counts differ by line), compared with each position until jx has a gather.
+// Element index[...] of each line (..., n) (the nan forms' counts differ by line): a gather.
 Array line_element(const Array &sorted, const Array &index) {
-  const int64_t n = sorted.shape().back();
-  return sum(where(expand_dims(index, -1) == arange(n), sorted, zeros({}, sorted.dtype())), -1);
+  return squeeze(take_along_axis(sorted, expand_dims(index, -1), -1, "clip"), -1);
 }
 
 // The q-quantile of sorted lines (..., n) whose first `count` elements are numbers: NumPy's
@@ -254,8 +250,8 @@ Array digitize(const Array &x, const Array &bins, bool right) {
                n - searchsorted(flip(bins), x, side));
 }
 
-// jnp's: the segment of xp that x falls in (searchsorted, right), its end values read by
-// comparison (until jx has a gather), a slope step of at most one spacing of eps taken flat.
+// jnp's: the segment of xp that x falls in (searchsorted, right), its end values gathered, a
+// slope step of at most one spacing of eps taken flat.
 Array interp(const Array &x, const Array &xp, const Array &fp, const std::optional<Array> &left,
              const std::optional<Array> &right) {
   if (xp.ndim() != 1 || fp.ndim() != 1) throw ValueError("xp and fp must be one-dimensional");
