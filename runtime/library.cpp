@@ -90,32 +90,40 @@ template <class F> void with_combine(LibraryOp op, F f) {
   }
 }
 
-// out[.., k, ..] = combine(out[.., k - 1, ..], x[.., k, ..]) along each line, in order; the
-// inner axis in chunks, each chunk's lines advanced together (the loop over them vectorizes).
-template <class T, class F>
-void accumulate(const T *x, T *out, const Lines &l, bool reverse, F combine) {
+// Runs lanes(o, i0, i1) over the lines' lanes: each outer index o with a chunk [i0, i1) of the
+// inner axis (the loop over a chunk's lanes vectorizes), chunks in parallel, each `work_per_lane`
+// elements of work per lane.
+template <class F> void for_each_lane_chunk(const Lines &l, int64_t work_per_lane, F lanes) {
   const int64_t chunk = std::min<int64_t>(l.inner, 1024);
   const int64_t chunks = (l.inner + chunk - 1) / chunk;
-  default_pool().parallel_for(0, l.outer * chunks, grain_for(l.n * chunk),
+  default_pool().parallel_for(0, l.outer * chunks, grain_for(work_per_lane * chunk),
                               [&](int64_t begin, int64_t end) {
                                 for (int64_t t = begin; t < end; ++t) {
-                                  const int64_t o = t / chunks, i0 = (t % chunks) * chunk;
-                                  const int64_t i1 = std::min(l.inner, i0 + chunk);
-                                  const int64_t base = o * l.n * l.inner;
-                                  for (int64_t step = 0; step < l.n; ++step) {
-                                    const int64_t k = reverse ? l.n - 1 - step : step;
-                                    const T *src = x + base + k * l.inner;
-                                    T *dst = out + base + k * l.inner;
-                                    if (step == 0) {
-                                      std::copy(src + i0, src + i1, dst + i0);
-                                      continue;
-                                    }
-                                    const T *prev = reverse ? dst + l.inner : dst - l.inner;
-                                    for (int64_t i = i0; i < i1; ++i)
-                                      dst[i] = combine(prev[i], src[i]);
-                                  }
+                                  const int64_t i0 = (t % chunks) * chunk;
+                                  lanes(t / chunks, i0, std::min(l.inner, i0 + chunk));
                                 }
                               });
+}
+
+// out[.., k, ..] = combine(out[.., k - 1, ..], x[.., k, ..]) along each line, in order; a chunk's
+// lines advance together.
+template <class T, class F>
+void accumulate(const T *x, T *out, const Lines &l, bool reverse, F combine) {
+  for_each_lane_chunk(l, l.n, [&](int64_t o, int64_t i0, int64_t i1) {
+    const int64_t base = o * l.n * l.inner;
+    for (int64_t step = 0; step < l.n; ++step) {
+      const int64_t k = reverse ? l.n - 1 - step : step;
+      const T *src = x + base + k * l.inner;
+      T *dst = out + base + k * l.inner;
+      if (step == 0) {
+        std::copy(src + i0, src + i1, dst + i0);
+        continue;
+      }
+      const T *prev = reverse ? dst + l.inner : dst - l.inner;
+      for (int64_t i = i0; i < i1; ++i)
+        dst[i] = combine(prev[i], src[i]);
+    }
+  });
 }
 
 // Contiguous lines of at least 4 blocks are scanned in pieces of a size fixed by the shape (never
@@ -294,14 +302,14 @@ const aliasing_int32 *aliasing(const float *p) {
 // A float's bits as a signed integer in the float's order (negative values' magnitude bits
 // flipped); applied twice it gives the bits back. NaNs become one positive quiet NaN, after
 // +inf.
-template <class I, class T> I float_order(T v) {
-  const I bits =
-      v == v ? std::bit_cast<I>(v) : std::bit_cast<I>(std::numeric_limits<T>::quiet_NaN());
+template <class I> I flip_negative(I bits) {
   return bits ^ ((bits >> (sizeof(I) * 8 - 1)) & std::numeric_limits<I>::max());
 }
-template <class T, class I> T float_of_order(I key) {
-  return std::bit_cast<T>(I(key ^ ((key >> (sizeof(I) * 8 - 1)) & std::numeric_limits<I>::max())));
+template <class I, class T> I float_order(T v) {
+  return flip_negative(v == v ? std::bit_cast<I>(v)
+                              : std::bit_cast<I>(std::numeric_limits<T>::quiet_NaN()));
 }
+template <class T, class I> T float_of_order(I key) { return std::bit_cast<T>(flip_negative(key)); }
 
 // Highway 1.0's vqsort turns infinities into the largest finite values: floats are sorted as
 // signed integers in their order, written over the output line and turned back.
@@ -407,24 +415,17 @@ void scatter(const T *x, const int64_t *indices, const T *updates, T *out, const
   const int64_t size = l.outer * l.n * l.inner;
   default_pool().parallel_for(0, size, min_chunk_elements,
                               [&](int64_t lo, int64_t hi) { std::copy(x + lo, x + hi, out + lo); });
-  const int64_t chunk = std::min<int64_t>(l.inner, 1024);
-  const int64_t chunks = (l.inner + chunk - 1) / chunk;
-  default_pool().parallel_for(0, l.outer * chunks, grain_for(count * chunk),
-                              [&](int64_t begin, int64_t end) {
-                                for (int64_t t = begin; t < end; ++t) {
-                                  const int64_t o = t / chunks, i0 = (t % chunks) * chunk;
-                                  const int64_t i1 = std::min(l.inner, i0 + chunk);
-                                  for (int64_t k = 0; k < count; ++k) {
-                                    int64_t j = indices[k];
-                                    if (j < 0) j += l.n;
-                                    if (j < 0 || j >= l.n) continue;
-                                    T *dst = out + (o * l.n + j) * l.inner;
-                                    const T *src = updates + (o * count + k) * l.inner;
-                                    for (int64_t i = i0; i < i1; ++i)
-                                      dst[i] = combine(dst[i], src[i]);
-                                  }
-                                }
-                              });
+  for_each_lane_chunk(l, count, [&](int64_t o, int64_t i0, int64_t i1) {
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t j = indices[k];
+      if (j < 0) j += l.n;
+      if (j < 0 || j >= l.n) continue;
+      T *dst = out + (o * l.n + j) * l.inner;
+      const T *src = updates + (o * count + k) * l.inner;
+      for (int64_t i = i0; i < i1; ++i)
+        dst[i] = combine(dst[i], src[i]);
+    }
+  });
 }
 
 struct Replace {

@@ -111,12 +111,12 @@ Array take_along_axis(const Array &arr, const Array &indices, std::optional<int6
   check[0][ax] = out_shape[ax];
   api::broadcast_shapes(check); // arr's other axes broadcast against the indices'
   const Array idx = broadcast_to(mode_indices(idx0, n, mode), out_shape);
-  const Array j = where(idx < 0, idx + n, idx);
-  const Array inside = logical_and(j >= 0, j < n);
+  const ir::IndexBounds j = ir::index_bounds(node_of(idx), n);
+  const Array inside = wrap(j.inside);
   Array flat = zeros(out_shape, DType::int64);
   const std::vector<int64_t> strides = row_major_strides(x.shape());
   for (int64_t d = 0; d < x.ndim(); ++d) {
-    const Array coord = d == ax             ? clip(j, 0, std::max<int64_t>(n - 1, 0))
+    const Array coord = d == ax             ? wrap(j.clamped)
                         : x.shape()[d] == 1 ? zeros(out_shape, DType::int64)
                                             : wrap(ir::iota(DType::int64, out_shape, d));
     flat = flat + coord * strides[size_t(d)];

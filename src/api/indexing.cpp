@@ -239,14 +239,9 @@ Merged merge_indexed(const Array &sliced, const Advanced &adv, bool drop) {
   for (size_t i = 0; i < adv.axes.size(); ++i) {
     const int64_t n = sliced.shape()[adv.axes[i]];
     const NodePtr &idx = adv.indices[i];
-    const NodePtr j =
-        ir::select(ir::binary(Op::Lt, idx, c(0)), ir::binary(Op::Add, idx, c(n)), idx);
-    inside =
-        ir::binary(Op::And, inside,
-                   ir::binary(Op::And, ir::binary(Op::Ge, j, c(0)), ir::binary(Op::Lt, j, c(n))));
-    const NodePtr clamped =
-        ir::binary(Op::Min, ir::binary(Op::Max, j, c(0)), c(std::max<int64_t>(n - 1, 0)));
-    flat = ir::binary(Op::Add, ir::binary(Op::Mul, flat, c(n)), clamped);
+    const ir::IndexBounds j = ir::index_bounds(idx, n);
+    inside = ir::binary(Op::And, inside, j.inside);
+    flat = ir::binary(Op::Add, ir::binary(Op::Mul, flat, c(n)), j.clamped);
   }
   m.positions = drop ? ir::select(inside, flat, c(total)) : flat;
   return m;

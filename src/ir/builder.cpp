@@ -300,6 +300,16 @@ NodePtr scatter(Op op, NodePtr x, NodePtr indices, NodePtr updates, int64_t axis
                  .attrs = {axis}});
 }
 
+IndexBounds index_bounds(const NodePtr &indices, int64_t extent) {
+  auto c = [&](int64_t v) {
+    return broadcast(literal_int(v, DType::int64, false), indices->shape, {});
+  };
+  const NodePtr j =
+      select(binary(Op::Lt, indices, c(0)), binary(Op::Add, indices, c(extent)), indices);
+  return {binary(Op::Min, binary(Op::Max, j, c(0)), c(std::max<int64_t>(extent - 1, 0))),
+          binary(Op::And, binary(Op::Ge, j, c(0)), binary(Op::Lt, j, c(extent)))};
+}
+
 NodePtr argsort(std::vector<NodePtr> keys, int64_t axis) {
   return finish(
       {.op = Op::ArgSort, .dtype = DType::int64, .inputs = std::move(keys), .attrs = {axis}});

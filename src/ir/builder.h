@@ -71,6 +71,12 @@ NodePtr scatter(Op op, NodePtr x, NodePtr indices, NodePtr updates, int64_t axis
 bool is_scatter(Op op);
 // x gathered along axis at int64 indices (ops.def's take): out of range clamped, or 0 with fill.
 NodePtr take(NodePtr x, NodePtr indices, int64_t axis, bool fill);
+// int64 indices into an axis of `extent` as take and the scatters read them: counted from the end
+// when negative, then clamped into range; and whether each was in range.
+struct IndexBounds {
+  NodePtr clamped, inside;
+};
+IndexBounds index_bounds(const NodePtr &indices, int64_t extent);
 // x.shape[:axis] + indices.shape + x.shape[axis + 1:]: a take's shape, a scatter's updates'.
 Shape taken_shape(const Shape &x, const Shape &indices, int64_t axis);
 // The runtime routine that computes a library op.

@@ -133,15 +133,10 @@ private:
     auto c = [&](int64_t v) {
       return ir::broadcast(ir::literal_int(v, DType::int64, false), idx->shape, {});
     };
-    const NodePtr j =
-        ir::select(ir::binary(Op::Lt, idx, c(0)), ir::binary(Op::Add, idx, c(extent)), idx);
-    const NodePtr inside =
-        ir::binary(Op::And, ir::binary(Op::Ge, j, c(0)), ir::binary(Op::Lt, j, c(extent)));
-    const NodePtr clamped =
-        ir::binary(Op::Min, ir::binary(Op::Max, j, c(0)), c(std::max<int64_t>(extent - 1, 0)));
+    const ir::IndexBounds j = ir::index_bounds(idx, extent);
     const NodePtr flat = ir::binary(
-        Op::Add, ir::binary(Op::Mul, ir::iota(DType::int64, idx->shape, 0), c(extent)), clamped);
-    return drop ? ir::select(inside, flat, c(size_ * extent)) : flat;
+        Op::Add, ir::binary(Op::Mul, ir::iota(DType::int64, idx->shape, 0), c(extent)), j.clamped);
+    return drop ? ir::select(j.inside, flat, c(size_ * extent)) : flat;
   }
 
   // x (b, n, rest...) with its batch and taken axis moved first and merged: (b n, rest...).

@@ -142,12 +142,7 @@ NodePtr diagonal_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
 NodePtr read_indices(const ir::Node &ans) {
   const NodePtr &indices = ans.inputs[1];
   if (ans.attrs[1]) return indices;
-  const int64_t extent = ans.inputs[0]->shape[size_t(ans.attrs[0])];
-  auto c = [&](int64_t v) { return lit(double(v), indices); };
-  const NodePtr from_end = ir::select(ir::binary(Op::Lt, indices, c(0)),
-                                      ir::binary(Op::Add, indices, c(extent)), indices);
-  return ir::binary(Op::Min, ir::binary(Op::Max, from_end, c(0)),
-                    c(std::max<int64_t>(extent - 1, 0)));
+  return ir::index_bounds(indices, ans.inputs[0]->shape[size_t(ans.attrs[0])]).clamped;
 }
 
 // ct added back at the places take read (repeated places accumulate: JAX's scatter-add).
