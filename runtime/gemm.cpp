@@ -3,12 +3,19 @@
 
 #include <algorithm>
 #include <cblas.h>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <optional>
 #include <thread>
 
-extern "C" void openblas_set_num_threads(int);
+extern "C" {
+void openblas_set_num_threads(int);
+char *openblas_get_corename(void);
+void gotoblas_dynamic_init(void);
+void gotoblas_dynamic_quit(void);
+int blas_thread_shutdown_(void);
+}
 
 namespace jx::runtime {
 namespace {
@@ -38,11 +45,64 @@ Layout layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride
 
 CBLAS_TRANSPOSE trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
 
-// The pool's threads make the parallelism: OpenBLAS runs each call on its caller's thread.
-void single_threaded_blas() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
+// OpenBLAS's kernels for this CPU's features, where its choice by model name fell back to
+// Prescott (a VM reporting "Intel(R) Xeon(R) Processor": SSE3 kernels, 4-5x slower) and the user
+// chose none (OPENBLAS_CORETYPE). Debian's OpenBLAS is built for every core (DYNAMIC_ARCH): its
+// dynamic init reads OPENBLAS_CORETYPE again.
+void choose_blas_kernels() {
+  if (std::getenv("OPENBLAS_CORETYPE") || std::strcmp(openblas_get_corename(), "Prescott") != 0)
+    return;
+  const char *core = nullptr;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+    core = "SkylakeX";
+  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    core = "Haswell";
+  if (!core) return;
+  setenv("OPENBLAS_CORETYPE", core, 0);
+  gotoblas_dynamic_quit();
+  gotoblas_dynamic_init();
 }
+
+} // namespace
+
+const char *blas_kernels() {
+  prepare_blas();
+  return openblas_get_corename();
+}
+
+void prepare_blas() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    choose_blas_kernels();
+    openblas_set_num_threads(1);
+  });
+}
+
+namespace {
+// Held shared by one-thread calls, exclusively while OpenBLAS runs on more threads: the thread
+// count is OpenBLAS's global, and it must not be raised under another thread's call.
+std::shared_mutex &blas_threads_mutex() {
+  static std::shared_mutex m;
+  return m;
+}
+} // namespace
+
+SingleThreadedBlas::SingleThreadedBlas() : lock_(blas_threads_mutex()) { prepare_blas(); }
+
+ThreadedBlas::ThreadedBlas(int threads) : lock_(blas_threads_mutex()) {
+  prepare_blas();
+  openblas_set_num_threads(threads);
+}
+
+ThreadedBlas::~ThreadedBlas() {
+  openblas_set_num_threads(1);
+  // OpenBLAS's idle threads spin for a while before they sleep, which would take the cores from
+  // the pool's next kernels: stop them (the next threaded call starts them again, ~0.1 ms).
+  blas_thread_shutdown_();
+}
+
+namespace {
 
 template <class T>
 void tile_of(const Gemm &g, const int64_t *tile, const T *lhs, const T *rhs, T *out) {
@@ -57,7 +117,7 @@ void tile_of(const Gemm &g, const int64_t *tile, const T *lhs, const T *rhs, T *
       std::fill_n(c + int64_t(i) * g.n, cols, T(0));
     return;
   }
-  single_threaded_blas();
+  const SingleThreadedBlas one_thread;
   // gemv with beta = 0 must not read y, but some OpenBLAS releases propagate a NaN found there
   // (the arena may hold one): start from zeros.
   if (g.n == 1 || g.m == 1) std::fill_n(c, g.n == 1 ? rows : cols, T(0));

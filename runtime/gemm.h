@@ -6,6 +6,8 @@
 #include <jx/dtype.h>
 
 #include <cstdint>
+#include <mutex>
+#include <shared_mutex>
 #include <vector>
 
 namespace jx::runtime {
@@ -22,6 +24,38 @@ struct Gemm {
 // Whether BLAS can read an operand of rows x cols with these strides (one of them 1, the other a
 // leading dimension of at least the extent it spans), as the runtime calls it.
 bool blas_layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride);
+
+// Before the first BLAS or LAPACK call: OpenBLAS on one thread per call (the pool's threads make
+// the parallelism, and the bits do not depend on its size) and on kernels for this CPU's
+// features where its own choice by model name fell back to SSE3 ones.
+void prepare_blas();
+
+// A scope of BLAS and LAPACK calls on their caller's thread alone (the pool's threads make the
+// parallelism): OpenBLAS's thread count stays 1 while one lives.
+class SingleThreadedBlas {
+public:
+  SingleThreadedBlas();
+
+private:
+  std::shared_lock<std::shared_mutex> lock_;
+};
+
+// A scope in which OpenBLAS runs its calls on `threads` threads of its own (one large
+// factorization): single-threaded scopes wait until it ends. Its results' bits depend on the
+// thread count (OpenBLAS's threaded LAPACK splits its work by it).
+class ThreadedBlas {
+public:
+  explicit ThreadedBlas(int threads);
+  ~ThreadedBlas();
+  ThreadedBlas(const ThreadedBlas &) = delete;
+  ThreadedBlas &operator=(const ThreadedBlas &) = delete;
+
+private:
+  std::unique_lock<std::shared_mutex> lock_;
+};
+
+// The OpenBLAS kernels calls run on (its core name: "SkylakeX", "Haswell", ...), once prepared.
+const char *blas_kernels();
 
 // Words per tile of gemm_tiles: {b, i0, i1, j0, j1, p0, p1, partial}, the output block
 // [i0, i1) x [j0, j1) of matrix b summed over p in [p0, p1), written to the output (partial 0)
