@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "runtime/gemm.h"
 #include "runtime/thread_pool.h"
 #include "test_util.h"
 
@@ -118,6 +119,33 @@ TEST(PoolStartChild, DefaultPoolUnderProcessLimit) {
 
 TEST(PoolStart, SystemRefusingThreadsIsNotFatal) {
   EXPECT_EQ(test_util::run_self("PoolStartChild.*", {"JX_NUM_THREADS=4", child_flag_set()}), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenBLAS's kernels: chosen by the CPU's features where OpenBLAS fell back to SSE3 ones by model
+// name, the user's OPENBLAS_CORETYPE left alone.
+
+TEST(BlasKernels, MatchTheCpusFeatures) {
+  if (std::getenv("OPENBLAS_CORETYPE")) GTEST_SKIP() << "OPENBLAS_CORETYPE is set";
+  const std::string kernels = jx::runtime::blas_kernels();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    EXPECT_NE(kernels, "Prescott");
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+    EXPECT_TRUE(kernels != "Haswell" && kernels != "Sandybridge") << kernels;
+}
+
+// Run only as the child of BlasKernels.TheUsersChoiceStays.
+TEST(BlasKernelsChild, AreTheUsers) {
+  if (!in_child()) GTEST_SKIP() << "a helper run in a child process";
+  EXPECT_EQ(std::string(jx::runtime::blas_kernels()), "Prescott");
+  EXPECT_EQ(jnp::matmul(jnp::ones({40, 40}), jnp::ones({40, 40}))(3, 5).item<double>(), 40.0);
+}
+
+TEST(BlasKernels, TheUsersChoiceStays) {
+  EXPECT_EQ(
+      test_util::run_self("BlasKernelsChild.*", {"OPENBLAS_CORETYPE=Prescott", child_flag_set()}),
+      0);
 }
 
 // ---------------------------------------------------------------------------------------------
