@@ -167,19 +167,21 @@ constexpr RegionPrograms region_programs{};
 constexpr KernelFlag kernel_flag{};
 constexpr GemmWords gemm_words{};
 
-// A library routine: its op, axis, direction and index count (scatters).
+// A library routine: its op, axis, direction, index count (scatters) and mode (linear algebra).
 struct LibraryWords {
   void put(Writer &w, const Library &l) const {
     w.word(int64_t(l.op));
     w.word(l.axis);
     w.word(l.reverse);
     w.word(l.count);
+    w.word(l.mode);
   }
   void get(Reader &r, Library &l) const {
     l.op = LibraryOp(r.ranged(0, library_op_count - 1, "corrupt library op"));
     l.axis = r.ranged(0, 63, "corrupt library axis");
     l.reverse = r.ranged(0, 1, "corrupt library direction") != 0;
     l.count = r.ranged(0, int64_t(1) << 48, "corrupt library index count");
+    l.mode = r.ranged(0, linalg_mode_count(l.op) - 1, "corrupt library mode");
   }
 };
 constexpr LibraryWords library_words{};
@@ -289,12 +291,35 @@ Program get_program(Reader &r) {
 // A library routine reads whole operands of its extent and dtype (several keys for argsort only;
 // a scatter's x, its count int64 indices and its updates, the axis's extent replaced by the
 // count) along an axis of that extent, and writes its output whole (int64 indices for argsort).
+// Linear algebra reads matrices of its extent (solve: a (..., n, n) and b, its extent), square
+// where the op needs them, with LAPACK's 32-bit dimensions, and writes linalg_output_shape.
+void validate_linalg(const Step &s, const std::vector<int64_t> &bytes) {
+  const Library &l = s.library;
+  const size_t r = s.extent.size();
+  const bool solve = l.op == LibraryOp::Solve;
+  const bool square = l.op != LibraryOp::Svd && l.op != LibraryOp::Qr;
+  if (s.kernel || s.out_bytes.size() != 1 || s.inputs.size() != (solve ? 2u : 1u) || l.axis != 0 ||
+      l.reverse || l.count != 0 || !library_supports(l.op, s.dtype) || r < 2 ||
+      s.extent[r - 2] > INT32_MAX || s.extent[r - 1] > INT32_MAX ||
+      (square && !solve && s.extent[r - 2] != s.extent[r - 1]))
+    corrupt("library step");
+  const auto item = int64_t(itemsize(s.dtype));
+  std::vector<int64_t> a = s.extent;
+  if (solve) a[r - 1] = a[r - 2];
+  if (bytes[size_t(s.inputs[0])] != checked_elements(a) * item ||
+      (solve && bytes[size_t(s.inputs[1])] != checked_elements(s.extent) * item))
+    corrupt("library operand");
+  if (int64_t(s.out_bytes[0]) != checked_elements(linalg_output_shape(l, s.extent)) * item)
+    corrupt("library output");
+}
+
 void validate_library(const Step &s, const std::vector<int64_t> &bytes) {
   const Library &l = s.library;
+  if (is_linalg(l.op)) return validate_linalg(s, bytes);
   const bool scatter = is_scatter(l.op);
   if (s.kernel || s.inputs.empty() || s.out_bytes.size() != 1 ||
       (scatter ? s.inputs.size() != 3 : s.inputs.size() > 1 && l.op != LibraryOp::ArgSort) ||
-      (!scatter && l.count != 0) || !library_supports(l.op, s.dtype) ||
+      (!scatter && l.count != 0) || l.mode != 0 || !library_supports(l.op, s.dtype) ||
       l.axis >= int64_t(s.extent.size()))
     corrupt("library step");
   const int64_t elements = checked_elements(s.extent);

@@ -462,12 +462,14 @@ void run_typed(const Library &lib, const Lines &l, const std::vector<const void 
 } // namespace
 
 bool library_supports(LibraryOp op, DType dtype) {
+  if (is_linalg(op)) return dtype == DType::float32 || dtype == DType::float64;
   if (op == LibraryOp::ArgSort || op == LibraryOp::Sort || is_scatter(op)) return true;
   return dtype != DType::bool_;
 }
 
 void run_library(const Library &lib, DType dtype, const std::vector<int64_t> &shape,
                  const std::vector<const void *> &inputs, void *out) {
+  if (is_linalg(lib.op)) return run_linalg(lib, dtype, shape, inputs, out);
   const Lines l = lines_of(shape, lib.axis);
   if (l.outer * l.n * l.inner == 0) return;
   switch (dtype) {

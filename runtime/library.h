@@ -1,6 +1,7 @@
 // Library routines: the ops that run on whole buffers rather than as generated kernels (ops.def's
-// Library kind: cumulative sums, products, maxima and minima; sort; argsort), called by compiled
-// programs' Library steps and by the reference evaluator, so the two agree bit for bit.
+// Library kind: cumulative sums, products, maxima and minima; sort; argsort; scatters; linear
+// algebra through LAPACK), called by compiled programs' Library steps and by the reference
+// evaluator, so the two agree bit for bit.
 #pragma once
 
 #include <jx/dtype.h>
@@ -21,22 +22,32 @@ enum class LibraryOp : int32_t {
   ScatterAdd,
   ScatterMul,
   ScatterMin,
-  ScatterMax
+  ScatterMax,
+  Cholesky,
+  Solve,
+  Determinant,
+  Eigh,
+  Svd,
+  Qr
 };
-inline constexpr int32_t library_op_count = 11;
+inline constexpr int32_t library_op_count = 17;
 
-constexpr bool is_scatter(LibraryOp op) { return op >= LibraryOp::ScatterSet; }
+constexpr bool is_scatter(LibraryOp op) {
+  return op >= LibraryOp::ScatterSet && op <= LibraryOp::ScatterMax;
+}
+constexpr bool is_linalg(LibraryOp op) { return op >= LibraryOp::Cholesky; }
 
 struct Library {
   LibraryOp op = LibraryOp::CumSum;
   int64_t axis = 0;
   bool reverse = false; // cumulative ops: from the end of the axis
   int64_t count = 0;    // scatters: the number of indices
+  int64_t mode = 0;     // linear algebra: which outputs (see linalg_output_shape)
   bool operator==(const Library &) const = default;
 };
 
 // Whether the routine exists for inputs of dtype: cumulative ops and sort take int32, int64,
-// float32 and float64 (sort bool too), argsort and scatters every dtype.
+// float32 and float64 (sort bool too), argsort and scatters every dtype, linear algebra floats.
 bool library_supports(LibraryOp op, DType dtype);
 
 // out (shape's elements: of dtype, or int64 for argsort) from inputs (shape's elements of dtype
@@ -47,5 +58,25 @@ bool library_supports(LibraryOp op, DType dtype);
 // argsort is stable.
 void run_library(const Library &lib, DType dtype, const std::vector<int64_t> &shape,
                  const std::vector<const void *> &inputs, void *out);
+
+// Linear algebra's routines take matrices (..., m, n), one per leading index, and their shape is
+// the extent run_library is given: the operand's, or for solve b's (..., n, k) (a is (..., n, n);
+// x has b's shape). The output, row-major, by op and mode:
+//   cholesky: L (..., n, n), lower, zeros above; NaNs where a is not positive definite.
+//   determinant: mode 0 det (...); mode 1 (..., 2) [sign, log|det|] (NumPy's slogdet).
+//   eigh (of the lower triangle): mode 0 (..., n + 1, n), the ascending eigenvalues, then the
+//     eigenvectors as rows; mode 1 the eigenvalues (..., n).
+//   svd: mode 0 the descending singular values (..., k), k = min(m, n); mode 1 (..., m k + k + k n)
+//     U (m x k), s, V^T (k x n); mode 2 (..., m m + k + n n) U (m x m), s, V^T (n x n). NaNs
+//     where LAPACK does not converge.
+//   qr: mode 0 (..., m k + k n) Q (m x k), R (k x n); mode 1 (..., m m + m n) Q (m x m),
+//     R (m x n).
+std::vector<int64_t> linalg_output_shape(const Library &lib, const std::vector<int64_t> &extent);
+
+// The number of modes an op has (1 where it has none).
+int64_t linalg_mode_count(LibraryOp op);
+
+void run_linalg(const Library &lib, DType dtype, const std::vector<int64_t> &extent,
+                const std::vector<const void *> &inputs, void *out);
 
 } // namespace jx::runtime

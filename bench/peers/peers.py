@@ -5,7 +5,8 @@ one table of medians with speedups and ratios to the hand-written limits (bench/
 peak (fma_limit), OpenBLAS (blas_limit) and memory bandwidth (copy_limit).
 --group grad times grad_bench's workloads in JAX (jit(f) and jit(value_and_grad(f)), jit of vmap)
 beside grad_bench's own figures. --group sort times NumPy's sort, stable argsort and cumsum of 16M
-float64 beside sort_bench (jx, and a memcpy of the same bytes).
+float64 beside sort_bench (jx, and a memcpy of the same bytes). --group linalg times np.linalg and
+jax.numpy.linalg on 1024 x 1024 float64 beside linalg_bench.
 
 Run from the repository root after building the bench targets:
     python3 bench/peers/peers.py [--reps 10] [--rounds 3] [--build build] [--skip-fusion-bench]
@@ -13,6 +14,7 @@ Run from the repository root after building the bench targets:
         [--dtypes float32,float64] [--shrink K] [--min-reps 3] [--min-time 1] [--max-reps 1000]
     python3 bench/peers/peers.py --group grad [--rounds 3] [--reps 10]
     python3 bench/peers/peers.py --group sort [--rounds 3] [--sort-n 16777216]
+    python3 bench/peers/peers.py --group linalg [--rounds 3] [--linalg-n 1024]
 
 Every round times all peers and runs all jx executables once; each cell is the median over the
 rounds of per-round medians, and each ratio the median of per-round ratios, so that load drifting
@@ -808,14 +810,77 @@ def sort_main(args):
     print_table(header, table)
 
 
+def linalg_main(args):
+    """The linalg group: NumPy's and JAX's (jit) np.linalg routines on --linalg-n square float64
+    matrices beside linalg_bench (jx::jit), on the same kinds of inputs, in rounds."""
+    n, batch = args.linalg_n, args.linalg_batch
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((n, n))
+    general = a + np.eye(n) * n / 16
+    pd = a @ a.T / n + np.eye(n)
+    b = rng.standard_normal((n, 1))
+    small = rng.standard_normal((batch, 8, 8)) + np.eye(8) * 4
+    la = np.linalg
+    work = {
+        f"det_{n}": (lambda m: la.det(m), general),
+        f"slogdet_{n}": (lambda m: la.slogdet(m).logabsdet, general),
+        f"inv_{n}": (lambda m: la.inv(m), general),
+        f"solve_{n}": (lambda m: la.solve(m, b), general),
+        f"cholesky_{n}": (lambda m: la.cholesky(m), pd),
+        f"eigh_{n}": (lambda m: la.eigh(m).eigenvectors, pd),
+        f"eigvalsh_{n}": (lambda m: la.eigvalsh(m), pd),
+        f"svd_{n}": (lambda m: la.svd(m, full_matrices=False).U, a),
+        f"svdvals_{n}": (lambda m: la.svd(m, compute_uv=False), a),
+        f"qr_{n}": (lambda m: la.qr(m).R, a),
+        f"pinv_{n}": (lambda m: la.pinv(m), a),
+        f"inv_batch_{batch}x8x8": (lambda m: la.inv(m), small),
+    }
+    jax_work = {}
+    if jax is not None:
+        jla = jnp.linalg
+        jax_fns = {
+            f"det_{n}": jla.det, f"slogdet_{n}": lambda m: jla.slogdet(m).logabsdet,
+            f"inv_{n}": jla.inv, f"solve_{n}": lambda m: jla.solve(m, b),
+            f"cholesky_{n}": jla.cholesky, f"eigh_{n}": lambda m: jla.eigh(m).eigenvectors,
+            f"eigvalsh_{n}": jla.eigvalsh,
+            f"svd_{n}": lambda m: jla.svd(m, full_matrices=False).U,
+            f"svdvals_{n}": jla.svdvals, f"qr_{n}": lambda m: jla.qr(m).R, f"pinv_{n}": jla.pinv,
+            f"inv_batch_{batch}x8x8": jla.inv}
+        for name, fn in jax_fns.items():
+            f, x = jax.jit(fn), jnp.asarray(work[name][1])
+            jax_work[name] = (lambda f=f, x=x: f(x).block_until_ready())
+    rows = {name: [] for name in work}
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
+        jx = run_json_lines([os.path.join(args.build, "bench", "linalg_bench"), "--json", "--n",
+                             str(n), "--batch", str(batch), "--rounds", "3"]) or []
+        jx = {row["name"]: row for row in jx}
+        for name, (fn, x) in work.items():
+            rows[name].append({"numpy": median_ms(lambda: fn(x), 3),
+                               "jax": median_ms(jax_work[name], 3) if name in jax_work else None,
+                               "jx": jx.get(name, {}).get("jx_ms")})
+    header = ["workload", "numpy ms", "jax ms", "jx ms", "numpy / jx", "jax / jx"]
+    table = []
+    for name, rs in rows.items():
+        med = lambda key: median_over(rs, lambda r: r[key])
+        ratio = lambda p, q: median_over(rs, lambda r: r[p] / r[q] if r[p] and r[q] else None)
+        table.append([name, fmt_sig(med("numpy")), fmt_sig(med("jax")), fmt_sig(med("jx")),
+                      fmt_sig(ratio("numpy", "jx")), fmt_sig(ratio("jax", "jx"))])
+    print(f"linalg group: medians over {args.rounds} rounds, {n} x {n} float64 (normal values; "
+          f"det, slogdet, inv, solve: + n/16 I; cholesky, eigh, eigvalsh: a a^T / n + I) and "
+          f"{batch} 8 x 8 matrices; numpy {np.__version__}, jax "
+          f"{jax.__version__ if jax is not None else 'not installed'} (jit); jx: linalg_bench")
+    print_table(header, table)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--group", choices=("fusion", "gemm", "grad", "loop", "sort"),
+    parser.add_argument("--group", choices=("fusion", "gemm", "grad", "linalg", "loop", "sort"),
                         default="fusion",
                         help="fusion: the seeds and fusion_bench's kernels; gemm: contractions; "
                         "grad: value_and_grad and vmap against their baselines (grad_bench); "
                         "loop: lax.fori_loop (loop_bench, heat_limit); sort: sort, argsort and "
-                        "cumsum (sort_bench)")
+                        "cumsum (sort_bench); linalg: jnp.linalg (linalg_bench)")
     parser.add_argument("--gemm", dest="group", action="store_const", const="gemm",
                         help="the same as --group gemm")
     parser.add_argument("--reps", type=int, default=10,
@@ -830,6 +895,9 @@ def main():
     loop.add_argument("--tiny-steps", type=int, default=100000, help="steps of the 16-float loop")
     parser.add_argument("--sort-n", type=int, default=1 << 24, help="sort group: elements")
     parser.add_argument("--sort-m", type=int, default=1 << 20, help="sort group: indices")
+    parser.add_argument("--linalg-n", type=int, default=1024, help="linalg group: matrix side")
+    parser.add_argument("--linalg-batch", type=int, default=4096,
+                        help="linalg group: 8 x 8 matrices in the batched inverse")
     gemm = parser.add_argument_group("gemm group")
     gemm.add_argument("--sizes", default="64,256,512,1024,2048,4096",
                       help="square matmul sizes (also blas_limit's)")
@@ -851,6 +919,9 @@ def main():
         return
     if args.group == "sort":
         sort_main(args)
+        return
+    if args.group == "linalg":
+        linalg_main(args)
         return
 
     inp = make_inputs()

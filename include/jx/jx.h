@@ -6,6 +6,7 @@
 #include <jx/error.h>
 #include <jx/jit.h>
 #include <jx/lax.h>
+#include <jx/linalg.h>
 #include <jx/numpy.h>
 #include <jx/nn.h>
 #include <jx/random.h>

@@ -518,3 +518,6 @@ void save(const std::string &path, const Array &x);
 Array load(const std::string &path);
 
 } // namespace jx::numpy
+
+// jnp.linalg, as jnp::linalg (it includes this header first).
+#include <jx/linalg.h>

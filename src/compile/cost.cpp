@@ -31,7 +31,14 @@ Cost kernel_cost(const passes::KernelPlan &plan) {
         cost.flops += size;
       break;
     case ir::OpKind::Reduce:
-    case ir::OpKind::Library: cost.flops += double(n->inputs[0]->size()); break;
+    case ir::OpKind::Library: {
+      // Linear algebra: m n min(m, n) per matrix, the order of every factorization here.
+      const Shape &x = n->inputs[0]->shape;
+      const double depth =
+          ir::is_linalg(n->op) ? double(std::min(x[x.size() - 2], x[x.size() - 1])) : 1;
+      cost.flops += double(n->inputs[0]->size()) * depth;
+      break;
+    }
     case ir::OpKind::Contraction: {
       double k = 1;
       for (int64_t axis : ir::dot_dims(*n).lhs_contract)

@@ -2,6 +2,7 @@
 // kernel entry points; the graph only behind the value callback).
 #include "compile/executable.h"
 #include "compile/lower.h"
+#include "ir/builder.h"
 
 namespace jx::compile {
 
@@ -39,7 +40,7 @@ runtime::Program runtime_program(const ProgramPlan &plan) {
     case ProgramStep::Kind::Library:
       r.kind = runtime::Step::Kind::Library;
       r.out_bytes = {size_t(node->size()) * itemsize(node->dtype)};
-      r.extent = node->shape;
+      r.extent = ir::library_extent(*node);
       break;
     case ProgramStep::Kind::Control:
       r.kind = node->op == ir::Op::While  ? runtime::Step::Kind::While

@@ -115,7 +115,8 @@ struct Evaluator {
     for (const ir::NodePtr &x : n.inputs)
       in.push_back(value(x)->data());
     BufferPtr out = runtime::make_buffer(size_t(n.size()) * itemsize(n.dtype));
-    runtime::run_library(ir::library_of(n), n.inputs[0]->dtype, n.shape, in, out->data());
+    runtime::run_library(ir::library_of(n), n.inputs[0]->dtype, ir::library_extent(n), in,
+                         out->data());
     return out;
   }
 

@@ -55,6 +55,53 @@ Shape taken_shape(const Shape &x, const Shape &indices, int64_t axis) {
   return out;
 }
 
+bool is_linalg(Op op) {
+  return op == Op::Cholesky || op == Op::Solve || op == Op::Determinant || op == Op::Eigh ||
+         op == Op::Svd || op == Op::Qr;
+}
+
+namespace {
+runtime::LibraryOp library_op(Op op) {
+  using runtime::LibraryOp;
+  switch (op) {
+  case Op::CumSum: return LibraryOp::CumSum;
+  case Op::CumProd: return LibraryOp::CumProd;
+  case Op::CumMax: return LibraryOp::CumMax;
+  case Op::CumMin: return LibraryOp::CumMin;
+  case Op::Sort: return LibraryOp::Sort;
+  case Op::ArgSort: return LibraryOp::ArgSort;
+  case Op::ScatterSet: return LibraryOp::ScatterSet;
+  case Op::ScatterAdd: return LibraryOp::ScatterAdd;
+  case Op::ScatterMul: return LibraryOp::ScatterMul;
+  case Op::ScatterMin: return LibraryOp::ScatterMin;
+  case Op::ScatterMax: return LibraryOp::ScatterMax;
+  case Op::Cholesky: return LibraryOp::Cholesky;
+  case Op::Solve: return LibraryOp::Solve;
+  case Op::Determinant: return LibraryOp::Determinant;
+  case Op::Eigh: return LibraryOp::Eigh;
+  case Op::Svd: return LibraryOp::Svd;
+  case Op::Qr: return LibraryOp::Qr;
+  default: internal(fmt::format("{} is not a library op", op_name(op)));
+  }
+}
+
+// Matrices of rank >= 2, square where the op needs it, a mode the op has; solve's a (..., n, n)
+// beside its b (..., n, k).
+Shape linalg_shape(const NodeSpec &s) {
+  const Op op = s.op;
+  const Shape &x = s.inputs.at(0)->shape;
+  const size_t r = x.size();
+  check(r >= 2 && s.attrs.size() == 1, op, "matrices of rank >= 2 and a mode");
+  const runtime::Library lib{.op = library_op(op), .mode = s.attrs[0]};
+  check(s.attrs[0] >= 0 && s.attrs[0] < runtime::linalg_mode_count(lib.op), op, "mode");
+  check(op == Op::Svd || op == Op::Qr || x[r - 2] == x[r - 1], op, "square matrices");
+  if (op != Op::Solve) return runtime::linalg_output_shape(lib, x);
+  const Shape &b = s.inputs.at(1)->shape;
+  check(b.size() == r && std::equal(x.begin(), x.end() - 1, b.begin()), op, "b's shape");
+  return b;
+}
+} // namespace
+
 bool is_scatter(Op op) {
   return op == Op::ScatterSet || op == Op::ScatterAdd || op == Op::ScatterMul ||
          op == Op::ScatterMin || op == Op::ScatterMax;
@@ -92,6 +139,7 @@ Shape infer_shape(const NodeSpec &s) {
   case OpKind::Marker: return in(0);
   case OpKind::Control: return s.shape;
   case OpKind::Library:
+    if (is_linalg(op)) return linalg_shape(s);
     check(!s.attrs.empty() && s.attrs[0] >= 0 && s.attrs[0] < int64_t(in(0).size()), op, "axis");
     if (is_scatter(op)) {
       check(s.inputs[1]->dtype == DType::int64, op, "indices must be int64");
@@ -310,33 +358,29 @@ IndexBounds index_bounds(const NodePtr &indices, int64_t extent) {
           binary(Op::And, binary(Op::Ge, j, c(0)), binary(Op::Lt, j, c(extent)))};
 }
 
+NodePtr linalg(Op op, std::vector<NodePtr> inputs, int64_t mode) {
+  check(is_linalg(op), op, "not a linear algebra op");
+  const DType dtype = inputs.at(0)->dtype;
+  return finish({.op = op, .dtype = dtype, .inputs = std::move(inputs), .attrs = {mode}});
+}
+
 NodePtr argsort(std::vector<NodePtr> keys, int64_t axis) {
   return finish(
       {.op = Op::ArgSort, .dtype = DType::int64, .inputs = std::move(keys), .attrs = {axis}});
 }
 
 runtime::Library library_of(const Node &n) {
-  using runtime::LibraryOp;
-  LibraryOp op = LibraryOp::CumSum;
-  switch (n.op) {
-  case Op::CumSum: op = LibraryOp::CumSum; break;
-  case Op::CumProd: op = LibraryOp::CumProd; break;
-  case Op::CumMax: op = LibraryOp::CumMax; break;
-  case Op::CumMin: op = LibraryOp::CumMin; break;
-  case Op::Sort: op = LibraryOp::Sort; break;
-  case Op::ArgSort: op = LibraryOp::ArgSort; break;
-  case Op::ScatterSet: op = LibraryOp::ScatterSet; break;
-  case Op::ScatterAdd: op = LibraryOp::ScatterAdd; break;
-  case Op::ScatterMul: op = LibraryOp::ScatterMul; break;
-  case Op::ScatterMin: op = LibraryOp::ScatterMin; break;
-  case Op::ScatterMax: op = LibraryOp::ScatterMax; break;
-  default: internal(fmt::format("{} is not a library op", op_name(n.op)));
-  }
+  const runtime::LibraryOp op = library_op(n.op);
+  if (is_linalg(n.op)) return {.op = op, .mode = n.attrs[0]};
   const bool scatter = is_scatter(n.op);
   return {.op = op,
           .axis = n.attrs[0],
           .reverse = !scatter && n.attrs.size() > 1 && n.attrs[1] != 0,
           .count = scatter ? n.inputs[1]->size() : 0};
+}
+
+const Shape &library_extent(const Node &n) {
+  return is_linalg(n.op) && n.op != Op::Solve ? n.inputs[0]->shape : n.shape;
 }
 
 NodePtr marker(Op op, std::vector<NodePtr> inputs, std::vector<int64_t> attrs) {

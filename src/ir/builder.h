@@ -69,6 +69,9 @@ NodePtr sort(NodePtr x, int64_t axis);
 NodePtr argsort(std::vector<NodePtr> keys, int64_t axis);
 NodePtr scatter(Op op, NodePtr x, NodePtr indices, NodePtr updates, int64_t axis);
 bool is_scatter(Op op);
+bool is_linalg(Op op);
+// A linear algebra op (ops.def) on matrices (..., m, n); solve's inputs are a and b.
+NodePtr linalg(Op op, std::vector<NodePtr> inputs, int64_t mode = 0);
 // x gathered along axis at int64 indices (ops.def's take): out of range clamped, or 0 with fill.
 NodePtr take(NodePtr x, NodePtr indices, int64_t axis, bool fill);
 // int64 indices into an axis of `extent` as take and the scatters read them: counted from the end
@@ -81,6 +84,9 @@ IndexBounds index_bounds(const NodePtr &indices, int64_t extent);
 Shape taken_shape(const Shape &x, const Shape &indices, int64_t axis);
 // The runtime routine that computes a library op.
 runtime::Library library_of(const Node &n);
+// The shape its routine is given (runtime::Step::extent): the output's, or the matrix operand's
+// for linear algebra other than solve.
+const Shape &library_extent(const Node &n);
 
 // A marker (custom_jvp): input 0's value and type, with attrs naming what it marks.
 NodePtr marker(Op op, std::vector<NodePtr> inputs, std::vector<int64_t> attrs);

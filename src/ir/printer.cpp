@@ -76,6 +76,10 @@ std::string attr_str(const Node &n) {
   case Op::ScatterMin:
   case Op::ScatterMax: return fmt::format("axis={}", n.attrs[0]);
   case Op::Take: return fmt::format("axis={}{}", n.attrs[0], n.attrs[1] ? " fill" : "");
+  case Op::Determinant:
+  case Op::Eigh:
+  case Op::Svd:
+  case Op::Qr: return fmt::format("mode={}", n.attrs[0]);
   case Op::DotGeneral: {
     DotDims d = dot_dims(n);
     return fmt::format("batch={}x{} contract={}x{}", d.lhs_batch, d.rhs_batch, d.lhs_contract,

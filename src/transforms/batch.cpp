@@ -105,6 +105,7 @@ public:
     case ir::OpKind::Library:
       if (ir::is_scatter(n.op)) return scatter_rule(n, std::move(in), batched);
       all_batched();
+      if (ir::is_linalg(n.op)) return ir::linalg(n.op, std::move(in), a[0]);
       if (n.op == Op::Sort) return ir::sort(in[0], a[0] + 1);
       if (n.op == Op::ArgSort) return ir::argsort(std::move(in), a[0] + 1);
       return ir::cumulative(n.op, in[0], a[0] + 1, a[1] != 0);

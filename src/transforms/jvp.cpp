@@ -14,6 +14,7 @@
 #include "transforms/control.h"
 #include "transforms/custom.h"
 #include "transforms/dsl.h"
+#include "transforms/linalg_rules.h"
 #include "transforms/substitute.h"
 
 namespace jx::transforms {

@@ -16,6 +16,7 @@
 #include "transforms/control.h"
 #include "transforms/custom.h"
 #include "transforms/dsl.h"
+#include "transforms/linalg_rules.h"
 
 namespace jx::transforms {
 

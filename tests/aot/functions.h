@@ -286,6 +286,30 @@ inline auto sort_and_scan() {
       .lower(x, k);
 }
 
+// Linear algebra steps (ABI version 6): every LAPACK routine in a batch of matrices, with its
+// mode word (slogdet, eigh's vectors, the reduced svd and complete qr).
+inline auto linear_algebra() {
+  const ShapeDtypeStruct a{{3, 6, 6}, jx::float64}, b{{6, 2}, jx::float64};
+  return jx::jit([](const Array &m, const Array &rhs) {
+           namespace la = jnp::linalg;
+           const Array pd = jnp::matmul(m, jnp::matrix_transpose(m)) + jnp::eye(6) * 6;
+           const auto [u, s, vh] = la::svd(m, false);
+           const auto [q, r] = la::qr(m(jx::ellipsis, jx::slice(), jx::slice(0, 4)), "complete");
+           const auto [w, v] = la::eigh(pd);
+           return std::tuple{la::cholesky(pd),
+                             la::solve(pd, rhs),
+                             la::det(m),
+                             la::slogdet(m).logabsdet,
+                             w,
+                             jnp::abs(v),
+                             s,
+                             jnp::matmul(u * s(jx::ellipsis, jx::newaxis, jx::slice()), vh),
+                             jnp::abs(q),
+                             jnp::abs(r)};
+         })
+      .lower(a, b);
+}
+
 // ---- random graphs ----
 
 // Zero-argument functions returning random_graph(seed)'s root (leaves of literal data).

@@ -35,6 +35,7 @@
 #include "empty_arrays.h"
 #include "float32_math.h"
 #include "int_power.h"
+#include "linear_algebra.h"
 #include "passthrough.h"
 #include "random_normal.h"
 #include "random_uniform.h"
@@ -378,6 +379,15 @@ TEST(AotHost, SortsAndScansEqualTheJit) {
   const std::vector<Array> args = {random_array({9, 40}, jx::float64, 61, -3, 3),
                                    random_array({9, 40}, jx::int32, 62, -4, 4)};
   EXPECT_EQ(compare_with_jit(aot_test::sort_and_scan(), sort_and_scan, args), "");
+}
+
+TEST(AotHost, LinearAlgebraEqualsTheJit) {
+  const std::string plan = aot_test::linear_algebra().compile().as_text();
+  for (const char *op : {"cholesky", "solve", "determinant", "eigh", "svd", "qr"})
+    EXPECT_NE(plan.find(fmt::format("library {} ", op)), std::string::npos) << op;
+  const std::vector<Array> args = {random_array({3, 6, 6}, jx::float64, 71, -1, 1),
+                                   random_array({6, 2}, jx::float64, 72, -1, 1)};
+  EXPECT_EQ(compare_with_jit(aot_test::linear_algebra(), linear_algebra, args), "");
 }
 
 TEST(AotHost, Contractions) {

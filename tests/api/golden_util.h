@@ -32,6 +32,9 @@ enum class Tol {
   // Sums and contractions: summation order differs, so relative to the largest expected value
   // (rel 1e-13 float64, 1e-6 float32).
   reduction,
+  // Factorizations (LAPACK's blocking and pivoting differ between builds): relative to the largest
+  // expected value, 1e-12 float64 (the bound on well-conditioned inputs), 1e-5 float32.
+  linalg,
 };
 
 // The golden input api/in_<name>.npy.
@@ -62,6 +65,8 @@ inline bool close(double got, double want, jx::DType dtype, Tol tol, double scal
   case Tol::reduction:
     return ulps <= 4 ||
            std::abs(got - want) <= (f32 ? 1e-6 : 1e-13) * std::max(std::abs(want), scale);
+  case Tol::linalg:
+    return std::abs(got - want) <= (f32 ? 1e-5 : 1e-12) * std::max(std::abs(want), scale);
   }
   return false;
 }
@@ -103,3 +108,5 @@ inline void expect_matches(const jx::Array &got, const std::string &name, Tol to
   TEST(Golden, name) { golden::expect_matches(__VA_ARGS__, #name, golden::Tol::transcendental); }
 #define GOLDEN_REDUCTION(name, ...)                                                                \
   TEST(Golden, name) { golden::expect_matches(__VA_ARGS__, #name, golden::Tol::reduction); }
+#define GOLDEN_LINALG(name, ...)                                                                   \
+  TEST(Golden, name) { golden::expect_matches(__VA_ARGS__, #name, golden::Tol::linalg); }

@@ -529,6 +529,7 @@ private:
         {kReduction, 2, &Generator::arg_reduce, "arg_reduce"},
         {kSorting, 3, &Generator::sort_or_scan, "sort_or_scan"},
         {kGather, 3, &Generator::gather_or_scatter, "gather_or_scatter"},
+        {kLinalg, 2, &Generator::linear_algebra, "linear_algebra"},
         {kContraction, 5, &Generator::contract, "contract"},
     };
     int total = 0;
@@ -1115,6 +1116,35 @@ private:
   // x read or updated at a few literal indices along one axis (repeated, negative, out of range:
   // jnp clamps reads and drops updates there): x[..., idx], jnp.take(mode="clip"), and the
   // .at[..., idx] scatters (set, add, max, min; multiply needs exact operands).
+  // LAPACK's routines on the matrices of x's last two axes, the same in both backends: equal bits
+  // for exact operands whatever their conditioning (a singular or NaN matrix gives both the same
+  // infinities or NaNs). Not in differentiable graphs: svd and qr have no derivatives yet.
+  std::optional<Value> linear_algebra(const Value &x) {
+    namespace la = jnp::linalg;
+    const int64_t r = x.a.ndim();
+    if (r < 2 || x.approx || o_.differentiable) return std::nullopt;
+    const bool square = x.a.shape()[r - 2] == x.a.shape()[r - 1];
+    const int64_t form = uni(0, 7);
+    if (!square && form < 6) return std::nullopt;
+    auto call = [&](const Array &out, const std::string &fn, const std::string &suffix = "") {
+      return emit(out, fmt::format("jnp.linalg.{}({}){}", fn, x.ref, suffix), {x.id}, false);
+    };
+    switch (form) {
+    case 0: return call(la::det(x.a), "det");
+    case 1: return call(la::slogdet(x.a).logabsdet, "slogdet", ".logabsdet");
+    case 2: return call(la::inv(x.a), "inv");
+    case 3: return call(la::cholesky(x.a), "cholesky");
+    case 4: return call(la::eigvalsh(x.a), "eigvalsh");
+    case 5: {
+      const Array b = x.a(jx::ellipsis, jx::slice(0, 1));
+      return emit(la::solve(x.a, b), fmt::format("jnp.linalg.solve({0}, {0}[..., :1])", x.ref),
+                  {x.id}, false);
+    }
+    case 6: return call(la::svdvals(x.a), "svdvals");
+    default: return call(la::qr(x.a).R, "qr", ".R");
+    }
+  }
+
   std::optional<Value> gather_or_scatter(const Value &x) {
     const int64_t r = x.a.ndim();
     if (r == 0 || x.a.size() == 0) return std::nullopt;

@@ -28,7 +28,8 @@ enum Family : uint32_t {
   kGenerated = 1u << 5,    // leaves computed from parameters: arange, linspace, eye, full, random
   kSorting = 1u << 6,      // the library ops: cumsum, cumprod, lax.cummax/cummin, sort, argsort
   kGather = 1u << 7,       // integer-array indexing, take, .at[idx] scatters
-  kAllFamilies = (1u << 8) - 1,
+  kLinalg = 1u << 8,       // jnp.linalg's LAPACK routines on the last two axes
+  kAllFamilies = (1u << 9) - 1,
 };
 
 struct GraphOptions {

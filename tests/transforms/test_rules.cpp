@@ -54,6 +54,17 @@ NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
                          ir::take(y, int_literals({0, 2, 1, 0}), 1, false), 1);
     if (op == Op::Sort) return ir::sort(x, 0);
     if (op == Op::ArgSort) return ir::argsort({x, y}, 1);
+    if (ir::is_linalg(op)) {
+      // A positive definite 2 x 2 from x (diagonally dominant); x itself as svd's and qr's matrix
+      // and solve's b.
+      const NodePtr sq = ir::slice(x, {0, 0}, {2, 2}, {1, 1});
+      const NodePtr pd = ir::binary(Op::Add, ir::binary(Op::Add, sq, ir::transpose(sq, {1, 0})),
+                                    (jnp::eye(2) * 4).node());
+      if (op == Op::Solve) return ir::linalg(op, {pd, x});
+      if (op == Op::Svd) return ir::linalg(op, {x}, 1);
+      if (op == Op::Qr) return ir::linalg(op, {ir::transpose(x, {1, 0})}, 0); // 3 x 2: m >= n
+      return ir::linalg(op, {pd}, op == Op::Determinant ? 1 : 0);
+    }
     return ir::cumulative(op, x, 1, op == Op::CumMax);
   }
   switch (op) {
@@ -135,7 +146,8 @@ TEST(Rules, EveryOpDifferentiatesTransposesAndBatches) {
     auto eval = [&](const NodePtr &node) {
       return Array(jx::transforms::substitute({node}, values)[0]);
     };
-    // JAX derives these through gathers jx does not have yet.
+    // No derivative rules yet: JAX derives these through gathers, and the factorizations by their
+    // own rules.
     if (op == Op::NextAfter || op == Op::CumProd || op == Op::CumMax || op == Op::CumMin ||
         op == Op::Sort || op == Op::ScatterMul || op == Op::ScatterMin || op == Op::ScatterMax) {
       EXPECT_THROW(jx::transforms::jvp({n}, {px, py}, {tx, ty}), jx::NotImplementedError);
