@@ -10,7 +10,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace jx::numpy {
@@ -393,7 +395,45 @@ Array partition(const Array &x, int64_t kth, int64_t axis = -1);
 Array argpartition(const Array &x, int64_t kth, int64_t axis = -1);
 // Where v's elements would be inserted into the sorted 1-D a: before equal ones ("left") or after
 // ("right"); NaNs sort last.
-Array searchsorted(const Array &a, const Array &v, std::string_view side = "left");
+// ---- set routines (without a size, the result's length depends on the values: not in jit) ----
+// The sorted unique values (rows along axis), JAX's: the first `size` of them padded with
+// fill_value (default: the smallest).
+Array unique(const Array &ar, std::optional<int64_t> axis = std::nullopt, bool equal_nan = true,
+             std::optional<int64_t> size = std::nullopt,
+             const std::optional<Array> &fill_value = std::nullopt);
+// The array API's forms, over the flattened x (NaNs distinct): values, the first index of each,
+// the inverse (in x's shape) and the counts.
+struct UniqueAllResult {
+  Array values, indices, inverse_indices, counts;
+};
+struct UniqueCountsResult {
+  Array values, counts;
+};
+struct UniqueInverseResult {
+  Array values, inverse_indices;
+};
+UniqueAllResult unique_all(const Array &x, std::optional<int64_t> size = std::nullopt,
+                           const std::optional<Array> &fill_value = std::nullopt);
+UniqueCountsResult unique_counts(const Array &x, std::optional<int64_t> size = std::nullopt,
+                                 const std::optional<Array> &fill_value = std::nullopt);
+UniqueInverseResult unique_inverse(const Array &x, std::optional<int64_t> size = std::nullopt,
+                                   const std::optional<Array> &fill_value = std::nullopt);
+Array unique_values(const Array &x, std::optional<int64_t> size = std::nullopt,
+                    const std::optional<Array> &fill_value = std::nullopt);
+Array union1d(const Array &ar1, const Array &ar2, std::optional<int64_t> size = std::nullopt,
+              const std::optional<Array> &fill_value = std::nullopt);
+Array intersect1d(const Array &ar1, const Array &ar2, bool assume_unique = false,
+                  std::optional<int64_t> size = std::nullopt,
+                  const std::optional<Array> &fill_value = std::nullopt);
+Array setdiff1d(const Array &ar1, const Array &ar2, bool assume_unique = false,
+                std::optional<int64_t> size = std::nullopt,
+                const std::optional<Array> &fill_value = std::nullopt);
+Array setxor1d(const Array &ar1, const Array &ar2, bool assume_unique = false,
+               std::optional<int64_t> size = std::nullopt,
+               const std::optional<Array> &fill_value = std::nullopt);
+// method: "scan" (a binary search, JAX's default; "scan_unrolled" the same) or "compare_all".
+Array searchsorted(const Array &a, const Array &v, std::string_view side = "left",
+                   std::string_view method = "scan");
 Array digitize(const Array &x, const Array &bins, bool right = false);
 // Linear interpolation of (xp, fp) at x; left and right default to fp's end values.
 Array interp(const Array &x, const Array &xp, const Array &fp,
@@ -450,6 +490,28 @@ Array bincount(const Array &x, const std::optional<Array> &weights = std::nullop
 std::vector<Array> unravel_index(const Array &indices, const Shape &shape);
 Array ravel_multi_index(const std::vector<Array> &multi_index, const Shape &dims,
                         std::string_view mode = "raise");
+// ---- histograms (JAX's: the counts take the weights' dtype, a's without weights) ----
+// A `bins=` argument: a count of equal bins, or the edges.
+using Bins = std::variant<int64_t, Array>;
+// A `range=` argument: the lower and upper edge.
+using Range = std::pair<double, double>;
+Array histogram_bin_edges(const Array &a, const Bins &bins = int64_t(10),
+                          const std::optional<Range> &range = std::nullopt);
+// (counts, bin edges).
+std::pair<Array, Array> histogram(const Array &a, const Bins &bins = int64_t(10),
+                                  const std::optional<Range> &range = std::nullopt,
+                                  const std::optional<Array> &weights = std::nullopt,
+                                  bool density = false);
+// sample (N, D): (the D-dimensional counts, each dimension's edges); one bins for all, or D.
+std::pair<Array, std::vector<Array>>
+histogramdd(const Array &sample, const std::vector<Bins> &bins = {int64_t(10)},
+            const std::optional<std::vector<Range>> &range = std::nullopt,
+            const std::optional<Array> &weights = std::nullopt, bool density = false);
+// (counts, x edges, y edges).
+std::tuple<Array, Array, Array>
+histogram2d(const Array &x, const Array &y, const std::vector<Bins> &bins = {int64_t(10)},
+            const std::optional<std::vector<Range>> &range = std::nullopt,
+            const std::optional<Array> &weights = std::nullopt, bool density = false);
 Array var(const Array &x, const Axes &axis = {}, int64_t ddof = 0, bool keepdims = false);
 Array std(const Array &x, const Axes &axis = {}, int64_t ddof = 0, bool keepdims = false);
 // The weighted mean; weights of a's shape, or 1-D along a single axis.

@@ -50,11 +50,9 @@ Array mode_indices(const Array &indices, int64_t n, std::string_view mode) {
 Array outside(const Array &indices, int64_t n) { return logical_or(indices < -n, indices >= n); }
 
 void require_concrete(const Array &a, std::string_view name) {
-  if (ir::tracing() && !a.node()->realized())
-    throw ConcretizationTypeError(fmt::format(
-        "The size argument of jnp.{} must be statically specified to use jnp.{} within JAX "
-        "transformations.",
-        name, name));
+  api::require_concrete(a, fmt::format("The size argument of jnp.{} must be statically specified "
+                                       "to use jnp.{} within JAX transformations.",
+                                       name, name));
 }
 
 // The flat positions of a's nonzero elements, the first `size` of them (padded with -1): each

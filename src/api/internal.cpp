@@ -172,6 +172,10 @@ std::vector<NodePtr> promote_and_broadcast(const std::vector<NodePtr> &xs, Resul
   return out;
 }
 
+void require_concrete(const Array &x, const std::string &what) {
+  if (ir::tracing() && !x.node()->realized()) throw ConcretizationTypeError(what);
+}
+
 Array to_inexact(const Array &x) {
   const NodePtr &n = node_of(x);
   return is_floating(n->dtype) ? x : wrap(ir::convert(n, default_float, n->weak));

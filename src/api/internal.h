@@ -54,6 +54,10 @@ NodePtr cast_node(const NodePtr &x, DType dtype, bool weak);
 // Converts and broadcasts operands to a common dtype (or the given one) and shape.
 std::vector<NodePtr> promote_and_broadcast(const std::vector<NodePtr> &xs, ResultType type);
 
+// JAX's ConcretizationTypeError with message `what` when x is being traced (inside jit or a
+// transformation): a size that depends on x's values needs a concrete x.
+void require_concrete(const Array &x, const std::string &what);
+
 // x, or x in the default float type when it is integer or bool (keeping its weak type): the
 // operand of functions NumPy defines on floats.
 Array to_inexact(const Array &x);

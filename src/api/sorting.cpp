@@ -1,7 +1,7 @@
 // Sorting and searching: lax.sort, jnp.sort/argsort/lexsort (ops.def's sort and argsort library
-// ops: vqsort in the runtime), partition, searchsorted by comparing against every element (jnp's
-// method="compare_all"), digitize, interp, and the order statistics (median, quantile,
-// percentile and their nan forms) over sorted lines.
+// ops: vqsort in the runtime), partition, searchsorted (a binary search of gathers, jnp's
+// method="scan", or comparing against every element), digitize, interp, and the order statistics
+// (median, quantile, percentile and their nan forms) over sorted lines.
 #include <jx/lax.h>
 #include <jx/numpy.h>
 
@@ -229,16 +229,34 @@ Array argpartition(const Array &x, int64_t kth, int64_t axis) {
   return argsort(x, a);
 }
 
-Array searchsorted(const Array &a, const Array &v, std::string_view side) {
+Array searchsorted(const Array &a, const Array &v, std::string_view side, std::string_view method) {
   if (a.ndim() != 1) throw ValueError("a should be 1-dimensional");
   if (side != "left" && side != "right")
     throw ValueError(fmt::format("'{}' is an invalid value for keyword 'side'", side));
+  if (method != "scan" && method != "scan_unrolled" && method != "compare_all")
+    throw ValueError(fmt::format("'{}' is an invalid value for keyword 'method'", method));
   const DType type = result_type({a, v});
-  const Array sorted = a.astype(type), query = expand_dims(v.astype(type), -1);
-  // left: the elements before v; right: those not after it.
-  const Array before =
-      side == "left" ? sort_less(sorted, query) : logical_not(sort_less(query, sorted));
-  return sum(before, -1).astype(DType::int64);
+  const Array sorted = a.astype(type), values = v.astype(type);
+  const bool left = side == "left";
+  if (method == "compare_all") {
+    // left: the elements before v; right: those not after it.
+    const Array query = expand_dims(values, -1);
+    const Array before = left ? sort_less(sorted, query) : logical_not(sort_less(query, sorted));
+    return sum(before, -1).astype(DType::int64);
+  }
+  // JAX's "scan": a binary search, ceil(log2(n + 1)) halvings of (low, high], each a gather of the
+  // middle elements (one fused kernel over v, O(log n) per element).
+  const int64_t n = a.size();
+  Array low = zeros(values.shape(), DType::int64),
+        high = full(values.shape(), Array(n), DType::int64);
+  for (int64_t span = n; span > 0; span /= 2) {
+    const Array mid = floor_divide(low + high, 2);
+    const Array at_mid = take_1d(sorted, clip(mid, 0, std::max<int64_t>(n - 1, 0)));
+    const Array go_left = left ? logical_not(sort_less(at_mid, values)) : sort_less(values, at_mid);
+    low = where(go_left, low, mid);
+    high = where(go_left, mid, high);
+  }
+  return high;
 }
 
 Array digitize(const Array &x, const Array &bins, bool right) {

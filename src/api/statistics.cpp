@@ -1,5 +1,6 @@
 // jnp statistics composed of reductions: var, std, average, ptp, count_nonzero, the NaN-skipping
-// reductions (jnp's results for all-NaN slices), cov and corrcoef.
+// reductions (jnp's results for all-NaN slices), cov and corrcoef; histograms as JAX computes
+// them (each value's bin by searchsorted, the counts by a scatter-add).
 #include <jx/numpy.h>
 
 #include <fmt/format.h>
@@ -142,6 +143,90 @@ Array corrcoef(const Array &x, const std::optional<Array> &y, bool rowvar) {
   if (c.ndim() == 0) return c / c;
   const Array stddev = sqrt(diagonal(c));
   return clip(c / expand_dims(stddev, 1) / expand_dims(stddev, 0), -1, 1);
+}
+
+Array histogram_bin_edges(const Array &a, const Bins &bins, const std::optional<Range> &range) {
+  const Array x = to_inexact(a);
+  if (const Array *edges = std::get_if<Array>(&bins)) {
+    if (edges->ndim() != 1)
+      throw ValueError(fmt::format("bins must be an integer or a 1-D array of edges, got shape {}",
+                                   shape_str(edges->shape())));
+    return edges->astype(x.dtype());
+  }
+  const int64_t count = std::get<int64_t>(bins);
+  if (count < 1) throw ValueError("`bins` must be positive, when an integer");
+  Array lo = range ? Array(range->first).astype(x.dtype()) : min(x);
+  Array hi = range ? Array(range->second).astype(x.dtype()) : max(x);
+  const Array flat = hi == lo; // NumPy's: a range of one value widened by half on each side
+  lo = where(flat, lo - 0.5, lo);
+  hi = where(flat, hi + 0.5, hi);
+  return linspace(lo, hi, count + 1, true, 0, x.dtype());
+}
+
+std::pair<Array, Array> histogram(const Array &a, const Bins &bins,
+                                  const std::optional<Range> &range,
+                                  const std::optional<Array> &weights, bool density) {
+  if (weights && weights->shape() != a.shape())
+    throw ValueError("weights should have the same shape as a.");
+  const Array x = ravel(a), w = weights ? ravel(*weights) : ones(x.shape(), x.dtype());
+  const Array edges = histogram_bin_edges(x, bins, range);
+  const int64_t n = edges.size();
+  // The last bin is closed: a value equal to the last edge goes in it; others out of range drop.
+  Array bin = searchsorted(edges, x, "right");
+  bin = where(x == edges(-1), Array(n - 1), bin);
+  Array counts = zeros({n}, w.dtype()).at(bin).add(w)(jx::slice(1, std::nullopt));
+  if (density) counts = counts / diff(edges) / sum(counts);
+  return {counts, edges};
+}
+
+std::pair<Array, std::vector<Array>> histogramdd(const Array &sample, const std::vector<Bins> &bins,
+                                                 const std::optional<std::vector<Range>> &range,
+                                                 const std::optional<Array> &weights,
+                                                 bool density) {
+  if (sample.ndim() != 2)
+    throw ValueError(fmt::format("histogramdd: sample must be 2-dimensional (N, D), got shape {}",
+                                 shape_str(sample.shape())));
+  const int64_t n = sample.shape()[0], d = sample.shape()[1];
+  if (range && int64_t(range->size()) != d)
+    throw ValueError(fmt::format("For sample.shape=({}, {}), range must be a sequence of {} pairs "
+                                 "or Nones; got {} pairs",
+                                 n, d, d, range->size()));
+  if (bins.size() != 1 && int64_t(bins.size()) != d)
+    throw ValueError("should be a bin for each dimension.");
+  std::vector<Array> bin_index, edges;
+  Shape nbins;
+  for (int64_t i = 0; i < d; ++i) {
+    const Array column = sample(jx::slice(), i);
+    const Array e =
+        histogram_bin_edges(column, bins[bins.size() == 1 ? 0 : size_t(i)],
+                            range ? std::optional<Range>((*range)[size_t(i)]) : std::nullopt);
+    const Array idx = searchsorted(e, column, "right");
+    bin_index.push_back(where(column == e(-1), idx - 1, idx));
+    edges.push_back(e);
+    nbins.push_back(e.size() + 1);
+  }
+  const Array flat = ravel_multi_index(bin_index, nbins, "clip");
+  Array hist = bincount(flat, weights, 0, shape_size(nbins)).reshape(nbins);
+  std::vector<IndexItem> core(size_t(d), jx::slice(1, -1));
+  hist = hist.index(core);
+  if (density) {
+    hist = hist.astype(to_inexact(sample).dtype());
+    hist = hist / sum(hist);
+    for (int64_t i = 0; i < d; ++i) {
+      Shape shape(size_t(d), 1);
+      shape[size_t(i)] = nbins[size_t(i)] - 2;
+      hist = hist / diff(edges[size_t(i)]).reshape(shape);
+    }
+  }
+  return {hist, edges};
+}
+
+std::tuple<Array, Array, Array> histogram2d(const Array &x, const Array &y,
+                                            const std::vector<Bins> &bins,
+                                            const std::optional<std::vector<Range>> &range,
+                                            const std::optional<Array> &weights, bool density) {
+  const auto [hist, edges] = histogramdd(stack({x, y}, 1), bins, range, weights, density);
+  return {hist, edges[0], edges[1]};
 }
 
 } // namespace jx::numpy

@@ -215,4 +215,81 @@ TEST(Breadth, BadIndicesRaiseJaxsErrors) {
   EXPECT_EQ(jx::jit(sized)(x).to_vector<int64_t>(), (std::vector<int64_t>{1, 2, 3}));
 }
 
+// The binary search and the comparison with every element agree, NaNs and ties included.
+TEST(Breadth, SearchsortedMethodsAgree) {
+  const Array a = jnp::sort(jnp::floor(jx::random::uniform(jx::random::PRNGKey(3), {257}) * 40));
+  const Array sorted = jnp::concatenate({a, jnp::array({jnp::nan, jnp::nan})});
+  const Array v =
+      jnp::concatenate({jnp::floor(jx::random::uniform(jx::random::PRNGKey(4), {300}) * 44) - 2,
+                        jnp::array({jnp::nan, -jnp::inf, jnp::inf})});
+  for (const char *side : {"left", "right"})
+    for (const Array &haystack : {a, sorted, a(jx::slice(0, 1)), a(jx::slice(0, 0))})
+      EXPECT_TRUE(jnp::array_equal(jnp::searchsorted(haystack, v, side),
+                                   jnp::searchsorted(haystack, v, side, "compare_all"))
+                      .item<bool>())
+          << side << " " << haystack.size();
+  expect_error<jx::ValueError>([&] { jnp::searchsorted(a, v, "left", "sort2"); },
+                               "'sort2' is an invalid value for keyword 'method'");
+}
+
+TEST(Breadth, SetRoutinesUnderJitNeedASize) {
+  const Array x = jnp::array({4.0, 1.0, 4.0, 2.0, jnp::nan, 1.0});
+  const Array y = jnp::array({2.0, 5.0, 2.0});
+  expect_error<jx::ConcretizationTypeError>(
+      [&] { jx::jit([](const Array &v) { return jnp::unique(v); })(x); },
+      "The error arose for the first argument of jnp.unique(). To make jnp.unique() compatible "
+      "with JIT and other transforms, you can specify a concrete value for the size argument");
+  expect_error<jx::ConcretizationTypeError>(
+      [&] { jx::jit([](const Array &v, const Array &w) { return jnp::union1d(v, w); })(x, y); },
+      "The error arose in union1d()");
+  expect_error<jx::ValueError>(
+      [&] { jnp::unique(jnp::zeros({0}), std::nullopt, true, 3); },
+      "jnp.unique: for zero-sized input with nonzero size argument, fill_value must be specified");
+  auto sized = [](const Array &v, const Array &w) {
+    return std::tuple{jnp::unique(v, std::nullopt, true, 5), jnp::unique_all(v, 7).counts,
+                      jnp::intersect1d(v, w, false, 3),      jnp::setdiff1d(v, w, false, 4),
+                      jnp::setxor1d(v, w, false, 5),         jnp::union1d(v, w, 6)};
+  };
+  const auto eager = sized(x, y);
+  const auto jitted = jx::jit(sized)(x, y);
+  auto same = [](const Array &p, const Array &q) {
+    return jnp::array_equal(p, q, true).item<bool>();
+  };
+  EXPECT_TRUE(same(std::get<0>(jitted), std::get<0>(eager)));
+  EXPECT_TRUE(same(std::get<1>(jitted), std::get<1>(eager)));
+  EXPECT_TRUE(same(std::get<2>(jitted), std::get<2>(eager)));
+  EXPECT_TRUE(same(std::get<3>(jitted), std::get<3>(eager)));
+  EXPECT_TRUE(same(std::get<4>(jitted), std::get<4>(eager)));
+  EXPECT_TRUE(same(std::get<5>(jitted), std::get<5>(eager)));
+  // unique's values and inverse rebuild x; its counts sum to x's size.
+  const jnp::UniqueAllResult u = jnp::unique_all(jnp::array({3, 1, 3, 2, 1, 3}));
+  EXPECT_TRUE(same(jnp::take(u.values, u.inverse_indices), jnp::array({3, 1, 3, 2, 1, 3})));
+  EXPECT_EQ(jnp::sum(u.counts).item<int64_t>(), 6);
+}
+
+TEST(Breadth, HistogramsUnderJitAndErrors) {
+  const Array x = jx::random::normal(jx::random::PRNGKey(5), {1000});
+  const auto eager = jnp::histogram(x, int64_t(12), jnp::Range{-3, 3});
+  const auto jitted = jx::jit([](const Array &v) {
+    const auto [counts, edges] = jnp::histogram(v, int64_t(12), jnp::Range{-3, 3});
+    return std::tuple{counts, edges};
+  })(x);
+  EXPECT_TRUE(jnp::array_equal(std::get<0>(jitted), eager.first).item<bool>());
+  // Values outside the range are not counted; the last edge is in the last bin.
+  EXPECT_EQ(
+      jnp::sum(
+          jnp::histogram(jnp::array({-1.0, 0.0, 1.0, 2.0}), int64_t(2), jnp::Range{0, 1}).first)
+          .item<double>(),
+      2.0);
+  expect_error<jx::ValueError>([&] { jnp::histogram(x, int64_t(3), std::nullopt, jnp::ones({3})); },
+                               "weights should have the same shape as a.");
+  expect_error<jx::ValueError>([&] { jnp::histogram(x, int64_t(0)); },
+                               "`bins` must be positive, when an integer");
+  expect_error<jx::ValueError>(
+      [&] {
+        jnp::histogramdd(jnp::ones({4, 2}), {int64_t(2), int64_t(2), int64_t(2)});
+      },
+      "should be a bin for each dimension.");
+}
+
 } // namespace

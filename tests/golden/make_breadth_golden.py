@@ -78,6 +78,11 @@ key2 = inp("key2", np.array([1, 0, 1, 0, 1, 0]))
 key1 = inp("key1", np.array([2.0, 2.0, 1.0, 1.0, 3.0, 3.0]))
 bins = inp("bins", np.array([-1.0, 0.0, 0.5, 2.0]))
 queries = inp("queries", np.array([-2.0, -1.0, 0.0, 0.25, 0.5, 3.0, np.nan, 2.0]))
+dup = inp("dup", np.array([3.0, 1.0, 2.0, 1.0, np.nan, 3.0, -0.0, 0.0, np.nan, 2.0]))
+dup_rows = inp("dup_rows", np.array([[1, 2], [3, 4], [1, 2], [0, 5], [3, 4]]))
+set1 = inp("set1", np.array([5, 1, 3, 3, 7, 1]))
+set2 = inp("set2", np.array([3, 9, 1, 1, 4]))
+edges = inp("edges", np.array([-2.0, -0.5, 0.0, 0.5, 2.0]))
 xp = inp("xp", np.array([0.0, 1.0, 1.5, 4.0]))
 fp = inp("fp", np.array([1.0, -1.0, 2.0, 0.5]))
 phase = inp("phase", np.cumsum(rng.uniform(0.5, 2.5, size=(12,))) % (2 * np.pi))
@@ -319,11 +324,54 @@ CASES = [
     ("searchsorted_left", lambda: np.searchsorted(bins, queries)),
     ("searchsorted_right", lambda: np.searchsorted(bins, queries, side="right")),
     ("searchsorted_2d", lambda: np.searchsorted(xs, x)),
+    ("searchsorted_left_all", lambda: np.searchsorted(bins, queries)),
+    ("searchsorted_right_long", lambda: np.searchsorted(np.arange(37.0), np.linspace(-1, 40, 50),
+                                                        side="right")),
     ("digitize", lambda: np.digitize(queries, bins)),
     ("digitize_right", lambda: np.digitize(queries, bins, right=True)),
     ("digitize_decreasing", lambda: np.digitize(queries, bins[::-1])),
     ("interp", lambda: np.interp(queries[:6], xp, fp)),
     ("interp_grid", lambda: np.interp(np.linspace(-1, 5, 13), xp, fp, left=-9.0, right=9.0)),
+    ("unique", lambda: np.unique(dup)),
+    ("unique_nan_distinct", lambda: np.unique(dup, equal_nan=False)),
+    ("unique_rows", lambda: np.unique(dup_rows, axis=0)),
+    ("unique_cols", lambda: np.unique(ties_int, axis=1)),
+    ("unique_empty", lambda: np.unique(np.zeros(0))),
+    ("unique_size", lambda: jnp.unique(dup, size=8)),  # JAX: padded with the smallest value
+    ("unique_size_fill", lambda: jnp.unique(dup, size=8, fill_value=-9.0)),
+    ("unique_all_values", lambda: np.unique_all(ties_int).values),
+    ("unique_all_indices", lambda: np.unique_all(ties_int).indices),
+    ("unique_all_inverse", lambda: np.unique_all(ties_int).inverse_indices),
+    ("unique_all_counts", lambda: np.unique_all(ties_int).counts),
+    ("unique_counts_nan", lambda: np.unique_counts(dup).counts),
+    ("unique_inverse_rows", lambda: np.unique_inverse(dup_rows).inverse_indices),
+    ("unique_values", lambda: jnp.unique_values(set1)),  # NumPy 2.3's need not be sorted
+    ("unique_counts_size", lambda: jnp.unique_counts(set1, size=6).counts),
+    ("union1d", lambda: np.union1d(set1, set2)),
+    ("intersect1d", lambda: np.intersect1d(set1, set2)),
+    ("setdiff1d", lambda: np.setdiff1d(set1, set2)),
+    ("setxor1d", lambda: np.setxor1d(set1, set2)),
+    ("setxor1d_unique", lambda: np.setxor1d(np.unique(set1), np.unique(set2), assume_unique=True)),
+    ("union1d_size", lambda: jnp.union1d(set1, set2, size=9)),
+    ("intersect1d_size", lambda: jnp.intersect1d(set1, set2, size=4)),
+    ("intersect1d_fill", lambda: jnp.intersect1d(set1, set2, size=4, fill_value=-1)),
+    ("setdiff1d_size", lambda: jnp.setdiff1d(set1, set2, size=4)),
+    ("setxor1d_size", lambda: jnp.setxor1d(set1, set2, size=6)),
+    # JAX's counts take a's (or the weights') dtype; NumPy's are int64.
+    ("histogram_counts", lambda: np.histogram(x)[0], np.float64),
+    ("histogram_edges", lambda: np.histogram(x)[1]),
+    ("histogram_range", lambda: np.histogram(x, bins=5, range=(-1, 1))[0], np.float64),
+    ("histogram_bins_array", lambda: np.histogram(x, bins=edges)[0], np.float64),
+    ("histogram_weights", lambda: np.histogram(x, bins=4, weights=w34)[0]),
+    ("histogram_density", lambda: np.histogram(x, bins=4, density=True)[0]),
+    ("histogram_int", lambda: np.histogram(ints, bins=3)[0]),
+    ("histogram_bin_edges", lambda: np.histogram_bin_edges(x, bins=6)),
+    ("histogram_one_value", lambda: np.histogram(np.ones(4), bins=2)[1]),
+    # JAX counts by bincount: int64 without weights (NumPy's float64).
+    ("histogram2d", lambda: np.histogram2d(x.ravel(), y.ravel(), bins=3)[0], np.int64),
+    ("histogram2d_yedges", lambda: np.histogram2d(x.ravel(), y.ravel(), bins=[3, 2])[2]),
+    ("histogramdd", lambda: np.histogramdd(cube.reshape(8, 3), bins=[2, 3, 4])[0], np.int64),
+    ("histogramdd_density", lambda: np.histogramdd(cube.reshape(8, 3), bins=2, density=True)[0]),
     ("median", lambda: np.median(x)),
     ("median_axis", lambda: np.median(cube, axis=1)),
     ("median_even", lambda: np.median(x, axis=1, keepdims=True)),
