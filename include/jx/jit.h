@@ -102,11 +102,99 @@ template <class... T> struct Outputs<std::tuple<T...>> {
 
 template <class A> constexpr bool is_array_v = std::is_same_v<std::decay_t<A>, Array>;
 template <class A> constexpr bool is_spec_v = std::is_same_v<std::decay_t<A>, ShapeDtypeStruct>;
-// A list of arrays (or, for lower(), of their specs) as one argument: JAX's list pytree.
-template <class A>
-constexpr bool is_array_list_v = std::is_same_v<std::decay_t<A>, std::vector<Array>>;
-template <class A>
-constexpr bool is_spec_list_v = std::is_same_v<std::decay_t<A>, std::vector<ShapeDtypeStruct>>;
+
+// JAX's argument pytrees: an Array (for lower(), or its ShapeDtypeStruct), and std::vector,
+// std::tuple and std::map<std::string, ...> of them, nested. A tree's leaves are traced in order
+// (a map's by key, as JAX sorts a dict's); its structure (lengths, keys) is part of the
+// signature. Any other argument is static.
+template <class T> struct ArgTree { static constexpr bool is_tree = false; };
+template <class Leaf> struct ArgLeaf {
+  static constexpr bool is_tree = true;
+  using Arg = Array;
+  static void flatten(const Leaf &a, std::vector<ShapeDtypeStruct> &specs,
+                      std::vector<Array> *arrays) {
+    if constexpr (std::is_same_v<Leaf, ShapeDtypeStruct>) {
+      specs.push_back(a);
+    } else {
+      // A placed argument's sharding is part of the signature, as in JAX.
+      specs.push_back({a.shape(), a.dtype(),
+                       a.committed() ? std::optional<Sharding>(a.sharding()) : std::nullopt,
+                       a.weak_type()});
+      if (arrays) arrays->push_back(a);
+    }
+  }
+  static std::string structure(const Leaf &) { return "*"; }
+  static Array rebuild(const Leaf &, const std::vector<Array> &params, size_t &next) {
+    return params.at(next++);
+  }
+};
+template <> struct ArgTree<Array> : ArgLeaf<Array> {};
+template <> struct ArgTree<ShapeDtypeStruct> : ArgLeaf<ShapeDtypeStruct> {};
+template <class T> struct ArgTree<std::vector<T>> {
+  static constexpr bool is_tree = ArgTree<T>::is_tree;
+  using Arg = std::vector<typename ArgTree<T>::Arg>;
+  static void flatten(const std::vector<T> &v, std::vector<ShapeDtypeStruct> &specs,
+                      std::vector<Array> *arrays) {
+    for (const T &x : v)
+      ArgTree<T>::flatten(x, specs, arrays);
+  }
+  static std::string structure(const std::vector<T> &v) {
+    std::string s = "[";
+    for (const T &x : v)
+      s += ArgTree<T>::structure(x) + ",";
+    return s + "]";
+  }
+  static Arg rebuild(const std::vector<T> &v, const std::vector<Array> &params, size_t &next) {
+    Arg out;
+    for (const T &x : v)
+      out.push_back(ArgTree<T>::rebuild(x, params, next));
+    return out;
+  }
+};
+template <class... T> struct ArgTree<std::tuple<T...>> {
+  static constexpr bool is_tree = (ArgTree<T>::is_tree && ...);
+  using Arg = std::tuple<typename ArgTree<T>::Arg...>;
+  static void flatten(const std::tuple<T...> &t, std::vector<ShapeDtypeStruct> &specs,
+                      std::vector<Array> *arrays) {
+    std::apply([&](const auto &...x) { (ArgTree<T>::flatten(x, specs, arrays), ...); }, t);
+  }
+  static std::string structure(const std::tuple<T...> &t) {
+    return std::apply(
+        [](const auto &...x) { return "(" + ((ArgTree<T>::structure(x) + ",") + ... + ")"); }, t);
+  }
+  static Arg rebuild(const std::tuple<T...> &t, const std::vector<Array> &params, size_t &next) {
+    // Braced init keeps the left-to-right order.
+    return std::apply(
+        [&](const auto &...x) { return Arg{ArgTree<T>::rebuild(x, params, next)...}; }, t);
+  }
+};
+template <class T> struct ArgTree<std::map<std::string, T>> {
+  static constexpr bool is_tree = ArgTree<T>::is_tree;
+  using Arg = std::map<std::string, typename ArgTree<T>::Arg>;
+  static void flatten(const std::map<std::string, T> &m, std::vector<ShapeDtypeStruct> &specs,
+                      std::vector<Array> *arrays) {
+    for (const auto &[key, x] : m)
+      ArgTree<T>::flatten(x, specs, arrays);
+  }
+  static std::string structure(const std::map<std::string, T> &m) {
+    std::string s = "{";
+    for (const auto &[key, x] : m)
+      s += fmt::format("{:?}:", key) + ArgTree<T>::structure(x) + ",";
+    return s + "}";
+  }
+  static Arg rebuild(const std::map<std::string, T> &m, const std::vector<Array> &params,
+                     size_t &next) {
+    Arg out;
+    for (const auto &[key, x] : m)
+      out.emplace(key, ArgTree<T>::rebuild(x, params, next));
+    return out;
+  }
+};
+template <class A> constexpr bool is_tree_v = ArgTree<std::decay_t<A>>::is_tree;
+// What f receives for an argument: the tree with Arrays for its specs, or the static value.
+template <class A, bool = is_tree_v<A>> struct ArgOf { using type = A; };
+template <class A> struct ArgOf<A, true> { using type = typename ArgTree<std::decay_t<A>>::Arg; };
+template <class A> using arg_of_t = typename ArgOf<std::decay_t<A>>::type;
 
 } // namespace detail
 
@@ -117,8 +205,19 @@ public:
       : program_(std::move(program)) {}
 
   // Raises jx::TypeError when the arguments' count, shapes or dtypes differ from the signature.
+  // Arrays or argument trees (std::vector, std::tuple, std::map of Arrays), as traced.
   template <class... A> Out operator()(const A &...args) const {
-    return detail::Outputs<Out>::unflatten(detail::call(*program_, {Array(args)...}));
+    std::vector<ShapeDtypeStruct> specs;
+    std::vector<Array> arrays;
+    (
+        [&] {
+          if constexpr (detail::is_tree_v<A>)
+            detail::ArgTree<A>::flatten(args, specs, &arrays);
+          else
+            arrays.push_back(Array(args)); // a C++ scalar for an array argument
+        }(),
+        ...);
+    return detail::Outputs<Out>::unflatten(detail::call(*program_, arrays));
   }
   Out call(const std::vector<Array> &args) const {
     return detail::Outputs<Out>::unflatten(detail::call(*program_, args));
@@ -149,9 +248,10 @@ private:
   std::shared_ptr<detail::Program> program_;
 };
 
-// jax.jit(f): F takes Arrays, std::vector<Array> lists (JAX's list pytrees, any length: each
-// length a signature) and static non-array arguments (part of the cache key, printable with fmt),
-// and returns an Array, std::vector<Array> or std::tuple of Arrays.
+// jax.jit(f): F takes Arrays, argument trees (std::vector, std::tuple and
+// std::map<std::string, ...> of Arrays, nested: JAX's pytrees; each structure a signature) and
+// static non-array arguments (part of the cache key, printable with fmt), and returns an Array,
+// std::vector<Array> or std::tuple of Arrays.
 template <class F> class Jitted {
 public:
   explicit Jitted(F f, JitOptions options = {})
@@ -164,7 +264,7 @@ public:
     if (detail::tracing_now()) return Out(state_->f(args...));
     std::vector<ShapeDtypeStruct> specs;
     std::vector<Array> arrays;
-    (collect(args, specs, arrays), ...);
+    (collect(args, specs, &arrays), ...);
     std::string key = detail::signature(specs) + static_key(args...);
     std::shared_ptr<detail::Program> program;
     {
@@ -182,9 +282,9 @@ public:
 
   // jax.jit(f).lower(ShapeDtypeStruct(...) or Array, ...): an Array argument stands for its spec.
   template <class... S> auto lower(const S &...specs_or_static) const {
-    using Out = std::decay_t<std::invoke_result_t<const F &, const as_arg_t<S> &...>>;
+    using Out = std::decay_t<std::invoke_result_t<const F &, const detail::arg_of_t<S> &...>>;
     std::vector<ShapeDtypeStruct> specs;
-    (collect_spec(specs_or_static, specs), ...);
+    (collect(specs_or_static, specs, nullptr), ...);
     return Lowered<Out>(lower_impl<Out>(specs, specs_or_static...));
   }
 
@@ -195,11 +295,6 @@ public:
   }
 
 private:
-  template <class S>
-  using as_arg_t =
-      std::conditional_t<detail::is_spec_v<S>, Array,
-                         std::conditional_t<detail::is_spec_list_v<S>, std::vector<Array>, S>>;
-
   struct State {
     State(F f, JitOptions options) : f(std::move(f)), options(options) {}
     F f;
@@ -210,38 +305,19 @@ private:
 
   template <class A>
   static void collect(const A &a, std::vector<ShapeDtypeStruct> &specs,
-                      std::vector<Array> &arrays) {
-    if constexpr (detail::is_array_v<A>) {
-      // A placed argument's sharding is part of the signature, as in JAX.
-      specs.push_back({a.shape(), a.dtype(),
-                       a.committed() ? std::optional<Sharding>(a.sharding()) : std::nullopt,
-                       a.weak_type()});
-      arrays.push_back(a);
-    } else if constexpr (detail::is_array_list_v<A>) {
-      for (const Array &x : a)
-        collect(x, specs, arrays);
-    }
-  }
-  template <class S> static void collect_spec(const S &s, std::vector<ShapeDtypeStruct> &specs) {
-    if constexpr (detail::is_spec_v<S>) {
-      specs.push_back(s);
-    } else if constexpr (detail::is_array_v<S> || detail::is_array_list_v<S>) {
-      // As jax.jit(f).lower(x): x stands for its spec.
-      std::vector<Array> unused;
-      collect(s, specs, unused);
-    } else if constexpr (detail::is_spec_list_v<S>) {
-      specs.insert(specs.end(), s.begin(), s.end());
-    }
+                      std::vector<Array> *arrays) {
+    if constexpr (detail::is_tree_v<A>) detail::ArgTree<A>::flatten(a, specs, arrays);
   }
   template <class... A> static std::string static_key(const A &...args) {
     std::string key;
     (
         [&] {
-          // A list's length: lists that split the same arrays otherwise are other signatures.
-          if constexpr (detail::is_array_list_v<A> || detail::is_spec_list_v<A>)
-            key += fmt::format(";[{}]", args.size());
-          else if constexpr (!detail::is_array_v<A> && !detail::is_spec_v<A>)
+          // A tree's structure: trees that split the same arrays otherwise are other signatures.
+          if constexpr (detail::is_tree_v<A>) {
+            key += ";" + detail::ArgTree<A>::structure(args);
+          } else {
             key += fmt::format(";{}", args);
+          }
         }(),
         ...);
     return key;
@@ -255,13 +331,8 @@ private:
       size_t next = 0;
       auto pick = [&](const auto &a) -> decltype(auto) {
         using T = std::decay_t<decltype(a)>;
-        if constexpr (detail::is_array_v<T> || detail::is_spec_v<T>) {
-          return Array(params[next++]);
-        } else if constexpr (detail::is_array_list_v<T> || detail::is_spec_list_v<T>) {
-          std::vector<Array> list(params.begin() + std::ptrdiff_t(next),
-                                  params.begin() + std::ptrdiff_t(next + a.size()));
-          next += a.size();
-          return list;
+        if constexpr (detail::is_tree_v<T>) {
+          return detail::ArgTree<T>::rebuild(a, params, next);
         } else {
           return (a);
         }

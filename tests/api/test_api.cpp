@@ -4,7 +4,10 @@
 #include <cmath>
 #include <filesystem>
 #include <gtest/gtest.h>
+
 #include <limits>
+#include <map>
+#include <tuple>
 #include <unistd.h>
 
 #include "ir/node.h"
@@ -155,6 +158,45 @@ TEST(Api, JitOfAListOfArrays) {
                             .compile();
   EXPECT_EQ(compiled.call({one, one, Array(jnp::array(3.0))}).to_vector<double>(),
             (std::vector<double>{6, 6}));
+}
+
+// Tuples and maps of arrays (JAX's tuple and dict pytrees), nested: each structure (lengths, keys)
+// its own signature; a map's arrays traced in key order.
+TEST(Api, JitOfTuplesAndMapsOfArrays) {
+  using Params = std::map<std::string, Array>;
+  auto predict = jx::jit([](const Params &p, const std::tuple<Array, std::vector<Array>> &data) {
+    const auto &[x, extra] = data;
+    Array y = jnp::matmul(x, p.at("w")) + p.at("b");
+    for (const Array &e : extra)
+      y = y + e;
+    return y;
+  });
+  const Params params{{"w", jnp::ones({3, 2}) * 2.0}, {"b", jnp::array({1.0, -1.0})}};
+  const Array x = jnp::arange(6.0).reshape({2, 3});
+  const Array y = predict(params, std::tuple{x, std::vector<Array>{}});
+  EXPECT_EQ(y.to_vector<double>(), (std::vector<double>{7, 5, 25, 23}));
+  EXPECT_EQ(predict(params, std::tuple{x, std::vector<Array>{jnp::ones({2})}}).to_vector<double>(),
+            (std::vector<double>{8, 6, 26, 24}));
+  EXPECT_EQ(predict.cache_size(), 2u);
+  // Another key is another structure (as another dict in JAX), even with arrays of one signature.
+  auto sum_of = jx::jit([](const Params &p) {
+    Array total = jnp::zeros({});
+    for (const auto &[name, v] : p)
+      total = total + jnp::sum(v);
+    return total;
+  });
+  EXPECT_EQ(sum_of(Params{{"a", jnp::ones({2})}}).item<double>(), 2.0);
+  EXPECT_EQ(sum_of(Params{{"b", jnp::ones({2})}}).item<double>(), 2.0);
+  EXPECT_EQ(sum_of.cache_size(), 2u);
+  // lower() takes the same trees of specs; the compiled function takes the trees of arrays.
+  const jx::ShapeDtypeStruct w{{3, 2}, jx::float64}, b{{2}, jx::float64}, xs{{2, 3}, jx::float64};
+  const auto compiled =
+      predict
+          .lower(std::map<std::string, jx::ShapeDtypeStruct>{{"w", w}, {"b", b}},
+                 std::tuple<jx::ShapeDtypeStruct, std::vector<jx::ShapeDtypeStruct>>{xs, {}})
+          .compile();
+  EXPECT_EQ(compiled(params, std::tuple{x, std::vector<Array>{}}).to_vector<double>(),
+            y.to_vector<double>());
 }
 
 // bool arange as NumPy: at most two elements (it built an ill-typed graph; API fuzzer).
