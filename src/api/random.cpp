@@ -66,7 +66,9 @@ Array uniform(const Key &key, const Shape &shape, DType dtype, const Array &minv
   Array lo = jnp::broadcast_to(minval.astype(dtype), shape);
   Array hi = jnp::broadcast_to(maxval.astype(dtype), shape);
   Array f = unit_uniform(key, shape, dtype);
-  return jnp::maximum(lo, f * (hi - lo) + lo);
+  // One rounding, as XLA:CPU contracts jax.random.uniform's f * (hi - lo) + lo.
+  const Array scaled = api::wrap(ir::fma(api::node_of(f), api::node_of(hi - lo), api::node_of(lo)));
+  return jnp::maximum(lo, scaled);
 }
 
 Array normal(const Key &key, const Shape &shape, DType dtype) {

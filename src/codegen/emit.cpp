@@ -808,6 +808,9 @@ private:
         return compare(n.op, in(0).dtype, value(in(0), idx), value(in(1), idx));
       return binary(n.op, n.dtype, value(in(0), idx), value(in(1), idx));
     case OpKind::Ternary:
+      if (n.op == Op::Fma)
+        return b_.CreateIntrinsic(llvm::Intrinsic::fma, {reg_type(n.dtype)},
+                                  {value(in(0), idx), value(in(1), idx), value(in(2), idx)});
       return b_.CreateSelect(value(in(0), idx), value(in(1), idx), value(in(2), idx));
     case OpKind::Movement: return movement(n, idx);
     case OpKind::Reduce:

@@ -5,6 +5,7 @@
 #include <jx/error.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fmt/format.h>
 #include <unordered_map>
@@ -96,7 +97,7 @@ struct Evaluator {
     case OpKind::Leaf: return leaf<T>(n);
     case OpKind::Unary: return unary<T>(n);
     case OpKind::Binary: return binary<T>(n);
-    case OpKind::Ternary: return select<T>(n);
+    case OpKind::Ternary: return n.op == Op::Fma ? fma<T>(n) : select<T>(n);
     case OpKind::Movement: return movement<T>(n);
     case OpKind::Reduce: return reduce<T>(n);
     case OpKind::Contraction: return dot<T>(n);
@@ -255,6 +256,19 @@ struct Evaluator {
     for (int64_t i = 0, size = n.size(); i < size; ++i)
       o[i] = p[i] ? a[i] : b[i];
     return out;
+  }
+
+  template <class T> BufferPtr fma(const Node &n) {
+    BufferPtr out = alloc(n);
+    if constexpr (std::is_floating_point_v<T>) {
+      T *o = out->as<T>();
+      const T *a = value(n.inputs[0])->as<T>(), *b = value(n.inputs[1])->as<T>(),
+              *c = value(n.inputs[2])->as<T>();
+      for (int64_t i = 0, size = n.size(); i < size; ++i)
+        o[i] = std::fma(a[i], b[i], c[i]);
+      return out;
+    }
+    throw Error("internal: fma of a non-float type");
   }
 
   template <class T> BufferPtr movement(const Node &n) {

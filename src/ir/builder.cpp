@@ -609,6 +609,16 @@ NodePtr select(NodePtr pred, NodePtr on_true, NodePtr on_false) {
                  .inputs = {std::move(pred), std::move(on_true), std::move(on_false)}});
 }
 
+NodePtr fma(NodePtr a, NodePtr b, NodePtr c) {
+  check(is_floating(a->dtype), Op::Fma, "float operands");
+  const DType dtype = a->dtype;
+  const bool weak = a->weak && b->weak && c->weak;
+  return finish({.op = Op::Fma,
+                 .dtype = dtype,
+                 .weak = weak,
+                 .inputs = {std::move(a), std::move(b), std::move(c)}});
+}
+
 NodePtr broadcast(NodePtr x, Shape shape, std::vector<int64_t> dims) {
   if (x->shape == shape) return x;
   // One broadcast, not a chain: x[:, None] broadcast further is one index map.

@@ -40,6 +40,8 @@ NodePtr unary(Op op, NodePtr x);
 NodePtr convert(NodePtr x, DType dtype, bool weak = false);
 NodePtr binary(Op op, NodePtr a, NodePtr b);
 NodePtr select(NodePtr pred, NodePtr on_true, NodePtr on_false);
+// a * b + c with one rounding, for floats of one dtype and shape.
+NodePtr fma(NodePtr a, NodePtr b, NodePtr c);
 
 // Movement.
 // dims[i] is the output axis that operand axis i maps to (increasing); other axes are new.

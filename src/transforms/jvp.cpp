@@ -253,8 +253,9 @@ NodePtr apply_rule(const NodePtr &ans, const std::vector<NodePtr> &ts) {
 #define JX_TERM(e) [&](const NodePtr &t) -> NodePtr { return e; }
 #define JX_TERMS_1(a) JX_TERM(a)
 #define JX_TERMS_2(a, b) JX_TERM(a), JX_TERM(b)
-#define JX_PICK(_1, _2, n, ...) n
-#define JVP(...) JX_PICK(__VA_ARGS__, JX_TERMS_2, JX_TERMS_1)(__VA_ARGS__)
+#define JX_TERMS_3(a, b, c) JX_TERM(a), JX_TERM(b), JX_TERM(c)
+#define JX_PICK(_1, _2, _3, n, ...) n
+#define JVP(...) JX_PICK(__VA_ARGS__, JX_TERMS_3, JX_TERMS_2, JX_TERMS_1)(__VA_ARGS__)
   // clang-format off
 #define JX_RULE(op, terms) case Op::op: return sum({terms});
 #define JX_LINEAR(op, terms, transposes) case Op::op: return sum({terms});
@@ -272,6 +273,7 @@ NodePtr apply_rule(const NodePtr &ans, const std::vector<NodePtr> &ts) {
 #undef JX_TERM
 #undef JX_TERMS_1
 #undef JX_TERMS_2
+#undef JX_TERMS_3
 #undef JX_PICK
 #undef JVP
 #undef JX_RULE

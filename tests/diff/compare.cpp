@@ -335,6 +335,15 @@ private:
       return or_inf(bin(Op::And, known(0, e1, 1), known(1, e0, 0)),
                     add(add(mul(mag(x(0)), e1), mul(mag(x(1)), e0)), mul(e0, e1)));
     }
+    case Op::Fma: {
+      // a * b's bound (as Mul's) plus c's: the one rounding is added after.
+      NodePtr e0 = err(0), e1 = err(1);
+      auto known = [&](size_t i, const NodePtr &e_other, size_t other) {
+        return bin(Op::Or, un(Op::IsFinite, x(i)), steady(x(other), e_other));
+      };
+      return or_inf(bin(Op::And, known(0, e1, 1), known(1, e0, 0)),
+                    add(add(add(mul(mag(x(0)), e1), mul(mag(x(1)), e0)), mul(e0, e1)), err(2)));
+    }
     case Op::Div: {
       // |a'/b' - a/b| <= (da + |a/b| db) / (|b| - db) for db < |b|. An exact zero divisor gives
       // an infinity of a's sign.

@@ -64,6 +64,11 @@ def main():
         ("uniform_key42_3x5x2_f64", as_bits(jax.random.uniform(k42, (3, 5, 2), f64))),
         ("uniform_key7_10x100_f32", as_bits(jax.random.uniform(k7, (10, 100), f32))),
         ("uniform_key7_10x100_f64", as_bits(jax.random.uniform(k7, (10, 100), f64))),
+        # A range other than [0, 1): XLA:CPU computes f * (max - min) + min with one rounding.
+        ("uniform_range_key7_300_f32",
+         as_bits(jax.random.uniform(k7, (300,), f32, minval=-3.3, maxval=5.7))),
+        ("uniform_range_key7_300_f64",
+         as_bits(jax.random.uniform(k7, (300,), f64, minval=-3.3, maxval=5.7))),
         ("normal_key0_4x4_f32", as_bits(jax.random.normal(k0, (4, 4), f32))),
         ("normal_key0_4x4_f64", as_bits(jax.random.normal(k0, (4, 4), f64))),
         ("normal_key1_10000_f32", as_bits(jax.random.normal(k1, (10000,), f32))),

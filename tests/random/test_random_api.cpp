@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <limits>
 
+#include "golden/random_golden.inc"
 #include "ir/node.h"
 #include "runtime/threefry.h"
 
@@ -52,6 +53,30 @@ TEST(RandomApi, UniformRange) {
   EXPECT_LT(jnp::max(x).item<double>(), 5.0);
   auto m = jnp::mean(x).item<double>();
   EXPECT_NEAR(m, 1.5, 0.3);
+}
+
+// JAX's values for a range other than [0, 1), eagerly and under jit: XLA:CPU contracts
+// f * (max - min) + min into one fused multiply-add, and so does jx.
+template <class T, size_t N> void expect_range_bits(const auto(&golden)[N], jx::DType dtype) {
+  const auto key = jx::random::PRNGKey(7);
+  auto f = [dtype](const jx::random::Key &k) {
+    return jx::random::uniform(k, {int64_t(N)}, dtype, -3.3, 5.7);
+  };
+  for (const jx::Array &x : {f(key), jx::jit([&](const jx::Array &unused) {
+                               return jx::random::uniform(key, {int64_t(N)}, dtype, -3.3, 5.7) +
+                                      unused * 0;
+                             })(jnp::zeros({}, dtype))}) {
+    const std::vector<T> v = x.to_vector<T>();
+    int64_t differ = 0;
+    for (size_t i = 0; i < N; ++i)
+      differ += std::memcmp(&v[i], &golden[i], sizeof(T)) != 0;
+    EXPECT_EQ(differ, 0) << jx::dtype_name(dtype);
+  }
+}
+
+TEST(RandomApi, UniformRangeIsJaxsBitForBit) {
+  expect_range_bits<float>(golden::uniform_range_key7_300_f32, jnp::float32);
+  expect_range_bits<double>(golden::uniform_range_key7_300_f64, jnp::float64);
 }
 
 TEST(RandomApi, NormalMoments) {

@@ -70,6 +70,7 @@ Array apply_op(Op op, const std::vector<Array> &args) {
   if (op == Op::Select) // a fixed predicate: the op is linear in both branches
     return Array(ir::select((jnp::arange(double(n_points)) < double(n_points / 2)).node(),
                             args[0].node(), args[1].node()));
+  if (op == Op::Fma) return Array(ir::fma(args[0].node(), args[1].node(), args[2].node()));
   if (args.size() == 1) return Array(ir::unary(op, args[0].node()));
   return Array(ir::binary(op, args[0].node(), args[1].node()));
 }

@@ -42,7 +42,9 @@ NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
         op == Op::ShiftRight)
       return nullptr;
     return ir::binary(op, x, y);
-  case ir::OpKind::Ternary: return ir::select(ir::binary(Op::Lt, x, ir::unary(Op::Sin, y)), x, y);
+  case ir::OpKind::Ternary:
+    if (op == Op::Fma) return ir::fma(x, y, ir::unary(Op::Sin, x));
+    return ir::select(ir::binary(Op::Lt, x, ir::unary(Op::Sin, y)), x, y);
   case ir::OpKind::Movement:
   case ir::OpKind::Reduce:
   case ir::OpKind::Contraction:
