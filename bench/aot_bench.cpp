@@ -22,14 +22,10 @@
 namespace jnp = jx::numpy;
 using jx::Array;
 using seed_bench::Clock;
+using seed_bench::median;
 using seed_bench::ms_since;
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // Calls jit() and aot() in turn, rounds * reps times each, so that both see the same drift of
 // clocks and caches; returns {jit median, aot median}.

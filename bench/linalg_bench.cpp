@@ -21,12 +21,8 @@ namespace jnp = jx::numpy;
 namespace la = jx::numpy::linalg;
 using jx::Array;
 using seed_bench::Clock;
+using seed_bench::median;
 using seed_bench::ms_since;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 } // namespace
 

@@ -28,14 +28,10 @@ namespace jnp = jx::numpy;
 namespace lax = jx::lax;
 using jx::Array;
 using seed_bench::Clock;
+using seed_bench::median;
 using seed_bench::ms_since;
 
 Array tiny_step(const Array &x) { return x * 0.999 + 0.001; }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 struct Figures {
   double loop_step_ms, single_step_ms, cpp_loop_step_ms;

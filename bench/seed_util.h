@@ -18,6 +18,12 @@ inline double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+// The middle value (the upper one of an even count).
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 // Peak resident set size (VmHWM) in MiB.
 inline double peak_rss_mib() {
   std::ifstream status("/proc/self/status");

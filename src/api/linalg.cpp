@@ -121,23 +121,10 @@ Array solve(const Array &a, const Array &b) {
   return vector ? squeeze(out, -1) : out;
 }
 
-EighResult eigh(const Array &a, std::optional<std::string> UPLO, bool symmetrize_input) {
-  if (UPLO && *UPLO != "L" && *UPLO != "U")
-    throw ValueError(fmt::format("UPLO must be one of None, 'L', or 'U', got {}", *UPLO));
-  Array x = to_inexact(a);
-  if (!square(x))
-    throw ValueError(fmt::format(
-        "Argument to symmetric eigendecomposition must have shape [..., n, n], got shape {}",
-        shape_str(x.shape())));
-  if (symmetrize_input) x = symmetrized(x);
-  if (UPLO == "U") x = matrix_transpose(x);
-  const int64_t n = x.shape().back();
-  const Array packed = run(ir::Op::Eigh, x, 0);
-  return {squeeze(slice_along(packed, -2, 0, 1), -2),
-          matrix_transpose(slice_along(packed, -2, 1, n + 1))};
-}
-
-Array eigvalsh(const Array &a, const std::string &UPLO, bool symmetrize_input) {
+namespace {
+// eigh's operand: its lower triangle holds the matrix (read from the UPLO one), symmetrized first
+// unless told not to.
+Array symmetric_operand(const Array &a, const std::string &UPLO, bool symmetrize_input) {
   if (UPLO != "L" && UPLO != "U")
     throw ValueError(fmt::format("UPLO must be one of None, 'L', or 'U', got {}", UPLO));
   Array x = to_inexact(a);
@@ -146,8 +133,20 @@ Array eigvalsh(const Array &a, const std::string &UPLO, bool symmetrize_input) {
         "Argument to symmetric eigendecomposition must have shape [..., n, n], got shape {}",
         shape_str(x.shape())));
   if (symmetrize_input) x = symmetrized(x);
-  if (UPLO == "U") x = matrix_transpose(x);
-  return run(ir::Op::Eigh, x, 1);
+  return UPLO == "U" ? matrix_transpose(x) : x;
+}
+} // namespace
+
+EighResult eigh(const Array &a, std::optional<std::string> UPLO, bool symmetrize_input) {
+  const Array x = symmetric_operand(a, UPLO.value_or("L"), symmetrize_input);
+  const int64_t n = x.shape().back();
+  const Array packed = run(ir::Op::Eigh, x, 0);
+  return {squeeze(slice_along(packed, -2, 0, 1), -2),
+          matrix_transpose(slice_along(packed, -2, 1, n + 1))};
+}
+
+Array eigvalsh(const Array &a, const std::string &UPLO, bool symmetrize_input) {
+  return run(ir::Op::Eigh, symmetric_operand(a, UPLO, symmetrize_input), 1);
 }
 
 SVDResult svd(const Array &a, bool full_matrices) {

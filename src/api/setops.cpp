@@ -151,6 +151,19 @@ Joined joined_unique(const Array &x, const Array &y, bool assume_unique) {
   return {take(arr, perm, 0, "clip"), (cx + cy).astype(DType::int64)};
 }
 
+// The first `size` sorted values where flags hold (as JAX's: the gather past the end gives 0), with
+// fill_results' fill.
+Array flagged_values(const Array &aux, const Array &flags, int64_t size,
+                     const std::optional<Array> &fill_value) {
+  const Array vals = take(aux, flatnonzero(flags, size, aux.size()), 0, "fill", Array(0));
+  return fill_results(vals, sum(flags).astype(DType::int64), fill_value);
+}
+
+// The sorted concatenation of x's and y's unique values (without a size: concrete x and y).
+Array sorted_uniques(const Array &x, const Array &y, bool assume_unique) {
+  return sort(concatenate({assume_unique ? x : unique(x), assume_unique ? y : unique(y)}));
+}
+
 std::pair<Array, Array> promoted_flat(const Array &a, const Array &b) {
   const DType type = result_type({a, b});
   return {ravel(a).astype(type), ravel(b).astype(type)};
@@ -227,12 +240,10 @@ Array intersect1d(const Array &ar1, const Array &ar2, bool assume_unique,
     if (n == 0) return fill_results(zeros({*size}, arr1.dtype()), Array(int64_t(0)), fill_value);
     const Array same = logical_and(later_rows(j.aux) == first_rows(j.aux),
                                    slice_along(arange(n) < j.count, 0, 1, std::nullopt));
-    const Array vals = take(j.aux, flatnonzero(same, *size, n), 0, "fill", Array(0));
-    return fill_results(vals, sum(same).astype(DType::int64), fill_value);
+    return flagged_values(j.aux, same, *size, fill_value);
   }
   api::require_concrete(arr1, "The error arose in intersect1d()");
-  const Array u1 = assume_unique ? arr1 : unique(arr1), u2 = assume_unique ? arr2 : unique(arr2);
-  const Array aux = sort(concatenate({u1, u2}));
+  const Array aux = sorted_uniques(arr1, arr2, assume_unique);
   if (aux.size() == 0) return aux;
   const Array lower = first_rows(aux);
   return take(lower, flatnonzero(later_rows(aux) == lower), 0, "clip");
@@ -254,12 +265,10 @@ Array setxor1d(const Array &ar1, const Array &ar2, bool assume_unique, std::opti
         where(position == j.count, Array(true), logical_and(flag, position < j.count + 1));
     const Array alone = logical_and(slice_along(bounded, 0, 1, std::nullopt),
                                     slice_along(bounded, 0, std::nullopt, -1));
-    const Array vals = take(j.aux, flatnonzero(alone, *size, n), 0, "fill", Array(0));
-    return fill_results(vals, sum(alone).astype(DType::int64), fill_value);
+    return flagged_values(j.aux, alone, *size, fill_value);
   }
   api::require_concrete(arr1, "The error arose in setxor1d()");
-  const Array u1 = assume_unique ? arr1 : unique(arr1), u2 = assume_unique ? arr2 : unique(arr2);
-  const Array aux = sort(concatenate({u1, u2}));
+  const Array aux = sorted_uniques(arr1, arr2, assume_unique);
   if (aux.size() == 0) return aux;
   const Array flag = concatenate(
       {ones({1}, DType::bool_), later_rows(aux) != first_rows(aux), ones({1}, DType::bool_)});
