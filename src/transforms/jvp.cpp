@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <unordered_map>
 
 #include "ir/printer.h"
@@ -118,6 +119,74 @@ NodePtr structural_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
 // take is linear in x; the indices carry no tangent.
 NodePtr take_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
   return ts[0] ? ir::take(ts[0], ans->inputs[1], ans->attrs[0], ans->attrs[1] != 0) : nullptr;
+}
+
+// x reversed along axis.
+NodePtr flip(const NodePtr &x, int64_t axis) {
+  std::vector<int64_t> starts(x->shape.size(), 0), limits = x->shape, steps(x->shape.size(), 1);
+  starts[size_t(axis)] = x->shape[size_t(axis)] - 1;
+  limits[size_t(axis)] = -1;
+  steps[size_t(axis)] = -1;
+  return ir::slice(x, starts, limits, steps);
+}
+
+// The running combine of x along axis as a composition (JAX differentiates lax.cumprod, cummax
+// and cummin through associative_scan): log2(n) steps of x combined with itself shifted by 1, 2,
+// 4, ... places, the identity shifted in.
+NodePtr combining_scan(Op combine, NodePtr x, int64_t axis, bool reverse) {
+  const double identity = combine == Op::Mul   ? 1
+                          : combine == Op::Max ? -std::numeric_limits<double>::infinity()
+                                               : std::numeric_limits<double>::infinity();
+  if (reverse) x = flip(x, axis);
+  const size_t a = size_t(axis), r = x->shape.size();
+  const int64_t n = x->shape[a];
+  for (int64_t d = 1; d < n; d *= 2) {
+    std::vector<int64_t> starts(r, 0), limits = x->shape, steps(r, 1), lo(r, 0), hi(r, 0);
+    limits[a] = n - d;
+    lo[a] = d;
+    const NodePtr shifted = ir::pad(ir::slice(x, starts, limits, steps),
+                                    ir::literal(identity, x->dtype, x->weak), lo, hi);
+    x = ir::binary(combine, x, shifted);
+  }
+  return reverse ? flip(x, axis) : x;
+}
+
+NodePtr cumulative_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
+  if (!ts[0]) return nullptr;
+  const Op combine = ans->op == Op::CumProd ? Op::Mul : ans->op == Op::CumMax ? Op::Max : Op::Min;
+  const int64_t axis = ans->attrs[0];
+  const bool reverse = ans->attrs[1] != 0;
+  return composition_jvp(
+      [&](const std::vector<NodePtr> &in) { return combining_scan(combine, in[0], axis, reverse); },
+      ans->inputs, ts);
+}
+
+// JAX's sort rule: the tangents gathered in the sorted order (a stable argsort's permutation).
+NodePtr sort_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
+  if (!ts[0]) return nullptr;
+  const NodePtr &x = ans->inputs[0];
+  const int64_t axis = ans->attrs[0], r = x->ndim(), n = x->shape[size_t(axis)];
+  // The lines along axis moved last and laid end to end: one take of the tangents.
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < r; ++d)
+    if (d != axis) perm.push_back(d);
+  perm.push_back(axis);
+  std::vector<int64_t> inverse(static_cast<size_t>(r));
+  for (int64_t d = 0; d < r; ++d)
+    inverse[size_t(perm[size_t(d)])] = d;
+  const NodePtr order = ir::transpose(ir::argsort({x}, axis), perm);
+  const int64_t size = x->size();
+  auto constant = [&](int64_t v) {
+    return ir::broadcast(ir::literal_int(v, DType::int64, false), order->shape, {});
+  };
+  // Element j of line l reads element l * n + order[l, j] of the lines laid end to end.
+  const NodePtr position = ir::reshape(ir::iota(DType::int64, {size}, 0), order->shape);
+  const NodePtr line_start =
+      ir::binary(Op::Mul, ir::binary(Op::FloorDiv, position, constant(n)), constant(n));
+  const NodePtr index = ir::reshape(ir::binary(Op::Add, line_start, order), {size});
+  const NodePtr gathered =
+      ir::take(ir::reshape(ir::transpose(ts[0], perm), {size}), index, 0, false);
+  return ir::transpose(ir::reshape(gathered, order->shape), inverse);
 }
 
 // A scatter set or add is linear in (x, updates) together.

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "test_util.h"
 
 namespace {
@@ -290,6 +292,45 @@ TEST(Breadth, HistogramsUnderJitAndErrors) {
         jnp::histogramdd(jnp::ones({4, 2}), {int64_t(2), int64_t(2), int64_t(2)});
       },
       "should be a bin for each dimension.");
+}
+
+// cumprod, cummax and cummin differentiate through a combining scan (JAX's associative_scan), sort
+// by gathering the tangents in the sorted order.
+TEST(Breadth, ScanAndSortDerivativesAreJaxs) {
+  const Array x = jnp::array({0.7, -1.3, 2.1, 0.4, -0.6, 1.8, 0.9, -2.4, 1.1, 0.3}).reshape({2, 5});
+  const Array w =
+      jnp::array({0.5, -1.0, 2.0, 1.5, -0.5, 1.0, 0.25, -2.0, 3.0, 0.75}).reshape({2, 5});
+  const Array d = jnp::array({0.3, 0.1, -0.2, 0.4, 0.5, -0.1, 0.2, 0.6, -0.3, 0.1}).reshape({2, 5});
+  using F = std::function<Array(const Array &)>;
+  const std::vector<std::pair<const char *, F>> cases = {
+      {"cumprod", [](const Array &a) { return jnp::cumprod(a, 1); }},
+      {"cumprod_axis0", [](const Array &a) { return jnp::cumprod(a, 0); }},
+      {"cummax", [](const Array &a) { return jx::lax::cummax(a, 1); }},
+      {"cummin_reverse", [](const Array &a) { return jx::lax::cummin(a, 1, true); }},
+      {"sort", [](const Array &a) { return jnp::sort(a, 1); }},
+      {"sort_axis0", [](const Array &a) { return jnp::sort(a, 0); }},
+  };
+  for (const auto &[name, f] : cases) {
+    SCOPED_TRACE(name);
+    const double h = 1e-6;
+    const double numeric =
+        (jnp::sum(f(x + d * h) * w).item<double>() - jnp::sum(f(x - d * h) * w).item<double>()) /
+        (2 * h);
+    const Array g = jx::grad([&](const Array &a) { return jnp::sum(f(a) * w); })(x);
+    EXPECT_NEAR(jnp::sum(g * d).item<double>(), numeric, 1e-7 * (1 + std::abs(numeric)));
+  }
+  // A zero factor: the product rule holds exactly (JAX's, not a division by x).
+  const Array z = jnp::array({2.0, 0.0, 3.0, 4.0});
+  EXPECT_EQ(
+      jx::grad([](const Array &a) { return jnp::sum(jnp::cumprod(a)); })(z).to_vector<double>(),
+      (std::vector<double>{1, 2 + 6 + 24, 0, 0}));
+  // sort's gradient is w put back where each sorted element came from.
+  const Array v = jnp::array({3.0, 1.0, 2.0});
+  EXPECT_EQ(jx::grad([](const Array &a) {
+              return jnp::sum(jnp::sort(a) * jnp::array({10.0, 20.0, 30.0}));
+            })(v)
+                .to_vector<double>(),
+            (std::vector<double>{30, 10, 20}));
 }
 
 } // namespace

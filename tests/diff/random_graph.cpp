@@ -1069,8 +1069,9 @@ private:
 
   // Running sums, products, maxima and minima, sorts and argsorts along an axis (the runtime's
   // routines in both backends: exact for exact operands). A product or argsort of an inexact
-  // operand may differ by more than a bound says (the backends' operands differ a little), and
-  // only cumsum and argsort have derivatives so far.
+  // operand may differ by more than a bound says (the backends' operands differ a little).
+  // Differentiable graphs keep cumsum and argsort only: cummax, cummin and sort have kinks at
+  // ties that central differences straddle, and cumprod's products overflow them.
   std::optional<Value> sort_or_scan(const Value &x) {
     const int64_t r = x.a.ndim();
     if (r == 0) return std::nullopt;
