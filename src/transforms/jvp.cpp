@@ -189,6 +189,39 @@ NodePtr sort_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
   return ir::transpose(ir::reshape(gathered, order->shape), inverse);
 }
 
+// JAX's scatter_mul rule: linear in x (the updates' products scale it); the updates' tangents only
+// with unique indices, which jx's .at[].multiply does not promise.
+NodePtr scatter_mul_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
+  if (ts[2])
+    throw NotImplementedError(
+        "scatter_mul gradients are only implemented if `unique_indices=True`");
+  if (!ts[0]) return nullptr;
+  return ir::scatter(Op::ScatterMul, ts[0], ans->inputs[1], ans->inputs[2], ans->attrs[0]);
+}
+
+// JAX's _scatter_extremal_jvp: at each place, the tangents of the values that tie for the result
+// (x's own and the updates equal to it) averaged.
+NodePtr scatter_extremal_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
+  if (!ts[0] && !ts[2]) return nullptr;
+  const NodePtr &x = ans->inputs[0], &idx = ans->inputs[1], &updates = ans->inputs[2];
+  const int64_t axis = ans->attrs[0];
+  const NodePtr tx = ts[0] ? ts[0] : lit(0, x), tu = ts[2] ? ts[2] : lit(0, updates);
+  auto at_place = [&](const NodePtr &v) { return ir::take(v, idx, axis, true); };
+  auto count = [&](const NodePtr &terms) {
+    return at_place(ir::scatter(Op::ScatterAdd, lit(0, x), idx, terms, axis));
+  };
+  const NodePtr target = at_place(ans);
+  const NodePtr won = eq(updates, target), retained = eq(at_place(x), target);
+  const NodePtr num_updates = count(select(won, lit(1, updates), lit(0, updates)));
+  const NodePtr num_refs = count(lit(1, updates));
+  const NodePtr one = lit(1, updates), zero = lit(0, updates);
+  const NodePtr shared = div(one, add(num_updates, one));
+  const NodePtr updates_coef = select(won, select(retained, shared, div(one, num_updates)), zero);
+  const NodePtr operand_coef = div(add(lit(-1, updates), select(retained, shared, zero)), num_refs);
+  const NodePtr tangent_updates = add(mul(at_place(tx), operand_coef), mul(tu, updates_coef));
+  return ir::scatter(Op::ScatterAdd, tx, idx, tangent_updates, axis);
+}
+
 // A scatter set or add is linear in (x, updates) together.
 NodePtr scatter_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
   if (!ts[0] && !ts[2]) return nullptr;

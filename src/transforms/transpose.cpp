@@ -180,6 +180,12 @@ NodePtr scatter_set_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) 
   return ir::select(stayed, ir::take(ct, indices, axis, true), zeros(updates));
 }
 
+// x's place times its updates' product: a diagonal map, its own transpose.
+NodePtr scatter_mul_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
+  if (i != 0) not_linear_in(ans, i);
+  return ir::scatter(Op::ScatterMul, ct, ans.inputs[1], ans.inputs[2], ans.attrs[0]);
+}
+
 NodePtr cumsum_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
   return ir::cumulative(Op::CumSum, ct, ans.attrs[0], ans.attrs[1] == 0);
 }

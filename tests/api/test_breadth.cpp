@@ -333,4 +333,26 @@ TEST(Breadth, ScanAndSortDerivativesAreJaxs) {
             (std::vector<double>{30, 10, 20}));
 }
 
+// .at[].min/max share a place's tangent among the values that tie for it, .at[].multiply scales x's
+// (JAX's values, printed by jax.grad on the same arrays); the updates of a multiply have JAX's
+// error (their indices are not promised unique).
+TEST(Breadth, ExtremalAndProductScatterGradientsAreJaxs) {
+  const Array x = jnp::array({1.0, 5.0, 3.0, 7.0}), u = jnp::array({2.0, 4.0, 3.0, 1.0});
+  const Array idx = jnp::array({1, 1, 2, 9}), w = jnp::array({1.0, 2.0, 3.0, 4.0});
+  auto min_of = [&](const Array &a, const Array &b) { return jnp::sum(a.at(idx).min(b) * w); };
+  auto max_of = [&](const Array &a, const Array &b) { return jnp::sum(a.at(idx).max(b) * w); };
+  const std::vector<Array> gmin = jx::grad(min_of, std::vector<int>{0, 1})(x, u);
+  EXPECT_EQ(gmin[0].to_vector<double>(), (std::vector<double>{1, 0, 1.5, 4}));
+  EXPECT_EQ(gmin[1].to_vector<double>(), (std::vector<double>{2, 0, 1.5, 0}));
+  const std::vector<Array> gmax = jx::grad(max_of, std::vector<int>{0, 1})(x, u);
+  EXPECT_EQ(gmax[0].to_vector<double>(), (std::vector<double>{1, 2, 1.5, 4}));
+  EXPECT_EQ(gmax[1].to_vector<double>(), (std::vector<double>{0, 0, 1.5, 0}));
+  EXPECT_EQ(jx::grad([&](const Array &a) { return jnp::sum(a.at(idx).multiply(u) * w); })(x)
+                .to_vector<double>(),
+            (std::vector<double>{1, 16, 9, 4}));
+  expect_error<jx::NotImplementedError>(
+      [&] { jx::grad([&](const Array &b) { return jnp::sum(x.at(idx).multiply(b)); })(u); },
+      "scatter_mul gradients are only implemented if `unique_indices=True`");
+}
+
 } // namespace
