@@ -81,7 +81,9 @@ void prepare_blas() {
 
 namespace {
 // Held shared by one-thread calls, exclusively while OpenBLAS runs on more threads: the thread
-// count is OpenBLAS's global, and it must not be raised under another thread's call.
+// count is OpenBLAS's global, and it must not be raised under another thread's call. (glibc's
+// rwlock prefers readers: a threaded scope waiting never blocks the pool's one-thread calls that
+// the scopes it waits for may be waiting on.)
 std::shared_mutex &blas_threads_mutex() {
   static std::shared_mutex m;
   return m;
@@ -98,7 +100,7 @@ ThreadedBlas::ThreadedBlas(int threads) : lock_(blas_threads_mutex()) {
 ThreadedBlas::~ThreadedBlas() {
   openblas_set_num_threads(1);
   // OpenBLAS's idle threads spin for a while before they sleep, which would take the cores from
-  // the pool's next kernels: stop them (the next threaded call starts them again, ~0.1 ms).
+  // the pool's next kernels: stop them (the next threaded call starts them again).
   blas_thread_shutdown_();
 }
 

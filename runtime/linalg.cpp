@@ -5,13 +5,13 @@
 #include "runtime/library.h"
 
 #include <cblas.h>
+#include <jx/error.h>
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -95,13 +95,12 @@ void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, int m, int n, const
 }
 
 // A workspace size LAPACK answered in a float.
-int work_size(float w) { return std::max(1, int(w)); }
-int work_size(double w) { return std::max(1, int(w)); }
+template <class T> int work_size(T w) { return std::max(1, int(w)); }
 
 int lapack_int(int64_t d) {
   if (d > INT_MAX)
-    throw std::length_error("linear algebra on a matrix dimension of " + std::to_string(d) +
-                            ": LAPACK's indices are 32-bit");
+    throw ValueError("linear algebra on a matrix dimension of " + std::to_string(d) +
+                     ": LAPACK's indices are 32-bit");
   return int(d);
 }
 

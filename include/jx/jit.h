@@ -107,7 +107,10 @@ template <class A> constexpr bool is_spec_v = std::is_same_v<std::decay_t<A>, Sh
 // std::tuple and std::map<std::string, ...> of them, nested. A tree's leaves are traced in order
 // (a map's by key, as JAX sorts a dict's); its structure (lengths, keys) is part of the
 // signature. Any other argument is static.
-template <class T> struct ArgTree { static constexpr bool is_tree = false; };
+template <class T> struct ArgTree {
+  static constexpr bool is_tree = false;
+  using Arg = T; // a static argument: passed as it is
+};
 template <class Leaf> struct ArgLeaf {
   static constexpr bool is_tree = true;
   using Arg = Array;
