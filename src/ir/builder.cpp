@@ -688,6 +688,15 @@ std::vector<int64_t> concat_attrs(std::vector<int64_t> a, const std::vector<int6
 }
 } // namespace
 
+NodePtr slice_in_dim(NodePtr x, int64_t axis, int64_t start, int64_t limit, int64_t step) {
+  const size_t r = x->shape.size(), a = size_t(axis);
+  std::vector<int64_t> starts(r, 0), limits = x->shape, steps(r, 1);
+  starts[a] = start;
+  limits[a] = limit;
+  steps[a] = step;
+  return slice(std::move(x), std::move(starts), std::move(limits), std::move(steps));
+}
+
 NodePtr slice(NodePtr x, std::vector<int64_t> starts, std::vector<int64_t> limits,
               std::vector<int64_t> steps) {
   bool identity = true;

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "ir/printer.h"
+#include "transforms/batch.h"
 #include "transforms/control.h"
 #include "transforms/custom.h"
 #include "transforms/dsl.h"
@@ -123,11 +124,7 @@ NodePtr take_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
 
 // x reversed along axis.
 NodePtr flip(const NodePtr &x, int64_t axis) {
-  std::vector<int64_t> starts(x->shape.size(), 0), limits = x->shape, steps(x->shape.size(), 1);
-  starts[size_t(axis)] = x->shape[size_t(axis)] - 1;
-  limits[size_t(axis)] = -1;
-  steps[size_t(axis)] = -1;
-  return ir::slice(x, starts, limits, steps);
+  return ir::slice_in_dim(x, axis, x->shape[size_t(axis)] - 1, -1, -1);
 }
 
 // The running combine of x along axis as a composition (JAX differentiates lax.cumprod, cummax
@@ -141,10 +138,9 @@ NodePtr combining_scan(Op combine, NodePtr x, int64_t axis, bool reverse) {
   const size_t a = size_t(axis), r = x->shape.size();
   const int64_t n = x->shape[a];
   for (int64_t d = 1; d < n; d *= 2) {
-    std::vector<int64_t> starts(r, 0), limits = x->shape, steps(r, 1), lo(r, 0), hi(r, 0);
-    limits[a] = n - d;
+    std::vector<int64_t> lo(r, 0), hi(r, 0);
     lo[a] = d;
-    const NodePtr shifted = ir::pad(ir::slice(x, starts, limits, steps),
+    const NodePtr shifted = ir::pad(ir::slice_in_dim(x, axis, 0, n - d),
                                     ir::literal(identity, x->dtype, x->weak), lo, hi);
     x = ir::binary(combine, x, shifted);
   }
@@ -165,28 +161,20 @@ NodePtr cumulative_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
 NodePtr sort_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
   if (!ts[0]) return nullptr;
   const NodePtr &x = ans->inputs[0];
-  const int64_t axis = ans->attrs[0], r = x->ndim(), n = x->shape[size_t(axis)];
-  // The lines along axis moved last and laid end to end: one take of the tangents.
-  std::vector<int64_t> perm;
-  for (int64_t d = 0; d < r; ++d)
-    if (d != axis) perm.push_back(d);
-  perm.push_back(axis);
-  std::vector<int64_t> inverse(static_cast<size_t>(r));
-  for (int64_t d = 0; d < r; ++d)
-    inverse[size_t(perm[size_t(d)])] = d;
-  const NodePtr order = ir::transpose(ir::argsort({x}, axis), perm);
-  const int64_t size = x->size();
-  auto constant = [&](int64_t v) {
-    return ir::broadcast(ir::literal_int(v, DType::int64, false), order->shape, {});
-  };
-  // Element j of line l reads element l * n + order[l, j] of the lines laid end to end.
-  const NodePtr position = ir::reshape(ir::iota(DType::int64, {size}, 0), order->shape);
+  const int64_t axis = ans->attrs[0], last = x->ndim() - 1, n = x->shape[size_t(axis)];
+  const int64_t size = x->size(), lines = n ? size / n : 0;
+  // The lines along axis moved last and laid end to end: element j of line l reads element
+  // l n + order[l, j] of the tangents, one take.
+  const NodePtr order = move_axis(ir::argsort({x}, axis), axis, last);
+  const Shape grid{lines, n};
   const NodePtr line_start =
-      ir::binary(Op::Mul, ir::binary(Op::FloorDiv, position, constant(n)), constant(n));
-  const NodePtr index = ir::reshape(ir::binary(Op::Add, line_start, order), {size});
+      ir::binary(Op::Mul, ir::iota(DType::int64, grid, 0),
+                 ir::broadcast(ir::literal_int(n, DType::int64, false), grid, {}));
+  const NodePtr index =
+      ir::reshape(ir::binary(Op::Add, line_start, ir::reshape(order, grid)), {size});
   const NodePtr gathered =
-      ir::take(ir::reshape(ir::transpose(ts[0], perm), {size}), index, 0, false);
-  return ir::transpose(ir::reshape(gathered, order->shape), inverse);
+      ir::take(ir::reshape(move_axis(ts[0], axis, last), {size}), index, 0, false);
+  return move_axis(ir::reshape(gathered, order->shape), last, axis);
 }
 
 // JAX's scatter_mul rule: linear in x (the updates' products scale it); the updates' tangents only
@@ -260,12 +248,8 @@ NodePtr product_tree(const NodePtr &x, const ir::Node &ans, int64_t n) {
   NodePtr tree = ir::reshape(ir::transpose(x, perm), rows);
   while (tree->shape[0] > 1) {
     const int64_t m = tree->shape[0], half = (m + 1) / 2;
-    std::vector<int64_t> starts(r, 0), limits = tree->shape, steps(r, 1);
-    limits[0] = half;
-    NodePtr first = ir::slice(tree, starts, limits, steps);
-    starts[0] = half;
-    limits[0] = m;
-    NodePtr second = ir::slice(tree, starts, limits, steps);
+    NodePtr first = ir::slice_in_dim(tree, 0, 0, half);
+    NodePtr second = ir::slice_in_dim(tree, 0, half, m);
     if (m - half != half) {
       std::vector<int64_t> lo(r, 0), hi(r, 0);
       hi[0] = 1;

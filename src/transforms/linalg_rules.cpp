@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "ir/builder.h"
+#include "transforms/batch.h"
 #include "transforms/dsl.h"
 
 namespace jx::transforms {
@@ -28,12 +29,7 @@ NodePtr matmul(const NodePtr &a, const NodePtr &b) {
 }
 
 // The last two axes swapped.
-NodePtr matrix_transpose(const NodePtr &x) {
-  std::vector<int64_t> perm(size_t(x->ndim()));
-  std::iota(perm.begin(), perm.end(), 0);
-  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
-  return ir::transpose(x, perm);
-}
+NodePtr matrix_transpose(const NodePtr &x) { return move_axis(x, x->ndim() - 1, x->ndim() - 2); }
 
 // Row and column numbers of x's matrices (int64, x's shape).
 NodePtr rows(const NodePtr &x) { return ir::iota(DType::int64, x->shape, x->ndim() - 2); }
@@ -47,12 +43,16 @@ NodePtr trace(const NodePtr &x) {
   return ir::reduce(Op::ReduceSum, diagonal_part(x), {x->ndim() - 2, x->ndim() - 1});
 }
 
-// Rows [lo, hi) of the second-to-last axis.
-NodePtr row_slice(const NodePtr &x, int64_t lo, int64_t hi) {
-  std::vector<int64_t> starts(size_t(x->ndim()), 0), limits = x->shape, steps(size_t(x->ndim()), 1);
-  starts[starts.size() - 2] = lo;
-  limits[limits.size() - 2] = hi;
-  return ir::slice(x, starts, limits, steps);
+// The vector v (..., k) spread over (..., k, k) matrices along their rows (v_i at (i, j)) and
+// along their columns (v_j).
+std::pair<NodePtr, NodePtr> along_rows_and_columns(const NodePtr &v) {
+  Shape shape = v->shape;
+  shape.push_back(v->shape.back());
+  std::vector<int64_t> row_dims(v->shape.size()), col_dims(v->shape.size());
+  std::iota(row_dims.begin(), row_dims.end(), 0);
+  std::iota(col_dims.begin(), col_dims.end(), 0);
+  col_dims.back() += 1;
+  return {ir::broadcast(v, shape, row_dims), ir::broadcast(v, shape, col_dims)};
 }
 
 // (...) as (..., 1) or (..., n) as (..., 1, n).
@@ -64,14 +64,10 @@ NodePtr with_unit_axis(const NodePtr &x, size_t position) {
 
 // Elements [lo, hi) of a packed output's last axis, as the batch's matrices of rows x cols.
 NodePtr unpack(const NodePtr &packed, int64_t lo, int64_t hi, int64_t rows, int64_t cols) {
-  const size_t r = packed->shape.size();
-  std::vector<int64_t> starts(r, 0), limits = packed->shape, steps(r, 1);
-  starts[r - 1] = lo;
-  limits[r - 1] = hi;
   Shape shape(packed->shape.begin(), packed->shape.end() - 1);
   shape.push_back(rows);
   if (cols > 0) shape.push_back(cols);
-  return ir::reshape(ir::slice(packed, starts, limits, steps), shape);
+  return ir::reshape(ir::slice_in_dim(packed, packed->ndim() - 1, lo, hi), shape);
 }
 
 // Matrices (or vectors) flattened and joined along one last axis: a packed output's layout.
@@ -134,16 +130,12 @@ NodePtr eigh_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
   const NodePtr packed = ans->attrs[0] == 0 ? ans : ir::linalg(Op::Eigh, {a}, 0);
   Shape values_shape = a->shape;
   values_shape.pop_back();
-  const NodePtr w = ir::reshape(row_slice(packed, 0, 1), values_shape);
-  const NodePtr v = matrix_transpose(row_slice(packed, 1, n + 1));
+  const NodePtr w = ir::reshape(ir::slice_in_dim(packed, r - 2, 0, 1), values_shape);
+  const NodePtr v = matrix_transpose(ir::slice_in_dim(packed, r - 2, 1, n + 1));
   const NodePtr vav = matmul(matmul(matrix_transpose(v), ts[0]), v);
   // F = 1 / (I + w_j - w_i) - I, built without dividing by a zero gap on the diagonal.
-  std::vector<int64_t> row_dims = batch_axes(a), col_dims = batch_axes(a);
-  row_dims.push_back(r - 2);
-  col_dims.push_back(r - 1);
-  const NodePtr w_i = ir::broadcast(w, a->shape, row_dims),
-                w_j = ir::broadcast(w, a->shape, col_dims);
-  const NodePtr eye = select(eq(rows(a), cols(a)), lit(1, a), lit(0, a));
+  const auto [w_i, w_j] = along_rows_and_columns(w);
+  const NodePtr eye = diagonal_part(lit(1, a));
   const NodePtr f = sub(div(lit(1, a), sub(add(eye, w_j), w_i)), eye);
   const NodePtr dw = ir::reduce(Op::ReduceSum, diagonal_part(vav), {r - 1});
   if (ans->attrs[0] == 1) return dw;
@@ -167,14 +159,8 @@ NodePtr svd_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
   const NodePtr ds = ir::reduce(Op::ReduceSum, diagonal_part(ds_matrix), {r - 1});
   if (mode == 0) return ds;
   // F = 1 / (s_j^2 - s_i^2) off the diagonal, 0 on it.
-  std::vector<int64_t> row_dims = batch_axes(ds_matrix), col_dims = batch_axes(ds_matrix);
-  row_dims.push_back(r - 2);
-  col_dims.push_back(r - 1);
-  const NodePtr s_i = ir::broadcast(s, ds_matrix->shape, row_dims),
-                s_j = ir::broadcast(s, ds_matrix->shape, col_dims);
-  const NodePtr eye =
-      select(eq(rows(ds_matrix), cols(ds_matrix)), lit(1, ds_matrix), lit(0, ds_matrix));
-  const NodePtr gaps = mul(add(s_j, s_i), sub(s_j, s_i));
+  const auto [s_i, s_j] = along_rows_and_columns(s);
+  const NodePtr gaps = mul(add(s_j, s_i), sub(s_j, s_i)), eye = diagonal_part(lit(1, gaps));
   const NodePtr f = sub(div(lit(1, gaps), add(gaps, eye)), eye);
   const NodePtr dss = mul(s_j, ds_matrix), sds = mul(s_i, ds_matrix);
   // (JAX's extra term, (dS - dS^H) / 2 on the diagonal over s, is zero for real matrices.)

@@ -105,11 +105,10 @@ NodePtr pad_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
 
 NodePtr concatenate_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
   const int64_t axis = ans.attrs[0];
-  std::vector<int64_t> starts(ans.shape.size(), 0), limits = ans.shape, steps(ans.shape.size(), 1);
+  int64_t start = 0;
   for (size_t k = 0; k < i; ++k)
-    starts[axis] += ans.inputs[k]->shape[axis];
-  limits[axis] = starts[axis] + ans.inputs[i]->shape[axis];
-  return ir::slice(ct, starts, limits, steps);
+    start += ans.inputs[k]->shape[axis];
+  return ir::slice_in_dim(ct, axis, start, start + ans.inputs[i]->shape[axis]);
 }
 
 // slice_update(x, u): x gets ct with the updated region zeroed, u that region.
