@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <limits>
 #include <mutex>
 #include <string_view>
 #include <unordered_set>
@@ -170,6 +171,11 @@ std::vector<NodePtr> promote_and_broadcast(const std::vector<NodePtr> &xs, Resul
   for (const NodePtr &x : xs)
     out.push_back(broadcast_node(cast_node(x, type.dtype, type.weak), shape));
   return out;
+}
+
+double epsilon(DType dtype) {
+  return dtype == DType::float32 ? double(std::numeric_limits<float>::epsilon())
+                                 : std::numeric_limits<double>::epsilon();
 }
 
 void require_concrete(const Array &x, const std::string &what) {

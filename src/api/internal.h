@@ -58,6 +58,9 @@ std::vector<NodePtr> promote_and_broadcast(const std::vector<NodePtr> &xs, Resul
 // transformation): a size that depends on x's values needs a concrete x.
 void require_concrete(const Array &x, const std::string &what);
 
+// numpy.finfo(dtype).eps of a float dtype (float64's for any other).
+double epsilon(DType dtype);
+
 // x, or x in the default float type when it is integer or bool (keeping its weak type): the
 // operand of functions NumPy defines on floats.
 Array to_inexact(const Array &x);

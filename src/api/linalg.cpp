@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <limits>
 
@@ -40,8 +39,6 @@ Shape with(Shape batch, std::initializer_list<int64_t> tail) {
   return batch;
 }
 
-double eps(DType dtype) { return dtype == DType::float32 ? FLT_EPSILON : DBL_EPSILON; }
-
 Array run(ir::Op op, const Array &a, int64_t mode = 0) {
   return wrap(ir::linalg(op, {node_of(a)}, mode));
 }
@@ -54,39 +51,34 @@ Array unpack(const Array &packed, int64_t lo, int64_t hi, std::initializer_list<
 
 Array symmetrized(const Array &a) { return (a + matrix_transpose(a)) / 2; }
 
+// a in a float dtype, else the ValueError whose message `format` gives a's shape.
+Array square_operand(const Array &a, fmt::format_string<std::string> format) {
+  const Array x = to_inexact(a);
+  if (!square(x)) throw ValueError(fmt::format(format, shape_str(x.shape())));
+  return x;
+}
+
 } // namespace
 
 Array cholesky(const Array &a, bool upper, bool symmetrize_input) {
-  const Array x = to_inexact(a);
-  if (!square(x))
-    throw ValueError(fmt::format("The input to cholesky must be a square matrix. Got shape {}.",
-                                 shape_str(x.shape())));
+  const Array x = square_operand(a, "The input to cholesky must be a square matrix. Got shape {}.");
   const Array l = run(ir::Op::Cholesky, symmetrize_input ? symmetrized(x) : x);
   return upper ? matrix_transpose(l) : l;
 }
 
 Array det(const Array &a) {
-  const Array x = to_inexact(a);
-  if (!square(x))
-    throw ValueError(fmt::format("Argument to _det() must have shape [..., n, n], got {}",
-                                 shape_str(x.shape())));
+  const Array x = square_operand(a, "Argument to _det() must have shape [..., n, n], got {}");
   return run(ir::Op::Determinant, x, 0);
 }
 
 SlogdetResult slogdet(const Array &a) {
-  const Array x = to_inexact(a);
-  if (!square(x))
-    throw ValueError(fmt::format("Argument to slogdet() must have shape [..., n, n], got {}",
-                                 shape_str(x.shape())));
+  const Array x = square_operand(a, "Argument to slogdet() must have shape [..., n, n], got {}");
   const Array packed = run(ir::Op::Determinant, x, 1);
   return {squeeze(slice_along(packed, -1, 0, 1), -1), squeeze(slice_along(packed, -1, 1, 2), -1)};
 }
 
 Array inv(const Array &a) {
-  const Array x = to_inexact(a);
-  if (!square(x))
-    throw ValueError(
-        fmt::format("Argument to inv must have shape [..., n, n], got {}.", shape_str(x.shape())));
+  const Array x = square_operand(a, "Argument to inv must have shape [..., n, n], got {}.");
   const int64_t n = x.shape().back();
   return solve(x, broadcast_to(eye(n, std::nullopt, 0, x.dtype()), x.shape()));
 }
@@ -127,11 +119,8 @@ namespace {
 Array symmetric_operand(const Array &a, const std::string &UPLO, bool symmetrize_input) {
   if (UPLO != "L" && UPLO != "U")
     throw ValueError(fmt::format("UPLO must be one of None, 'L', or 'U', got {}", UPLO));
-  Array x = to_inexact(a);
-  if (!square(x))
-    throw ValueError(fmt::format(
-        "Argument to symmetric eigendecomposition must have shape [..., n, n], got shape {}",
-        shape_str(x.shape())));
+  Array x = square_operand(
+      a, "Argument to symmetric eigendecomposition must have shape [..., n, n], got shape {}");
   if (symmetrize_input) x = symmetrized(x);
   return UPLO == "U" ? matrix_transpose(x) : x;
 }
@@ -197,8 +186,8 @@ LstsqResult lstsq(const Array &a, const Array &b, std::optional<double> rcond) {
   Array solution = zeros({n, y.shape()[1]}, type), s = zeros({0}, type),
         rank = zeros({}, DType::int64);
   if (x.size() != 0) {
-    const double cut = !rcond       ? eps(type) * double(std::max(n, m))
-                       : *rcond < 0 ? eps(type)
+    const double cut = !rcond       ? api::epsilon(type) * double(std::max(n, m))
+                       : *rcond < 0 ? api::epsilon(type)
                                     : *rcond;
     auto [u, sv, vt] = svd(x, false);
     const Array mask = logical_and(sv > 0, sv >= Array(cut).astype(type) * sv(0));
@@ -217,7 +206,7 @@ Array pinv(const Array &a, std::optional<double> rtol) {
   require_matrices(x);
   const int64_t m = x.shape()[x.ndim() - 2], n = x.shape().back();
   if (x.size() == 0) return zeros(with(batch_of(x), {n, m}), x.dtype());
-  const double tol = rtol ? *rtol : 10 * double(std::max(m, n)) * eps(x.dtype());
+  const double tol = rtol ? *rtol : 10 * double(std::max(m, n)) * api::epsilon(x.dtype());
   auto [u, s, vh] = svd(x, false);
   const Array cutoff = Array(tol).astype(x.dtype()) * amax(s, -1, true);
   const Array kept =
@@ -250,7 +239,7 @@ Array matrix_rank(const Array &M, std::optional<double> rtol) {
   if (x.ndim() < 2) return logical_not(all(x == 0));
   const int64_t m = x.shape()[x.ndim() - 2], n = x.shape().back();
   const Array s = svdvals(x);
-  const double r = rtol ? *rtol : double(std::max(m, n)) * eps(x.dtype());
+  const double r = rtol ? *rtol : double(std::max(m, n)) * api::epsilon(x.dtype());
   const Array tol = Array(r).astype(x.dtype()) * amax(s, -1, true);
   return count_nonzero(s > tol, -1);
 }

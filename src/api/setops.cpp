@@ -95,7 +95,7 @@ UniqueParts unique_parts(const Array &ar, int64_t axis, bool equal_nan, std::opt
       idx = append(flatnonzero(s.mask, rows), full({1}, Array(n), DType::int64));
     } else {
       idx = flatnonzero(s.mask, *size + 1);
-      const Array tail = slice_along(idx, 0, 1, std::nullopt);
+      const Array tail = later_rows(idx);
       idx = idx.at(jx::slice(1, std::nullopt)).set(where(tail != 0, tail, Array(n)));
     }
     p.counts = diff(idx);
@@ -238,8 +238,8 @@ Array intersect1d(const Array &ar1, const Array &ar2, bool assume_unique,
     const Joined j = joined_unique(arr1, arr2, assume_unique);
     const int64_t n = j.aux.size();
     if (n == 0) return fill_results(zeros({*size}, arr1.dtype()), Array(int64_t(0)), fill_value);
-    const Array same = logical_and(later_rows(j.aux) == first_rows(j.aux),
-                                   slice_along(arange(n) < j.count, 0, 1, std::nullopt));
+    const Array same =
+        logical_and(later_rows(j.aux) == first_rows(j.aux), later_rows(arange(n) < j.count));
     return flagged_values(j.aux, same, *size, fill_value);
   }
   api::require_concrete(arr1, "The error arose in intersect1d()");
@@ -257,14 +257,12 @@ Array setxor1d(const Array &ar1, const Array &ar2, bool assume_unique, std::opti
     const int64_t n = j.aux.size();
     if (n == 0) return fill_results(zeros({*size}, arr1.dtype()), Array(int64_t(0)), fill_value);
     // A value is alone when it differs from both neighbours among the valid ones.
-    const Array flag =
-        concatenate({full({1}, Array(n > 0), DType::bool_), later_rows(j.aux) != first_rows(j.aux),
-                     zeros({1}, DType::bool_)});
+    const Array flag = concatenate({ones({1}, DType::bool_), later_rows(j.aux) != first_rows(j.aux),
+                                    zeros({1}, DType::bool_)});
     const Array position = arange(n + 1);
     const Array bounded =
         where(position == j.count, Array(true), logical_and(flag, position < j.count + 1));
-    const Array alone = logical_and(slice_along(bounded, 0, 1, std::nullopt),
-                                    slice_along(bounded, 0, std::nullopt, -1));
+    const Array alone = logical_and(later_rows(bounded), first_rows(bounded));
     return flagged_values(j.aux, alone, *size, fill_value);
   }
   api::require_concrete(arr1, "The error arose in setxor1d()");
@@ -272,8 +270,7 @@ Array setxor1d(const Array &ar1, const Array &ar2, bool assume_unique, std::opti
   if (aux.size() == 0) return aux;
   const Array flag = concatenate(
       {ones({1}, DType::bool_), later_rows(aux) != first_rows(aux), ones({1}, DType::bool_)});
-  const Array alone =
-      logical_and(slice_along(flag, 0, 1, std::nullopt), slice_along(flag, 0, std::nullopt, -1));
+  const Array alone = logical_and(later_rows(flag), first_rows(flag));
   return take(aux, flatnonzero(alone), 0, "clip");
 }
 

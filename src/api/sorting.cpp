@@ -285,8 +285,7 @@ Array interp(const Array &x, const Array &xp, const Array &fp, const std::option
     const Array f0 = take_1d(fpf, i - 1), f1 = take_1d(fpf, i);
     const Array dx = x1 - x0, delta = xf - x0;
     // np.spacing(eps): a step this small is taken flat (no 0/0 and no huge slope).
-    const double eps = type == DType::float32 ? double(std::numeric_limits<float>::epsilon())
-                                              : std::numeric_limits<double>::epsilon();
+    const double eps = api::epsilon(type);
     const double tiny = type == DType::float32
                             ? double(std::nextafter(float(eps), 1.0f) - float(eps))
                             : std::nextafter(eps, 1.0) - eps;
