@@ -72,7 +72,7 @@ private:
 
 // Tests over env-chosen seeds: JX_DIFF_SEED=<seed> JX_DIFF_GRAPHS=1 reruns one graph.
 uint64_t base_seed() { return env_or("JX_DIFF_SEED", 1); }
-uint64_t graph_count() { return env_or("JX_DIFF_GRAPHS", 2000); }
+uint64_t graph_count() { return env_or("JX_DIFF_GRAPHS", JX_DEFAULT_DIFF_GRAPHS); }
 
 TEST(Differential, RandomGraphs) {
   const uint64_t graphs = graph_count(), base = base_seed();
