@@ -15,7 +15,10 @@ namespace {
 constexpr int64_t magic = 0x0054'4f41'584a; // "JXAOT", little-endian
 
 const char *dtype_text(DType t) {
-  static constexpr const char *names[] = {"bool", "int32", "int64", "float32", "float64"};
+  // As jx::dtype_name, which the runtime does not link.
+  static constexpr const char *names[] = {"bool",  "int32", "int64",  "float32", "float64", "int8",
+                                          "int16", "uint8", "uint16", "uint32",  "uint64"};
+  static_assert(std::size(names) == num_dtypes);
   return names[size_t(t)];
 }
 
@@ -159,8 +162,7 @@ constexpr uint32_t control_kinds = used_by(Kind::While, Kind::Case, Kind::Scan),
 constexpr Word any_word{}, step_kind{0, int64_t(Kind::Library), "corrupt step kind"},
     slot{0, INT32_MAX, "slot out of range"}, slot_table{0, INT32_MAX, "slot table"},
     position{0, INT32_MAX, "argument out of range"}, key{0, UINT32_MAX, "corrupt random key"},
-    dtype_word{0, int64_t(DType::float64), "corrupt dtype"},
-    count_word{0, INT32_MAX, "corrupt loop counts"},
+    dtype_word{0, num_dtypes - 1, "corrupt dtype"}, count_word{0, INT32_MAX, "corrupt loop counts"},
     length_word{0, int64_t(1) << 40, "corrupt scan length"}, flag{0, 1, "corrupt flag"};
 constexpr List words{}, slots{slot};
 constexpr RegionPrograms region_programs{};

@@ -32,7 +32,7 @@ std::string mismatch(const char *what, size_t i, const jx_aot_array &a, const Ar
   }
   // The given shape is printed only when it can be read sensibly (a garbage rank is not).
   std::string given;
-  if (a.dtype >= 0 && a.dtype <= int32_t(jx::DType::float64) && a.rank >= 0 && a.rank <= 32 &&
+  if (a.dtype >= 0 && a.dtype < jx::num_dtypes && a.rank >= 0 && a.rank <= 32 &&
       (a.rank == 0 || a.shape))
     given = spec_text({{jx::DType(a.dtype), std::vector<int64_t>(a.shape, a.shape + a.rank)}});
   else

@@ -10,6 +10,7 @@ double jx_erf_inv_f64(double x) { return jx::random_impl::erf_inv(x); }
 float jx_erf_inv_f32(float x) { return jx::random_impl::erf_inv(x); }
 int64_t jx_ipow_i64(int64_t b, int64_t e) { return jx::runtime::int_pow<int64_t>(b, e); }
 int32_t jx_ipow_i32(int32_t b, int32_t e) { return jx::runtime::int_pow<int32_t>(b, e); }
+uint64_t jx_ipow_u64(uint64_t b, uint64_t e) { return jx::runtime::int_pow<uint64_t>(b, e); }
 }
 
 namespace jx::runtime {
@@ -21,6 +22,7 @@ std::vector<MathSymbol> kernel_symbols(MathTier tier) {
   JX_HELPER(jx_erf_inv_f32)
   JX_HELPER(jx_ipow_i64)
   JX_HELPER(jx_ipow_i32)
+  JX_HELPER(jx_ipow_u64)
 #undef JX_HELPER
   return symbols;
 }

@@ -6,6 +6,7 @@
 #include <hwy/contrib/sort/vqsort.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include <type_traits>
 
 #include "runtime/buffer.h"
+#include "runtime/int_math.h"
 #include "runtime/program.h"
 #include "runtime/thread_pool.h"
 
@@ -52,7 +54,7 @@ struct WrappingAdd {
     if constexpr (std::is_same_v<T, bool>)
       return a || b;
     else if constexpr (std::is_integral_v<T>)
-      return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));
+      return runtime::wrap_add(a, b);
     else
       return a + b;
   }
@@ -62,7 +64,7 @@ struct WrappingMul {
     if constexpr (std::is_same_v<T, bool>)
       return a && b;
     else if constexpr (std::is_integral_v<T>)
-      return T(std::make_unsigned_t<T>(a) * std::make_unsigned_t<T>(b));
+      return runtime::wrap_mul(a, b);
     else
       return a * b;
   }
@@ -324,6 +326,16 @@ template <class T> void sort_line(const T *in, T *out, int64_t n) {
       for (int64_t i = lo; i < hi; ++i)
         out[i] = float_of_order<T, I>(I(bits[i]));
     });
+  } else if constexpr (sizeof(T) == 1) {
+    // Bytes (vqsort has no 8-bit keys): a counting sort.
+    std::array<int64_t, 256> count{};
+    for (int64_t i = 0; i < n; ++i)
+      ++count[uint8_t(in[i])];
+    const int first = std::is_signed_v<T> ? 128 : 0; // int8's order starts at -128 (0x80)
+    for (int b = 0; b < 256; ++b) {
+      const int byte = (first + b) & 255;
+      out = std::fill_n(out, count[size_t(byte)], T(byte));
+    }
   } else {
     sample_sort(
         n, [&](int64_t i) { return in[i]; }, out, std::less<T>());
@@ -346,6 +358,8 @@ template <class T> void sort_lines(const T *x, T *y, const Lines &l) {
 template <class T> uint64_t order_key(T v) {
   if constexpr (std::is_same_v<T, bool>) {
     return v ? 1 : 0;
+  } else if constexpr (std::is_unsigned_v<T>) {
+    return uint64_t(v);
   } else if constexpr (std::is_integral_v<T>) {
     return uint64_t(int64_t(v)) ^ (uint64_t(1) << 63);
   } else {
@@ -474,8 +488,14 @@ void run_library(const Library &lib, DType dtype, const std::vector<int64_t> &sh
   if (l.outer * l.n * l.inner == 0) return;
   switch (dtype) {
   case DType::bool_: return run_typed<bool>(lib, l, inputs, out);
+  case DType::int8: return run_typed<int8_t>(lib, l, inputs, out);
+  case DType::int16: return run_typed<int16_t>(lib, l, inputs, out);
   case DType::int32: return run_typed<int32_t>(lib, l, inputs, out);
   case DType::int64: return run_typed<int64_t>(lib, l, inputs, out);
+  case DType::uint8: return run_typed<uint8_t>(lib, l, inputs, out);
+  case DType::uint16: return run_typed<uint16_t>(lib, l, inputs, out);
+  case DType::uint32: return run_typed<uint32_t>(lib, l, inputs, out);
+  case DType::uint64: return run_typed<uint64_t>(lib, l, inputs, out);
   case DType::float32: return run_typed<float>(lib, l, inputs, out);
   case DType::float64: return run_typed<double>(lib, l, inputs, out);
   }

@@ -17,7 +17,13 @@ enum jx_aot_dtype {
   JX_AOT_INT32 = 1,
   JX_AOT_INT64 = 2,
   JX_AOT_FLOAT32 = 3,
-  JX_AOT_FLOAT64 = 4
+  JX_AOT_FLOAT64 = 4,
+  JX_AOT_INT8 = 5,
+  JX_AOT_INT16 = 6,
+  JX_AOT_UINT8 = 7,
+  JX_AOT_UINT16 = 8,
+  JX_AOT_UINT32 = 9,
+  JX_AOT_UINT64 = 10
 };
 
 /* What an entry point returns. */

@@ -7,38 +7,64 @@
 
 namespace jx {
 
-// Order matters: it is the promotion order within each kind.
-enum class DType : uint8_t { bool_, int32, int64, float32, float64 };
+// The values are stable codes (AOT objects and the C ABI store them): new dtypes go at the end.
+// Promotion follows promote_types' table, not this order.
+enum class DType : uint8_t {
+  bool_,
+  int32,
+  int64,
+  float32,
+  float64,
+  int8,
+  int16,
+  uint8,
+  uint16,
+  uint32,
+  uint64,
+};
+inline constexpr int num_dtypes = 11;
 
 inline constexpr DType bool_ = DType::bool_;
+inline constexpr DType int8 = DType::int8;
+inline constexpr DType int16 = DType::int16;
 inline constexpr DType int32 = DType::int32;
 inline constexpr DType int64 = DType::int64;
+inline constexpr DType uint8 = DType::uint8;
+inline constexpr DType uint16 = DType::uint16;
+inline constexpr DType uint32 = DType::uint32;
+inline constexpr DType uint64 = DType::uint64;
 inline constexpr DType float32 = DType::float32;
 inline constexpr DType float64 = DType::float64;
 
 // NumPy defaults.
 inline constexpr DType default_int = DType::int64;
+inline constexpr DType default_uint = DType::uint64;
 inline constexpr DType default_float = DType::float64;
 
+// Unsigned integers count as integers: a weakly typed C++ int joins either.
 enum class DTypeKind : uint8_t { boolean, integer, floating };
 
 constexpr DTypeKind kind_of(DType t) {
   switch (t) {
   case DType::bool_: return DTypeKind::boolean;
-  case DType::int32:
-  case DType::int64: return DTypeKind::integer;
   case DType::float32:
   case DType::float64: return DTypeKind::floating;
+  default: return DTypeKind::integer;
   }
-  return DTypeKind::boolean;
 }
 
 constexpr size_t itemsize(DType t) {
   switch (t) {
-  case DType::bool_: return 1;
+  case DType::bool_:
+  case DType::int8:
+  case DType::uint8: return 1;
+  case DType::int16:
+  case DType::uint16: return 2;
   case DType::int32:
+  case DType::uint32:
   case DType::float32: return 4;
   case DType::int64:
+  case DType::uint64:
   case DType::float64: return 8;
   }
   return 0;
@@ -46,8 +72,12 @@ constexpr size_t itemsize(DType t) {
 
 constexpr bool is_floating(DType t) { return kind_of(t) == DTypeKind::floating; }
 constexpr bool is_integer(DType t) { return kind_of(t) == DTypeKind::integer; }
+constexpr bool is_unsigned(DType t) {
+  return t == DType::uint8 || t == DType::uint16 || t == DType::uint32 || t == DType::uint64;
+}
+constexpr bool is_signed_integer(DType t) { return is_integer(t) && !is_unsigned(t); }
 
-// NumPy name: "bool", "int32", "int64", "float32", "float64".
+// NumPy name: "bool", "int8", ..., "uint64", "float32", "float64".
 std::string_view dtype_name(DType t);
 
 // Parses NumPy spellings: "float64", "f8", "<f8", "double", "int32", "i4", "bool", "?" ...
@@ -60,8 +90,14 @@ DType promote_types(DType a, DType b);
 // C++ type <-> DType.
 template <class T> struct dtype_of;
 template <> struct dtype_of<bool> { static constexpr DType value = DType::bool_; };
+template <> struct dtype_of<int8_t> { static constexpr DType value = DType::int8; };
+template <> struct dtype_of<int16_t> { static constexpr DType value = DType::int16; };
 template <> struct dtype_of<int32_t> { static constexpr DType value = DType::int32; };
 template <> struct dtype_of<int64_t> { static constexpr DType value = DType::int64; };
+template <> struct dtype_of<uint8_t> { static constexpr DType value = DType::uint8; };
+template <> struct dtype_of<uint16_t> { static constexpr DType value = DType::uint16; };
+template <> struct dtype_of<uint32_t> { static constexpr DType value = DType::uint32; };
+template <> struct dtype_of<uint64_t> { static constexpr DType value = DType::uint64; };
 template <> struct dtype_of<float> { static constexpr DType value = DType::float32; };
 template <> struct dtype_of<double> { static constexpr DType value = DType::float64; };
 template <class T> inline constexpr DType dtype_of_v = dtype_of<T>::value;

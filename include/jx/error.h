@@ -75,6 +75,13 @@ public:
   using Error::Error;
 };
 
+// Python's OverflowError: a C++ integer that the dtype it is converted to cannot hold (NumPy 2's
+// "Python integer 300 out of bounds for uint8").
+class OverflowError : public Error {
+public:
+  using Error::Error;
+};
+
 // File input/output: missing, truncated or malformed files.
 class IOError : public Error {
 public:

@@ -146,8 +146,14 @@ std::string bad_name(const std::string &name) {
 const char *c_type(DType t) {
   switch (t) {
   case DType::bool_: return "bool";
+  case DType::int8: return "int8_t";
+  case DType::int16: return "int16_t";
   case DType::int32: return "int32_t";
   case DType::int64: return "int64_t";
+  case DType::uint8: return "uint8_t";
+  case DType::uint16: return "uint16_t";
+  case DType::uint32: return "uint32_t";
+  case DType::uint64: return "uint64_t";
   case DType::float32: return "float";
   case DType::float64: return "double";
   }
@@ -157,8 +163,14 @@ const char *c_type(DType t) {
 const char *dtype_code(DType t) {
   switch (t) {
   case DType::bool_: return "JX_AOT_BOOL";
+  case DType::int8: return "JX_AOT_INT8";
+  case DType::int16: return "JX_AOT_INT16";
   case DType::int32: return "JX_AOT_INT32";
   case DType::int64: return "JX_AOT_INT64";
+  case DType::uint8: return "JX_AOT_UINT8";
+  case DType::uint16: return "JX_AOT_UINT16";
+  case DType::uint32: return "JX_AOT_UINT32";
+  case DType::uint64: return "JX_AOT_UINT64";
   case DType::float32: return "JX_AOT_FLOAT32";
   case DType::float64: return "JX_AOT_FLOAT64";
   }

@@ -41,8 +41,14 @@ template <class T> Array array(const std::vector<T> &data, std::optional<Shape> 
 }
 
 template Array array(const std::vector<bool> &, std::optional<Shape>);
+template Array array(const std::vector<int8_t> &, std::optional<Shape>);
+template Array array(const std::vector<int16_t> &, std::optional<Shape>);
 template Array array(const std::vector<int32_t> &, std::optional<Shape>);
 template Array array(const std::vector<int64_t> &, std::optional<Shape>);
+template Array array(const std::vector<uint8_t> &, std::optional<Shape>);
+template Array array(const std::vector<uint16_t> &, std::optional<Shape>);
+template Array array(const std::vector<uint32_t> &, std::optional<Shape>);
+template Array array(const std::vector<uint64_t> &, std::optional<Shape>);
 template Array array(const std::vector<float> &, std::optional<Shape>);
 template Array array(const std::vector<double> &, std::optional<Shape>);
 

@@ -39,10 +39,7 @@ namespace jx::numpy {
 
 namespace {
 
-// Bools and integers narrower than int64 accumulate in int64 (NumPy's and jnp's default).
-Array accumulator(const Array &x) {
-  return is_floating(x.dtype()) || x.dtype() == default_int ? x : x.astype(default_int);
-}
+Array accumulator(const Array &x) { return x.astype(api::accumulator_dtype(x.dtype())); }
 
 Array running(bool product, const Array &x, std::optional<int64_t> axis) {
   const Array in = accumulator(axis ? x : ravel(x));

@@ -42,7 +42,9 @@ Array binary_promoted(Op op, const Array &a, const Array &b,
 
 // Integer/bool-only binary ufuncs.
 Array bitwise(Op op, std::string_view ufunc, const Array &a, const Array &b) {
-  if (is_floating(a.dtype()) || is_floating(b.dtype()))
+  // Integers whose common type is a float (uint64 with a signed integer) have no bitwise op either.
+  if (is_floating(a.dtype()) || is_floating(b.dtype()) ||
+      is_floating(api::result_type({node_of(a), node_of(b)}).dtype))
     ufunc_type_error(ufunc, {a.dtype(), b.dtype()});
   return binary_promoted(op, a, b);
 }
@@ -307,12 +309,22 @@ Array array_equiv(const Array &a1, const Array &a2) {
 Array bitwise_and(const Array &a, const Array &b) { return bitwise(Op::And, "bitwise_and", a, b); }
 Array bitwise_or(const Array &a, const Array &b) { return bitwise(Op::Or, "bitwise_or", a, b); }
 Array bitwise_xor(const Array &a, const Array &b) { return bitwise(Op::Xor, "bitwise_xor", a, b); }
+namespace {
+
+// Shifts have no bool loop: two bools shift as int64, a bool with an integer takes its type.
+Array shift(Op op, std::string_view ufunc, const Array &a, const Array &b) {
+  if (a.dtype() == DType::bool_ && b.dtype() == DType::bool_)
+    return bitwise(op, ufunc, wrap(numeric(node_of(a))), wrap(numeric(node_of(b))));
+  return bitwise(op, ufunc, a, b);
+}
+
+} // namespace
+
 Array left_shift(const Array &a, const Array &b) {
-  return bitwise(Op::ShiftLeft, "left_shift", wrap(numeric(node_of(a))), wrap(numeric(node_of(b))));
+  return shift(Op::ShiftLeft, "left_shift", a, b);
 }
 Array right_shift(const Array &a, const Array &b) {
-  return bitwise(Op::ShiftRight, "right_shift", wrap(numeric(node_of(a))),
-                 wrap(numeric(node_of(b))));
+  return shift(Op::ShiftRight, "right_shift", a, b);
 }
 
 Array bitwise_not(const Array &x) {

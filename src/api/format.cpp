@@ -46,9 +46,15 @@ struct ElementFormat {
   // ints, bools
   size_t width = 0;
 
+  // An integer element's digits (uint64's values past INT64_MAX are held as their bits).
+  std::string int_text(int64_t i) const {
+    const int64_t v = (*ints)[size_t(i)];
+    return dtype == DType::uint64 ? fmt::format("{}", uint64_t(v)) : fmt::format("{}", v);
+  }
+
   std::string operator()(int64_t i) const {
     if (!is_floating(dtype) && dtype != DType::bool_) {
-      std::string s = fmt::format("{}", (*ints)[i]);
+      std::string s = int_text(i);
       return std::string(width > s.size() ? width - s.size() : 0, ' ') + s;
     }
     const double v = (*floats)[i];
@@ -84,7 +90,7 @@ ElementFormat make_format(ElementFormat f, const std::vector<int64_t> &shown_ind
   if (f.dtype == DType::bool_) return f;
   if (!is_floating(f.dtype)) {
     for (int64_t i : shown_indices)
-      f.width = std::max(f.width, fmt::format("{}", (*f.ints)[i]).size());
+      f.width = std::max(f.width, f.int_text(i).size());
     return f;
   }
   std::vector<double> shown;

@@ -27,12 +27,12 @@ Array as_indices(const Array &indices, std::string_view name) {
   return indices.astype(DType::int64);
 }
 
-// jnp's fill values for reads out of range: NaN, the smallest integer, true.
+// jnp's fill values for reads out of range: NaN, the smallest signed integer, the largest unsigned
+// one, true.
 Array default_fill(DType t) {
   if (is_floating(t)) return full({}, nan, t);
   if (t == DType::bool_) return full({}, true, t);
-  return t == DType::int32 ? full({}, std::numeric_limits<int32_t>::min(), t)
-                           : full({}, std::numeric_limits<int64_t>::min(), t);
+  return Array(ir::literal_int(api::integer_limit(t, is_unsigned(t)), t, false));
 }
 
 // indices brought into [0, n) by mode ("clip", "wrap"), or left as they are ("fill").

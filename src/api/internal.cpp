@@ -155,10 +155,26 @@ NodePtr broadcast_node(const NodePtr &x, const Shape &shape) {
   return ir::broadcast(x, shape, dims);
 }
 
+DType accumulator_dtype(DType t) {
+  if (is_floating(t)) return t;
+  return is_unsigned(t) ? default_uint : default_int;
+}
+
+int64_t integer_limit(DType t, bool max) {
+  const int bits = int(itemsize(t)) * 8;
+  if (is_unsigned(t)) return max ? int64_t(~uint64_t(0) >> (64 - bits)) : 0;
+  const int64_t top = int64_t(~uint64_t(0) >> (65 - bits));
+  return max ? top : -top - 1;
+}
+
 NodePtr cast_node(const NodePtr &x, DType dtype, bool weak) {
-  if (x->op == ir::Op::Literal && x->weak && dtype == DType::int32 && is_integer(x->dtype) &&
-      (x->ivalue > INT32_MAX || x->ivalue < INT32_MIN))
-    throw ValueError(fmt::format("Python integer {} out of bounds for int32", x->ivalue));
+  // A weak literal's value is a C++ int64_t; only a narrower (or unsigned) dtype can miss it.
+  if (x->op == ir::Op::Literal && x->weak && is_integer(x->dtype) && is_integer(dtype) &&
+      dtype != DType::int64 &&
+      (x->ivalue < integer_limit(dtype, false) ||
+       (dtype != DType::uint64 && x->ivalue > integer_limit(dtype, true))))
+    throw OverflowError(
+        fmt::format("Python integer {} out of bounds for {}", x->ivalue, dtype_name(dtype)));
   return ir::convert(x, dtype, weak);
 }
 

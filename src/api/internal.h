@@ -48,7 +48,12 @@ DType default_dtype(DTypeKind kind);
 Shape broadcast_shapes(const std::vector<Shape> &shapes);
 // x broadcast to shape by NumPy's rules (x's axes aligned right).
 NodePtr broadcast_node(const NodePtr &x, const Shape &shape);
-// x converted to dtype; a weak literal that does not fit an int32 raises as NumPy does.
+// The dtype sums, products and their cumulative forms accumulate in (NumPy's and jnp's): bools
+// and signed integers in int64, unsigned integers in uint64, floats in themselves.
+DType accumulator_dtype(DType t);
+// numpy.iinfo(t).min or .max of an integer dtype, as that dtype's bits.
+int64_t integer_limit(DType t, bool max);
+// x converted to dtype; a weak literal that does not fit an integer dtype raises as NumPy does.
 NodePtr cast_node(const NodePtr &x, DType dtype, bool weak);
 
 // Converts and broadcasts operands to a common dtype (or the given one) and shape.

@@ -23,11 +23,9 @@ Array keep_dims(const Array &reduced, const Shape &in_shape, const std::vector<i
   return wrap(ir::reshape(node_of(reduced), s));
 }
 
-// Sums and products of bools and small integers accumulate in the default integer (NumPy).
 NodePtr accumulator_input(const Array &x) {
-  NodePtr n = node_of(x);
-  if (!is_floating(n->dtype) && n->dtype != default_int) n = ir::convert(n, default_int, n->weak);
-  return n;
+  const NodePtr &n = node_of(x);
+  return ir::convert(n, api::accumulator_dtype(n->dtype), n->weak);
 }
 
 Array reduce_op(Op op, NodePtr n, const Shape &in_shape, const Axes &axis, bool keepdims,

@@ -13,8 +13,14 @@ namespace jx {
 std::string_view dtype_name(DType t) {
   switch (t) {
   case DType::bool_: return "bool";
+  case DType::int8: return "int8";
+  case DType::int16: return "int16";
   case DType::int32: return "int32";
   case DType::int64: return "int64";
+  case DType::uint8: return "uint8";
+  case DType::uint16: return "uint16";
+  case DType::uint32: return "uint32";
+  case DType::uint64: return "uint64";
   case DType::float32: return "float32";
   case DType::float64: return "float64";
   }
@@ -28,27 +34,65 @@ DType dtype(std::string_view name) {
     std::string_view name;
     DType dtype;
   };
+  // NumPy's names, array-protocol codes and C names (numpy.dtype(...) on Linux x86-64).
   static constexpr Alias aliases[] = {
-      {"bool", DType::bool_},      {"bool_", DType::bool_}, {"?", DType::bool_},
-      {"b1", DType::bool_},        {"int32", DType::int32}, {"i4", DType::int32},
-      {"int64", DType::int64},     {"i8", DType::int64},    {"int", DType::int64},
-      {"float32", DType::float32}, {"f4", DType::float32},  {"single", DType::float32},
-      {"float64", DType::float64}, {"f8", DType::float64},  {"double", DType::float64},
-      {"float", DType::float64},
+      {"bool", DType::bool_},      {"bool_", DType::bool_},    {"?", DType::bool_},
+      {"b1", DType::bool_},        {"int8", DType::int8},      {"i1", DType::int8},
+      {"byte", DType::int8},       {"b", DType::int8},         {"int16", DType::int16},
+      {"i2", DType::int16},        {"short", DType::int16},    {"h", DType::int16},
+      {"int32", DType::int32},     {"i4", DType::int32},       {"intc", DType::int32},
+      {"i", DType::int32},         {"int64", DType::int64},    {"i8", DType::int64},
+      {"int", DType::int64},       {"long", DType::int64},     {"l", DType::int64},
+      {"uint8", DType::uint8},     {"u1", DType::uint8},       {"ubyte", DType::uint8},
+      {"B", DType::uint8},         {"uint16", DType::uint16},  {"u2", DType::uint16},
+      {"ushort", DType::uint16},   {"H", DType::uint16},       {"uint32", DType::uint32},
+      {"u4", DType::uint32},       {"uintc", DType::uint32},   {"I", DType::uint32},
+      {"uint64", DType::uint64},   {"u8", DType::uint64},      {"uint", DType::uint64},
+      {"ulong", DType::uint64},    {"L", DType::uint64},       {"float32", DType::float32},
+      {"f4", DType::float32},      {"single", DType::float32}, {"f", DType::float32},
+      {"float64", DType::float64}, {"f8", DType::float64},     {"double", DType::float64},
+      {"float", DType::float64},   {"d", DType::float64},
   };
   for (const Alias &a : aliases)
     if (a.name == n) return a.dtype;
   throw DTypeError(fmt::format("data type '{}' not understood", name));
 }
 
+namespace {
+
+int integer_bits(DType t) { return int(itemsize(t)) * 8; }
+
+DType signed_of_bits(int bits) {
+  switch (bits) {
+  case 8: return DType::int8;
+  case 16: return DType::int16;
+  case 32: return DType::int32;
+  default: return DType::int64;
+  }
+}
+
+// The narrowest float that holds every value of an integer with this many bits: NumPy's
+// "safe cast" rule behind int16 + float32 -> float32 but int32 + float32 -> float64.
+int float_rank_for(int bits) { return bits <= 16 ? 1 : 2; }
+int float_rank(DType t) { return t == DType::float32 ? 1 : 2; }
+
+} // namespace
+
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
-  if (kind_of(a) == kind_of(b)) return a > b ? a : b;
   if (kind_of(a) > kind_of(b)) std::swap(a, b);
   // Now b has the higher kind.
   if (kind_of(a) == DTypeKind::boolean) return b;
-  // Integer with float: NumPy takes a float wide enough for the integer.
-  return DType::float64;
+  if (kind_of(a) == DTypeKind::floating) // both floats
+    return float_rank(a) > float_rank(b) ? a : b;
+  if (kind_of(b) == DTypeKind::floating) // an integer with a float
+    return float_rank(b) >= float_rank_for(integer_bits(a)) ? b : DType::float64;
+  // Two integers.
+  if (is_unsigned(a) == is_unsigned(b)) return integer_bits(a) > integer_bits(b) ? a : b;
+  if (is_unsigned(a)) std::swap(a, b);
+  // a signed, b unsigned: a signed type wider than b holds both; past 64 bits only a float does.
+  if (integer_bits(a) > integer_bits(b)) return a;
+  return integer_bits(b) == 64 ? DType::float64 : signed_of_bits(2 * integer_bits(b));
 }
 
 int64_t checked_size(const Shape &shape, size_t itemsize) {

@@ -306,14 +306,15 @@ private:
 
   // Whether the kernel writes its outputs with streaming stores (the driver asks for it where
   // they are large and no later step reads them): elementwise roots that are not bool, whose
-  // tile rows and row chunks are whole cache lines. Streamed, a 4096^2 float64 transpose + 1 on
-  // 2 threads takes 7.8 ms against 21.9 with ordinary stores, whose read-for-ownership of each
-  // line costs more than the read of the input (memcpy: 9.5 ms, a streamed copy 5.6 ms).
+  // tile rows and row chunks are whole cache lines (not bool, int8 or uint8). Streamed, a 4096^2
+  // float64 transpose + 1 on 2 threads takes 7.8 ms against 21.9 with ordinary stores, whose
+  // read-for-ownership of each line costs more than the read of the input (memcpy: 9.5 ms, a
+  // streamed copy 5.6 ms).
   bool streams() const {
     if (!plan_.stream_outputs) return false;
     for (const ir::NodePtr &root : plan_.roots)
-      if (root->dtype == DType::bool_ || op_kind(root->op) == OpKind::Reduce ||
-          op_kind(root->op) == OpKind::Contraction)
+      if (itemsize(root->dtype) * tile_edge % cache_line != 0 ||
+          op_kind(root->op) == OpKind::Reduce || op_kind(root->op) == OpKind::Contraction)
         return false;
     return true;
   }
@@ -491,12 +492,10 @@ private:
   llvm::Type *reg_type(DType t) {
     switch (t) {
     case DType::bool_: return llvm::Type::getInt1Ty(ctx_);
-    case DType::int32: return llvm::Type::getInt32Ty(ctx_);
-    case DType::int64: return i64_;
     case DType::float32: return llvm::Type::getFloatTy(ctx_);
     case DType::float64: return llvm::Type::getDoubleTy(ctx_);
+    default: return b_.getIntNTy(unsigned(itemsize(t) * 8));
     }
-    return i64_;
   }
   llvm::Type *mem_type(DType t) {
     return t == DType::bool_ ? llvm::Type::getInt8Ty(ctx_) : reg_type(t);
@@ -1020,12 +1019,17 @@ private:
   Value *extreme(DType t, int sign) {
     switch (t) {
     case DType::bool_: return b_.getInt1(sign > 0);
-    case DType::int32: return constant(t, 0, sign > 0 ? INT32_MAX : INT32_MIN);
-    case DType::int64: return constant(t, 0, sign > 0 ? INT64_MAX : INT64_MIN);
     case DType::float32:
     case DType::float64: return constant(t, sign * std::numeric_limits<double>::infinity(), 0);
+    default: {
+      const auto bits = unsigned(itemsize(t) * 8);
+      if (is_unsigned(t))
+        return b_.getInt(sign > 0 ? llvm::APInt::getMaxValue(bits)
+                                  : llvm::APInt::getMinValue(bits));
+      return b_.getInt(sign > 0 ? llvm::APInt::getSignedMaxValue(bits)
+                                : llvm::APInt::getSignedMinValue(bits));
     }
-    return nullptr;
+    }
   }
 
   Value *intrinsic(llvm::Intrinsic::ID id, Value *x, Value *y = nullptr) {
@@ -1098,6 +1102,19 @@ private:
       }
       default: break;
       }
+    } else if (is_unsigned(t)) {
+      switch (op) {
+      case Op::Neg: return b_.CreateNeg(x);
+      case Op::Abs:
+      case Op::Floor:
+      case Op::Ceil:
+      case Op::Round:
+      case Op::StopGradient: return x;
+      case Op::Sign: return b_.CreateZExt(b_.CreateICmpNE(x, zero_of(x)), x->getType());
+      case Op::Not: return b_.CreateNot(x);
+      case Op::SignBit: return b_.getFalse();
+      default: break;
+      }
     } else {
       switch (op) {
       case Op::Neg: return b_.CreateNeg(x);
@@ -1135,7 +1152,7 @@ private:
       }
     } else {
       // bools compare as unsigned: False < True.
-      const bool u = t == DType::bool_;
+      const bool u = t == DType::bool_ || is_unsigned(t);
       switch (op) {
       case Op::Eq: return b_.CreateICmpEQ(a, c);
       case Op::Ne: return b_.CreateICmpNE(a, c);
@@ -1187,19 +1204,27 @@ private:
       default: break;
       }
     } else {
-      llvm::Type *ty = a->getType();
-      const int bits = int(ty->getIntegerBitWidth());
-      Value *zero = zero_of(a), *minus_one = llvm::ConstantInt::get(ty, -1, true);
+      // Ops whose bits do not depend on signedness, then the ones that do.
+      const bool u = is_unsigned(t);
       switch (op) {
       case Op::Add: return b_.CreateAdd(a, c);
       case Op::Sub: return b_.CreateSub(a, c);
       case Op::Mul: return b_.CreateMul(a, c);
-      case Op::Max: return b_.CreateSelect(b_.CreateICmpSGT(a, c), a, c);
-      case Op::Min: return b_.CreateSelect(b_.CreateICmpSLT(a, c), a, c);
+      case Op::Max:
+        return b_.CreateSelect(u ? b_.CreateICmpUGT(a, c) : b_.CreateICmpSGT(a, c), a, c);
+      case Op::Min:
+        return b_.CreateSelect(u ? b_.CreateICmpULT(a, c) : b_.CreateICmpSLT(a, c), a, c);
       case Op::And: return b_.CreateAnd(a, c);
       case Op::Or: return b_.CreateOr(a, c);
       case Op::Xor: return b_.CreateXor(a, c);
-      case Op::Pow: return call(bits == 32 ? "jx_ipow_i32" : "jx_ipow_i64", ty, {a, c});
+      case Op::Pow: return integer_pow(t, a, c);
+      default: break;
+      }
+      if (u) return unsigned_binary(op, t, a, c);
+      llvm::Type *ty = a->getType();
+      const int bits = int(ty->getIntegerBitWidth());
+      Value *zero = zero_of(a), *minus_one = llvm::ConstantInt::get(ty, -1, true);
+      switch (op) {
       case Op::ShiftLeft:
       case Op::ShiftRight: {
         Value *out_of_range = b_.CreateOr(b_.CreateICmpSLT(c, zero),
@@ -1241,6 +1266,46 @@ private:
     throw Error(fmt::format("internal: {} is not defined on {}", op_name(op), dtype_name(t)));
   }
 
+  // Shifts and divisions of unsigned integers.
+  Value *unsigned_binary(Op op, DType t, Value *a, Value *c) {
+    llvm::Type *ty = a->getType();
+    const int bits = int(ty->getIntegerBitWidth());
+    Value *zero = zero_of(a);
+    switch (op) {
+    case Op::ShiftLeft:
+    case Op::ShiftRight: {
+      Value *out_of_range = b_.CreateICmpUGE(c, llvm::ConstantInt::get(ty, bits));
+      Value *safe = b_.CreateSelect(out_of_range, zero, c);
+      Value *shifted = op == Op::ShiftLeft ? b_.CreateShl(a, safe) : b_.CreateLShr(a, safe);
+      return b_.CreateSelect(out_of_range, zero, shifted);
+    }
+    case Op::Fmod:
+    case Op::Rem:
+    case Op::FloorDiv: {
+      // By 0 the result is 0; the division never reaches the hardware, where it traps.
+      Value *by_zero = b_.CreateICmpEQ(c, zero);
+      Value *safe = b_.CreateSelect(by_zero, llvm::ConstantInt::get(ty, 1), c);
+      Value *r = op == Op::FloorDiv ? b_.CreateUDiv(a, safe) : b_.CreateURem(a, safe);
+      return b_.CreateSelect(by_zero, zero, r);
+    }
+    default: break;
+    }
+    throw Error(fmt::format("internal: {} is not defined on {}", op_name(op), dtype_name(t)));
+  }
+
+  // numpy.power on integers by the runtime's helper: narrower types in 64 bits (wrapping
+  // products agree in their low bits; sign- or zero-extended, the exponent's sign is kept).
+  Value *integer_pow(DType t, Value *a, Value *c) {
+    llvm::Type *ty = a->getType();
+    if (t == DType::int32) return call("jx_ipow_i32", ty, {a, c});
+    if (t == DType::uint64) return call("jx_ipow_u64", ty, {a, c});
+    if (t == DType::int64) return call("jx_ipow_i64", ty, {a, c});
+    const bool u = is_unsigned(t);
+    Value *wide_a = u ? b_.CreateZExt(a, i64_) : b_.CreateSExt(a, i64_);
+    Value *wide_c = u ? b_.CreateZExt(c, i64_) : b_.CreateSExt(c, i64_);
+    return b_.CreateTrunc(call("jx_ipow_i64", i64_, {wide_a, wide_c}), ty);
+  }
+
   // numpy.floor_divide / numpy.remainder on floats (npy_divmod).
   Value *float_divmod(Op op, Value *a, Value *c) {
     llvm::Type *ty = a->getType();
@@ -1270,12 +1335,28 @@ private:
     if (to == DType::bool_)
       return is_floating(from) ? b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0))
                                : b_.CreateICmpNE(x, zero_of(x));
-    if (from == DType::bool_)
-      return is_floating(to) ? b_.CreateUIToFP(x, ty) : b_.CreateZExt(x, ty);
+    const bool from_unsigned = from == DType::bool_ || is_unsigned(from);
     if (is_floating(from) && is_floating(to)) return b_.CreateFPCast(x, ty);
-    if (is_floating(to)) return b_.CreateSIToFP(x, ty);
-    if (!is_floating(from)) return b_.CreateSExtOrTrunc(x, ty);
-    // Float -> int: NaN and out-of-range values give the minimum (x86 and NumPy), never poison.
+    if (is_floating(to)) return from_unsigned ? b_.CreateUIToFP(x, ty) : b_.CreateSIToFP(x, ty);
+    if (!is_floating(from))
+      return from_unsigned ? b_.CreateZExtOrTrunc(x, ty) : b_.CreateSExtOrTrunc(x, ty);
+    // Float -> int as ir::convert_scalar: narrower types through int32, uint32 through int64,
+    // uint64 by two ranges.
+    if (to == DType::uint64) {
+      Value *top = llvm::ConstantFP::get(x->getType(), std::ldexp(1.0, 63));
+      Value *high = b_.CreateFCmpOGE(x, top);
+      Value *t = truncate_to(b_.CreateSelect(high, b_.CreateFSub(x, top), x), i64_);
+      return b_.CreateSelect(high, b_.CreateXor(t, b_.getInt(llvm::APInt::getSignedMinValue(64))),
+                             t);
+    }
+    if (itemsize(to) < 4) return b_.CreateTrunc(truncate_to(x, b_.getInt32Ty()), ty);
+    if (to == DType::uint32) return b_.CreateTrunc(truncate_to(x, i64_), ty);
+    return truncate_to(x, ty);
+  }
+
+  // Float -> signed int: NaN and out-of-range values give the minimum (x86 and NumPy), never
+  // poison.
+  Value *truncate_to(Value *x, llvm::Type *ty) {
     const double limit = std::ldexp(1.0, int(ty->getIntegerBitWidth()) - 1);
     Value *lo = llvm::ConstantFP::get(x->getType(), -limit),
           *hi = llvm::ConstantFP::get(x->getType(), limit);

@@ -49,18 +49,38 @@ template <class T> void float_divmod(T a, T b, T &floordiv, T &mod) {
 
 template <class T> T int_floordiv(T a, T b) {
   if (b == 0) return 0;
-  if (b == -1) return wrap_sub(T(0), a);
-  T q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+  if constexpr (std::is_unsigned_v<T>) {
+    return T(a / b);
+  } else {
+    if (b == -1) return wrap_sub(T(0), a);
+    T q = T(a / b);
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
+  }
 }
 
 // C's remainder (the dividend's sign), as jnp.fmod: by 0 (and -1, which overflows) it is 0.
-template <class T> T int_fmod(T a, T b) { return b == 0 || b == -1 ? T(0) : T(a % b); }
+template <class T> T int_fmod(T a, T b) {
+  if constexpr (std::is_signed_v<T>)
+    if (b == -1) return 0;
+  return b == 0 ? T(0) : T(a % b);
+}
 
 template <class T> T int_rem(T a, T b) {
-  if (b == 0 || b == -1) return 0;
-  T r = a % b;
-  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+  if (b == 0) return 0;
+  if constexpr (std::is_unsigned_v<T>) {
+    return T(a % b);
+  } else {
+    if (b == -1) return 0;
+    T r = T(a % b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+  }
+}
+
+// A shift count outside [0, bits): NumPy's shifts give 0 (or -1 shifting a negative right).
+template <class T> bool out_of_shift_range(T b, int bits) {
+  if constexpr (std::is_signed_v<T>)
+    if (b < 0) return true;
+  return uint64_t(b) >= uint64_t(bits);
 }
 
 template <class T> T unary_scalar(ir::Op op, T x) {
@@ -101,8 +121,12 @@ template <class T> T unary_scalar(ir::Op op, T x) {
   } else {
     switch (op) {
     case Op::Neg: return wrap_sub(T(0), x);
-    case Op::Abs: return x < 0 ? wrap_sub(T(0), x) : x;
-    case Op::Sign: return T((x > 0) - (x < 0));
+    case Op::Abs:
+      if constexpr (std::is_signed_v<T>) return x < 0 ? wrap_sub(T(0), x) : x;
+      return x;
+    case Op::Sign:
+      if constexpr (std::is_signed_v<T>) return T((x > 0) - (x < 0));
+      return T(x > 0);
     case Op::Floor:
     case Op::Ceil:
     case Op::Round:
@@ -191,9 +215,11 @@ template <class T> T binary_scalar(ir::Op op, T a, T b) {
     case Op::And: return a & b;
     case Op::Or: return a | b;
     case Op::Xor: return a ^ b;
-    case Op::ShiftLeft:
-      return (b < 0 || b >= bits) ? T(0) : T(static_cast<std::make_unsigned_t<T>>(a) << b);
-    case Op::ShiftRight: return (b < 0 || b >= bits) ? T(a < 0 ? -1 : 0) : T(a >> b);
+    case Op::ShiftLeft: return out_of_shift_range(b, bits) ? T(0) : T(runtime::wrap_t<T>(a) << b);
+    case Op::ShiftRight:
+      if (!out_of_shift_range(b, bits)) return T(a >> b);
+      if constexpr (std::is_signed_v<T>) return T(a < 0 ? -1 : 0);
+      return T(0);
     default: break;
     }
   }

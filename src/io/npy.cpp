@@ -260,11 +260,10 @@ Header parse_header(std::string_view text, const std::string &path) {
 bool parse_descr(const std::string &descr, DType &dtype, bool &swap) {
   if (descr.size() < 2) return false;
   const std::string_view type = std::string_view(descr).substr(1);
-  constexpr std::pair<std::string_view, DType> types[] = {{"b1", DType::bool_},
-                                                          {"i4", DType::int32},
-                                                          {"i8", DType::int64},
-                                                          {"f4", DType::float32},
-                                                          {"f8", DType::float64}};
+  constexpr std::pair<std::string_view, DType> types[] = {
+      {"b1", DType::bool_},  {"i1", DType::int8},    {"i2", DType::int16},  {"i4", DType::int32},
+      {"i8", DType::int64},  {"u1", DType::uint8},   {"u2", DType::uint16}, {"u4", DType::uint32},
+      {"u8", DType::uint64}, {"f4", DType::float32}, {"f8", DType::float64}};
   auto it = std::find_if(std::begin(types), std::end(types),
                          [&](const auto &t) { return t.first == type; });
   if (it == std::end(types)) return false;
@@ -290,8 +289,14 @@ std::string shape_repr(const std::vector<int64_t> &shape) {
 const char *descr_of(DType dtype) {
   switch (dtype) {
   case DType::bool_: return "|b1";
+  case DType::int8: return "|i1";
+  case DType::int16: return "<i2";
   case DType::int32: return "<i4";
   case DType::int64: return "<i8";
+  case DType::uint8: return "|u1";
+  case DType::uint16: return "<u2";
+  case DType::uint32: return "<u4";
+  case DType::uint64: return "<u8";
   case DType::float32: return "<f4";
   case DType::float64: return "<f8";
   }
@@ -395,7 +400,7 @@ NpyArray read_npy(const std::string &path) {
   bool swap = false;
   if (!parse_descr(h.descr, out.dtype, swap))
     throw DTypeError(quoted(path) + ": unsupported dtype " + snippet(h.descr_raw) +
-                     " (jx reads '|b1', '<i4', '<i8', '<f4' and '<f8')");
+                     " (jx reads bool, int8 to int64, uint8 to uint64, float32 and float64)");
   out.shape = std::move(h.shape);
   const size_t width = itemsize(out.dtype);
   uint64_t nbytes = 0;

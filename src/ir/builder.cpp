@@ -501,20 +501,45 @@ NodePtr rebuild(const Node &n, std::vector<NodePtr> inputs) {
   return finish(std::move(spec));
 }
 
+namespace {
+
+// An integer literal's value: wrapped to its dtype's width, sign- or zero-extended (uint64's
+// values past INT64_MAX as their bits).
+int64_t wrap_to(int64_t value, DType dtype) {
+  const int bits = int(itemsize(dtype)) * 8;
+  if (bits == 64) return value;
+  const uint64_t mask = (uint64_t(1) << bits) - 1;
+  uint64_t v = uint64_t(value) & mask;
+  if (is_signed_integer(dtype) && (v >> (bits - 1))) v |= ~mask;
+  return int64_t(v);
+}
+
+// A float converted to an integer dtype as the evaluator converts it.
+int64_t integer_of(double value, DType dtype) {
+  switch (dtype) {
+  case DType::int8: return convert_scalar<int8_t>(value);
+  case DType::int16: return convert_scalar<int16_t>(value);
+  case DType::int32: return convert_scalar<int32_t>(value);
+  case DType::uint8: return convert_scalar<uint8_t>(value);
+  case DType::uint16: return convert_scalar<uint16_t>(value);
+  case DType::uint32: return convert_scalar<uint32_t>(value);
+  case DType::uint64: return int64_t(convert_scalar<uint64_t>(value));
+  default: return convert_scalar<int64_t>(value);
+  }
+}
+
+} // namespace
+
 NodePtr literal(double value, DType dtype, bool weak) {
   if (dtype == DType::bool_) return literal_int(value != 0, dtype, weak);
-  if (!is_floating(dtype))
-    return literal_int(dtype == DType::int32 ? convert_scalar<int32_t>(value)
-                                             : convert_scalar<int64_t>(value),
-                       dtype, weak);
+  if (!is_floating(dtype)) return literal_int(integer_of(value, dtype), dtype, weak);
   if (dtype == DType::float32) value = static_cast<float>(value);
   return finish({.op = Op::Literal, .dtype = dtype, .weak = weak, .fvalue = value});
 }
 
 NodePtr literal_int(int64_t value, DType dtype, bool weak) {
   if (is_floating(dtype)) return literal(static_cast<double>(value), dtype, weak);
-  if (dtype == DType::bool_) value = value != 0;
-  if (dtype == DType::int32) value = static_cast<int32_t>(value);
+  value = dtype == DType::bool_ ? value != 0 : wrap_to(value, dtype);
   return finish({.op = Op::Literal, .dtype = dtype, .weak = weak, .ivalue = value});
 }
 

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <random>
 
+#include "interp/dispatch.h"
+
 namespace aot_test {
 namespace {
 
@@ -127,45 +129,20 @@ std::vector<ResultBuffer> run_aot(Entry entry, const std::vector<jx::Array> &arg
 
 std::string first_mismatch(const jx::Array &like, const void *expected, const void *actual,
                            const Tolerance &tolerance) {
-  switch (like.dtype()) {
-  case jx::DType::bool_:
-    return first_mismatch_typed(like, static_cast<const uint8_t *>(expected),
-                                static_cast<const uint8_t *>(actual), tolerance);
-  case jx::DType::int32:
-    return first_mismatch_typed(like, static_cast<const int32_t *>(expected),
-                                static_cast<const int32_t *>(actual), tolerance);
-  case jx::DType::int64:
-    return first_mismatch_typed(like, static_cast<const int64_t *>(expected),
-                                static_cast<const int64_t *>(actual), tolerance);
-  case jx::DType::float32:
-    return first_mismatch_typed(like, static_cast<const float *>(expected),
-                                static_cast<const float *>(actual), tolerance);
-  case jx::DType::float64:
-    return first_mismatch_typed(like, static_cast<const double *>(expected),
-                                static_cast<const double *>(actual), tolerance);
-  }
-  return "unknown dtype";
+  return jx::dispatch_dtype(like.dtype(), [&](auto tag) {
+    // Bools as their stored bytes.
+    using T = std::conditional_t<std::is_same_v<decltype(tag), bool>, uint8_t, decltype(tag)>;
+    return first_mismatch_typed(like, static_cast<const T *>(expected),
+                                static_cast<const T *>(actual), tolerance);
+  });
 }
 
 Differences differences(const jx::Array &like, const void *expected, const void *actual) {
-  switch (like.dtype()) {
-  case jx::DType::bool_:
-    return differences_typed(like, static_cast<const uint8_t *>(expected),
-                             static_cast<const uint8_t *>(actual));
-  case jx::DType::int32:
-    return differences_typed(like, static_cast<const int32_t *>(expected),
-                             static_cast<const int32_t *>(actual));
-  case jx::DType::int64:
-    return differences_typed(like, static_cast<const int64_t *>(expected),
-                             static_cast<const int64_t *>(actual));
-  case jx::DType::float32:
-    return differences_typed(like, static_cast<const float *>(expected),
-                             static_cast<const float *>(actual));
-  case jx::DType::float64:
-    return differences_typed(like, static_cast<const double *>(expected),
-                             static_cast<const double *>(actual));
-  }
-  return {};
+  return jx::dispatch_dtype(like.dtype(), [&](auto tag) {
+    using T = std::conditional_t<std::is_same_v<decltype(tag), bool>, uint8_t, decltype(tag)>;
+    return differences_typed(like, static_cast<const T *>(expected),
+                             static_cast<const T *>(actual));
+  });
 }
 
 std::string compare_with_jit(const std::vector<jx::Array> &expected, Entry entry,

@@ -101,8 +101,10 @@ TEST_F(SimpsonCall, WrongDtype) {
 }
 
 TEST_F(SimpsonCall, UnknownDtypeCode) {
-  args[0].dtype = 7;
-  expect_rejected(call(), {"argument 0 is dtype code 7, rank 1, expected float64[100]"});
+  args[0].dtype = 7; // uint8: a known dtype, not the one compiled for
+  expect_rejected(call(), {"argument 0 is uint8[100], expected float64[100]"});
+  args[0].dtype = 11;
+  expect_rejected(call(), {"argument 0 is dtype code 11, rank 1, expected float64[100]"});
   args[0].dtype = -1;
   expect_rejected(call(), {"argument 0 is dtype code -1"});
 }
@@ -392,7 +394,7 @@ TEST(AotEncoding, CorruptWordsAreErrors) {
   expect_error<jx::Error>([&] { decode(bad); }, "corrupt length");
   // The first argument's dtype (word 7).
   bad = words;
-  bad[7] = 9;
+  bad[7] = jx::num_dtypes;
   rt::aot::seal(bad);
   expect_error<jx::Error>([&] { decode(bad); }, "corrupt dtype");
 }

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "backend/orc_jit.h"
+#include "interp/dispatch.h"
 #include "interp/interp.h"
 #include "ir/builder.h"
 #include "passes/kernel_plan.h"
@@ -25,8 +26,9 @@ using jx::DType;
 using jx::ir::Op;
 using jx::ir::OpKind;
 
-constexpr DType kDTypes[] = {DType::bool_, DType::int32, DType::int64, DType::float32,
-                             DType::float64};
+constexpr DType kDTypes[] = {DType::bool_,  DType::int8,    DType::int16,  DType::int32,
+                             DType::int64,  DType::uint8,   DType::uint16, DType::uint32,
+                             DType::uint64, DType::float32, DType::float64};
 
 std::vector<double> float_values() {
   const double inf = std::numeric_limits<double>::infinity();
@@ -47,7 +49,9 @@ std::vector<double> int_values() {
   std::vector<double> v;
   for (int i = -9; i <= 9; ++i)
     v.push_back(i);
-  for (double x : {100.0, -100.0, 46341.0, -46341.0, 65536.0})
+  // Past the narrow types' ranges and at their edges: converted, they wrap.
+  for (double x : {100.0, -100.0, 46341.0, -46341.0, 65536.0, 127.0, -128.0, 255.0, 32767.0,
+                   -32768.0, 65535.0, 2147483647.0, 4294967295.0, -2147483648.0})
     v.push_back(x);
   return v;
 }
@@ -142,18 +146,12 @@ bool check(Op op, DType t, const Array &a, const Array *b) {
       }
     break;
   }
-  case DType::int32:
-    expect_matches(op, t, got.to_vector<int32_t>().data(), want->as<int32_t>(), n, a, b);
-    break;
-  case DType::int64:
-    expect_matches(op, t, got.to_vector<int64_t>().data(), want->as<int64_t>(), n, a, b);
-    break;
-  case DType::float32:
-    expect_matches(op, t, got.to_vector<float>().data(), want->as<float>(), n, a, b);
-    break;
-  case DType::float64:
-    expect_matches(op, t, got.to_vector<double>().data(), want->as<double>(), n, a, b);
-    break;
+  default:
+    jx::dispatch_dtype(got.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_same_v<T, bool>)
+        expect_matches(op, t, got.to_vector<T>().data(), want->as<T>(), n, a, b);
+    });
   }
   return true;
 }

@@ -550,8 +550,14 @@ CompareResult compare_buffers(const jx::Array &like, BufferPtr expected, BufferP
   switch (like.dtype()) {
   // Bools are compared as stored bytes: anything but 0 and 1 is itself a bug.
   case DType::bool_: check(uint8_t()); break;
+  case DType::int8: check(int8_t()); break;
+  case DType::int16: check(int16_t()); break;
   case DType::int32: check(int32_t()); break;
   case DType::int64: check(int64_t()); break;
+  case DType::uint8: check(uint8_t()); break;
+  case DType::uint16: check(uint16_t()); break;
+  case DType::uint32: check(uint32_t()); break;
+  case DType::uint64: check(uint64_t()); break;
   case DType::float32: check(float()); break;
   case DType::float64: check(double()); break;
   }

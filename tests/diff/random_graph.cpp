@@ -29,12 +29,15 @@ namespace jnp = jx::numpy;
 // Sets of dtypes, one bit per DType.
 using DTypeSet = unsigned;
 constexpr DTypeSet bit(DType t) { return 1u << unsigned(t); }
-constexpr DTypeSet kAnyDType = 0x1f;
+constexpr DTypeSet kAnyDType = (1u << jx::num_dtypes) - 1;
 constexpr DTypeSet kFloats = bit(DType::float32) | bit(DType::float64);
 constexpr DTypeSet kNonFloats = kAnyDType & ~kFloats;
 constexpr DTypeSet kNumbers = kAnyDType & ~bit(DType::bool_);
 constexpr DType kDTypes[] = {DType::bool_, DType::int32, DType::int64, DType::float32,
                              DType::float64};
+// The narrow and unsigned integers, drawn one time in eight where an integer may be.
+constexpr DType kSmallIntegers[] = {DType::int8,   DType::int16,  DType::uint8,
+                                    DType::uint16, DType::uint32, DType::uint64};
 
 // ---- Python spellings for the description ----
 
@@ -166,6 +169,12 @@ private:
     std::vector<DType> ts;
     for (DType t : kDTypes)
       if (set & bit(t)) ts.push_back(t);
+    if (o_.small_integers && chance(0.125)) {
+      std::vector<DType> small;
+      for (DType t : kSmallIntegers)
+        if (set & bit(t)) small.push_back(t);
+      if (!small.empty()) return pick(small);
+    }
     return pick(ts);
   }
   bool has(Family f) const { return o_.families & f; }
@@ -297,6 +306,7 @@ private:
       return r < 97
                  ? int32_t(uint32_t(rng_()))
                  : pick({std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()});
+    if (t != DType::int64) return int64_t(rng_()); // wrapped by the caller's type
     return r < 97
                ? int64_t(rng_())
                : pick({std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()});
@@ -325,6 +335,16 @@ private:
     return v;
   }
 
+  // Integers of a narrow or unsigned T: mostly small, now and then wrapped from a wide value or
+  // T's extremes.
+  template <class T> Value int_constant(const Shape &s) {
+    std::vector<T> d(size_t(shape_size(s)));
+    for (T &v : d)
+      v = chance(0.03) ? pick({std::numeric_limits<T>::min(), std::numeric_limits<T>::max()})
+                       : T(random_int(dtype_of_v<T>));
+    return constant_of(s, d);
+  }
+
   Value constant(const Shape &s, DType t) {
     const size_t n = size_t(shape_size(s));
     switch (t) {
@@ -334,6 +354,8 @@ private:
         d[i] = chance(0.5);
       return constant_of(s, d);
     }
+    case DType::int8: return int_constant<int8_t>(s);
+    case DType::int16: return int_constant<int16_t>(s);
     case DType::int32: {
       std::vector<int32_t> d(n);
       for (int32_t &v : d)
@@ -346,6 +368,10 @@ private:
         v = random_int(t);
       return constant_of(s, d);
     }
+    case DType::uint8: return int_constant<uint8_t>(s);
+    case DType::uint16: return int_constant<uint16_t>(s);
+    case DType::uint32: return int_constant<uint32_t>(s);
+    case DType::uint64: return int_constant<uint64_t>(s);
     case DType::float32: {
       std::vector<float> d(n);
       for (float &v : d)
@@ -371,7 +397,8 @@ private:
       v = chance(0.5);
       text = py_value(v != 0);
     } else if (is_integer(t)) {
-      v = double(nonneg ? uni(0, 4) : uni(-4, 9));
+      // With unsigned arrays about, a negative C++ int would be out of bounds (NumPy raises).
+      v = double(nonneg || o_.small_integers ? uni(0, 4) : uni(-4, 9));
       text = fmt::format("{}", int64_t(v));
     } else {
       v = nonneg ? pick({0.0, 0.5, 1.0, 2.0, 3.0, 2.5})
@@ -728,8 +755,14 @@ private:
     if (x.approx) return std::nullopt;
     const B &op = table[uni(0, std::size(table) - 1)];
     if (op.integers_only && is_floating(x.a.dtype())) return std::nullopt;
+    // Integer-only ops need an integer common type: uint64 with a signed integer promotes to
+    // float64.
+    DTypeSet integers = 0;
+    for (int t = 0; t < jx::num_dtypes; ++t)
+      if ((kNonFloats & bit(DType(t))) && !is_floating(jx::promote_types(x.a.dtype(), DType(t))))
+        integers |= bit(DType(t));
     Value y =
-        partner(x.a.shape(), {.dtypes = op.integers_only ? kNonFloats : kAnyDType, .exact = true});
+        partner(x.a.shape(), {.dtypes = op.integers_only ? integers : kAnyDType, .exact = true});
     return binary(op.format, op.fn, x, y, false);
   }
 

@@ -47,6 +47,10 @@ struct GraphOptions {
   // Literal data of moderate size: no infinities, NaNs, huge or tiny floats, or integers beyond
   // +-8, so that finite differences are not lost to rounding against huge values.
   bool moderate_values = false;
+  // Now and then int8, int16 and the unsigned integers where an integer may be, and C++ int
+  // scalars nonnegative (as unsigned arrays need). Off by default: the graphs of a seed stay what
+  // they were before these dtypes.
+  bool small_integers = false;
 };
 
 struct GeneratedGraph {

@@ -472,8 +472,9 @@ Array random_array(const Shape &shape, DType dtype, std::mt19937_64 &rng) {
   case DType::int64:
     return fill.operator()<int64_t>([&] { return int64_t(rng() % (1 << 21)) - (1 << 20); });
   case DType::bool_: return fill.operator()<bool>([&] { return rng() % 2 == 0; });
+  default: break;
   }
-  throw std::logic_error("unknown dtype");
+  throw std::logic_error("a dtype the cases do not draw");
 }
 
 struct Arguments {

@@ -82,7 +82,7 @@ TEST(Differential, RandomGraphs) {
   for (uint64_t seed = base; seed < base + graphs; ++seed) {
     std::string description;
     try {
-      GeneratedGraph g = random_graph(seed);
+      GeneratedGraph g = random_graph(seed, {.small_integers = true});
       description = g.description;
       BufferPtr expected = interpret(g.root), actual;
       try {

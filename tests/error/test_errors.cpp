@@ -195,8 +195,28 @@ TEST(Errors, IntegerNegativePower) {
 }
 
 TEST(Errors, WeakIntOverflowsInt32) {
-  expect_error<jx::ValueError>([] { jnp::ones({2}, jnp::int32) + (int64_t(1) << 40); },
-                               "Python integer 1099511627776 out of bounds for int32");
+  expect_error<jx::OverflowError>([] { jnp::ones({2}, jnp::int32) + (int64_t(1) << 40); },
+                                  "Python integer 1099511627776 out of bounds for int32");
+}
+
+TEST(Errors, BitwiseOpsOfUint64AndASignedIntegerHaveNoCommonInteger) {
+  expect_error<jx::DTypeError>(
+      [] { jnp::right_shift(jnp::ones({2}, jnp::uint64), jnp::ones({2}, jnp::int32)); },
+      "ufunc 'right_shift' not supported for the input types (dtype('uint64'), dtype('int32')), "
+      "and the inputs could not be safely coerced to any supported types according to the casting "
+      "rule 'safe'");
+  EXPECT_EQ(jnp::bitwise_and(jnp::ones({2}, jnp::uint64), 3).dtype(), jnp::uint64);
+}
+
+TEST(Errors, WeakIntOverflowsSmallAndUnsignedIntegers) {
+  expect_error<jx::OverflowError>([] { jnp::ones({2}, jnp::uint8) + 300; },
+                                  "Python integer 300 out of bounds for uint8");
+  expect_error<jx::OverflowError>([] { jnp::ones({2}, jnp::uint32) * -1; },
+                                  "Python integer -1 out of bounds for uint32");
+  expect_error<jx::OverflowError>([] { jnp::ones({2}, jnp::int8) - 129; },
+                                  "Python integer 129 out of bounds for int8");
+  EXPECT_EQ((jnp::ones({2}, jnp::int8) + -128).dtype(), jnp::int8);
+  EXPECT_EQ((jnp::ones({2}, jnp::uint64) + INT64_MAX).dtype(), jnp::uint64);
 }
 
 TEST(Errors, EmptyReductions) {

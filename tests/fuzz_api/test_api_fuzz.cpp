@@ -244,8 +244,13 @@ private:
         x = float_value();
       return jnp::array(v, shape);
     }
+    default: { // the narrow and unsigned integers: int64 values wrapped
+      std::vector<int64_t> v(n);
+      for (auto &x : v)
+        x = int_value(DType::int64);
+      return jnp::array(v, shape).astype(t);
     }
-    return jnp::zeros(shape);
+    }
   }
   // A C++ scalar (weakly typed) or a strongly typed 0-d array.
   Array scalar() {

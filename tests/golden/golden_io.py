@@ -9,7 +9,8 @@ import warnings
 
 import numpy as np
 
-DTYPES = ("bool", "int32", "int64", "float32", "float64")
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float32", "float64")
 
 
 def write(out, inputs, cases, script, max_size):

@@ -1,0 +1,136 @@
+// Golden tests of the narrow and unsigned integer dtypes against NumPy, written by
+// tests/golden/make_dtype_golden.py (same case names): the promotion table, wrapping arithmetic,
+// divisions by zero, shifts past the width, conversions from floats and between integers,
+// reductions' accumulator dtypes and sorting. Every input is a .npy file of its dtype, so loading
+// each dtype is tested too; SavedFilesAreNumPys writes them back.
+#include <jx/jx.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "api/golden_util.h"
+
+namespace {
+
+namespace jnp = jx::numpy;
+using golden::expect_matches;
+using golden::in;
+using jx::Array;
+using jx::DType;
+
+const std::string kTypes[] = {"int8", "int16", "uint8", "uint16", "uint32", "uint64"};
+
+TEST(DTypeGolden, PromotionTableIsNumPys) {
+  std::vector<int64_t> table;
+  for (int a = 0; a < jx::num_dtypes; ++a)
+    for (int b = 0; b < jx::num_dtypes; ++b)
+      table.push_back(int64_t(jx::promote_types(DType(a), DType(b))));
+  expect_matches(jnp::array(table, jx::Shape{jx::num_dtypes, jx::num_dtypes}), "promotion_table");
+}
+
+TEST(DTypeGolden, ScalarsAndMixedOperands) {
+  expect_matches(in("uint8") + 3, "scalar_add_u8");
+  expect_matches(in("int8") * 5, "scalar_mul_i8");
+  expect_matches(in("uint16") * 0.5, "scalar_float_u16");
+  expect_matches(in("int8") + jnp::array(1.25, jnp::float32), "i8_plus_f32");
+  expect_matches(in("uint32") + in("uint32").astype(jnp::int32), "u32_plus_i32");
+  expect_matches(in("uint64") + jnp::arange(25), "u64_plus_i64");
+  expect_matches(in("int16") + in("uint8"), "i16_plus_u8");
+}
+
+TEST(DTypeGolden, ReductionsAccumulateInNumPysDTypes) {
+  const Array grid = in("grid");
+  expect_matches(jnp::mean(in("int8")), "mean_i8");
+  expect_matches(jnp::sum(in("uint8")), "sum_u8_dtype");
+  expect_matches(jnp::sum(grid.astype(jnp::int16), 1), "sum_i16_axis");
+  expect_matches(jnp::cumsum(in("uint16")), "cumsum_u16");
+  expect_matches(jnp::prod(grid.astype(jnp::int8)(0) + 13, 1), "prod_i8");
+  expect_matches(jnp::max(in("uint64")), "max_u64");
+  expect_matches(jnp::min(in("uint32")), "min_u32");
+  expect_matches(jnp::argmax(in("uint64")), "argmax_u64");
+  expect_matches(jnp::argmin(in("int8")), "argmin_i8");
+  expect_matches(jnp::linspace(0, 255, 7, true, 0, jnp::uint8), "linspace_u8");
+  expect_matches(jnp::arange(-5, 20, 3, jnp::int16), "arange_i16");
+}
+
+// Eager and under jit: the evaluator and compiled kernels both give NumPy's values.
+void check_arithmetic(const std::string &t, bool jitted) {
+  SCOPED_TRACE(t + (jitted ? " under jit" : " eager"));
+  auto run = [&](auto f, const std::vector<Array> &args) {
+    if (!jitted) return f(args);
+    return jx::jit([&](const std::vector<Array> &a) { return f(a); })(args);
+  };
+  using Args = const std::vector<Array> &;
+  const std::vector<Array> vw = {in(t), in(t + "b")};
+  const std::vector<Array> shift = {in(t), in(t + "_shift")};
+  expect_matches(run([](Args a) { return a[0] + a[1]; }, vw), "add_" + t);
+  expect_matches(run([](Args a) { return a[0] - a[1]; }, vw), "subtract_" + t);
+  expect_matches(run([](Args a) { return a[0] * a[1]; }, vw), "multiply_" + t);
+  expect_matches(run([](Args a) { return jnp::floor_divide(a[0], a[1]); }, vw),
+                 "floor_divide_" + t);
+  expect_matches(run([](Args a) { return jnp::remainder(a[0], a[1]); }, vw), "remainder_" + t);
+  expect_matches(run([](Args a) { return jnp::fmod(a[0], a[1]); }, vw), "fmod_" + t);
+  expect_matches(run([](Args a) { return a[0] / a[1]; }, vw), "true_divide_" + t);
+  expect_matches(run([](Args a) { return jnp::power(a[0], a[1]); }, {in(t), in(t + "_exp")}),
+                 "power_" + t);
+  expect_matches(run([](Args a) { return jnp::left_shift(a[0], a[1]); }, shift), "left_shift_" + t);
+  expect_matches(run([](Args a) { return jnp::right_shift(a[0], a[1]); }, shift),
+                 "right_shift_" + t);
+  expect_matches(run([](Args a) { return (a[0] & a[1]) ^ (a[0] | ~a[1]); }, vw), "bitwise_" + t);
+  expect_matches(run([](Args a) { return -a[0]; }, vw), "negative_" + t);
+  expect_matches(run([](Args a) { return jnp::absolute(a[0]); }, vw), "absolute_" + t);
+  expect_matches(run([](Args a) { return jnp::sign(a[0]); }, vw), "sign_" + t);
+  expect_matches(run([](Args a) { return jnp::maximum(a[0], a[1]); }, vw), "maximum_" + t);
+  expect_matches(run([](Args a) { return a[0] < a[1]; }, vw), "less_" + t);
+  expect_matches(run([](Args a) { return a[0] == a[1]; }, vw), "equal_" + t);
+  expect_matches(run([](Args a) { return jnp::where(a[0] > a[1], a[0], a[1]); }, vw), "where_" + t);
+  expect_matches(run([](Args a) { return jnp::sort(a[0]); }, vw), "sort_" + t);
+  expect_matches(run([](Args a) { return jnp::argsort(a[0]); }, vw), "argsort_" + t);
+  const DType dtype = jx::dtype(t);
+  // uint32 from floats below 2^32 only: NumPy's result above depends on the element's position.
+  expect_matches(run([&](Args a) { return a[0].astype(dtype); },
+                     {in(t == "uint32" ? "floats_u32" : "floats")}),
+                 "from_float_" + t);
+  for (auto [to, name] : {std::pair{jnp::float64, "to_float64_"},
+                          {jnp::float32, "to_float32_"},
+                          {jnp::int64, "to_int64_"},
+                          {jnp::bool_, "to_bool_"}})
+    expect_matches(run([to](Args a) { return a[0].astype(to); }, vw), name + t);
+  for (const std::string &b : kTypes)
+    if (b != t)
+      expect_matches(run([&](Args a) { return a[0].astype(jx::dtype(b)); }, vw),
+                     "cast_" + t + "_" + b);
+}
+
+TEST(DTypeGolden, EagerArithmeticAndConversions) {
+  for (const std::string &t : kTypes)
+    check_arithmetic(t, false);
+}
+
+TEST(DTypeGolden, CompiledArithmeticAndConversions) {
+  for (const std::string &t : kTypes)
+    check_arithmetic(t, true);
+}
+
+std::string file_bytes(const std::filesystem::path &path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// jnp.save of each dtype writes the bytes np.save wrote for the same array.
+TEST(DTypeGolden, SavedFilesAreNumPys) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "jx_dtype_golden";
+  std::filesystem::create_directories(dir);
+  for (const std::string &t : kTypes) {
+    const std::filesystem::path path = dir / (t + ".npy");
+    jnp::save(path.string(), in(t));
+    EXPECT_EQ(file_bytes(path), file_bytes(std::string(JX_GOLDEN_DIR) + "/dtypes/in_" + t + ".npy"))
+        << t;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+} // namespace

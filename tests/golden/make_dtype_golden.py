@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Writes the goldens that tests/api/test_dtype_golden.cpp checks jx's narrow and unsigned integer
+dtypes against: NumPy's promotion table, wrapping arithmetic, divisions by zero, shifts past the
+width, conversions from floats (in range and the wraps NumPy's x86 casts give), reductions'
+accumulator dtypes, sorting and the .npy files of every dtype.
+
+Run with the project's venv: python tests/golden/make_dtype_golden.py. Results go to
+dtypes/<case>.npy, inputs to dtypes/in_<name>.npy; dtypes/MANIFEST.txt lists them.
+"""
+import os
+
+import numpy as np
+
+import golden_io
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dtypes")
+INPUTS = {}
+
+# jx's dtype codes (include/jx/dtype.h), in order.
+JX_DTYPES = ["bool", "int32", "int64", "float32", "float64", "int8", "int16", "uint8", "uint16",
+             "uint32", "uint64"]
+
+
+def inp(name, a):
+    INPUTS[name] = np.asarray(a)
+    return INPUTS[name]
+
+
+INTS = [0, 1, -1, 2, -2, 3, 7, -7, 100, -100, 127, -128, 255, 300, -300, 32767, -32768, 65535,
+        2**31 - 1, -2**31, 2**32 - 1, 2**40 + 3, -2**40 - 5, 2**63 - 1, -2**63]
+VALUES = {t: inp(t, np.array(INTS, dtype=np.int64).astype(t)) for t in
+          ["int8", "int16", "uint8", "uint16", "uint32", "uint64"]}
+# Second operands: a rotation with zeros, ones and minus ones among them.
+OTHERS = {t: inp(t + "b", np.roll(v, 5)) for t, v in VALUES.items()}
+SHIFTS = {t: inp(t + "_shift", np.array([0, 1, 3, 7, 8, 15, 16, 31, 32, 63, 64, 65, 2, 5, 1, 0, 9,
+                                         17, 33, 4, 6, 12, 60, 62, 1]).astype(t))
+          for t in VALUES}
+SMALL_EXP = {t: inp(t + "_exp", np.array([0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 31, 33, 63, 64, 1, 2, 3,
+                                          4, 0, 1, 2, 3, 11, 13, 2]).astype(t)) for t in VALUES}
+floats = inp("floats", np.array([0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, 127.9, -128.9, 200.0,
+                                 255.0, 300.0, -1.0, -200.0, 65535.0, 70000.0, -40000.0,
+                                 2.0**31 - 1, -2.0**31, 4e9, 2.0**53, 1e17, 2.0**63,
+                                 1.5 * 2.0**63, -9e18]))
+# Out-of-range casts are undefined in C (NumPy warns "invalid value encountered in cast"); these
+# give the same result at every position of NumPy's loops, except to uint32 from 2^32 up, where
+# NumPy's SIMD lanes give 0 and its scalar tail (and jx) the low bits of the int64 conversion:
+# uint32 is tested on the values below 2^32.
+floats_u32 = inp("floats_u32", floats[floats < 2.0**32])
+grid = inp("grid", np.arange(-12, 12).reshape(2, 3, 4))
+
+cases = [
+    ("promotion_table", lambda: np.array(
+        [[JX_DTYPES.index(np.promote_types(a, b).name) for b in JX_DTYPES] for a in JX_DTYPES],
+        dtype=np.int64)),
+    # Weakly typed scalars keep the array's dtype (NEP 50, as jnp).
+    ("scalar_add_u8", lambda: VALUES["uint8"] + 3),
+    ("scalar_mul_i8", lambda: VALUES["int8"] * 5),
+    ("scalar_float_u16", lambda: VALUES["uint16"] * 0.5),
+    ("i8_plus_f32", lambda: VALUES["int8"] + np.float32(1.25)),
+    ("u32_plus_i32", lambda: VALUES["uint32"] + VALUES["uint32"].astype(np.int32)),
+    ("u64_plus_i64", lambda: VALUES["uint64"] + np.arange(25)),
+    ("i16_plus_u8", lambda: VALUES["int16"] + VALUES["uint8"]),
+    ("mean_i8", lambda: np.mean(VALUES["int8"])),
+    ("sum_u8_dtype", lambda: np.sum(VALUES["uint8"])),
+    ("sum_i16_axis", lambda: np.sum(grid.astype(np.int16), axis=1)),
+    ("cumsum_u16", lambda: np.cumsum(VALUES["uint16"])),
+    ("prod_i8", lambda: np.prod(grid.astype(np.int8)[0] + 13, axis=1)),
+    ("max_u64", lambda: np.max(VALUES["uint64"])),
+    ("min_u32", lambda: np.min(VALUES["uint32"])),
+    ("argmax_u64", lambda: np.argmax(VALUES["uint64"])),
+    ("argmin_i8", lambda: np.argmin(VALUES["int8"])),
+    ("linspace_u8", lambda: np.linspace(0, 255, 7, dtype=np.uint8)),
+    ("arange_i16", lambda: np.arange(-5, 20, 3, dtype=np.int16)),
+]
+for t, v in VALUES.items():
+    w = OTHERS[t]
+    cases += [
+        (f"add_{t}", lambda v=v, w=w: v + w),
+        (f"subtract_{t}", lambda v=v, w=w: v - w),
+        (f"multiply_{t}", lambda v=v, w=w: v * w),
+        (f"floor_divide_{t}", lambda v=v, w=w: np.floor_divide(v, w)),
+        (f"remainder_{t}", lambda v=v, w=w: np.remainder(v, w)),
+        (f"fmod_{t}", lambda v=v, w=w: np.fmod(v, w)),
+        (f"true_divide_{t}", lambda v=v, w=w: v / w),
+        (f"power_{t}", lambda v=v, t=t: np.power(v, SMALL_EXP[t])),
+        (f"left_shift_{t}", lambda v=v, t=t: np.left_shift(v, SHIFTS[t])),
+        (f"right_shift_{t}", lambda v=v, t=t: np.right_shift(v, SHIFTS[t])),
+        (f"bitwise_{t}", lambda v=v, w=w: (v & w) ^ (v | ~w)),
+        (f"negative_{t}", lambda v=v: np.negative(v)),
+        (f"absolute_{t}", lambda v=v: np.absolute(v)),
+        (f"sign_{t}", lambda v=v: np.sign(v)),
+        (f"maximum_{t}", lambda v=v, w=w: np.maximum(v, w)),
+        (f"less_{t}", lambda v=v, w=w: v < w),
+        (f"equal_{t}", lambda v=v, w=w: v == w),
+        (f"sort_{t}", lambda v=v: np.sort(v)),
+        (f"argsort_{t}", lambda v=v: np.argsort(v, kind="stable")),
+        (f"from_float_{t}", lambda t=t: (floats_u32 if t == "uint32" else floats).astype(t)),
+        (f"to_float64_{t}", lambda v=v: v.astype(np.float64)),
+        (f"to_float32_{t}", lambda v=v: v.astype(np.float32)),
+        (f"to_int64_{t}", lambda v=v: v.astype(np.int64)),
+        (f"to_bool_{t}", lambda v=v: v.astype(np.bool_)),
+        (f"where_{t}", lambda v=v, w=w: np.where(v > w, v, w)),
+    ]
+# Conversions between the integer dtypes (wrapping).
+for a in VALUES:
+    for b in VALUES:
+        if a != b:
+            cases.append((f"cast_{a}_{b}", lambda a=a, b=b: VALUES[a].astype(b)))
+
+golden_io.write(OUT, INPUTS, cases, "tests/golden/make_dtype_golden.py", max_size=200)
