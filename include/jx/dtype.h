@@ -21,8 +21,10 @@ enum class DType : uint8_t {
   uint16,
   uint32,
   uint64,
+  float16,
+  bfloat16,
 };
-inline constexpr int num_dtypes = 11;
+inline constexpr int num_dtypes = 13;
 
 inline constexpr DType bool_ = DType::bool_;
 inline constexpr DType int8 = DType::int8;
@@ -33,6 +35,8 @@ inline constexpr DType uint8 = DType::uint8;
 inline constexpr DType uint16 = DType::uint16;
 inline constexpr DType uint32 = DType::uint32;
 inline constexpr DType uint64 = DType::uint64;
+inline constexpr DType float16 = DType::float16;
+inline constexpr DType bfloat16 = DType::bfloat16;
 inline constexpr DType float32 = DType::float32;
 inline constexpr DType float64 = DType::float64;
 
@@ -47,6 +51,8 @@ enum class DTypeKind : uint8_t { boolean, integer, floating };
 constexpr DTypeKind kind_of(DType t) {
   switch (t) {
   case DType::bool_: return DTypeKind::boolean;
+  case DType::float16:
+  case DType::bfloat16:
   case DType::float32:
   case DType::float64: return DTypeKind::floating;
   default: return DTypeKind::integer;
@@ -59,7 +65,9 @@ constexpr size_t itemsize(DType t) {
   case DType::int8:
   case DType::uint8: return 1;
   case DType::int16:
-  case DType::uint16: return 2;
+  case DType::uint16:
+  case DType::float16:
+  case DType::bfloat16: return 2;
   case DType::int32:
   case DType::uint32:
   case DType::float32: return 4;
@@ -76,6 +84,9 @@ constexpr bool is_unsigned(DType t) {
   return t == DType::uint8 || t == DType::uint16 || t == DType::uint32 || t == DType::uint64;
 }
 constexpr bool is_signed_integer(DType t) { return is_integer(t) && !is_unsigned(t); }
+// float16 and bfloat16 are storage types: every op on them computes in float32 and rounds its
+// result back (as XLA:CPU does), so the graph holds no arithmetic in them.
+constexpr bool is_storage_float(DType t) { return t == DType::float16 || t == DType::bfloat16; }
 
 // NumPy name: "bool", "int8", ..., "uint64", "float32", "float64".
 std::string_view dtype_name(DType t);

@@ -20,17 +20,20 @@ namespace jx::numpy {
 using jx::Array;
 using jx::DType;
 using jx::Shape;
-inline constexpr DType bool_ = DType::bool_;
-inline constexpr DType int8 = DType::int8;
-inline constexpr DType int16 = DType::int16;
-inline constexpr DType int32 = DType::int32;
-inline constexpr DType int64 = DType::int64;
-inline constexpr DType uint8 = DType::uint8;
-inline constexpr DType uint16 = DType::uint16;
-inline constexpr DType uint32 = DType::uint32;
-inline constexpr DType uint64 = DType::uint64;
-inline constexpr DType float32 = DType::float32;
-inline constexpr DType float64 = DType::float64;
+// jnp.bool_, jnp.int8, ...: jx's dtype constants.
+using jx::bfloat16;
+using jx::bool_;
+using jx::float16;
+using jx::float32;
+using jx::float64;
+using jx::int16;
+using jx::int32;
+using jx::int64;
+using jx::int8;
+using jx::uint16;
+using jx::uint32;
+using jx::uint64;
+using jx::uint8;
 using jx::dtype;
 using jx::newaxis;
 // jnp.pi, jnp.e, jnp.euler_gamma, jnp.inf, jnp.nan: doubles, weakly typed where they meet arrays.

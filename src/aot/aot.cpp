@@ -154,6 +154,8 @@ const char *c_type(DType t) {
   case DType::uint16: return "uint16_t";
   case DType::uint32: return "uint32_t";
   case DType::uint64: return "uint64_t";
+  case DType::float16:
+  case DType::bfloat16: return "uint16_t"; // their bits
   case DType::float32: return "float";
   case DType::float64: return "double";
   }
@@ -171,6 +173,8 @@ const char *dtype_code(DType t) {
   case DType::uint16: return "JX_AOT_UINT16";
   case DType::uint32: return "JX_AOT_UINT32";
   case DType::uint64: return "JX_AOT_UINT64";
+  case DType::float16: return "JX_AOT_FLOAT16";
+  case DType::bfloat16: return "JX_AOT_BFLOAT16";
   case DType::float32: return "JX_AOT_FLOAT32";
   case DType::float64: return "JX_AOT_FLOAT64";
   }

@@ -190,8 +190,12 @@ std::vector<NodePtr> promote_and_broadcast(const std::vector<NodePtr> &xs, Resul
 }
 
 double epsilon(DType dtype) {
-  return dtype == DType::float32 ? double(std::numeric_limits<float>::epsilon())
-                                 : std::numeric_limits<double>::epsilon();
+  switch (dtype) {
+  case DType::float16: return 0x1p-10;
+  case DType::bfloat16: return 0x1p-7;
+  case DType::float32: return double(std::numeric_limits<float>::epsilon());
+  default: return std::numeric_limits<double>::epsilon();
+  }
 }
 
 void require_concrete(const Array &x, const std::string &what) {

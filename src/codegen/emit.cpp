@@ -1011,6 +1011,8 @@ private:
   // ---- scalar semantics (mirror src/interp/scalar_ops.h) ----
 
   Value *constant(DType t, double f, int64_t i) {
+    if (t == DType::float16) return b_.getInt16(float16_bits(f));
+    if (t == DType::bfloat16) return b_.getInt16(bfloat16_bits(f));
     if (is_floating(t)) return llvm::ConstantFP::get(reg_type(t), f);
     return llvm::ConstantInt::get(reg_type(t), uint64_t(i), true);
   }
@@ -1331,6 +1333,14 @@ private:
 
   Value *convert(Value *x, DType from, DType to) {
     if (from == to) return x;
+    // float16 and bfloat16 (held as their bits, i16) go through float32, or float64 -> float16
+    // directly (one rounding, as NumPy).
+    if (is_storage_float(from)) return convert(widen_storage(x, from), DType::float32, to);
+    if (to == DType::float16) {
+      Value *v = convert(x, from, from == DType::float64 ? DType::float64 : DType::float32);
+      return b_.CreateBitCast(b_.CreateFPTrunc(v, b_.getHalfTy()), b_.getInt16Ty());
+    }
+    if (to == DType::bfloat16) return bfloat16_of(convert(x, from, DType::float32));
     llvm::Type *ty = reg_type(to);
     if (to == DType::bool_)
       return is_floating(from) ? b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0))
@@ -1352,6 +1362,26 @@ private:
     if (itemsize(to) < 4) return b_.CreateTrunc(truncate_to(x, b_.getInt32Ty()), ty);
     if (to == DType::uint32) return b_.CreateTrunc(truncate_to(x, i64_), ty);
     return truncate_to(x, ty);
+  }
+
+  // A float32 of float16's or bfloat16's bits (exact).
+  Value *widen_storage(Value *bits, DType t) {
+    if (t == DType::float16)
+      return b_.CreateFPExt(b_.CreateBitCast(bits, b_.getHalfTy()), b_.getFloatTy());
+    return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(bits, b_.getInt32Ty()), 16),
+                            b_.getFloatTy());
+  }
+
+  // bfloat16's bits of a float32 rounded to nearest even, NaNs quieted (jx::bfloat16_bits): by
+  // hand, since LLVM lowers fptrunc to bfloat to a libcall where the CPU has no AVX512-BF16.
+  Value *bfloat16_of(Value *f) {
+    Value *bits = b_.CreateBitCast(f, b_.getInt32Ty());
+    Value *high = b_.CreateLShr(bits, 16);
+    Value *odd = b_.CreateAnd(high, b_.getInt32(1));
+    Value *rounded = b_.CreateLShr(b_.CreateAdd(b_.CreateAdd(bits, b_.getInt32(0x7fff)), odd), 16);
+    Value *quiet_nan = b_.CreateOr(high, b_.getInt32(0x40));
+    return b_.CreateTrunc(b_.CreateSelect(b_.CreateFCmpUNO(f, f), quiet_nan, rounded),
+                          b_.getInt16Ty());
   }
 
   // Float -> signed int: NaN and out-of-range values give the minimum (x86 and NumPy), never

@@ -3,6 +3,8 @@
 
 #include <jx/dtype.h>
 
+#include "base/storage_float.h"
+
 #include <cstdint>
 
 namespace jx {
@@ -18,6 +20,8 @@ template <class F> decltype(auto) dispatch_dtype(DType t, F &&f) {
   case DType::uint16: return f(uint16_t{});
   case DType::uint32: return f(uint32_t{});
   case DType::uint64: return f(uint64_t{});
+  case DType::float16: return f(Float16{});
+  case DType::bfloat16: return f(BFloat16{});
   case DType::float32: return f(float{});
   case DType::float64: return f(double{});
   }

@@ -17,6 +17,7 @@ namespace jx::interp {
 
 using ir::convert_scalar;
 using ir::is_float_v;
+using ir::is_storage_v;
 
 using runtime::int_pow;
 using runtime::wrap_add;
@@ -83,9 +84,12 @@ template <class T> bool out_of_shift_range(T b, int bits) {
   return uint64_t(b) >= uint64_t(bits);
 }
 
+// float16 and bfloat16 have no ops of their own: the graph computes them in float32.
 template <class T> T unary_scalar(ir::Op op, T x) {
   using ir::Op;
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (is_storage_v<T>) {
+    if (op == Op::StopGradient) return x;
+  } else if constexpr (std::is_same_v<T, bool>) {
     switch (op) {
     case Op::Abs:
     case Op::Floor:
@@ -163,7 +167,8 @@ template <class T> bool compare_scalar(ir::Op op, T a, T b) {
 
 template <class T> T binary_scalar(ir::Op op, T a, T b) {
   using ir::Op;
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (is_storage_v<T>) {
+  } else if constexpr (std::is_same_v<T, bool>) {
     switch (op) {
     case Op::And:
     case Op::Mul:

@@ -261,9 +261,11 @@ bool parse_descr(const std::string &descr, DType &dtype, bool &swap) {
   if (descr.size() < 2) return false;
   const std::string_view type = std::string_view(descr).substr(1);
   constexpr std::pair<std::string_view, DType> types[] = {
-      {"b1", DType::bool_},  {"i1", DType::int8},    {"i2", DType::int16},  {"i4", DType::int32},
-      {"i8", DType::int64},  {"u1", DType::uint8},   {"u2", DType::uint16}, {"u4", DType::uint32},
-      {"u8", DType::uint64}, {"f4", DType::float32}, {"f8", DType::float64}};
+      {"b1", DType::bool_},   {"i1", DType::int8},     {"i2", DType::int16},
+      {"i4", DType::int32},   {"i8", DType::int64},    {"u1", DType::uint8},
+      {"u2", DType::uint16},  {"u4", DType::uint32},   {"u8", DType::uint64},
+      {"f2", DType::float16}, {"V2", DType::bfloat16}, {"f4", DType::float32},
+      {"f8", DType::float64}};
   auto it = std::find_if(std::begin(types), std::end(types),
                          [&](const auto &t) { return t.first == type; });
   if (it == std::end(types)) return false;
@@ -297,6 +299,9 @@ const char *descr_of(DType dtype) {
   case DType::uint16: return "<u2";
   case DType::uint32: return "<u4";
   case DType::uint64: return "<u8";
+  case DType::float16: return "<f2";
+  // NumPy has no bfloat16: ml_dtypes' arrays save as two-byte voids, which jx reads as bfloat16.
+  case DType::bfloat16: return "<V2";
   case DType::float32: return "<f4";
   case DType::float64: return "<f8";
   }
@@ -399,8 +404,10 @@ NpyArray read_npy(const std::string &path) {
   NpyArray out;
   bool swap = false;
   if (!parse_descr(h.descr, out.dtype, swap))
-    throw DTypeError(quoted(path) + ": unsupported dtype " + snippet(h.descr_raw) +
-                     " (jx reads bool, int8 to int64, uint8 to uint64, float32 and float64)");
+    throw DTypeError(
+        quoted(path) + ": unsupported dtype " + snippet(h.descr_raw) +
+        " (jx reads bool, int8 to int64, uint8 to uint64, float16, float32, float64, and "
+        "two-byte voids as bfloat16)");
   out.shape = std::move(h.shape);
   const size_t width = itemsize(out.dtype);
   uint64_t nbytes = 0;

@@ -18,7 +18,34 @@ void check(bool ok, Op op, const char *what) {
   if (!ok) internal(fmt::format("{}: {}", op_name(op), what));
 }
 
+// Ops that compute on their operands' values: every op but conversions, leaves, data movement,
+// selects, markers and control flow (which only move values).
+bool computes(Op op) {
+  switch (op_kind(op)) {
+  case OpKind::Unary: return op != Op::Convert && op != Op::StopGradient;
+  case OpKind::Binary:
+  case OpKind::Reduce:
+  case OpKind::Contraction:
+  case OpKind::Library: return true;
+  case OpKind::Ternary: return op == Op::Fma;
+  default: return false;
+  }
+}
+
 NodePtr finish(NodeSpec spec) {
+  // float16 and bfloat16 compute in float32 (jx::is_storage_float): the op on widened operands,
+  // its result rounded back, so that no stage after this one computes in them.
+  if (computes(spec.op) &&
+      std::any_of(spec.inputs.begin(), spec.inputs.end(),
+                  [](const NodePtr &x) { return is_storage_float(x->dtype); })) {
+    const DType dtype = spec.dtype;
+    const bool weak = spec.weak;
+    for (NodePtr &x : spec.inputs)
+      if (is_storage_float(x->dtype)) x = convert(x, DType::float32, x->weak);
+    if (is_storage_float(dtype)) spec.dtype = DType::float32;
+    NodePtr computed = finish(std::move(spec));
+    return is_storage_float(dtype) ? convert(computed, dtype, weak) : computed;
+  }
   spec.shape = infer_shape(spec);
   verify(spec);
   return make_node(std::move(spec));
@@ -534,6 +561,8 @@ NodePtr literal(double value, DType dtype, bool weak) {
   if (dtype == DType::bool_) return literal_int(value != 0, dtype, weak);
   if (!is_floating(dtype)) return literal_int(integer_of(value, dtype), dtype, weak);
   if (dtype == DType::float32) value = static_cast<float>(value);
+  if (dtype == DType::float16) value = Float16(value);
+  if (dtype == DType::bfloat16) value = BFloat16(value);
   return finish({.op = Op::Literal, .dtype = dtype, .weak = weak, .fvalue = value});
 }
 
@@ -608,8 +637,7 @@ NodePtr convert(NodePtr x, DType dtype, bool weak) {
       double v = x->fvalue;
       if (dtype == DType::bool_) return literal_int(v != 0, dtype, weak);
       if (is_floating(dtype)) return literal(v, dtype, weak);
-      int64_t i = dtype == DType::int32 ? convert_scalar<int32_t>(v) : convert_scalar<int64_t>(v);
-      return literal_int(i, dtype, weak);
+      return literal_int(integer_of(v, dtype), dtype, weak);
     }
     return literal_int(x->ivalue, dtype, weak);
   }

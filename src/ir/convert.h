@@ -5,9 +5,13 @@
 #include <limits>
 #include <type_traits>
 
+#include "base/storage_float.h"
+
 namespace jx::ir {
 
-template <class T> constexpr bool is_float_v = std::is_floating_point_v<T>;
+template <class T>
+constexpr bool is_storage_v = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
+template <class T> constexpr bool is_float_v = std::is_floating_point_v<T> || is_storage_v<T>;
 
 // Float -> int as x86's cvttsd2si does it, which NumPy inherits: NaN and out-of-range values give
 // the target's minimum.
@@ -22,7 +26,9 @@ template <class I, class F> I truncate_to(F x) {
 // values are undefined in C; NumPy warns "invalid value encountered in cast"): types narrower
 // than 32 bits through int32, uint32 through int64, uint64 by GCC's two-range sequence.
 template <class To, class From> To convert_scalar(From x) {
-  if constexpr (std::is_same_v<To, bool>) {
+  if constexpr (is_storage_v<From>) {
+    return convert_scalar<To>(float(x)); // exact
+  } else if constexpr (std::is_same_v<To, bool>) {
     return x != From(0);
   } else if constexpr (is_float_v<From> && std::is_same_v<To, uint64_t>) {
     constexpr From top = From(uint64_t(1) << 63);

@@ -103,8 +103,9 @@ TEST_F(SimpsonCall, WrongDtype) {
 TEST_F(SimpsonCall, UnknownDtypeCode) {
   args[0].dtype = 7; // uint8: a known dtype, not the one compiled for
   expect_rejected(call(), {"argument 0 is uint8[100], expected float64[100]"});
-  args[0].dtype = 11;
-  expect_rejected(call(), {"argument 0 is dtype code 11, rank 1, expected float64[100]"});
+  args[0].dtype = jx::num_dtypes;
+  expect_rejected(call(), {"argument 0 is dtype code " + std::to_string(jx::num_dtypes) +
+                           ", rank 1, expected float64[100]"});
   args[0].dtype = -1;
   expect_rejected(call(), {"argument 0 is dtype code -1"});
 }

@@ -22,6 +22,32 @@ using jx::Array;
 using jx::DType;
 
 const std::string kTypes[] = {"int8", "int16", "uint8", "uint16", "uint32", "uint64"};
+// make_dtype_golden.py's INTS.
+const std::vector<int64_t> kInts = {0,
+                                    1,
+                                    -1,
+                                    2,
+                                    -2,
+                                    3,
+                                    7,
+                                    -7,
+                                    100,
+                                    -100,
+                                    127,
+                                    -128,
+                                    255,
+                                    300,
+                                    -300,
+                                    32767,
+                                    -32768,
+                                    65535,
+                                    INT32_MAX,
+                                    INT32_MIN,
+                                    UINT32_MAX,
+                                    (int64_t(1) << 40) + 3,
+                                    -(int64_t(1) << 40) - 5,
+                                    INT64_MAX,
+                                    INT64_MIN};
 
 TEST(DTypeGolden, PromotionTableIsNumPys) {
   std::vector<int64_t> table;
@@ -115,6 +141,92 @@ TEST(DTypeGolden, CompiledArithmeticAndConversions) {
     check_arithmetic(t, true);
 }
 
+// float16 and bfloat16: conversions, correctly rounded ops computed in float32 and rounded per op,
+// eager and under jit (results compared as float32, which holds them exactly).
+void check_storage_float(const std::string &t, bool jitted) {
+  SCOPED_TRACE(t + (jitted ? " under jit" : " eager"));
+  const DType dtype = jx::dtype(t);
+  auto run = [&](auto f, const std::vector<Array> &args) {
+    if (!jitted) return f(args);
+    return jx::jit([&](const std::vector<Array> &a) { return f(a); })(args);
+  };
+  using Args = const std::vector<Array> &;
+  const std::vector<Array> wide = {in("wide"), in("wide2")};
+  auto as_f32 = [](const Array &x) { return x.astype(jnp::float32); };
+  expect_matches(run([&](Args a) { return as_f32(a[0].astype(dtype)); }, wide),
+                 "from_float64_" + t);
+  expect_matches(run([&](Args a) { return as_f32(as_f32(a[0]).astype(dtype)); }, wide),
+                 "from_float32_" + t);
+  expect_matches(run([&](Args a) { return as_f32(a[0].astype(dtype)); }, {jnp::array(kInts)}),
+                 "from_int_" + t);
+  auto storage = [&](Args a) { return std::pair{a[0].astype(dtype), a[1].astype(dtype)}; };
+  expect_matches(run(
+                     [&](Args a) {
+                       auto [x, y] = storage(a);
+                       return as_f32(x + y);
+                     },
+                     wide),
+                 "add_" + t);
+  expect_matches(run(
+                     [&](Args a) {
+                       auto [x, y] = storage(a);
+                       return as_f32(x * y);
+                     },
+                     wide),
+                 "multiply_" + t);
+  expect_matches(run(
+                     [&](Args a) {
+                       auto [x, y] = storage(a);
+                       return as_f32(x / y);
+                     },
+                     wide),
+                 "divide_" + t);
+  expect_matches(run(
+                     [&](Args a) {
+                       auto [x, y] = storage(a);
+                       return as_f32(x * y + x);
+                     },
+                     wide),
+                 "chain_" + t);
+  expect_matches(run([&](Args a) { return as_f32(jnp::sqrt(jnp::abs(a[0]).astype(dtype))); }, wide),
+                 "sqrt_" + t);
+  expect_matches(run(
+                     [&](Args a) {
+                       auto [x, y] = storage(a);
+                       return x < y;
+                     },
+                     wide),
+                 "less_" + t);
+  expect_matches(run(
+                     [&](Args a) {
+                       return jnp::clip(jnp::nan_to_num(a[0], 0, 0, 0), -1e5, 1e5)
+                           .astype(dtype)
+                           .astype(jnp::int32);
+                     },
+                     wide),
+                 "to_int32_" + t);
+  expect_matches(run([&](Args a) { return as_f32(a[0].astype(dtype) * 3); }, wide), "scalar_" + t);
+  expect_matches(run([&](Args a) { return as_f32(jnp::sort(a[0].astype(dtype))); }, wide),
+                 "sort_" + t);
+}
+
+TEST(DTypeGolden, StorageFloats) {
+  for (const std::string t : {"float16", "bfloat16"})
+    for (bool jitted : {false, true})
+      check_storage_float(t, jitted);
+  const Array h = in("wide").astype(jnp::float16);
+  expect_matches(h + in("int8"), "float16_plus_int8");
+  expect_matches(h + in("int16"), "float16_plus_int16");
+  expect_matches(h + in("wide2").astype(jnp::bfloat16), "float16_plus_bfloat16");
+  expect_matches(jnp::matmul(h(jx::slice(0, 16)).reshape({4, 4}),
+                             in("wide2").astype(jnp::float16)(jx::slice(0, 16)).reshape({4, 4}))
+                     .astype(jnp::float32),
+                 "float16_matmul");
+  EXPECT_EQ(jnp::sum(h).dtype(), jnp::float16);
+  EXPECT_EQ((h * 2.5).dtype(), jnp::float16);
+  EXPECT_EQ(jx::dtype("f2"), jnp::float16);
+}
+
 std::string file_bytes(const std::filesystem::path &path) {
   std::ifstream f(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
@@ -124,6 +236,15 @@ std::string file_bytes(const std::filesystem::path &path) {
 TEST(DTypeGolden, SavedFilesAreNumPys) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "jx_dtype_golden";
   std::filesystem::create_directories(dir);
+  // float16 as '<f2', bfloat16 as ml_dtypes' '<V2'.
+  const Array wide = in("wide");
+  for (auto [t, dtype] : {std::pair{"float16", jnp::float16}, {"bfloat16", jnp::bfloat16}}) {
+    const std::filesystem::path path = dir / (std::string(t) + ".npy");
+    jnp::save(path.string(), wide.astype(dtype));
+    const Array back = jnp::load(path.string());
+    EXPECT_EQ(back.dtype(), dtype);
+    expect_matches(back.astype(jnp::float32), std::string("from_float64_") + t);
+  }
   for (const std::string &t : kTypes) {
     const std::filesystem::path path = dir / (t + ".npy");
     jnp::save(path.string(), in(t));

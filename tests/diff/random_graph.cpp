@@ -372,6 +372,8 @@ private:
     case DType::uint16: return int_constant<uint16_t>(s);
     case DType::uint32: return int_constant<uint32_t>(s);
     case DType::uint64: return int_constant<uint64_t>(s);
+    case DType::float16:
+    case DType::bfloat16: break; // not drawn
     case DType::float32: {
       std::vector<float> d(n);
       for (float &v : d)

@@ -9,6 +9,7 @@ dtypes/<case>.npy, inputs to dtypes/in_<name>.npy; dtypes/MANIFEST.txt lists the
 """
 import os
 
+import ml_dtypes
 import numpy as np
 
 import golden_io
@@ -18,7 +19,8 @@ INPUTS = {}
 
 # jx's dtype codes (include/jx/dtype.h), in order.
 JX_DTYPES = ["bool", "int32", "int64", "float32", "float64", "int8", "int16", "uint8", "uint16",
-             "uint32", "uint64"]
+             "uint32", "uint64", "float16", "bfloat16"]
+BF16 = ml_dtypes.bfloat16
 
 
 def inp(name, a):
@@ -50,7 +52,8 @@ grid = inp("grid", np.arange(-12, 12).reshape(2, 3, 4))
 
 cases = [
     ("promotion_table", lambda: np.array(
-        [[JX_DTYPES.index(np.promote_types(a, b).name) for b in JX_DTYPES] for a in JX_DTYPES],
+        [[JX_DTYPES.index(np.promote_types(*(BF16 if t == "bfloat16" else t for t in (a, b))).name)
+          for b in JX_DTYPES] for a in JX_DTYPES],
         dtype=np.int64)),
     # Weakly typed scalars keep the array's dtype (NEP 50, as jnp).
     ("scalar_add_u8", lambda: VALUES["uint8"] + 3),
@@ -101,6 +104,39 @@ for t, v in VALUES.items():
         (f"to_bool_{t}", lambda v=v: v.astype(np.bool_)),
         (f"where_{t}", lambda v=v, w=w: np.where(v > w, v, w)),
     ]
+# float16 (NumPy's) and bfloat16 (ml_dtypes', as JAX's): storage types whose ops compute in float32
+# and round each result; correctly rounded ops only (libm's exp and friends may differ by an ulp).
+wide = inp("wide", np.array([0.0, -0.0, 1.0, -1.0, 0.1, 1 / 3, 2.0**-14, 2.0**-24, 2.0**-25,
+                             3 * 2.0**-26, 65504.0, 65519.9, 65520.0, 1e5, -1e5, np.inf, -np.inf,
+                             np.nan, 1.0 + 2.0**-11, 1.0 + 3 * 2.0**-11, 256.5, 257.0, 3.0e38,
+                             1e-40, 1.00390625]))
+wide2 = inp("wide2", np.roll(wide, 3))
+for t, dt in (("float16", np.float16), ("bfloat16", BF16)):
+    cases += [
+        (f"from_float64_{t}", lambda dt=dt: wide.astype(dt).astype(np.float32)),
+        (f"from_float32_{t}", lambda dt=dt: wide.astype(np.float32).astype(dt).astype(np.float32)),
+        (f"from_int_{t}", lambda dt=dt: np.array(INTS, dtype=np.int64).astype(dt)
+         .astype(np.float32)),
+        (f"add_{t}", lambda dt=dt: (wide.astype(dt) + wide2.astype(dt)).astype(np.float32)),
+        (f"multiply_{t}", lambda dt=dt: (wide.astype(dt) * wide2.astype(dt)).astype(np.float32)),
+        (f"divide_{t}", lambda dt=dt: (wide.astype(dt) / wide2.astype(dt)).astype(np.float32)),
+        (f"chain_{t}", lambda dt=dt: (wide.astype(dt) * wide2.astype(dt) + wide.astype(dt))
+         .astype(np.float32)),
+        (f"sqrt_{t}", lambda dt=dt: np.sqrt(np.abs(wide).astype(dt)).astype(np.float32)),
+        (f"less_{t}", lambda dt=dt: wide.astype(dt) < wide2.astype(dt)),
+        (f"to_int32_{t}", lambda dt=dt: np.nan_to_num(wide, posinf=0, neginf=0, nan=0)
+         .clip(-1e5, 1e5).astype(dt).astype(np.int32)),
+        (f"scalar_{t}", lambda dt=dt: (wide.astype(dt) * 3).astype(np.float32)),
+        (f"sort_{t}", lambda dt=dt: np.sort(wide.astype(dt)).astype(np.float32)),
+    ]
+cases += [
+    ("float16_plus_int8", lambda: (wide.astype(np.float16) + VALUES["int8"])),
+    ("float16_plus_int16", lambda: (wide.astype(np.float16) + VALUES["int16"])),
+    ("float16_plus_bfloat16", lambda: wide.astype(np.float16) + wide2.astype(BF16)),
+    ("float16_matmul", lambda: (wide.astype(np.float16)[:16].reshape(4, 4)
+                                @ wide2.astype(np.float16)[:16].reshape(4, 4)).astype(np.float32)),
+]
+
 # Conversions between the integer dtypes (wrapping).
 for a in VALUES:
     for b in VALUES:

@@ -410,10 +410,19 @@ TEST_F(NpyTest, NegativeDimension) {
       "negative dimensions are not allowed");
 }
 
+TEST_F(NpyTest, Float16FromNumPy) {
+  const NpyArray a = read_npy(golden("float16.npy"));
+  EXPECT_EQ(a.dtype, DType::float16);
+  ASSERT_EQ(a.data->bytes(), 2u);
+  EXPECT_EQ(*a.data->as<uint16_t>(), 0x3c00); // 1.0
+}
+
 TEST_F(NpyTest, UnsupportedDtype) {
   expect_error<jx::DTypeError>([] { read_npy(golden("complex128.npy")); }, "'<c16'");
   expect_error<jx::DTypeError>([] { read_npy(golden("unicode_U3.npy")); }, "'<U3'");
-  expect_error<jx::DTypeError>([] { read_npy(golden("float16.npy")); }, "unsupported dtype '<f2'");
+  expect_read_error<jx::DTypeError>(
+      npy_bytes("{'descr': '<V4', 'fortran_order': False, 'shape': (1,), }", std::string(4, 0)),
+      "unsupported dtype '<V4'");
   expect_read_error<jx::DTypeError>(
       npy_bytes("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", std::string(8, 0)),
       "unsupported dtype '|O'");
