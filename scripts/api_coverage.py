@@ -82,7 +82,8 @@ def public_functions(module):
 
 
 def declared_names(headers, namespace):
-    """The function names declared in the headers' blocks of namespace (one level deep)."""
+    """The function names declared in the headers' blocks of namespace (one level deep); a long
+    return type may stand on the line before the name (clang-format's break)."""
     names = set()
     inner = namespace.split("::")[-1]
     for path in headers:
@@ -97,7 +98,7 @@ def declared_names(headers, namespace):
             body = re.sub(r"namespace detail \{.*?\n\} // namespace detail", "", match.group(2),
                           flags=re.S)
             for decl in re.finditer(r"(?:^|\n)(?:template <[^\n]*>\s*)?(?:requires[^\n]*\s*)?"
-                                    r"(?:inline |constexpr )*[\w:<>, *&]+?[ *&](\w+)\(", body):
+                                    r"(?:inline |constexpr )*[\w:<>, *&]+?[ *&\n](\w+)\(", body):
                 names.add(decl.group(1))
     return names
 

@@ -23,6 +23,7 @@ using jx::Shape;
 // jnp.bool_, jnp.int8, ...: jx's dtype constants.
 using jx::bfloat16;
 using jx::bool_;
+using jx::dtype;
 using jx::float16;
 using jx::float32;
 using jx::float64;
@@ -30,12 +31,11 @@ using jx::int16;
 using jx::int32;
 using jx::int64;
 using jx::int8;
+using jx::newaxis;
 using jx::uint16;
 using jx::uint32;
 using jx::uint64;
 using jx::uint8;
-using jx::dtype;
-using jx::newaxis;
 // jnp.pi, jnp.e, jnp.euler_gamma, jnp.inf, jnp.nan: doubles, weakly typed where they meet arrays.
 inline constexpr double pi = std::numbers::pi, e = std::numbers::e,
                         euler_gamma = std::numbers::egamma,
@@ -301,6 +301,28 @@ Shape broadcast_shapes(const std::vector<Shape> &shapes);
 std::vector<Array> broadcast_arrays(const std::vector<Array> &xs);
 DType result_type(const std::vector<Array> &xs);
 DType promote_types(DType a, DType b);
+// numpy.iinfo and numpy.finfo: an integer or float dtype's limits (ValueError for another kind).
+struct IInfo {
+  DType dtype;
+  int bits;
+  int64_t min;
+  uint64_t max; // uint64's does not fit an int64
+};
+IInfo iinfo(DType dtype);
+struct FInfo {
+  DType dtype;
+  int bits;
+  double eps, epsneg, max, min, tiny, smallest_normal, resolution;
+  int precision, nmant, nexp, maxexp, minexp;
+};
+FInfo finfo(DType dtype);
+// numpy.can_cast(from, to, casting) for casting "no", "equiv", "safe", "same_kind" or "unsafe".
+bool can_cast(DType from, DType to, std::string_view casting = "safe");
+// jnp.isdtype: whether dtype is of a kind ("bool", "signed integer", "unsigned integer",
+// "integral", "real floating", "complex floating", "numeric") or is one of the dtypes given.
+using DTypeKindSpec = std::variant<DType, std::string_view>;
+bool isdtype(DType dtype, const DTypeKindSpec &kind);
+bool isdtype(DType dtype, const std::vector<DTypeKindSpec> &kinds);
 int64_t ndim(const Array &x);
 Shape shape(const Array &x);
 int64_t size(const Array &x, std::optional<int64_t> axis = std::nullopt);

@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "api/internal.h"
+#include "base/storage_float.h"
 
 namespace jx {
 
@@ -18,11 +19,20 @@ constexpr int64_t threshold = 1000, edge_items = 3, line_width = 75, precision =
 
 // Shortest digits after the point (at most `precision`) that read back as x, as dragon4 with
 // unique=True does; `scientific` picks the mantissa form.
-std::string shortest(double x, bool is_f32, bool scientific) {
+// x as an element of dtype holds it: the digits printed are the fewest that give it back.
+double held_as(DType dtype, double x) {
+  switch (dtype) {
+  case DType::float16: return Float16(x);
+  case DType::bfloat16: return BFloat16(x);
+  case DType::float32: return float(x);
+  default: return x;
+  }
+}
+
+std::string shortest(double x, DType dtype, bool scientific) {
   for (int p = 0; p < precision; ++p) {
     std::string s = scientific ? fmt::format("{:.{}e}", x, p) : fmt::format("{:.{}f}", x, p);
-    double back = std::strtod(s.c_str(), nullptr);
-    if (is_f32 ? float(back) == float(x) : back == x) return s;
+    if (held_as(dtype, std::strtod(s.c_str(), nullptr)) == held_as(dtype, x)) return s;
   }
   // Rounded to `precision` digits, trailing zeros trimmed (dragon4's trim='.').
   std::string s =
@@ -74,7 +84,7 @@ struct ElementFormat {
         exponent = "0" + exponent;
       s = mantissa + s.substr(e, 2) + exponent;
     } else {
-      s = shortest(v, dtype == DType::float32, false);
+      s = shortest(v, dtype, false);
       if (s.find('.') == std::string::npos) s += '.';
     }
     size_t point = s.find('.');
@@ -97,7 +107,6 @@ ElementFormat make_format(ElementFormat f, const std::vector<int64_t> &shown_ind
   for (int64_t i : shown_indices)
     shown.push_back((*f.floats)[i]);
   const DType dtype = f.dtype;
-  const bool is_f32 = dtype == DType::float32;
   std::vector<double> finite;
   bool any_inf_negative = false, any_nonfinite = false;
   for (double v : shown) {
@@ -115,14 +124,18 @@ ElementFormat make_format(ElementFormat f, const std::vector<int64_t> &shown_ind
       min_val = std::min(min_val, std::fabs(v));
     }
   if (min_val != INFINITY) {
-    const double exp_cutoff_max = is_f32 ? 1e6 : 1e8; // 10 ** min(8, finfo.precision)
+    // 10 ** min(8, finfo.precision): float16's precision is 3, bfloat16's 2, float32's 6.
+    const double exp_cutoff_max = dtype == DType::float16    ? 1e3
+                                  : dtype == DType::bfloat16 ? 1e2
+                                  : dtype == DType::float32  ? 1e6
+                                                             : 1e8;
     f.exp_format = max_val >= exp_cutoff_max || min_val < 0.0001 || max_val / min_val > 1000.;
   }
   if (finite.empty()) {
     f.pad_left = f.pad_right = 0;
   } else if (f.exp_format) {
     for (double v : finite) {
-      std::string s = shortest(v, is_f32, true);
+      std::string s = shortest(v, dtype, true);
       size_t e = s.find('e'), point = s.find('.');
       size_t int_len = point == std::string::npos ? e : point;
       int frac_len = point == std::string::npos ? 0 : int(e - point - 1);
@@ -133,7 +146,7 @@ ElementFormat make_format(ElementFormat f, const std::vector<int64_t> &shown_ind
     f.pad_right = size_t(f.exp_size + 2 + f.digits);
   } else {
     for (double v : finite) {
-      std::string s = shortest(v, is_f32, false);
+      std::string s = shortest(v, dtype, false);
       size_t point = s.find('.');
       f.pad_left = std::max(f.pad_left, point == std::string::npos ? s.size() : point);
       f.pad_right = std::max(f.pad_right, point == std::string::npos ? 0 : s.size() - point - 1);

@@ -87,6 +87,9 @@ Array any(const Array &x, const Axes &axis, bool keepdims) {
 }
 
 Array mean(const Array &x, const Axes &axis, bool keepdims) {
+  // float16 and bfloat16: the whole mean in float32, rounded once (jnp's _upcast_f16).
+  if (is_storage_float(x.dtype()))
+    return mean(x.astype(DType::float32), axis, keepdims).astype(x.dtype());
   NodePtr n = node_of(x);
   if (!is_floating(n->dtype)) n = ir::convert(n, default_float, n->weak);
   std::vector<int64_t> axes = api::normalize_axes(axis, x.ndim());

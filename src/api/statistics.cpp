@@ -24,6 +24,8 @@ int64_t reduced_count(const Array &x, const Axes &axis) {
 
 // The mean of squared deviations, divided by max(count - ddof, 0) as NumPy's.
 Array variance(const Array &x, const Axes &axis, int64_t ddof, bool keepdims) {
+  if (is_storage_float(x.dtype())) // in float32, rounded once (jnp's _var_promote_types)
+    return variance(x.astype(DType::float32), axis, ddof, keepdims).astype(x.dtype());
   const Array f = to_inexact(x);
   const Array centered = f - mean(f, axis, true);
   const double normalizer = double(std::max<int64_t>(reduced_count(x, axis) - ddof, 0));

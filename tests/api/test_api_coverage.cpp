@@ -35,7 +35,8 @@ TEST(ApiCoverage, EveryNameMarkedPresentIsDeclared) {
     const auto it = header.find(m[1]);
     ASSERT_NE(it, header.end()) << line;
     const std::string text = read(root + "/" + it->second);
-    const std::regex declaration("[\\w>&*] " + std::string(m[2]) + "\\(");
+    // The name after its return type, on the same line or (a long type) the line before.
+    const std::regex declaration("[\\w>&*][ \\n]" + std::string(m[2]) + "\\(");
     EXPECT_TRUE(std::regex_search(text, declaration))
         << m[1] << "::" << m[2] << " is marked present but " << it->second
         << " does not declare it";

@@ -222,6 +222,7 @@ TEST(DTypeGolden, StorageFloats) {
                              in("wide2").astype(jnp::float16)(jx::slice(0, 16)).reshape({4, 4}))
                      .astype(jnp::float32),
                  "float16_matmul");
+  expect_matches(jnp::mean(in("ramp").astype(jnp::float16), 1), "mean_float16");
   EXPECT_EQ(jnp::sum(h).dtype(), jnp::float16);
   EXPECT_EQ((h * 2.5).dtype(), jnp::float16);
   EXPECT_EQ(jx::dtype("f2"), jnp::float16);

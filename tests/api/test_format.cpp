@@ -53,4 +53,5 @@ INSTANTIATE_TEST_SUITE_P(NumPy, FormatGolden,
                                            "summarized_2d", "float32", "bool_2d", "nonfinite",
                                            "cutoff_1e8", "negative_scientific", "ints_3d",
                                            "int64_large", "empty_2d", "scalar", "trimmed_digits",
-                                           "trimmed_scientific"));
+                                           "trimmed_scientific", "float16", "float16_fixed",
+                                           "uint64_large", "int8"));

@@ -3,9 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
+#include "base/storage_float.h"
+#include "test_util.h"
+
 namespace jnp = jx::numpy;
 using jx::Array;
 using jx::DType;
+using test_util::expect_error;
 
 namespace {
 Array z(DType t) { return jnp::zeros({2}, t); }
@@ -79,4 +85,54 @@ TEST(Promotion, AstypeAndDtypeNames) {
   EXPECT_EQ(jx::dtype("<i4"), jnp::int32);
   EXPECT_EQ(jx::dtype("bool"), jnp::bool_);
   EXPECT_EQ(jx::dtype_name(jnp::float32), "float32");
+}
+
+// numpy.iinfo / numpy.finfo values (NumPy 2.4, ml_dtypes for bfloat16).
+TEST(DTypeInfo, IntegerAndFloatLimitsAreNumPys) {
+  EXPECT_EQ(jnp::iinfo(jnp::int8).min, -128);
+  EXPECT_EQ(jnp::iinfo(jnp::int8).max, 127u);
+  EXPECT_EQ(jnp::iinfo(jnp::uint64).max, 18446744073709551615u);
+  EXPECT_EQ(jnp::iinfo(jnp::uint64).min, 0);
+  EXPECT_EQ(jnp::iinfo(jnp::int64).min, INT64_MIN);
+  EXPECT_EQ(jnp::iinfo(jnp::uint16).bits, 16);
+  const jnp::FInfo h = jnp::finfo(jnp::float16), b = jnp::finfo(jnp::bfloat16);
+  EXPECT_EQ(h.eps, 0x1p-10);
+  EXPECT_EQ(h.max, 65504.0);
+  EXPECT_EQ(h.tiny, 0x1p-14);
+  EXPECT_EQ(h.precision, 3);
+  EXPECT_EQ(h.resolution, double(jx::Float16(0.001)));
+  EXPECT_EQ(h.epsneg, 0x1p-11);
+  EXPECT_EQ(b.eps, 0.0078125);
+  EXPECT_EQ(float(b.max), 3.38953139e38f);
+  EXPECT_EQ(b.minexp, -126);
+  EXPECT_EQ(b.precision, 2);
+  EXPECT_EQ(jnp::finfo(jnp::float32).eps, double(std::numeric_limits<float>::epsilon()));
+  EXPECT_EQ(jnp::finfo(jnp::float32).max, double(std::numeric_limits<float>::max()));
+  EXPECT_EQ(jnp::finfo(jnp::float64).tiny, std::numeric_limits<double>::min());
+  EXPECT_EQ(jnp::finfo(jnp::float64).min, -std::numeric_limits<double>::max());
+  EXPECT_EQ(jnp::finfo(jnp::float64).maxexp, 1024);
+  expect_error<jx::ValueError>([] { jnp::iinfo(jnp::float32); }, "Invalid integer data type 'f'.");
+  expect_error<jx::ValueError>([] { jnp::finfo(jnp::int32); },
+                               "data type <class 'numpy.int32'> not inexact");
+}
+
+TEST(DTypeInfo, CanCastAndIsDTypeAsNumPyAndJax) {
+  EXPECT_TRUE(jnp::can_cast(jnp::uint8, jnp::int16));
+  EXPECT_FALSE(jnp::can_cast(jnp::int8, jnp::uint8));
+  EXPECT_FALSE(jnp::can_cast(jnp::int8, jnp::uint8, "same_kind"));
+  EXPECT_TRUE(jnp::can_cast(jnp::uint8, jnp::int8, "same_kind"));
+  EXPECT_TRUE(jnp::can_cast(jnp::float64, jnp::float32, "same_kind"));
+  EXPECT_FALSE(jnp::can_cast(jnp::float32, jnp::int64, "same_kind"));
+  EXPECT_TRUE(jnp::can_cast(jnp::bool_, jnp::uint8, "same_kind"));
+  EXPECT_TRUE(jnp::can_cast(jnp::float64, jnp::int8, "unsafe"));
+  EXPECT_FALSE(jnp::can_cast(jnp::int32, jnp::int64, "no"));
+  expect_error<jx::ValueError>(
+      [] { jnp::can_cast(jnp::int8, jnp::uint8, "bad"); },
+      "casting must be one of 'no', 'equiv', 'safe', 'same_kind', 'unsafe' (got 'bad')");
+  EXPECT_TRUE(jnp::isdtype(jnp::uint32, "unsigned integer"));
+  EXPECT_TRUE(jnp::isdtype(jnp::bfloat16, "real floating"));
+  EXPECT_FALSE(jnp::isdtype(jnp::bool_, "numeric"));
+  EXPECT_TRUE(jnp::isdtype(jnp::int16, {"bool", jnp::int16}));
+  EXPECT_FALSE(jnp::isdtype(jnp::int16, {"bool", "unsigned integer"}));
+  expect_error<jx::ValueError>([] { jnp::isdtype(jnp::int8, "foo"); }, "Unrecognized kind='foo'");
 }

@@ -129,7 +129,10 @@ for t, dt in (("float16", np.float16), ("bfloat16", BF16)):
         (f"scalar_{t}", lambda dt=dt: (wide.astype(dt) * 3).astype(np.float32)),
         (f"sort_{t}", lambda dt=dt: np.sort(wide.astype(dt)).astype(np.float32)),
     ]
+ramp = inp("ramp", (np.arange(24) * 0.37 + 1000.0).reshape(4, 6))
 cases += [
+    # The whole mean in float32, rounded once (NumPy's float16 mean, jnp's _upcast_f16).
+    ("mean_float16", lambda: np.mean(ramp.astype(np.float16), axis=1)),
     ("float16_plus_int8", lambda: (wide.astype(np.float16) + VALUES["int8"])),
     ("float16_plus_int16", lambda: (wide.astype(np.float16) + VALUES["int16"])),
     ("float16_plus_bfloat16", lambda: wide.astype(np.float16) + wide2.astype(BF16)),

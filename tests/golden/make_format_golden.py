@@ -25,6 +25,10 @@ cases = {
     "scalar": np.array(3.25),
     "trimmed_digits": np.array([[-0.20584214, -0.78476578, 1.8160866712], [1.2959899012, -0.04869991, -0.6316204]]),
     "trimmed_scientific": np.array([1.2959899012e-7, 3.0]),
+    "float16": np.array([0.1, 1000.5, 3.14159, 1e-5], dtype=np.float16),
+    "float16_fixed": np.array([[0.1, 2.5], [-3.14159, 7.0]], dtype=np.float16),
+    "uint64_large": np.array([2**64 - 1, 3, 2**63], dtype=np.uint64),
+    "int8": np.array([-128, 0, 127], dtype=np.int8),
 }
 for name, value in cases.items():
     np.save(os.path.join(out, name + ".npy"), value)
