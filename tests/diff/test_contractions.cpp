@@ -43,7 +43,7 @@ uint64_t env_or(const char *name, uint64_t fallback) {
 }
 uint64_t base_seed() { return env_or("JX_DIFF_DOT_SEED", 1); }
 uint64_t case_count() { return env_or("JX_DIFF_DOTS", 300); }
-constexpr uint64_t kDefaultSeed = 1, kDefaultCases = JX_DEFAULT_CONTRACTION_CASES;
+constexpr uint64_t kDefaultSeed = 1, kDefaultCases = 300;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
