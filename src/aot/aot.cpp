@@ -162,23 +162,12 @@ const char *c_type(DType t) {
   return "void";
 }
 
-const char *dtype_code(DType t) {
-  switch (t) {
-  case DType::bool_: return "JX_AOT_BOOL";
-  case DType::int8: return "JX_AOT_INT8";
-  case DType::int16: return "JX_AOT_INT16";
-  case DType::int32: return "JX_AOT_INT32";
-  case DType::int64: return "JX_AOT_INT64";
-  case DType::uint8: return "JX_AOT_UINT8";
-  case DType::uint16: return "JX_AOT_UINT16";
-  case DType::uint32: return "JX_AOT_UINT32";
-  case DType::uint64: return "JX_AOT_UINT64";
-  case DType::float16: return "JX_AOT_FLOAT16";
-  case DType::bfloat16: return "JX_AOT_BFLOAT16";
-  case DType::float32: return "JX_AOT_FLOAT32";
-  case DType::float64: return "JX_AOT_FLOAT64";
-  }
-  return "";
+// aot_abi.h's enumerator of t: JX_AOT_ and its NumPy name in capitals (JX_AOT_UINT8).
+std::string dtype_code(DType t) {
+  std::string code = "JX_AOT_" + std::string(dtype_name(t));
+  std::transform(code.begin(), code.end(), code.begin(),
+                 [](unsigned char c) { return char(std::toupper(c)); });
+  return code;
 }
 
 // The object's exported symbol for the function NAME (NAME.h's inline NAME calls it).

@@ -50,10 +50,10 @@ NodePtr reshape(NodePtr x, Shape shape);
 NodePtr transpose(NodePtr x, std::vector<int64_t> perm);
 // Python slice semantics per axis, already normalized: start in [0, n) unless empty, limit
 // exclusive in the direction of step (may be -1 for negative steps), step != 0.
-// lax.slice_in_dim: x[start:limit:step] along axis, whole along the others.
-NodePtr slice_in_dim(NodePtr x, int64_t axis, int64_t start, int64_t limit, int64_t step = 1);
 NodePtr slice(NodePtr x, std::vector<int64_t> starts, std::vector<int64_t> limits,
               std::vector<int64_t> steps);
+// lax.slice_in_dim: x[start:limit:step] along axis, whole along the others.
+NodePtr slice_in_dim(NodePtr x, int64_t axis, int64_t start, int64_t limit, int64_t step = 1);
 NodePtr pad(NodePtr x, NodePtr value, std::vector<int64_t> lo, std::vector<int64_t> hi);
 NodePtr concatenate(std::vector<NodePtr> xs, int64_t axis);
 NodePtr slice_update(NodePtr x, NodePtr update, std::vector<int64_t> starts,
