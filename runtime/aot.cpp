@@ -16,9 +16,9 @@ constexpr int64_t magic = 0x0054'4f41'584a; // "JXAOT", little-endian
 
 const char *dtype_text(DType t) {
   // As jx::dtype_name, which the runtime does not link.
-  static constexpr const char *names[] = {"bool",   "int32",   "int64",   "float32", "float64",
-                                          "int8",   "int16",   "uint8",   "uint16",  "uint32",
-                                          "uint64", "float16", "bfloat16"};
+  static constexpr const char *names[] = {
+      "bool",   "int32",  "int64",  "float32", "float64",  "int8",      "int16",     "uint8",
+      "uint16", "uint32", "uint64", "float16", "bfloat16", "complex64", "complex128"};
   static_assert(std::size(names) == num_dtypes);
   return names[size_t(t)];
 }

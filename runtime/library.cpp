@@ -475,9 +475,10 @@ void run_typed(const Library &lib, const Lines &l, const std::vector<const void 
 
 } // namespace
 
-// float16 and bfloat16 never reach a routine: the graph sorts and scans them in float32.
+// float16 and bfloat16 never reach a routine: the graph sorts and scans them in float32; complex
+// numbers neither: ir::finish builds their scans and scatters on the parts.
 bool library_supports(LibraryOp op, DType dtype) {
-  if (is_storage_float(dtype)) return false;
+  if (is_storage_float(dtype) || is_complex(dtype)) return false;
   if (is_linalg(op)) return dtype == DType::float32 || dtype == DType::float64;
   if (op == LibraryOp::ArgSort || op == LibraryOp::Sort || is_scatter(op)) return true;
   return dtype != DType::bool_;
@@ -501,9 +502,11 @@ void run_library(const Library &lib, DType dtype, const std::vector<int64_t> &sh
   case DType::float32: return run_typed<float>(lib, l, inputs, out);
   case DType::float64: return run_typed<double>(lib, l, inputs, out);
   case DType::float16:
-  case DType::bfloat16: break; // library_supports refuses them
+  case DType::bfloat16:
+  case DType::complex64:
+  case DType::complex128: break; // library_supports refuses them
   }
-  throw std::logic_error("internal: no library routine on float16 or bfloat16");
+  throw std::logic_error("internal: no library routine on float16, bfloat16 or complex numbers");
 }
 
 } // namespace jx::runtime

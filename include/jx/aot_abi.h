@@ -24,8 +24,10 @@ enum jx_aot_dtype {
   JX_AOT_UINT16 = 8,
   JX_AOT_UINT32 = 9,
   JX_AOT_UINT64 = 10,
-  JX_AOT_FLOAT16 = 11, /* IEEE binary16, as its bits */
-  JX_AOT_BFLOAT16 = 12 /* the top half of a float32's bits */
+  JX_AOT_FLOAT16 = 11,   /* IEEE binary16, as its bits */
+  JX_AOT_BFLOAT16 = 12,  /* the top half of a float32's bits */
+  JX_AOT_COMPLEX64 = 13, /* real and imaginary parts, interleaved */
+  JX_AOT_COMPLEX128 = 14
 };
 
 /* What an entry point returns. */

@@ -67,6 +67,10 @@ public:
   // A C++ scalar is weakly typed, as a Python scalar in JAX: 2.0 * f32 stays float32.
   template <class T>
   requires std::is_arithmetic_v<T> Array(T value) : Array(from_scalar(value)) {}
+  // A C++ complex number, weakly typed as a Python complex: 1i * f32 is complex64.
+  template <class T>
+  requires std::is_floating_point_v<T> Array(std::complex<T> value)
+      : Array(from_scalar_complex(std::complex<double>(value))) {}
   explicit Array(std::shared_ptr<const ir::Node> node);
   // node's value placed as `sharding` says (for computations that produce sharded results);
   // ValueError as Sharding::check_compatible_aval.
@@ -124,6 +128,7 @@ private:
   [[noreturn]] static void no_value();
   static Array from_scalar_double(double v);
   static Array from_scalar_int(int64_t v, bool is_bool);
+  static Array from_scalar_complex(std::complex<double> v);
   template <class T> static Array from_scalar(T v) {
     if constexpr (std::is_same_v<T, bool>)
       return from_scalar_int(v, true);

@@ -23,6 +23,8 @@ using jx::Shape;
 // jnp.bool_, jnp.int8, ...: jx's dtype constants.
 using jx::bfloat16;
 using jx::bool_;
+using jx::complex128;
+using jx::complex64;
 using jx::dtype;
 using jx::float16;
 using jx::float32;
@@ -75,6 +77,9 @@ Array array(double value, DType dtype);
 // jnp.array(scalar): a 0-d array as JAX makes one of a Python scalar: a double is a weakly
 // typed float64 and an integer a weakly typed int64 (float32 * jnp.array(2.0) stays float32), a
 // bool a bool and a float (NumPy's float32 scalar) a float32, both strongly typed.
+// A complex number: a weakly typed complex128 0-d array (JAX's Python complex).
+template <class T>
+requires std::is_floating_point_v<T> Array array(std::complex<T> value) { return Array(value); }
 template <class T>
 requires std::is_arithmetic_v<T> Array array(T value) {
   if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, float>)
@@ -280,7 +285,7 @@ Array ldexp(const Array &x1, const Array &x2);
 Array spacing(const Array &x);
 Array gcd(const Array &a, const Array &b);
 Array lcm(const Array &a, const Array &b);
-// Real arrays (complex dtypes are not yet supported): the identity, zeros, false, ...
+// Complex numbers' parts; on real arrays the identity, zeros, false, ... (as NumPy).
 Array conj(const Array &x);
 Array conjugate(const Array &x);
 Array real(const Array &x);

@@ -158,6 +158,8 @@ const char *c_type(DType t) {
   case DType::bfloat16: return "uint16_t"; // their bits
   case DType::float32: return "float";
   case DType::float64: return "double";
+  case DType::complex64: return "std::complex<float>";
+  case DType::complex128: return "std::complex<double>";
   }
   return "void";
 }
@@ -196,7 +198,8 @@ std::string header_text(const std::string &name, const runtime::aot::Signature &
       "static inline int32_t {0}(const jx_aot_array *args, int32_t num_args,\n"
       "    const jx_aot_array *results, int32_t num_results, char *error, size_t error_size) {{\n"
       "  return {9}(args, num_args, results, num_results, error, error_size);\n}}\n\n"
-      "#ifdef __cplusplus\n#include <array>\n#include <cstdint>\n#include <span>\n"
+      "#ifdef __cplusplus\n#include <array>\n#include <complex>\n#include <cstdint>\n#include "
+      "<span>\n"
       "#include <string>\n\nnamespace {0}_aot {{\n\n"
       "inline constexpr int32_t num_args = {8}, num_results = {7};\n",
       name, object.cpu, object.tier, runtime::aot::spec_text(sig.args),

@@ -21,6 +21,11 @@ void Array::no_value() {
 
 Array Array::from_scalar_double(double v) { return Array(ir::literal(v, default_float, true)); }
 
+Array Array::from_scalar_complex(std::complex<double> v) {
+  return Array(ir::complex(ir::literal(v.real(), default_float, true),
+                           ir::literal(v.imag(), default_float, true)));
+}
+
 Array Array::from_scalar_int(int64_t v, bool is_bool) {
   return Array(ir::literal_int(v, is_bool ? DType::bool_ : default_int, true));
 }
@@ -43,8 +48,13 @@ const Array &Array::block_until_ready() const {
 const void *Array::data() const { return api::realize(node())->data(); }
 
 void Array::copy_to(DType to, void *out) const {
-  runtime::BufferPtr buffer = api::realize(node());
   const int64_t n = size();
+  if (is_complex(to) || is_complex(dtype())) { // converted by the graph's rules (ir::convert)
+    runtime::BufferPtr converted = api::realize(ir::convert(node(), to, false));
+    if (n) std::memcpy(out, converted->data(), size_t(n) * itemsize(to));
+    return;
+  }
+  runtime::BufferPtr buffer = api::realize(node());
   dispatch_dtype(dtype(), [&](auto from_tag) {
     using F = decltype(from_tag);
     const F *in = buffer->as<F>();

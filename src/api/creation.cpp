@@ -49,6 +49,8 @@ template Array array(const std::vector<uint8_t> &, std::optional<Shape>);
 template Array array(const std::vector<uint16_t> &, std::optional<Shape>);
 template Array array(const std::vector<uint32_t> &, std::optional<Shape>);
 template Array array(const std::vector<uint64_t> &, std::optional<Shape>);
+template Array array(const std::vector<std::complex<float>> &, std::optional<Shape>);
+template Array array(const std::vector<std::complex<double>> &, std::optional<Shape>);
 template Array array(const std::vector<float> &, std::optional<Shape>);
 template Array array(const std::vector<double> &, std::optional<Shape>);
 

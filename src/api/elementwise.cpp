@@ -43,8 +43,8 @@ Array binary_promoted(Op op, const Array &a, const Array &b,
 // Integer/bool-only binary ufuncs.
 Array bitwise(Op op, std::string_view ufunc, const Array &a, const Array &b) {
   // Integers whose common type is a float (uint64 with a signed integer) have no bitwise op either.
-  if (is_floating(a.dtype()) || is_floating(b.dtype()) ||
-      is_floating(api::result_type({node_of(a), node_of(b)}).dtype))
+  if (is_inexact(a.dtype()) || is_inexact(b.dtype()) ||
+      is_inexact(api::result_type({node_of(a), node_of(b)}).dtype))
     ufunc_type_error(ufunc, {a.dtype(), b.dtype()});
   return binary_promoted(op, a, b);
 }
@@ -52,7 +52,7 @@ Array bitwise(Op op, std::string_view ufunc, const Array &a, const Array &b) {
 // Transcendental functions: integers and bools compute in the default float type.
 Array float_unary(Op op, const Array &x) {
   NodePtr n = node_of(x);
-  if (!is_floating(n->dtype)) n = ir::convert(n, default_float, n->weak);
+  if (!is_inexact(n->dtype)) n = ir::convert(n, default_float, n->weak);
   return wrap(ir::unary(op, n));
 }
 
@@ -60,7 +60,7 @@ Array float_unary(Op op, const Array &x) {
 std::vector<NodePtr> float_operands(const Array &a, const Array &b) {
   std::vector<NodePtr> xs{node_of(a), node_of(b)};
   api::ResultType type = api::result_type(xs);
-  if (!is_floating(type.dtype)) type.dtype = default_float;
+  if (!is_inexact(type.dtype)) type.dtype = default_float;
   return api::promote_and_broadcast(xs, type);
 }
 
@@ -328,7 +328,7 @@ Array right_shift(const Array &a, const Array &b) {
 }
 
 Array bitwise_not(const Array &x) {
-  if (is_floating(x.dtype())) ufunc_type_error("invert", {x.dtype()});
+  if (is_inexact(x.dtype())) ufunc_type_error("invert", {x.dtype()});
   return wrap(ir::unary(Op::Not, node_of(x)));
 }
 Array invert(const Array &x) { return bitwise_not(x); }

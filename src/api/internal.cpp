@@ -102,6 +102,7 @@ DType default_dtype(DTypeKind kind) {
   case DTypeKind::boolean: return DType::bool_;
   case DTypeKind::integer: return default_int;
   case DTypeKind::floating: return default_float;
+  case DTypeKind::complex: return default_complex;
   }
   return default_float;
 }
@@ -118,8 +119,11 @@ ResultType result_type(const std::vector<NodePtr> &xs) {
       any_weak = true;
     }
   if (!strong) return {weak_join, true};
-  if (any_weak && kind_of(weak_join) > kind_of(*strong))
+  if (any_weak && kind_of(weak_join) > kind_of(*strong)) {
+    // A weak complex keeps a float's precision (f32 * 1j is complex64, as JAX and NumPy 2).
+    if (is_complex(weak_join) && is_floating(*strong)) return {complex_dtype(*strong), false};
     return {default_dtype(kind_of(weak_join)), false};
+  }
   return {*strong, false};
 }
 
@@ -156,7 +160,7 @@ NodePtr broadcast_node(const NodePtr &x, const Shape &shape) {
 }
 
 DType accumulator_dtype(DType t) {
-  if (is_floating(t)) return t;
+  if (is_inexact(t)) return t;
   return is_unsigned(t) ? default_uint : default_int;
 }
 
@@ -204,7 +208,7 @@ void require_concrete(const Array &x, const std::string &what) {
 
 Array to_inexact(const Array &x) {
   const NodePtr &n = node_of(x);
-  return is_floating(n->dtype) ? x : wrap(ir::convert(n, default_float, n->weak));
+  return is_inexact(n->dtype) ? x : wrap(ir::convert(n, default_float, n->weak));
 }
 
 Array slice_along(const Array &x, int64_t axis, std::optional<int64_t> lo,

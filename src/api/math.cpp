@@ -1,6 +1,5 @@
 // jnp's elementwise functions composed of other ones: NumPy 2 spellings, float variants
-// (fabs, fmax, float_power), rounding, angles, gcd/lcm, the real-array forms of the complex
-// functions, select and isin.
+// (fabs, fmax, float_power), rounding, angles, gcd/lcm, complex numbers' parts, select and isin.
 #include <jx/lax.h>
 #include <jx/numpy.h>
 #include <jx/scipy.h>
@@ -19,6 +18,8 @@ namespace jx::numpy {
 using api::node_of;
 using api::to_inexact;
 using api::wrap;
+using ir::NodePtr;
+using ir::Op;
 
 Array acos(const Array &x) { return arccos(x); }
 Array acosh(const Array &x) { return arccosh(x); }
@@ -156,19 +157,31 @@ Array lcm(const Array &a, const Array &b) {
   return where(d == 0, zeros_like(d), abs(a * floor_divide(b, where(d == 0, ones_like(d), d))));
 }
 
-Array conj(const Array &x) { return x; }
-Array conjugate(const Array &x) { return x; }
-Array real(const Array &x) { return x; }
-Array imag(const Array &x) { return zeros_like(x); }
+Array conj(const Array &x) {
+  const NodePtr &z = node_of(x);
+  if (!is_complex(z->dtype)) return x;
+  return wrap(ir::complex(ir::real(z), ir::unary(Op::Neg, ir::imag(z))));
+}
+Array conjugate(const Array &x) { return conj(x); }
+Array real(const Array &x) {
+  const NodePtr &z = node_of(x);
+  return is_complex(z->dtype) ? wrap(ir::real(z)) : x;
+}
+Array imag(const Array &x) {
+  const NodePtr &z = node_of(x);
+  return is_complex(z->dtype) ? wrap(ir::imag(z)) : zeros_like(x);
+}
 Array angle(const Array &x, bool deg) {
   const Array f = to_inexact(x);
-  const Array a = arctan2(zeros_like(f), f);
+  const Array a = arctan2(imag(f), real(f));
   return deg ? rad2deg(a) : a;
 }
-Array iscomplex(const Array &x) { return zeros_like(x, DType::bool_); }
-Array isreal(const Array &x) { return ones_like(x, DType::bool_); }
-bool iscomplexobj(const Array &) { return false; }
-bool isrealobj(const Array &) { return true; }
+Array iscomplex(const Array &x) {
+  return iscomplexobj(x) ? imag(x) != 0 : zeros_like(x, DType::bool_);
+}
+Array isreal(const Array &x) { return iscomplexobj(x) ? imag(x) == 0 : ones_like(x, DType::bool_); }
+bool iscomplexobj(const Array &x) { return is_complex(x.dtype()); }
+bool isrealobj(const Array &x) { return !iscomplexobj(x); }
 
 Array select(const std::vector<Array> &condlist, const std::vector<Array> &choicelist,
              const Array &default_) {

@@ -91,7 +91,7 @@ Array mean(const Array &x, const Axes &axis, bool keepdims) {
   if (is_storage_float(x.dtype()))
     return mean(x.astype(DType::float32), axis, keepdims).astype(x.dtype());
   NodePtr n = node_of(x);
-  if (!is_floating(n->dtype)) n = ir::convert(n, default_float, n->weak);
+  if (!is_inexact(n->dtype)) n = ir::convert(n, default_float, n->weak);
   std::vector<int64_t> axes = api::normalize_axes(axis, x.ndim());
   int64_t count = 1;
   for (int64_t a : axes)

@@ -32,7 +32,7 @@ std::string tree_text(size_t n) {
 // A symbolic zero tangent made concrete: zeros of a float output's type, bool zeros (JAX's float0)
 // for an int or bool output.
 ir::NodePtr zero_tangent(const ir::Node &out) {
-  const bool has_tangent = is_floating(out.dtype);
+  const bool has_tangent = is_inexact(out.dtype);
   return ir::broadcast(ir::literal(0, has_tangent ? out.dtype : bool_, has_tangent && out.weak),
                        out.shape, {});
 }
@@ -70,7 +70,7 @@ Linearized linearize_traced(const TraceFn &f, const std::vector<Array> &primals,
     lin.primal_map.emplace(lin.traced.params[i].get(), primals[i].node());
     lin.tangent_params.push_back(ir::parameter(int64_t(n + i), specs[i].dtype, specs[i].shape,
                                                lin.traced.trace_id, specs[i].weak_type));
-    if (!is_floating(specs[i].dtype) || (!differentiated.empty() && !differentiated[i])) continue;
+    if (!is_inexact(specs[i].dtype) || (!differentiated.empty() && !differentiated[i])) continue;
     seeds.push_back(lin.traced.params[i]);
     seed_tangents.push_back(lin.tangent_params[i]);
   }
@@ -118,7 +118,7 @@ std::vector<int> argument_positions(const std::vector<int> &argnums,
                                    i, n));
     const int k = (i + n) % n;
     const DType dtype = args[size_t(k)].dtype();
-    if (!is_floating(dtype) && !allow_int)
+    if (!is_inexact(dtype) && !allow_int)
       throw TypeError(fmt::format("{} requires real- or complex-valued inputs (input dtype "
                                   "that is a sub-dtype of np.inexact), but got {}. If you want "
                                   "to use Boolean- or integer-valued inputs, use vjp or set "
@@ -207,7 +207,7 @@ int64_t register_custom_jvp(TangentRule rule) {
 }
 
 Array mark_custom_jvp(int64_t id, const Array &out, const std::vector<Array> &args) {
-  if (!is_floating(out.dtype())) return out; // nothing to differentiate
+  if (!is_inexact(out.dtype())) return out; // nothing to differentiate
   return api::wrap(transforms::custom_jvp_node(id, out.node(), nodes_of(args)));
 }
 
@@ -227,14 +227,14 @@ Array mark_custom_vjp(int64_t id, const Array &out, const Array &fwd_out,
         "function), but instead the fwd rule output's first element had shapes/dtypes of: {} "
         "while the custom_vjp-decorated function had output shapes/dtypes of: {}",
         type_text(fwd_out.shape(), fwd_out.dtype()), type_text(out.shape(), out.dtype())));
-  if (!is_floating(out.dtype())) return out; // nothing to differentiate
+  if (!is_inexact(out.dtype())) return out; // nothing to differentiate
   return api::wrap(
       transforms::custom_vjp_node(id, out.node(), nodes_of(args), nodes_of(residuals)));
 }
 } // namespace detail
 
 Array stop_gradient(const Array &x) {
-  if (!is_floating(x.dtype())) return x;
+  if (!is_inexact(x.dtype())) return x;
   return api::wrap(ir::unary(ir::Op::StopGradient, x.node()));
 }
 } // namespace jx
@@ -254,7 +254,7 @@ std::vector<Array> jvp(const TraceFn &f, const std::vector<Array> &primals,
                                 arity, primals.size()));
   for (size_t i = 0; i < primals.size(); ++i) {
     const Array &p = primals[i], &t = tangents[i];
-    if (is_floating(p.dtype()) && t.dtype() != p.dtype())
+    if (is_inexact(p.dtype()) && t.dtype() != p.dtype())
       throw TypeError(fmt::format(
           "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in "
           "case of int/bool primal dtype the tangent dtype must be float0.Got primal dtype {} and "
@@ -268,7 +268,7 @@ std::vector<Array> jvp(const TraceFn &f, const std::vector<Array> &primals,
   const Linearized lin = linearize_traced(f, primals, {});
   transforms::Substitution map = lin.primal_map;
   for (size_t i = 0; i < primals.size(); ++i)
-    if (is_floating(primals[i].dtype()))
+    if (is_inexact(primals[i].dtype()))
       map.emplace(lin.tangent_params[i].get(), tangents[i].node());
   std::vector<ir::NodePtr> roots = lin.traced.outputs;
   for (size_t i = 0; i < lin.tangents.size(); ++i)
@@ -316,7 +316,7 @@ std::vector<Array> apply(const LinearMap &map, LinearKind kind, const std::vecto
   for (size_t i = 0; i < args.size(); ++i) {
     const ir::Node &expected = *map.inputs[i];
     const Array &a = args[i];
-    const bool dtype_matters = is_floating(expected.dtype);
+    const bool dtype_matters = is_inexact(expected.dtype);
     if (a.shape() != expected.shape || (dtype_matters && a.dtype() != expected.dtype)) {
       if (vjp)
         throw ValueError(fmt::format(

@@ -25,6 +25,8 @@ std::string_view dtype_name(DType t) {
   case DType::bfloat16: return "bfloat16";
   case DType::float32: return "float32";
   case DType::float64: return "float64";
+  case DType::complex64: return "complex64";
+  case DType::complex128: return "complex128";
   }
   return "?";
 }
@@ -37,26 +39,31 @@ DType dtype(std::string_view name) {
     DType dtype;
   };
   // NumPy's names, array-protocol codes and C names (numpy.dtype(...) on Linux x86-64).
+  // clang-format off
   static constexpr Alias aliases[] = {
-      {"bool", DType::bool_},        {"bool_", DType::bool_},    {"?", DType::bool_},
-      {"b1", DType::bool_},          {"int8", DType::int8},      {"i1", DType::int8},
-      {"byte", DType::int8},         {"b", DType::int8},         {"int16", DType::int16},
-      {"i2", DType::int16},          {"short", DType::int16},    {"h", DType::int16},
-      {"int32", DType::int32},       {"i4", DType::int32},       {"intc", DType::int32},
-      {"i", DType::int32},           {"int64", DType::int64},    {"i8", DType::int64},
-      {"int", DType::int64},         {"long", DType::int64},     {"l", DType::int64},
-      {"uint8", DType::uint8},       {"u1", DType::uint8},       {"ubyte", DType::uint8},
-      {"B", DType::uint8},           {"uint16", DType::uint16},  {"u2", DType::uint16},
-      {"ushort", DType::uint16},     {"H", DType::uint16},       {"uint32", DType::uint32},
-      {"u4", DType::uint32},         {"uintc", DType::uint32},   {"I", DType::uint32},
-      {"uint64", DType::uint64},     {"u8", DType::uint64},      {"uint", DType::uint64},
-      {"ulong", DType::uint64},      {"L", DType::uint64},       {"float32", DType::float32},
-      {"f4", DType::float32},        {"single", DType::float32}, {"f", DType::float32},
-      {"float64", DType::float64},   {"f8", DType::float64},     {"double", DType::float64},
-      {"float", DType::float64},     {"d", DType::float64},      {"float16", DType::float16},
-      {"f2", DType::float16},        {"half", DType::float16},   {"e", DType::float16},
-      {"bfloat16", DType::bfloat16},
+      {"bool", DType::bool_}, {"bool_", DType::bool_}, {"?", DType::bool_},
+      {"b1", DType::bool_}, {"int8", DType::int8}, {"i1", DType::int8},
+      {"byte", DType::int8}, {"b", DType::int8}, {"int16", DType::int16},
+      {"i2", DType::int16}, {"short", DType::int16}, {"h", DType::int16},
+      {"int32", DType::int32}, {"i4", DType::int32}, {"intc", DType::int32},
+      {"i", DType::int32}, {"int64", DType::int64}, {"i8", DType::int64},
+      {"int", DType::int64}, {"long", DType::int64}, {"l", DType::int64},
+      {"uint8", DType::uint8}, {"u1", DType::uint8}, {"ubyte", DType::uint8},
+      {"B", DType::uint8}, {"uint16", DType::uint16}, {"u2", DType::uint16},
+      {"ushort", DType::uint16}, {"H", DType::uint16}, {"uint32", DType::uint32},
+      {"u4", DType::uint32}, {"uintc", DType::uint32}, {"I", DType::uint32},
+      {"uint64", DType::uint64}, {"u8", DType::uint64}, {"uint", DType::uint64},
+      {"ulong", DType::uint64}, {"L", DType::uint64}, {"float32", DType::float32},
+      {"f4", DType::float32}, {"single", DType::float32}, {"f", DType::float32},
+      {"float64", DType::float64}, {"f8", DType::float64}, {"double", DType::float64},
+      {"float", DType::float64}, {"d", DType::float64}, {"float16", DType::float16},
+      {"f2", DType::float16}, {"half", DType::float16}, {"e", DType::float16},
+      {"bfloat16", DType::bfloat16}, {"complex64", DType::complex64}, {"c8", DType::complex64},
+      {"csingle", DType::complex64}, {"F", DType::complex64}, {"complex128", DType::complex128},
+      {"c16", DType::complex128}, {"complex", DType::complex128}, {"cdouble", DType::complex128},
+      {"D", DType::complex128},
   };
+  // clang-format on
   for (const Alias &a : aliases)
     if (a.name == n) return a.dtype;
   throw DTypeError(fmt::format("data type '{}' not understood", name));
@@ -79,7 +86,10 @@ DType signed_of_bits(int bits) {
 // "safe cast" rule behind int8 + float16 -> float16, int16 + float32 -> float32 but int32 +
 // float32 -> float64 (ml_dtypes ranks bfloat16 with float16).
 int float_rank_for(int bits) { return bits <= 8 ? 0 : bits <= 16 ? 1 : 2; }
-int float_rank(DType t) { return is_storage_float(t) ? 0 : t == DType::float32 ? 1 : 2; }
+int float_rank(DType t) {
+  t = real_dtype(t);
+  return is_storage_float(t) ? 0 : t == DType::float32 ? 1 : 2;
+}
 DType float_of_rank(int rank) { return rank == 1 ? DType::float32 : DType::float64; }
 
 } // namespace
@@ -89,6 +99,10 @@ DType promote_types(DType a, DType b) {
   if (kind_of(a) > kind_of(b)) std::swap(a, b);
   // Now b has the higher kind.
   if (kind_of(a) == DTypeKind::boolean) return b;
+  if (kind_of(b) == DTypeKind::complex) { // complex64 holds float32's and int16's values
+    const int need = is_integer(a) ? float_rank_for(integer_bits(a)) : float_rank(a);
+    return std::max(need, float_rank(b)) == 2 ? DType::complex128 : DType::complex64;
+  }
   if (kind_of(a) == DTypeKind::floating) { // both floats; float16 with bfloat16 is float32
     if (float_rank(a) == float_rank(b)) return DType::float32;
     return float_rank(a) > float_rank(b) ? a : b;

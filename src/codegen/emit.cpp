@@ -306,14 +306,15 @@ private:
 
   // Whether the kernel writes its outputs with streaming stores (the driver asks for it where
   // they are large and no later step reads them): elementwise roots that are not bool, whose
-  // tile rows and row chunks are whole cache lines (not bool, int8 or uint8). Streamed, a 4096^2
+  // tile rows and row chunks are whole cache lines (not bool, int8 or uint8), not complex (a
+  // vector of pairs is no LLVM type). Streamed, a 4096^2
   // float64 transpose + 1 on 2 threads takes 7.8 ms against 21.9 with ordinary stores, whose
   // read-for-ownership of each line costs more than the read of the input (memcpy: 9.5 ms, a
   // streamed copy 5.6 ms).
   bool streams() const {
     if (!plan_.stream_outputs) return false;
     for (const ir::NodePtr &root : plan_.roots)
-      if (itemsize(root->dtype) * tile_edge % cache_line != 0 ||
+      if (itemsize(root->dtype) * tile_edge % cache_line != 0 || is_complex(root->dtype) ||
           op_kind(root->op) == OpKind::Reduce || op_kind(root->op) == OpKind::Contraction)
         return false;
     return true;
@@ -494,6 +495,12 @@ private:
     case DType::bool_: return llvm::Type::getInt1Ty(ctx_);
     case DType::float32: return llvm::Type::getFloatTy(ctx_);
     case DType::float64: return llvm::Type::getDoubleTy(ctx_);
+    // A complex number is a pair of its parts, as stored (instcombine splits it into scalars).
+    case DType::complex64:
+    case DType::complex128: {
+      llvm::Type *part = reg_type(real_dtype(t));
+      return llvm::StructType::get(ctx_, {part, part});
+    }
     default: return b_.getIntNTy(unsigned(itemsize(t) * 8));
     }
   }
@@ -534,10 +541,24 @@ private:
   }
 
   Value *load_element(Value *base, DType t, Value *at) {
+    if (is_complex(t)) { // the parts loaded alone: interleaved loads the vectorizer groups
+      llvm::Type *pair = mem_type(t), *part = reg_type(real_dtype(t));
+      Value *z = llvm::PoisonValue::get(pair);
+      for (unsigned k = 0; k < 2; ++k)
+        z = b_.CreateInsertValue(
+            z, b_.CreateLoad(part, b_.CreateInBoundsGEP(pair, base, {at, b_.getInt32(k)})), k);
+      return z;
+    }
     Value *v = b_.CreateLoad(mem_type(t), b_.CreateInBoundsGEP(mem_type(t), base, at));
     return t == DType::bool_ ? b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0)) : v;
   }
   void store_element(Value *base, DType t, Value *at, Value *v) {
+    if (is_complex(t)) {
+      for (unsigned k = 0; k < 2; ++k)
+        b_.CreateStore(b_.CreateExtractValue(v, k),
+                       b_.CreateInBoundsGEP(mem_type(t), base, {at, b_.getInt32(k)}));
+      return;
+    }
     if (t == DType::bool_) v = b_.CreateZExt(v, mem_type(t));
     b_.CreateStore(v, b_.CreateInBoundsGEP(mem_type(t), base, at));
   }
@@ -801,8 +822,15 @@ private:
     case OpKind::Leaf: return leaf(n, idx);
     case OpKind::Unary:
       if (n.op == Op::Convert) return convert(value(in(0), idx), in(0).dtype, n.dtype);
+      if (n.op == Op::Real || n.op == Op::Imag)
+        return b_.CreateExtractValue(value(in(0), idx), n.op == Op::Real ? 0 : 1);
       return unary(n.op, in(0).dtype, value(in(0), idx));
     case OpKind::Binary:
+      if (n.op == Op::Complex) {
+        Value *z = llvm::PoisonValue::get(reg_type(n.dtype));
+        z = b_.CreateInsertValue(z, value(in(0), idx), 0);
+        return b_.CreateInsertValue(z, value(in(1), idx), 1);
+      }
       if (op_info(n.op).dtype_rule == ir::DTypeRule::Bool)
         return compare(n.op, in(0).dtype, value(in(0), idx), value(in(1), idx));
       return binary(n.op, n.dtype, value(in(0), idx), value(in(1), idx));

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <fmt/format.h>
 #include <unordered_map>
@@ -84,6 +85,7 @@ struct Evaluator {
   BufferPtr eval(const Node &n) {
     if (op_kind(n.op) == OpKind::Control) return control(n);
     if (op_kind(n.op) == OpKind::Library) return library(n);
+    if (is_complex(n.dtype)) return eval_complex(n);
     BufferPtr out;
     dispatch_dtype(n.dtype, [&](auto tag) {
       using T = decltype(tag);
@@ -108,6 +110,45 @@ struct Evaluator {
     case OpKind::Library: break;
     }
     throw Error("internal: unknown op kind");
+  }
+
+  // Complex values are only built, moved, selected and taken apart (ir::finish).
+  BufferPtr eval_complex(const Node &n) {
+    if (n.op == Op::Constant) return n.value();
+    if (n.op == Op::StopGradient || op_kind(n.op) == OpKind::Marker) return value(n.inputs[0]);
+    BufferPtr out;
+    dispatch_any_dtype(n.dtype, [&](auto tag) {
+      using C = decltype(tag);
+      if constexpr (is_complex_type<C>) {
+        using R = typename C::value_type;
+        if (op_kind(n.op) == OpKind::Movement) {
+          out = movement<C>(n);
+        } else if (n.op == Op::Select) {
+          out = select<C>(n);
+        } else if (n.op == Op::Complex) {
+          out = alloc(n);
+          C *o = out->as<C>();
+          const R *re = value(n.inputs[0])->as<R>(), *im = value(n.inputs[1])->as<R>();
+          for (int64_t i = 0, size = n.size(); i < size; ++i)
+            o[i] = C(re[i], im[i]);
+        } else {
+          throw Error(fmt::format("internal: {} on complex numbers (ir::finish builds it from "
+                                  "real ops)",
+                                  op_name(n.op)));
+        }
+      }
+    });
+    return out;
+  }
+
+  // real(z), imag(z): T is the parts' type.
+  template <class T> BufferPtr part(const Node &n) {
+    BufferPtr out = alloc(n);
+    T *o = out->as<T>();
+    const auto *z = value(n.inputs[0])->as<std::complex<T>>();
+    for (int64_t i = 0, size = n.size(); i < size; ++i)
+      o[i] = n.op == Op::Real ? z[i].real() : z[i].imag();
+    return out;
   }
 
   // The runtime's routine, as compiled programs run it.
@@ -202,6 +243,8 @@ struct Evaluator {
   }
 
   template <class T> BufferPtr unary(const Node &n) {
+    if constexpr (std::is_floating_point_v<T>)
+      if (n.op == Op::Real || n.op == Op::Imag) return part<T>(n);
     const ir::NodePtr &x = n.inputs[0];
     BufferPtr out = alloc(n);
     T *o = out->as<T>();

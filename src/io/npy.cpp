@@ -261,11 +261,11 @@ bool parse_descr(const std::string &descr, DType &dtype, bool &swap) {
   if (descr.size() < 2) return false;
   const std::string_view type = std::string_view(descr).substr(1);
   constexpr std::pair<std::string_view, DType> types[] = {
-      {"b1", DType::bool_},   {"i1", DType::int8},     {"i2", DType::int16},
-      {"i4", DType::int32},   {"i8", DType::int64},    {"u1", DType::uint8},
-      {"u2", DType::uint16},  {"u4", DType::uint32},   {"u8", DType::uint64},
-      {"f2", DType::float16}, {"V2", DType::bfloat16}, {"f4", DType::float32},
-      {"f8", DType::float64}};
+      {"b1", DType::bool_},   {"i1", DType::int8},      {"i2", DType::int16},
+      {"i4", DType::int32},   {"i8", DType::int64},     {"u1", DType::uint8},
+      {"u2", DType::uint16},  {"u4", DType::uint32},    {"u8", DType::uint64},
+      {"f2", DType::float16}, {"V2", DType::bfloat16},  {"f4", DType::float32},
+      {"f8", DType::float64}, {"c8", DType::complex64}, {"c16", DType::complex128}};
   auto it = std::find_if(std::begin(types), std::end(types),
                          [&](const auto &t) { return t.first == type; });
   if (it == std::end(types)) return false;
@@ -304,6 +304,8 @@ const char *descr_of(DType dtype) {
   case DType::bfloat16: return "<V2";
   case DType::float32: return "<f4";
   case DType::float64: return "<f8";
+  case DType::complex64: return "<c8";
+  case DType::complex128: return "<c16";
   }
   throw DTypeError("write_npy: invalid dtype");
 }
@@ -421,9 +423,11 @@ NpyArray read_npy(const std::string &path) {
   got = std::fread(bytes, 1, nbytes, f.get());
   if (got < nbytes) truncated(path, "array data", nbytes, got);
 
+  // A complex number's parts are swapped each in place.
+  const size_t swapped = is_complex(out.dtype) ? width / 2 : width;
   if (swap)
-    for (uint64_t i = 0; i < nbytes; i += width)
-      std::reverse(bytes + i, bytes + i + width);
+    for (uint64_t i = 0; i < nbytes; i += swapped)
+      std::reverse(bytes + i, bytes + i + swapped);
   // Any nonzero byte is true in NumPy; C++ bool must hold exactly 0 or 1.
   if (out.dtype == DType::bool_)
     for (uint64_t i = 0; i < nbytes; ++i)

@@ -32,7 +32,125 @@ bool computes(Op op) {
   }
 }
 
+NodePtr finish(NodeSpec spec);
+
+bool is_part_op(Op op) { return op == Op::Real || op == Op::Imag || op == Op::Complex; }
+
+// spec's op on other inputs (its attributes kept), computing in dtype.
+NodePtr with_inputs(const NodeSpec &spec, std::vector<NodePtr> inputs, DType dtype) {
+  NodeSpec s = spec;
+  s.inputs = std::move(inputs);
+  s.dtype = dtype;
+  s.weak = false;
+  return finish(std::move(s));
+}
+
+// lax's message for an operand dtype an op does not take.
+[[noreturn]] void refuse_dtype(Op op, DType dtype, std::string_view accepted) {
+  throw TypeError(fmt::format("{} does not accept dtype {}. Accepted dtypes are subtypes of {}.",
+                              op_name(op), dtype_name(dtype), accepted));
+}
+
+[[noreturn]] void no_complex_form(const NodeSpec &s) {
+  const auto complex_operand = std::find_if(s.inputs.begin(), s.inputs.end(),
+                                            [](const NodePtr &x) { return is_complex(x->dtype); });
+  refuse_dtype(s.op, (*complex_operand)->dtype, "floating, integer or bool");
+}
+
+// An op on complex operands built from real ops on their parts, as XLA's elemental emitter
+// writes them (division as NumPy's: Smith's algorithm, so that results agree to the bit).
+NodePtr complex_op(const NodeSpec &s) {
+  const DType part =
+      real_dtype(s.inputs[0]->dtype == DType::bool_ && s.inputs.size() > 1 ? s.inputs[1]->dtype
+                                                                           : s.inputs[0]->dtype);
+  auto re = [&](size_t i) { return real(s.inputs[i]); };
+  auto im = [&](size_t i) { return imag(s.inputs[i]); };
+  auto lit = [&](double v, const NodePtr &like) {
+    return broadcast(literal(v, like->dtype, true), like->shape, {});
+  };
+  auto bin = [](Op op, const NodePtr &a, const NodePtr &b) { return binary(op, a, b); };
+  // The same op on the real parts and on the imaginary parts (linear ops: sums, scatters).
+  auto componentwise = [&] {
+    std::vector<NodePtr> res, ims;
+    for (const NodePtr &x : s.inputs) {
+      res.push_back(is_complex(x->dtype) ? real(x) : x);
+      ims.push_back(is_complex(x->dtype) ? imag(x) : x);
+    }
+    return complex(with_inputs(s, std::move(res), part), with_inputs(s, std::move(ims), part));
+  };
+  switch (s.op) {
+  case Op::Neg:
+  case Op::Add:
+  case Op::Sub:
+  case Op::ReduceSum:
+  case Op::CumSum:
+  case Op::ScatterSet:
+  case Op::ScatterAdd: return componentwise();
+  case Op::Mul: {
+    const NodePtr a = re(0), b = im(0), c = re(1), d = im(1);
+    return complex(bin(Op::Sub, bin(Op::Mul, a, c), bin(Op::Mul, b, d)),
+                   bin(Op::Add, bin(Op::Mul, a, d), bin(Op::Mul, b, c)));
+  }
+  case Op::Div: { // npy_math's complex division
+    const NodePtr a = re(0), b = im(0), c = re(1), d = im(1);
+    const NodePtr abs_c = unary(Op::Abs, c), abs_d = unary(Op::Abs, d), one = lit(1, c);
+    const NodePtr by_c = bin(Op::Div, d, c),
+                  scale_c = bin(Op::Div, one, bin(Op::Add, c, bin(Op::Mul, d, by_c)));
+    const NodePtr by_d = bin(Op::Div, c, d),
+                  scale_d = bin(Op::Div, one, bin(Op::Add, d, bin(Op::Mul, c, by_d)));
+    const NodePtr c_wins = bin(Op::Ge, abs_c, abs_d);
+    const NodePtr zero = bin(Op::And, bin(Op::Eq, abs_c, lit(0, c)), bin(Op::Eq, abs_d, lit(0, d)));
+    const NodePtr re_c = bin(Op::Mul, bin(Op::Add, a, bin(Op::Mul, b, by_c)), scale_c);
+    const NodePtr im_c = bin(Op::Mul, bin(Op::Sub, b, bin(Op::Mul, a, by_c)), scale_c);
+    const NodePtr re_d = bin(Op::Mul, bin(Op::Add, bin(Op::Mul, a, by_d), b), scale_d);
+    const NodePtr im_d = bin(Op::Mul, bin(Op::Sub, bin(Op::Mul, b, by_d), a), scale_d);
+    return complex(select(zero, bin(Op::Div, a, abs_c), select(c_wins, re_c, re_d)),
+                   select(zero, bin(Op::Div, b, abs_c), select(c_wins, im_c, im_d)));
+  }
+  case Op::Eq: return bin(Op::And, bin(Op::Eq, re(0), re(1)), bin(Op::Eq, im(0), im(1)));
+  case Op::Ne: return bin(Op::Or, bin(Op::Ne, re(0), re(1)), bin(Op::Ne, im(0), im(1)));
+  case Op::IsNan: return bin(Op::Or, unary(Op::IsNan, re(0)), unary(Op::IsNan, im(0)));
+  case Op::IsFinite: return bin(Op::And, unary(Op::IsFinite, re(0)), unary(Op::IsFinite, im(0)));
+  case Op::Abs: return bin(Op::Hypot, re(0), im(0));
+  case Op::Sign: { // z / |z|, 0 at 0 (jnp.sign)
+    const NodePtr a = bin(Op::Hypot, re(0), im(0)), zero = lit(0, a);
+    const NodePtr at_zero = bin(Op::Eq, a, zero);
+    return complex(select(at_zero, zero, bin(Op::Div, re(0), a)),
+                   select(at_zero, zero, bin(Op::Div, im(0), a)));
+  }
+  case Op::Exp: { // e^a (cos b + i sin b); a real argument stays real (cexp)
+    const NodePtr a = re(0), b = im(0), e = unary(Op::Exp, a);
+    const NodePtr real_arg = bin(Op::Eq, b, lit(0, b));
+    return complex(select(real_arg, e, bin(Op::Mul, e, unary(Op::Cos, b))),
+                   select(real_arg, b, bin(Op::Mul, e, unary(Op::Sin, b))));
+  }
+  case Op::Log:
+    return complex(unary(Op::Log, bin(Op::Hypot, re(0), im(0))), bin(Op::Atan2, im(0), re(0)));
+  case Op::Sqrt: { // csqrt: t = sqrt((|a| + |z|) / 2), the root in the right half-plane
+    const NodePtr a = re(0), b = im(0), zero = lit(0, a);
+    const NodePtr t = unary(
+        Op::Sqrt, bin(Op::Mul, bin(Op::Add, unary(Op::Abs, a), bin(Op::Hypot, a, b)), lit(0.5, a)));
+    const NodePtr other = bin(Op::Div, unary(Op::Abs, b), bin(Op::Mul, t, lit(2, a)));
+    const NodePtr right = bin(Op::Ge, a, zero),
+                  at_zero = bin(Op::And, bin(Op::Eq, a, zero), bin(Op::Eq, b, zero));
+    return complex(
+        select(at_zero, zero, select(right, t, other)),
+        select(at_zero, b, select(right, bin(Op::CopySign, other, b), bin(Op::CopySign, t, b))));
+  }
+  case Op::DotGeneral: {
+    auto dot = [&](const NodePtr &l, const NodePtr &r) { return with_inputs(s, {l, r}, part); };
+    const NodePtr a = re(0), b = im(0), c = re(1), d = im(1);
+    return complex(bin(Op::Sub, dot(a, c), dot(b, d)), bin(Op::Add, dot(a, d), dot(b, c)));
+  }
+  default: no_complex_form(s);
+  }
+}
+
 NodePtr finish(NodeSpec spec) {
+  if (computes(spec.op) && !is_part_op(spec.op) &&
+      std::any_of(spec.inputs.begin(), spec.inputs.end(),
+                  [](const NodePtr &x) { return is_complex(x->dtype); }))
+    return complex_op(spec);
   // float16 and bfloat16 compute in float32 (jx::is_storage_float): the op on widened operands,
   // its result rounded back, so that no stage after this one computes in them.
   if (computes(spec.op) &&
@@ -329,6 +447,13 @@ void verify(const NodeSpec &s) {
     break;
   case DTypeRule::Attr: break;
   }
+  if (s.op == Op::Real || s.op == Op::Imag)
+    check(is_complex(in_dtype(0)) && s.dtype == real_dtype(in_dtype(0)), s.op,
+          "complex -> its parts' dtype");
+  if (s.op == Op::Complex)
+    check((in_dtype(0) == DType::float32 || in_dtype(0) == DType::float64) &&
+              in_dtype(1) == in_dtype(0) && s.dtype == complex_dtype(in_dtype(0)),
+          s.op, "float32 or float64 parts of one dtype");
   if (s.op == Op::Constant)
     check(s.data && s.data->bytes() >= size_t(shape_size(s.shape)) * itemsize(s.dtype), s.op,
           "buffer too small");
@@ -558,6 +683,8 @@ int64_t integer_of(double value, DType dtype) {
 } // namespace
 
 NodePtr literal(double value, DType dtype, bool weak) {
+  if (is_complex(dtype))
+    return complex(literal(value, real_dtype(dtype), weak), literal(0, real_dtype(dtype), weak));
   if (dtype == DType::bool_) return literal_int(value != 0, dtype, weak);
   if (!is_floating(dtype)) return literal_int(integer_of(value, dtype), dtype, weak);
   if (dtype == DType::float32) value = static_cast<float>(value);
@@ -567,7 +694,7 @@ NodePtr literal(double value, DType dtype, bool weak) {
 }
 
 NodePtr literal_int(int64_t value, DType dtype, bool weak) {
-  if (is_floating(dtype)) return literal(static_cast<double>(value), dtype, weak);
+  if (is_inexact(dtype)) return literal(static_cast<double>(value), dtype, weak);
   value = dtype == DType::bool_ ? value != 0 : wrap_to(value, dtype);
   return finish({.op = Op::Literal, .dtype = dtype, .weak = weak, .ivalue = value});
 }
@@ -579,6 +706,7 @@ NodePtr constant(runtime::BufferPtr data, DType dtype, Shape shape) {
 
 NodePtr iota(DType dtype, Shape shape, int64_t axis) {
   check(axis >= 0 && axis < int64_t(shape.size()), Op::Iota, "axis");
+  if (is_complex(dtype)) return convert(iota(real_dtype(dtype), std::move(shape), axis), dtype);
   // Canonical form: a 1-D iota broadcast along the other axes, so work on it (linspace's
   // division) sinks below the broadcast and runs once per distinct index.
   if (shape.size() > 1) {
@@ -625,13 +753,63 @@ bool tracing() { return !running_traces.empty(); }
 
 NodePtr unary(Op op, NodePtr x) {
   check(op_kind(op) == OpKind::Unary && op != Op::Convert, op, "not a unary op");
+  if (op == Op::Real) return real(std::move(x));
+  if (op == Op::Imag) return imag(std::move(x));
   DType dtype = op_info(op).dtype_rule == DTypeRule::Bool ? DType::bool_ : x->dtype;
   bool weak = x->weak && dtype == x->dtype;
   return finish({.op = op, .dtype = dtype, .weak = weak, .inputs = {std::move(x)}});
 }
 
+NodePtr real(NodePtr z) {
+  if (!is_complex(z->dtype)) refuse_dtype(Op::Real, z->dtype, "complexfloating");
+  if (z->op == Op::Complex && !z->realized()) return z->inputs[0];
+  const DType dtype = real_dtype(z->dtype);
+  const bool weak = z->weak;
+  return finish({.op = Op::Real, .dtype = dtype, .weak = weak, .inputs = {std::move(z)}});
+}
+
+NodePtr imag(NodePtr z) {
+  if (!is_complex(z->dtype)) refuse_dtype(Op::Imag, z->dtype, "complexfloating");
+  if (z->op == Op::Complex && !z->realized()) return z->inputs[1];
+  const DType dtype = real_dtype(z->dtype);
+  const bool weak = z->weak;
+  return finish({.op = Op::Imag, .dtype = dtype, .weak = weak, .inputs = {std::move(z)}});
+}
+
+NodePtr complex(NodePtr re, NodePtr im) {
+  // complex(real(z), imag(z)) is z.
+  if (re->op == Op::Real && im->op == Op::Imag && re->inputs[0] == im->inputs[0])
+    return re->inputs[0];
+  for (const NodePtr &part : {re, im})
+    if (part->dtype != DType::float32 && part->dtype != DType::float64)
+      refuse_dtype(Op::Complex, part->dtype, "float32 or float64");
+  const DType dtype = complex_dtype(re->dtype);
+  const bool weak = re->weak && im->weak;
+  return finish(
+      {.op = Op::Complex, .dtype = dtype, .weak = weak, .inputs = {std::move(re), std::move(im)}});
+}
+
 NodePtr convert(NodePtr x, DType dtype, bool weak) {
   if (x->dtype == dtype && x->weak == weak) return x;
+  // Conversions into, out of and between complex types are built on the parts: the imaginary
+  // part dropped (NumPy's astype), nonzero when either part is (bool).
+  if (is_complex(x->dtype)) {
+    if (is_complex(dtype)) // another precision, or only the weak flag changes
+      return complex(convert(real(x), real_dtype(dtype), weak),
+                     convert(imag(x), real_dtype(dtype), weak));
+    if (dtype == DType::bool_) {
+      const NodePtr re = real(x), im = imag(x);
+      auto nonzero = [](const NodePtr &v) {
+        return binary(Op::Ne, v, broadcast(literal(0, v->dtype, true), v->shape, {}));
+      };
+      return binary(Op::Or, nonzero(re), nonzero(im));
+    }
+    return convert(real(x), dtype, weak);
+  }
+  if (is_complex(dtype) && !is_complex(x->dtype)) {
+    const NodePtr re = convert(x, real_dtype(dtype), weak);
+    return complex(re, broadcast(literal(0, re->dtype, weak), re->shape, {}));
+  }
   if (x->op == Op::Literal) {
     if (is_floating(x->dtype)) {
       double v = x->fvalue;
@@ -648,6 +826,7 @@ NodePtr convert(NodePtr x, DType dtype, bool weak) {
 
 NodePtr binary(Op op, NodePtr a, NodePtr b) {
   check(op_kind(op) == OpKind::Binary, op, "not a binary op");
+  if (op == Op::Complex) return complex(std::move(a), std::move(b));
   DType dtype = op_info(op).dtype_rule == DTypeRule::Bool ? DType::bool_ : a->dtype;
   bool weak = a->weak && b->weak && dtype == a->dtype;
   return finish({.op = op, .dtype = dtype, .weak = weak, .inputs = {std::move(a), std::move(b)}});

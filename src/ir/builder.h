@@ -40,6 +40,10 @@ NodePtr unary(Op op, NodePtr x);
 NodePtr convert(NodePtr x, DType dtype, bool weak = false);
 NodePtr binary(Op op, NodePtr a, NodePtr b);
 NodePtr select(NodePtr pred, NodePtr on_true, NodePtr on_false);
+// A complex number's parts and the complex number of two float32 or float64 parts.
+NodePtr real(NodePtr z);
+NodePtr imag(NodePtr z);
+NodePtr complex(NodePtr re, NodePtr im);
 // a * b + c with one rounding, for floats of one dtype and shape.
 NodePtr fma(NodePtr a, NodePtr b, NodePtr c);
 

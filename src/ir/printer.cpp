@@ -36,8 +36,9 @@ std::vector<const Node *> topological_order(const std::vector<NodePtr> &roots) {
 }
 
 std::string type_str(const Node &node) {
-  static constexpr const char *short_names[] = {"bool", "i32", "i64", "f32", "f64", "i8",  "i16",
-                                                "u8",   "u16", "u32", "u64", "f16", "bf16"};
+  static constexpr const char *short_names[] = {"bool", "i32", "i64",  "f32", "f64",
+                                                "i8",   "i16", "u8",   "u16", "u32",
+                                                "u64",  "f16", "bf16", "c64", "c128"};
   static_assert(std::size(short_names) == num_dtypes);
   return fmt::format("{}[{}]{}", short_names[static_cast<int>(node.dtype)],
                      fmt::join(node.shape, ","), node.weak ? "~" : "");

@@ -107,6 +107,10 @@ NodePtr fold_array(const NodePtr &n) {
 
 NodePtr fold_rule(const NodePtr &n) {
   if (n->realized() || !ir::is_elementwise(n->op) || n->op == Op::ErfInv) return n;
+  // Literals are real: complex(literal, literal) stays as it is (a complex literal's parts).
+  if (is_complex(n->dtype) || std::any_of(n->inputs.begin(), n->inputs.end(),
+                                          [](const NodePtr &x) { return is_complex(x->dtype); }))
+    return n;
   std::vector<const Node *> in;
   for (const NodePtr &x : n->inputs) {
     in.push_back(scalar_of(*x));

@@ -94,9 +94,9 @@ struct JvpLayout {
     }
     for (size_t i = from; i < to; ++i) {
       const NodePtr &in = op.inputs[first_input + i], &t = ts[first_input + i];
-      const bool has = t && is_floating(in->dtype);
+      const bool has = t && is_inexact(in->dtype);
       if (!has && !all_tangents) continue;
-      if (is_floating(in->dtype)) {
+      if (is_inexact(in->dtype)) {
         seeded.push_back(i);
         tangent_at.push_back(like.size());
       }
@@ -361,7 +361,7 @@ std::vector<NodePtr> scan_transpose(const Node &op, const std::vector<NodePtr> &
 NodePtr control_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
   switch (ans->op) {
   case Op::Result:
-    if (!ts[0] || !is_floating(ans->dtype)) return nullptr;
+    if (!ts[0] || !is_inexact(ans->dtype)) return nullptr;
     return ir::result(ts[0], tangent_result(*ans->inputs[0], ans->attrs[0]));
   case Op::While: return while_jvp(*ans, ts);
   case Op::Case: return case_jvp(*ans, ts);

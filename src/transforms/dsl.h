@@ -50,7 +50,10 @@ JX_DSL_BINARY(lt, Lt)
 JX_DSL_BINARY(ge, Ge)
 #undef JX_DSL_BINARY
 
+using ir::complex;
 using ir::convert;
+using ir::imag;
+using ir::real;
 using ir::select;
 
 // JAX's _balanced_eq(x, z, y): 1 where x == z, halved where y == z too (ties share the tangent).

@@ -111,7 +111,7 @@ NodePtr structural_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
   std::vector<NodePtr> inputs;
   for (size_t i = 0; i < ans->inputs.size(); ++i) {
     const NodePtr &x = ans->inputs[i];
-    inputs.push_back(ts[i] ? ts[i] : is_floating(x->dtype) ? lit(0, x) : x);
+    inputs.push_back(ts[i] ? ts[i] : is_inexact(x->dtype) ? lit(0, x) : x);
   }
   return ir::rebuild(*ans, std::move(inputs));
 }
@@ -276,8 +276,8 @@ NodePtr reduce_prod_jvp(const NodePtr &ans, const std::vector<NodePtr> &ts) {
 // zeros (JAX's float0) for int and bool arguments.
 NodePtr tangent_or_zeros(const NodePtr &x, const NodePtr &t) {
   if (t) return t;
-  return is_floating(x->dtype) ? lit(0, x)
-                               : ir::broadcast(ir::literal(0, DType::bool_, false), x->shape, {});
+  return is_inexact(x->dtype) ? lit(0, x)
+                              : ir::broadcast(ir::literal(0, DType::bool_, false), x->shape, {});
 }
 
 // The user's rule on the function's arguments (input 0, the function's own output, is not
@@ -414,7 +414,7 @@ std::vector<NodePtr> jvp(const std::vector<NodePtr> &outputs, const std::vector<
       }
       NodePtr t;
       // Control ops are typed bool but carry their results' tangents.
-      if (!realized && (is_floating(n->dtype) || ir::op_kind(n->op) == ir::OpKind::Control)) {
+      if (!realized && (is_inexact(n->dtype) || ir::op_kind(n->op) == ir::OpKind::Control)) {
         std::vector<NodePtr> ts(n->inputs.size());
         bool any = false;
         for (size_t i = top.inputs.first; i < top.inputs.second; ++i) {

@@ -267,7 +267,7 @@ NodePtr custom_lin_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
         cts.size(), parts.args.size()));
   for (size_t k = 0; k < cts.size(); ++k) {
     const ir::Node &want = *parts.args[k], &got = *cts[k];
-    if (is_floating(want.dtype) && (got.shape != want.shape || !is_floating(got.dtype)))
+    if (is_inexact(want.dtype) && (got.shape != want.shape || !is_inexact(got.dtype)))
       throw ValueError(fmt::format(
           "Custom VJP bwd rule must produce an output with the same type as the args tuple of "
           "the primal function, but at output[{}] the bwd rule produced an output of type {} "

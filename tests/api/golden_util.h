@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <fmt/format.h>
 #include <limits>
@@ -83,7 +84,20 @@ inline void expect_matches(const jx::Array &got, const std::string &name, Tol to
   auto report = [&](size_t i, const std::string &g, const std::string &w) {
     if (n_bad++ < 5) bad += fmt::format("\n  [{}] jx {} numpy {}", i, g, w);
   };
-  if (jx::is_floating(want.dtype())) {
+  if (jx::is_complex(want.dtype())) { // each part as a float of the parts' dtype
+    const std::vector<std::complex<double>> g = got.to_vector<std::complex<double>>(),
+                                            w = want.to_vector<std::complex<double>>();
+    double scale = 0;
+    for (std::complex<double> v : w)
+      for (double part : {v.real(), v.imag()})
+        if (std::isfinite(part)) scale = std::max(scale, std::abs(part));
+    const jx::DType part_dtype = jx::real_dtype(want.dtype());
+    for (size_t i = 0; i < w.size(); ++i)
+      if (!close(g[i].real(), w[i].real(), part_dtype, tol, scale) ||
+          !close(g[i].imag(), w[i].imag(), part_dtype, tol, scale))
+        report(i, fmt::format("{:.17g}{:+.17g}j", g[i].real(), g[i].imag()),
+               fmt::format("{:.17g}{:+.17g}j", w[i].real(), w[i].imag()));
+  } else if (jx::is_floating(want.dtype())) {
     const std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
     double scale = 0;
     for (double v : w)

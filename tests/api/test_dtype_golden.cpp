@@ -1,8 +1,8 @@
-// Golden tests of the narrow and unsigned integer dtypes against NumPy, written by
-// tests/golden/make_dtype_golden.py (same case names): the promotion table, wrapping arithmetic,
-// divisions by zero, shifts past the width, conversions from floats and between integers,
-// reductions' accumulator dtypes and sorting. Every input is a .npy file of its dtype, so loading
-// each dtype is tested too; SavedFilesAreNumPys writes them back.
+// Golden tests of the narrow and unsigned integer, storage float and complex dtypes against NumPy,
+// written by tests/golden/make_dtype_golden.py (same case names): the promotion table, wrapping
+// arithmetic, divisions by zero, shifts past the width, conversions from floats and between
+// integers, reductions' accumulator dtypes, sorting and complex arithmetic. Every input is a .npy
+// file of its dtype, so loading each dtype is tested too; SavedFilesAreNumPys writes them back.
 #include <jx/jx.h>
 
 #include <gtest/gtest.h>
@@ -228,6 +228,80 @@ TEST(DTypeGolden, StorageFloats) {
   EXPECT_EQ(jx::dtype("f2"), jnp::float16);
 }
 
+// complex64 and complex128: arithmetic on zeros, infinities and NaNs, functions on finite values,
+// reductions, contractions and movement, eager and under jit.
+void check_complex(const std::string &t, bool jitted) {
+  SCOPED_TRACE(t + (jitted ? " under jit" : " eager"));
+  auto run = [&](auto f, const std::vector<Array> &args) {
+    if (!jitted) return f(args);
+    return jx::jit([&](const std::vector<Array> &a) { return f(a); })(args);
+  };
+  using Args = const std::vector<Array> &;
+  using golden::Tol;
+  const std::vector<Array> zw = {in(t), in(t + "b")};
+  const std::vector<Array> fg = {in(t + "_finite"), in(t + "_finiteb")};
+  const std::vector<Array> mm = {in(t + "_matrix"), in(t + "_matrixb")};
+  expect_matches(run([](Args a) { return a[0] + a[1]; }, zw), "add_" + t);
+  expect_matches(run([](Args a) { return a[0] - a[1]; }, zw), "subtract_" + t);
+  expect_matches(run([](Args a) { return a[0] * a[1]; }, zw), "multiply_" + t);
+  expect_matches(run([](Args a) { return a[0] / a[1]; }, zw), "true_divide_" + t);
+  expect_matches(run([](Args a) { return -a[0]; }, zw), "negative_" + t);
+  expect_matches(run([](Args a) { return jnp::conj(a[0]); }, zw), "conj_" + t);
+  expect_matches(run([](Args a) { return jnp::real(a[0]); }, zw), "real_" + t);
+  expect_matches(run([](Args a) { return jnp::imag(a[0]); }, zw), "imag_" + t);
+  expect_matches(run([](Args a) { return a[0] == a[1]; }, zw), "equal_" + t);
+  expect_matches(run([](Args a) { return a[0] != a[1]; }, zw), "not_equal_" + t);
+  expect_matches(run([](Args a) { return jnp::isnan(a[0]); }, zw), "isnan_" + t);
+  expect_matches(run([](Args a) { return jnp::isfinite(a[0]); }, zw), "isfinite_" + t);
+  expect_matches(run([](Args a) { return a[0].astype(jnp::bool_); }, zw), "to_bool_" + t);
+  expect_matches(run([](Args a) { return a[0].astype(jnp::float64); }, zw), "to_float64_" + t);
+  expect_matches(
+      run([](Args a) { return jnp::where(jnp::abs(jnp::real(a[0])) > 1, a[0], a[1]); }, zw),
+      "where_" + t);
+  expect_matches(run([](Args a) { return jnp::abs(a[0]); }, fg), "absolute_" + t,
+                 Tol::transcendental);
+  expect_matches(run([](Args a) { return jnp::angle(a[0]); }, fg), "angle_" + t,
+                 Tol::transcendental);
+  // exp, log and sqrt of the parts: within the largest part's rounding (glibc's cexp and clog
+  // scale and compensate where the composed formulas round each step).
+  expect_matches(run([](Args a) { return jnp::exp(a[0]); }, fg), "exp_" + t, Tol::reduction);
+  expect_matches(run([](Args a) { return jnp::log(a[0](jx::slice(0, -1))); }, fg), "log_" + t,
+                 Tol::reduction);
+  expect_matches(run([](Args a) { return jnp::sqrt(a[0]); }, fg), "sqrt_" + t, Tol::reduction);
+  expect_matches(run([](Args a) { return jnp::sign(a[0]); }, fg), "sign_" + t, Tol::transcendental);
+  expect_matches(
+      run([](Args a) { return (a[0] * a[1] + a[0]) / (a[1] - std::complex<double>(0, 0.5)); }, fg),
+      "chain_" + t);
+  expect_matches(run([](Args a) { return jnp::sum(a[0], 1); }, mm), "sum_" + t, Tol::reduction);
+  expect_matches(run([](Args a) { return jnp::mean(a[0], 0); }, mm), "mean_" + t, Tol::reduction);
+  expect_matches(run([](Args a) { return jnp::cumsum(a[0], 1); }, mm), "cumsum_" + t,
+                 Tol::reduction);
+  expect_matches(run([](Args a) { return jnp::matmul(a[0], a[1]); }, mm), "matmul_" + t,
+                 Tol::reduction);
+  expect_matches(run([](Args a) { return jnp::transpose(a[0]); }, mm), "transpose_" + t);
+  expect_matches(run(
+                     [](Args a) {
+                       return a[0](jx::slice(), jnp::array({3, 0, 0, 2}));
+                     },
+                     mm),
+                 "take_" + t);
+}
+
+TEST(DTypeGolden, Complex) {
+  for (const std::string t : {"complex64", "complex128"})
+    for (bool jitted : {false, true})
+      check_complex(t, jitted);
+  const Array f = in("complex64_finite");
+  expect_matches(f + jnp::real(in("complex128_finite")), "complex64_plus_float64");
+  expect_matches(f + jnp::arange(16, jnp::int32), "complex64_plus_int32");
+  expect_matches(f + jnp::arange(16, jnp::int16), "complex64_plus_int16");
+  expect_matches(jnp::real(f) * std::complex<double>(0, 1), "float32_times_1j");
+  expect_matches(in("wide").astype(jnp::complex64), "float64_to_complex64");
+  expect_matches(in("complex128").astype(jnp::complex64), "complex128_to_complex64");
+  EXPECT_EQ(jx::dtype("c8"), jnp::complex64);
+  EXPECT_EQ(jx::dtype("complex"), jnp::complex128);
+}
+
 std::string file_bytes(const std::filesystem::path &path) {
   std::ifstream f(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
@@ -246,7 +320,8 @@ TEST(DTypeGolden, SavedFilesAreNumPys) {
     EXPECT_EQ(back.dtype(), dtype);
     expect_matches(back.astype(jnp::float32), std::string("from_float64_") + t);
   }
-  for (const std::string &t : kTypes) {
+  for (const std::string &t : {kTypes[0], kTypes[1], kTypes[2], kTypes[3], kTypes[4], kTypes[5],
+                               std::string("complex64"), std::string("complex128")}) {
     const std::filesystem::path path = dir / (t + ".npy");
     jnp::save(path.string(), in(t));
     EXPECT_EQ(file_bytes(path), file_bytes(std::string(JX_GOLDEN_DIR) + "/dtypes/in_" + t + ".npy"))

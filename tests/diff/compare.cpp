@@ -526,23 +526,25 @@ CompareResult compare_buffers(const jx::Array &like, BufferPtr expected, BufferP
                             ir::type_str(*like.node()), values);
     if (bound) r.message += fmt::format("; allowed error 2 * {}", bound[i]);
   };
-  auto check = [&](auto tag) {
+  // parts: scalars per element (a complex number's two parts are compared as two floats).
+  auto check = [&](auto tag, int64_t parts = 1) {
     using T = decltype(tag);
     const T *e = expected->as<T>(), *a = actual->as<T>();
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t k = 0; k < n * parts; ++k) {
+      const int64_t i = k / parts;
       const bool unchecked = bound && !std::isfinite(bound[i]);
       r.unchecked += unchecked;
-      if (r.ok && !unchecked && !(e[i] == a[i])) {
+      if (r.ok && !unchecked && !(e[k] == a[k])) {
         if constexpr (std::is_floating_point_v<T>) {
-          if (std::isnan(e[i]) && std::isnan(a[i])) continue;
-          const bool finite = std::isfinite(e[i]) && std::isfinite(a[i]);
-          const uint64_t ulps = finite ? ulp_distance(e[i], a[i]) : 0;
+          if (std::isnan(e[k]) && std::isnan(a[k])) continue;
+          const bool finite = std::isfinite(e[k]) && std::isfinite(a[k]);
+          const uint64_t ulps = finite ? ulp_distance(e[k], a[k]) : 0;
           if (finite && ulps <= uint64_t(tolerance.ulps)) continue;
-          if (bound && std::fabs(double(a[i]) - double(e[i])) <= 2 * bound[i]) continue;
-          fail(i, fmt::format("expected {}, got {}{}", e[i], a[i],
+          if (bound && std::fabs(double(a[k]) - double(e[k])) <= 2 * bound[i]) continue;
+          fail(i, fmt::format("expected {}, got {}{}", e[k], a[k],
                               finite ? fmt::format(" ({} ulp apart)", ulps) : ""));
         } else {
-          fail(i, fmt::format("expected {}, got {}", e[i], a[i]));
+          fail(i, fmt::format("expected {}, got {}", e[k], a[k]));
         }
       }
     }
@@ -563,6 +565,8 @@ CompareResult compare_buffers(const jx::Array &like, BufferPtr expected, BufferP
   case DType::bfloat16: check(uint16_t()); break;
   case DType::float32: check(float()); break;
   case DType::float64: check(double()); break;
+  case DType::complex64: check(float(), 2); break;
+  case DType::complex128: check(double(), 2); break;
   }
   return r;
 }

@@ -373,7 +373,9 @@ private:
     case DType::uint32: return int_constant<uint32_t>(s);
     case DType::uint64: return int_constant<uint64_t>(s);
     case DType::float16:
-    case DType::bfloat16: break; // not drawn
+    case DType::bfloat16:
+    case DType::complex64:
+    case DType::complex128: break; // not drawn
     case DType::float32: {
       std::vector<float> d(n);
       for (float &v : d)
@@ -544,6 +546,7 @@ private:
         {kElementwise, 4, &Generator::logic, "logic"},
         {kElementwise, 3, &Generator::where, "where"},
         {kElementwise, 3, &Generator::astype, "astype"},
+        {kElementwise, 2, &Generator::complex_numbers, "complex_numbers"},
         {kBroadcasting, 2, &Generator::broadcast_to, "broadcast_to"},
         {kMovement, 3, &Generator::reshape, "reshape"},
         {kMovement, 3, &Generator::transpose, "transpose"},
@@ -648,6 +651,61 @@ private:
     const U &u = *pick(valid);
     return emit(u.fn(x.a), fmt::format(fmt::runtime(u.format), x.ref), {x.id},
                 x.approx || u.approx);
+  }
+
+  // x + y·1j computed on as complex numbers, then taken apart again (real, imag, abs, angle):
+  // the graph's values stay real, with complex ones between (ir::finish's formulas of the parts).
+  std::optional<Value> complex_numbers(const Value &x) {
+    const DType t = x.a.dtype();
+    // Its formulas broadcast literals (x + y * 1j, exp's zero test).
+    if (!is_floating(t) || !has(kBroadcasting)) return std::nullopt;
+    const Value y = fresh(x.a.shape(), t);
+    const std::complex<double> i(0, 1);
+    Array z = x.a + y.a * i;
+    std::string text = fmt::format("({} + {} * 1j)", x.ref, y.ref);
+    bool approx = x.approx || y.approx;
+    const int64_t r = x.a.ndim();
+    switch (uni(0, 5)) {
+    case 0:
+      z = z * jnp::conj(z) + z;
+      text = fmt::format("({0} * jnp.conj({0}) + {0})", text);
+      break;
+    case 1:
+      z = z / (z + 2.0);
+      text = fmt::format("({0} / ({0} + 2.0))", text);
+      break;
+    case 2:
+      z = jnp::exp(z);
+      text = fmt::format("jnp.exp({})", text);
+      approx = true;
+      break;
+    case 3:
+      z = jnp::sqrt(z) - jnp::log(z + 3.0);
+      text = fmt::format("(jnp.sqrt({0}) - jnp.log({0} + 3.0))", text);
+      approx = true;
+      break;
+    case 4:
+      if (!has(kMovement)) break;
+      z = jnp::flip(z);
+      text = fmt::format("jnp.flip({})", text);
+      break;
+    default:
+      if (r == 0 || !has(kReduction)) break;
+      const int64_t axis = random_axis(r);
+      z = jnp::sum(z, axis);
+      text = fmt::format("jnp.sum({}, axis={})", text, axis);
+      approx = true;
+      break;
+    }
+    static const std::pair<const char *, Fn1> parts[] = {{"jnp.real({})", jnp::real},
+                                                         {"jnp.imag({})", jnp::imag},
+                                                         {"jnp.abs({})", jnp::abs},
+                                                         {"jnp.angle({})", nullptr}};
+    const auto &[format, part] = parts[uni(0, 3)];
+    const Array out = part ? part(z) : jnp::angle(z);
+    const bool exact_part =
+        part == jnp::real || part == jnp::imag; // abs, angle: libm's hypot, atan2
+    return emit(out, fmt::format(fmt::runtime(format), text), {x.id, y.id}, approx || !exact_part);
   }
 
   // Applies a binary function with x as one operand and y as the other, in random order.

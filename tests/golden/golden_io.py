@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64")
+          "float16", "float32", "float64", "complex64", "complex128")
 
 
 def write(out, inputs, cases, script, max_size):

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Writes the goldens that tests/api/test_dtype_golden.cpp checks jx's narrow and unsigned integer
-dtypes against: NumPy's promotion table, wrapping arithmetic, divisions by zero, shifts past the
-width, conversions from floats (in range and the wraps NumPy's x86 casts give), reductions'
-accumulator dtypes, sorting and the .npy files of every dtype.
+"""Writes the goldens that tests/api/test_dtype_golden.cpp checks jx's narrow and unsigned integer,
+storage float and complex dtypes against: NumPy's promotion table, wrapping arithmetic, divisions
+by zero, shifts past the width, conversions from floats (in range and the wraps NumPy's x86 casts
+give), reductions' accumulator dtypes, sorting, complex arithmetic and functions, and the .npy
+files of every dtype.
 
 Run with the project's venv: python tests/golden/make_dtype_golden.py. Results go to
 dtypes/<case>.npy, inputs to dtypes/in_<name>.npy; dtypes/MANIFEST.txt lists them.
@@ -19,7 +20,7 @@ INPUTS = {}
 
 # jx's dtype codes (include/jx/dtype.h), in order.
 JX_DTYPES = ["bool", "int32", "int64", "float32", "float64", "int8", "int16", "uint8", "uint16",
-             "uint32", "uint64", "float16", "bfloat16"]
+             "uint32", "uint64", "float16", "bfloat16", "complex64", "complex128"]
 BF16 = ml_dtypes.bfloat16
 
 
@@ -140,10 +141,66 @@ cases += [
                                 @ wide2.astype(np.float16)[:16].reshape(4, 4)).astype(np.float32)),
 ]
 
+# Complex numbers: arithmetic (NumPy's formulas: the schoolbook product, Smith's quotient), with
+# zeros of both signs, infinities and NaNs among the operands; functions on finite values (libm's
+# cexp, clog and csqrt special-case infinities in ways the composed formulas need not follow).
+edge = [0, -0.0, 1, -1, 0.5, -2.5, 3, 1e-3, 7.25, 1e30, np.inf, -np.inf, np.nan]
+re_, im_ = np.meshgrid(edge, edge)
+special = (re_ + 0j).ravel()
+special.imag = im_.ravel()
+finite = np.array([1 + 2j, 3 - 4j, -0.5 + 0.25j, -2 - 7j, 1e-3 + 1e3j, 0.1 - 0.2j, 5 + 0j,
+                   -5 + 0j, 0 + 1j, 0 - 3j, 0.75 + 0.75j, -1.25 - 0.5j, 2 + 1e-8j, 1e8 + 1j,
+                   -1e-8 + 0j, 0 + 0j])
+for t in ("complex64", "complex128"):
+    z = inp(t, special.astype(t))
+    w = inp(t + "b", np.roll(special, 7).astype(t))
+    f = inp(t + "_finite", finite.astype(t))
+    g = inp(t + "_finiteb", np.roll(finite, 3).astype(t))
+    m = inp(t + "_matrix", (np.arange(12) * (0.5 - 0.25j) + (1 + 1j)).reshape(3, 4).astype(t))
+    mf = inp(t + "_matrixb", (np.arange(20) * (-0.125 + 0.5j) + 2).reshape(4, 5).astype(t))
+    cases += [
+        (f"add_{t}", lambda z=z, w=w: z + w),
+        (f"subtract_{t}", lambda z=z, w=w: z - w),
+        (f"multiply_{t}", lambda z=z, w=w: z * w),
+        (f"true_divide_{t}", lambda z=z, w=w: z / w),
+        (f"negative_{t}", lambda z=z: -z),
+        (f"conj_{t}", lambda z=z: np.conj(z)),
+        (f"real_{t}", lambda z=z: np.real(z)),
+        (f"imag_{t}", lambda z=z: np.imag(z)),
+        (f"equal_{t}", lambda z=z, w=w: z == w),
+        (f"not_equal_{t}", lambda z=z, w=w: z != w),
+        (f"isnan_{t}", lambda z=z: np.isnan(z)),
+        (f"isfinite_{t}", lambda z=z: np.isfinite(z)),
+        (f"to_bool_{t}", lambda z=z: z.astype(np.bool_)),
+        (f"to_float64_{t}", lambda z=z: z.real.astype(np.float64)),
+        (f"where_{t}", lambda z=z, w=w: np.where(np.abs(z.real) > 1, z, w)),
+        (f"absolute_{t}", lambda f=f: np.abs(f)),
+        (f"angle_{t}", lambda f=f: np.angle(f)),
+        (f"exp_{t}", lambda f=f: np.exp(f)),
+        (f"log_{t}", lambda f=f: np.log(f[:-1])),
+        (f"sqrt_{t}", lambda f=f: np.sqrt(f)),
+        (f"sign_{t}", lambda f=f: np.sign(f)),
+        (f"chain_{t}", lambda f=f, g=g: (f * g + f) / (g - 0.5j)),
+        (f"sum_{t}", lambda m=m: np.sum(m, axis=1)),
+        (f"mean_{t}", lambda m=m: np.mean(m, axis=0)),
+        (f"cumsum_{t}", lambda m=m: np.cumsum(m, axis=1)),
+        (f"matmul_{t}", lambda m=m, mf=mf: m @ mf),
+        (f"transpose_{t}", lambda m=m: m.T),
+        (f"take_{t}", lambda m=m: m[:, [3, 0, 0, 2]]),
+    ]
+cases += [
+    ("complex64_plus_float64", lambda: INPUTS["complex64_finite"] + finite.real),
+    ("complex64_plus_int32", lambda: INPUTS["complex64_finite"] + np.arange(16, dtype=np.int32)),
+    ("complex64_plus_int16", lambda: INPUTS["complex64_finite"] + np.arange(16, dtype=np.int16)),
+    ("float32_times_1j", lambda: finite.real.astype(np.float32) * 1j),
+    ("float64_to_complex64", lambda: wide.astype(np.complex64)),
+    ("complex128_to_complex64", lambda: INPUTS["complex128"].astype(np.complex64)),
+]
+
 # Conversions between the integer dtypes (wrapping).
 for a in VALUES:
     for b in VALUES:
         if a != b:
             cases.append((f"cast_{a}_{b}", lambda a=a, b=b: VALUES[a].astype(b)))
 
-golden_io.write(OUT, INPUTS, cases, "tests/golden/make_dtype_golden.py", max_size=200)
+golden_io.write(OUT, INPUTS, cases, "tests/golden/make_dtype_golden.py", max_size=256)

@@ -71,6 +71,15 @@ Array apply_op(Op op, const std::vector<Array> &args) {
     return Array(ir::select((jnp::arange(double(n_points)) < double(n_points / 2)).node(),
                             args[0].node(), args[1].node()));
   if (op == Op::Fma) return Array(ir::fma(args[0].node(), args[1].node(), args[2].node()));
+  if (op == Op::Real || op == Op::Imag || op == Op::Complex) {
+    // Through a complex value that is not a complex op (whose parts the builder reads directly):
+    // complex(x, x^2) or complex(x, y), transposed as a 4 x 4.
+    const ir::NodePtr im = args.size() == 2 ? args[1].node() : (args[0] * args[0]).node();
+    const Array z(ir::transpose(ir::reshape(ir::complex(args[0].node(), im), {4, 4}), {1, 0}));
+    if (op == Op::Real) return jnp::real(z);
+    if (op == Op::Imag) return jnp::imag(z);
+    return jnp::real(z) + 3 * jnp::imag(z);
+  }
   if (args.size() == 1) return Array(ir::unary(op, args[0].node()));
   return Array(ir::binary(op, args[0].node(), args[1].node()));
 }

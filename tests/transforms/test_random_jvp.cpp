@@ -438,7 +438,7 @@ TEST(RandomVmap, EqualsStackedExamplesBitForBit) {
         const std::vector<double> got = values(batched), want = values(stacked);
         std::string message;
         for (size_t i = 0; i < want.size() && message.empty(); ++i)
-          if (!(std::isnan(got[i]) && std::isnan(want[i])) &&
+          if (got[i] != want[i] && !(std::isnan(got[i]) && std::isnan(want[i])) &&
               !(std::abs(got[i] - want[i]) <= 1e-12 * (1 + std::abs(want[i]))))
             message = fmt::format("element {}: {} batched, {} stacked", i, got[i], want[i]);
         if (!message.empty() || batched.shape() != stacked.shape()) {

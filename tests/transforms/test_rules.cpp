@@ -36,11 +36,15 @@ NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
   case ir::OpKind::Unary:
     if (op == Op::Not) return nullptr;
     if (op == Op::Convert) return ir::convert(x, jx::float32);
+    // A complex value that is not a complex op (whose parts the builder reads off directly).
+    if (op == Op::Real || op == Op::Imag)
+      return ir::unary(op, ir::reshape(ir::complex(x, y), {3, 2}));
     return ir::unary(op, op == Op::Acosh ? y : x);
   case ir::OpKind::Binary:
     if (op == Op::And || op == Op::Or || op == Op::Xor || op == Op::ShiftLeft ||
         op == Op::ShiftRight)
       return nullptr;
+    if (op == Op::Complex) return ir::imag(ir::reshape(ir::complex(y, x), {3, 2}));
     return ir::binary(op, x, y);
   case ir::OpKind::Ternary:
     if (op == Op::Fma) return ir::fma(x, y, ir::unary(Op::Sin, x));
