@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <ostream>
@@ -55,6 +56,8 @@ struct ElementFormat {
   size_t pad_left = 0, pad_right = 0;
   // ints, bools
   size_t width = 0;
+  // A complex number's imaginary parts: '+' before non-negative values (NumPy's sign='+').
+  bool plus = false;
 
   // An integer element's digits (uint64's values past INT64_MAX are held as their bits).
   std::string int_text(int64_t i) const {
@@ -71,6 +74,7 @@ struct ElementFormat {
     if (dtype == DType::bool_) return v != 0 ? " True" : "False";
     if (!std::isfinite(v)) {
       std::string s = std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+      if (plus && s[0] != '-') s = "+" + s;
       size_t total = pad_left + pad_right + 1;
       return std::string(total > s.size() ? total - s.size() : 0, ' ') + s;
     }
@@ -87,6 +91,7 @@ struct ElementFormat {
       s = shortest(v, dtype, false);
       if (s.find('.') == std::string::npos) s += '.';
     }
+    if (plus && s[0] != '-') s = "+" + s;
     size_t point = s.find('.');
     size_t frac = s.size() - point - 1;
     std::string out(pad_left > point ? pad_left - point : 0, ' ');
@@ -136,6 +141,7 @@ ElementFormat make_format(ElementFormat f, const std::vector<int64_t> &shown_ind
   } else if (f.exp_format) {
     for (double v : finite) {
       std::string s = shortest(v, dtype, true);
+      if (f.plus && s[0] != '-') s = "+" + s;
       size_t e = s.find('e'), point = s.find('.');
       size_t int_len = point == std::string::npos ? e : point;
       int frac_len = point == std::string::npos ? 0 : int(e - point - 1);
@@ -147,15 +153,16 @@ ElementFormat make_format(ElementFormat f, const std::vector<int64_t> &shown_ind
   } else {
     for (double v : finite) {
       std::string s = shortest(v, dtype, false);
+      if (f.plus && s[0] != '-') s = "+" + s;
       size_t point = s.find('.');
       f.pad_left = std::max(f.pad_left, point == std::string::npos ? s.size() : point);
       f.pad_right = std::max(f.pad_right, point == std::string::npos ? 0 : s.size() - point - 1);
     }
   }
   if (any_nonfinite) {
-    const int64_t offset = int64_t(f.pad_right) + 1;
+    const int64_t offset = int64_t(f.pad_right) + 1, signed_inf = any_inf_negative || f.plus;
     f.pad_left =
-        size_t(std::max<int64_t>({int64_t(f.pad_left), 3 - offset, 3 + any_inf_negative - offset}));
+        size_t(std::max<int64_t>({int64_t(f.pad_left), 3 - offset, 3 + signed_inf - offset}));
   }
   return f;
 }
@@ -241,9 +248,53 @@ template <class Format> struct ArrayPrinter {
   }
 };
 
+// ComplexFloatingFormat: the real parts' format, then the imaginary parts' (signed) with 'j'
+// before their padding.
+struct ComplexFormat {
+  ElementFormat re, im;
+  std::string operator()(int64_t i) const {
+    std::string imag = im(i);
+    imag.insert(imag.find_last_not_of(' ') + 1, "j");
+    return re(i) + imag;
+  }
+};
+
+// A complex scalar as Python's complex repr prints it: 1j, (1.5-2j), (1e+20+nanj).
+std::string complex_scalar_text(double re, double im, DType part) {
+  auto repr = [part](double v) {
+    if (std::isnan(v)) return std::string("nan");
+    if (std::isinf(v)) return std::string(v > 0 ? "inf" : "-inf");
+    return part == DType::float32 ? fmt::format("{}", float(v)) : fmt::format("{}", v);
+  };
+  if (re == 0 && !std::signbit(re)) return repr(im) + "j";
+  const std::string imag = repr(im);
+  return "(" + repr(re) + (imag[0] == '-' ? "" : "+") + imag + "j)";
+}
+
+std::string complex_to_string(const Array &x) {
+  const std::vector<std::complex<double>> values = x.to_vector<std::complex<double>>();
+  std::vector<double> re, im;
+  for (std::complex<double> v : values) {
+    re.push_back(v.real());
+    im.push_back(v.imag());
+  }
+  const DType part = real_dtype(x.dtype());
+  if (x.ndim() == 0) return complex_scalar_text(re[0], im[0], part);
+  if (x.size() == 0) return "[]";
+  const ComplexFormat base{{.dtype = part, .floats = &re},
+                           {.dtype = part, .floats = &im, .plus = true}};
+  ArrayPrinter<ComplexFormat> collector{x.shape(), base, x.size() > threshold};
+  std::vector<int64_t> shown;
+  collector.collect(0, 0, x.size(), shown);
+  const ComplexFormat format{make_format(base.re, shown), make_format(base.im, shown)};
+  ArrayPrinter<ComplexFormat> printer{x.shape(), format, collector.summarize};
+  return printer.recurse(0, 0, x.size(), " ", line_width);
+}
+
 } // namespace
 
 std::string to_string(const Array &x) {
+  if (is_complex(x.dtype())) return complex_to_string(x);
   std::vector<double> floats;
   std::vector<int64_t> ints;
   if (is_integer(x.dtype()))

@@ -54,4 +54,6 @@ INSTANTIATE_TEST_SUITE_P(NumPy, FormatGolden,
                                            "cutoff_1e8", "negative_scientific", "ints_3d",
                                            "int64_large", "empty_2d", "scalar", "trimmed_digits",
                                            "trimmed_scientific", "float16", "float16_fixed",
-                                           "uint64_large", "int8"));
+                                           "uint64_large", "int8", "complex128", "complex64_2d",
+                                           "complex_nonfinite", "complex_scientific",
+                                           "complex_scalar", "complex_scalar_imaginary"));

@@ -29,6 +29,12 @@ cases = {
     "float16_fixed": np.array([[0.1, 2.5], [-3.14159, 7.0]], dtype=np.float16),
     "uint64_large": np.array([2**64 - 1, 3, 2**63], dtype=np.uint64),
     "int8": np.array([-128, 0, 127], dtype=np.int8),
+    "complex128": np.array([1 + 2j, 3.5 - 4j, -0.25 + 0j]),
+    "complex64_2d": (np.arange(6, dtype=np.complex64) * (0.5 - 1.25j)).reshape(2, 3),
+    "complex_nonfinite": np.array([complex(np.nan, 1), complex(1, -np.inf), 2 + 0j]),
+    "complex_scientific": np.array([1e-5 + 2j, 3e9 - 1j]),
+    "complex_scalar": np.array(1.5 - 2j),
+    "complex_scalar_imaginary": np.array(3j),
 }
 for name, value in cases.items():
     np.save(os.path.join(out, name + ".npy"), value)
