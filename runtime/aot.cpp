@@ -312,7 +312,8 @@ void validate_linalg(const Step &s, const std::vector<int64_t> &bytes) {
   if (bytes[size_t(s.inputs[0])] != checked_elements(a) * item ||
       (solve && bytes[size_t(s.inputs[1])] != checked_elements(s.extent) * item))
     corrupt("library operand");
-  if (int64_t(s.out_bytes[0]) != checked_elements(linalg_output_shape(l, s.extent)) * item)
+  const int64_t out_item = l.op == LibraryOp::Eig ? 2 * item : item; // complex
+  if (int64_t(s.out_bytes[0]) != checked_elements(linalg_output_shape(l, s.extent)) * out_item)
     corrupt("library output");
 }
 

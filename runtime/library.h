@@ -28,9 +28,10 @@ enum class LibraryOp : int32_t {
   Determinant,
   Eigh,
   Svd,
-  Qr
+  Qr,
+  Eig
 };
-inline constexpr int32_t library_op_count = 17;
+inline constexpr int32_t library_op_count = 18;
 
 constexpr bool is_scatter(LibraryOp op) {
   return op >= LibraryOp::ScatterSet && op <= LibraryOp::ScatterMax;
@@ -71,6 +72,9 @@ void run_library(const Library &lib, DType dtype, const std::vector<int64_t> &sh
 //     where LAPACK does not converge.
 //   qr: mode 0 (..., m k + k n) Q (m x k), R (k x n); mode 1 (..., m m + m n) Q (m x m),
 //     R (m x n).
+//   eig (of a real matrix; the output is complex, of the matching precision): mode 0
+//     (..., n + 1, n), the eigenvalues in LAPACK's order, then the unit right eigenvectors as
+//     columns (NumPy's v); mode 1 the eigenvalues (..., n). NaNs where LAPACK does not converge.
 std::vector<int64_t> linalg_output_shape(const Library &lib, const std::vector<int64_t> &extent);
 
 // The number of modes an op has (1 where it has none).

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -39,6 +40,12 @@ void sorgqr_(const int *, const int *, const int *, float *, const int *, const 
              const int *, int *);
 void dorgqr_(const int *, const int *, const int *, double *, const int *, const double *, double *,
              const int *, int *);
+void sgeev_(const char *, const char *, const int *, float *, const int *, float *, float *,
+            float *, const int *, float *, const int *, float *, const int *, int *, size_t,
+            size_t);
+void dgeev_(const char *, const char *, const int *, double *, const int *, double *, double *,
+            double *, const int *, double *, const int *, double *, const int *, int *, size_t,
+            size_t);
 }
 
 namespace jx::runtime {
@@ -290,6 +297,59 @@ template <class T> void qr(const T *a, T *out, int m, int n, int64_t mode) {
       q[i * q_cols + j] = work_a[size_t(i + j * m)];
 }
 
+void geev(char jobvr, int n, float *a, float *wr, float *wi, float *vr, int ldvr, float *work,
+          int lwork, int *info) {
+  const char jobvl = 'N';
+  const int one = 1;
+  sgeev_(&jobvl, &jobvr, &n, a, &n, wr, wi, nullptr, &one, vr, &ldvr, work, &lwork, info, 1, 1);
+}
+void geev(char jobvr, int n, double *a, double *wr, double *wi, double *vr, int ldvr, double *work,
+          int lwork, int *info) {
+  const char jobvl = 'N';
+  const int one = 1;
+  dgeev_(&jobvl, &jobvr, &n, a, &n, wr, wi, nullptr, &one, vr, &ldvr, work, &lwork, info, 1, 1);
+}
+
+// The eigenvalues, then (vectors) the right eigenvectors as columns, as NumPy's geev on A copied
+// to column-major: a complex pair's vectors are stored as the real and imaginary columns of the
+// first one.
+template <class T> void eig(const T *a, std::complex<T> *out, int n, bool vectors) {
+  const int64_t size = vectors ? int64_t(n + 1) * n : n;
+  if (n == 0) return;
+  const auto order = size_t(n);
+  std::vector<T> col(order * order), wr(order), wi(order);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      col[size_t(i + j * n)] = a[i * n + j];
+  std::vector<T> vr(vectors ? order * order : 1);
+  const char jobvr = vectors ? 'V' : 'N';
+  T query = 0;
+  int info = 0;
+  geev(jobvr, n, col.data(), wr.data(), wi.data(), vr.data(), vectors ? n : 1, &query, -1, &info);
+  std::vector<T> work(size_t(work_size(query)));
+  geev(jobvr, n, col.data(), wr.data(), wi.data(), vr.data(), vectors ? n : 1, work.data(),
+       int(work.size()), &info);
+  if (info != 0) {
+    std::fill_n(
+        out, size,
+        std::complex<T>(std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::quiet_NaN()));
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j)
+    out[j] = std::complex<T>(wr[size_t(j)], wi[size_t(j)]);
+  if (!vectors) return;
+  std::complex<T> *v = out + n;
+  for (int64_t j = 0; j < n; ++j) {
+    const bool pair = wi[size_t(j)] != 0 && j + 1 < n;
+    for (int64_t i = 0; i < n; ++i) {
+      const T re = vr[size_t(i + j * n)], im = pair ? vr[size_t(i + (j + 1) * n)] : T(0);
+      v[i * n + j] = std::complex<T>(re, im);
+      if (pair) v[i * n + j + 1] = std::complex<T>(re, -im);
+    }
+    if (pair) ++j;
+  }
+}
+
 // Matrices from this size on run on OpenBLAS's threads when alone.
 constexpr int64_t threaded_elements = 256 * 256;
 
@@ -308,6 +368,7 @@ void run_typed(const Library &lib, const std::vector<int64_t> &extent,
   if (batch == 0 || out_size == 0) return;
   const T *x = static_cast<const T *>(inputs[0]);
   T *y = static_cast<T *>(out);
+  auto *complex_out = static_cast<std::complex<T> *>(out);
   const int64_t in_size = lib.op == LibraryOp::Solve ? int64_t(m) * m : int64_t(m) * n;
   auto one = [&](int64_t b, bool alone) {
     const T *a = x + b * in_size;
@@ -319,6 +380,7 @@ void run_typed(const Library &lib, const std::vector<int64_t> &extent,
     case LibraryOp::Determinant: return determinant(a, o, n, lib.mode == 1);
     case LibraryOp::Eigh: return eigh(a, o, n, lib.mode == 0);
     case LibraryOp::Svd: return svd(a, o, m, n, lib.mode);
+    case LibraryOp::Eig: return eig(a, complex_out + b * out_size, n, lib.mode == 0);
     default: return qr(a, o, m, n, lib.mode);
     }
   };
@@ -346,6 +408,7 @@ int64_t linalg_mode_count(LibraryOp op) {
   case LibraryOp::Eigh: return 2;
   case LibraryOp::Svd: return 3;
   case LibraryOp::Qr: return 2;
+  case LibraryOp::Eig: return 2;
   default: return 1;
   }
 }
@@ -365,7 +428,8 @@ std::vector<int64_t> linalg_output_shape(const Library &lib, const std::vector<i
   case LibraryOp::Determinant:
     if (lib.mode == 1) out.push_back(2);
     return out;
-  case LibraryOp::Eigh: return lib.mode == 0 ? matrix(n + 1, n) : (out.push_back(n), out);
+  case LibraryOp::Eigh:
+  case LibraryOp::Eig: return lib.mode == 0 ? matrix(n + 1, n) : (out.push_back(n), out);
   case LibraryOp::Svd:
     out.push_back(lib.mode == 0 ? k : lib.mode == 1 ? m * k + k + k * n : m * m + k + n * n);
     return out;

@@ -17,6 +17,9 @@ namespace jx::numpy::linalg {
 struct EighResult {
   Array eigenvalues, eigenvectors;
 };
+struct EigResult {
+  Array eigenvalues, eigenvectors;
+};
 struct SVDResult {
   Array U, S, Vh;
 };
@@ -60,6 +63,10 @@ Array solve(const Array &a, const Array &b);
 EighResult eigh(const Array &a, std::optional<std::string> UPLO = std::nullopt,
                 bool symmetrize_input = true);
 Array eigvalsh(const Array &a, const std::string &UPLO = "L", bool symmetrize_input = true);
+// A real matrix's eigenvalues and right eigenvectors (columns of unit length, LAPACK's geev),
+// complex always, as jnp.linalg.eig's.
+EigResult eig(const Array &a);
+Array eigvals(const Array &a);
 SVDResult svd(const Array &a, bool full_matrices = true);
 Array svdvals(const Array &x);
 // mode "reduced", "complete" or "r".

@@ -134,6 +134,22 @@ EighResult eigh(const Array &a, std::optional<std::string> UPLO, bool symmetrize
           matrix_transpose(slice_along(packed, -2, 1, n + 1))};
 }
 
+namespace {
+Array nonsymmetric_operand(const Array &a) {
+  return square_operand(
+      a, "Argument to nonsymmetric eigendecomposition must have shape [..., n, n], got shape {}");
+}
+} // namespace
+
+EigResult eig(const Array &a) {
+  const Array x = nonsymmetric_operand(a);
+  const int64_t n = x.shape().back();
+  const Array packed = run(ir::Op::Eig, x, 0);
+  return {squeeze(slice_along(packed, -2, 0, 1), -2), slice_along(packed, -2, 1, n + 1)};
+}
+
+Array eigvals(const Array &a) { return run(ir::Op::Eig, nonsymmetric_operand(a), 1); }
+
 Array eigvalsh(const Array &a, const std::string &UPLO, bool symmetrize_input) {
   return run(ir::Op::Eigh, symmetric_operand(a, UPLO, symmetrize_input), 1);
 }

@@ -202,7 +202,7 @@ Shape taken_shape(const Shape &x, const Shape &indices, int64_t axis) {
 
 bool is_linalg(Op op) {
   return op == Op::Cholesky || op == Op::Solve || op == Op::Determinant || op == Op::Eigh ||
-         op == Op::Svd || op == Op::Qr;
+         op == Op::Svd || op == Op::Qr || op == Op::Eig;
 }
 
 namespace {
@@ -226,6 +226,7 @@ runtime::LibraryOp library_op(Op op) {
   case Op::Eigh: return LibraryOp::Eigh;
   case Op::Svd: return LibraryOp::Svd;
   case Op::Qr: return LibraryOp::Qr;
+  case Op::Eig: return LibraryOp::Eig;
   default: internal(fmt::format("{} is not a library op", op_name(op)));
   }
 }
@@ -512,7 +513,7 @@ IndexBounds index_bounds(const NodePtr &indices, int64_t extent) {
 
 NodePtr linalg(Op op, std::vector<NodePtr> inputs, int64_t mode) {
   check(is_linalg(op), op, "not a linear algebra op");
-  const DType dtype = inputs.at(0)->dtype;
+  const DType dtype = op == Op::Eig ? complex_dtype(inputs.at(0)->dtype) : inputs.at(0)->dtype;
   return finish({.op = op, .dtype = dtype, .inputs = std::move(inputs), .attrs = {mode}});
 }
 

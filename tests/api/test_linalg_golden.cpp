@@ -22,6 +22,11 @@ Array signs(const Array &v) { return v * jnp::sign(v(jx::ellipsis, jx::slice(0, 
 
 Array eigh_vectors(const Array &a) { return signs(la::eigh(a).eigenvectors); }
 
+// Complex columns scaled to make their first element real and positive.
+Array phases(const Array &v) {
+  return v * jnp::conj(jnp::sign(v(jx::ellipsis, jx::slice(0, 1), jx::slice())));
+}
+
 // U and Vh with U's columns (and Vh's rows) scaled by the sign of U's first row.
 std::pair<Array, Array> svd_parts(const Array &a) {
   const auto [u, s, vh] = la::svd(a, false);
@@ -63,6 +68,12 @@ GOLDEN_LINALG(cholesky_big, la::cholesky(in("pd_big")))
 GOLDEN_LINALG(eigvalsh_pd, la::eigvalsh(in("pd")))
 GOLDEN_LINALG(eigvalsh_batch, la::eigvalsh(in("pd_batch")))
 GOLDEN_LINALG(eigvalsh_big, la::eigvalsh(in("pd_big")))
+GOLDEN_LINALG(eig_values, la::eig(in("sq")).eigenvalues)
+GOLDEN_LINALG(eig_vectors, phases(la::eig(in("sq")).eigenvectors))
+GOLDEN_LINALG(eig_batch_values, la::eig(in("batch")).eigenvalues)
+GOLDEN_LINALG(eigvals_float32, la::eigvals(in("sq32")))
+GOLDEN_LINALG(eigvals_rotation, la::eigvals(jnp::array({0.0, -1.0, 1.0, 0.0}, jx::Shape{2, 2})))
+GOLDEN_LINALG(eig_symmetric_vectors, phases(la::eig(in("pd")).eigenvectors))
 GOLDEN_LINALG(eigh_values, la::eigh(in("pd")).eigenvalues)
 GOLDEN_LINALG(eigh_vectors, eigh_vectors(in("pd")))
 GOLDEN_LINALG(eigh_batch_vectors, eigh_vectors(in("pd_batch")))

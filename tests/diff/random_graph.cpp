@@ -1212,14 +1212,14 @@ private:
   // .at[..., idx] scatters (set, add, max, min; multiply needs exact operands).
   // LAPACK's routines on the matrices of x's last two axes, the same in both backends: equal bits
   // for exact operands whatever their conditioning (a singular or NaN matrix gives both the same
-  // infinities or NaNs). Not in differentiable graphs: svd and qr have no derivatives yet.
+  // infinities or NaNs). Not in differentiable graphs: svd, qr and eig have no derivatives yet.
   std::optional<Value> linear_algebra(const Value &x) {
     namespace la = jnp::linalg;
     const int64_t r = x.a.ndim();
     if (r < 2 || x.approx || o_.differentiable) return std::nullopt;
     const bool square = x.a.shape()[r - 2] == x.a.shape()[r - 1];
-    const int64_t form = uni(0, 7);
-    if (!square && form < 6) return std::nullopt;
+    const int64_t form = uni(0, 9);
+    if (!square && (form < 6 || form > 7)) return std::nullopt;
     auto call = [&](const Array &out, const std::string &fn, const std::string &suffix = "") {
       return emit(out, fmt::format("jnp.linalg.{}({}){}", fn, x.ref, suffix), {x.id}, false);
     };
@@ -1235,7 +1235,10 @@ private:
                   {x.id}, false);
     }
     case 6: return call(la::svdvals(x.a), "svdvals");
-    default: return call(la::qr(x.a).R, "qr", ".R");
+    case 7: return call(la::qr(x.a).R, "qr", ".R");
+    // The parts of complex results (abs would round by libm's hypot).
+    case 8: return call(jnp::real(la::eigvals(x.a)), "eigvals", ".real");
+    default: return call(jnp::imag(la::eig(x.a).eigenvectors), "eig", ".eigenvectors.imag");
     }
   }
 

@@ -269,6 +269,39 @@ TEST(Errors, DTypes) {
                                "must be a float dtype, got bool");
 }
 
+// Ops with no complex form raise lax's TypeError naming the op and the dtype.
+TEST(Errors, ComplexOperands) {
+  const Array z = jnp::array(std::vector<std::complex<double>>{{1, 2}, {-1, 0.5}});
+  const std::string accepted = ". Accepted dtypes are subtypes of floating, integer or bool.";
+  expect_error<jx::TypeError>([&] { jnp::floor(z); },
+                              "floor does not accept dtype complex128" + accepted);
+  expect_error<jx::TypeError>([&] { (void)(z < z); },
+                              "lt does not accept dtype complex128" + accepted);
+  expect_error<jx::TypeError>([&] { jnp::maximum(z, z.astype(jnp::complex64)); },
+                              "max does not accept dtype complex128");
+  expect_error<jx::TypeError>([&] { jnp::sort(z); }, "sort does not accept dtype complex128");
+  expect_error<jx::TypeError>([&] { jnp::prod(z); },
+                              "reduce_prod does not accept dtype complex128");
+  expect_error<jx::TypeError>(
+      [&] {
+        jnp::linalg::eigvals(z.reshape({1, 2}) * z.reshape({2, 1}));
+      },
+      "eig does not accept dtype complex128");
+  expect_error<jx::TypeError>([&] { jnp::bitwise_and(z, z); }, "ufunc 'bitwise_and' not supported");
+  expect_error<jx::DTypeError>(
+      [] { jx::random::uniform(jx::random::PRNGKey(0), {2}, jnp::complex64); },
+      "dtype argument to `uniform` must be a float dtype, got complex64");
+  expect_error<jx::ValueError>(
+      [] {
+        jnp::linalg::eig(jnp::zeros({2, 3}));
+      },
+      "Argument to nonsymmetric eigendecomposition must have shape [..., n, "
+      "n], got shape (2, 3)");
+  expect_error<jx::TypeError>(
+      [] { jx::grad([](const Array &x) { return x * std::complex<double>(0, 1); })(Array(1.0)); },
+      "grad requires real-valued outputs");
+}
+
 TEST(Errors, ItemOfLargerArray) {
   expect_error<jx::ValueError>([] { jnp::zeros({2}).item<double>(); },
                                "can only convert an array of size 1");

@@ -76,6 +76,16 @@ def eigh_vectors(a):
     return signs(la.eigh(a).eigenvectors)
 
 
+def phases(v):
+    """Complex columns scaled to make their first element real and positive."""
+    return v * np.conj(np.sign(v[..., :1, :]))
+
+
+def complex_of(a):
+    """NumPy's eig gives real arrays where every imaginary part is zero; JAX's are complex."""
+    return a.astype(np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128)
+
+
 def svd_parts(a):
     u, s, vh = la.svd(a, full_matrices=False)
     flip = np.sign(u[..., :1, :])
@@ -115,6 +125,12 @@ CASES = [
     ("eigvalsh_pd", lambda: la.eigvalsh(pd)),
     ("eigvalsh_batch", lambda: la.eigvalsh(pd_batch)),
     ("eigvalsh_big", lambda: la.eigvalsh(pd_big)),
+    ("eig_values", lambda: complex_of(la.eig(sq).eigenvalues)),
+    ("eig_vectors", lambda: phases(complex_of(la.eig(sq).eigenvectors))),
+    ("eig_batch_values", lambda: complex_of(la.eig(batch).eigenvalues)),
+    ("eigvals_float32", lambda: complex_of(la.eigvals(sq32))),
+    ("eigvals_rotation", lambda: complex_of(la.eigvals(np.array([[0.0, -1.0], [1.0, 0.0]])))),
+    ("eig_symmetric_vectors", lambda: phases(complex_of(la.eig(pd).eigenvectors))),
     ("eigh_values", lambda: la.eigh(pd).eigenvalues),
     ("eigh_vectors", lambda: eigh_vectors(pd)),
     ("eigh_batch_vectors", lambda: eigh_vectors(pd_batch)),

@@ -69,6 +69,13 @@ NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
       if (op == Op::Solve) return ir::linalg(op, {pd, x});
       if (op == Op::Svd) return ir::linalg(op, {x}, 1);
       if (op == Op::Qr) return ir::linalg(op, {ir::transpose(x, {1, 0})}, 0); // 3 x 2: m >= n
+      // A rotation-like matrix (complex eigenvalues), seen through its vectors' imaginary parts.
+      if (op == Op::Eig)
+        return ir::imag(
+            ir::linalg(op,
+                       {ir::binary(Op::Add, ir::binary(Op::Sub, sq, ir::transpose(sq, {1, 0})),
+                                   jnp::eye(2).node())},
+                       0));
       return ir::linalg(op, {pd}, op == Op::Determinant ? 1 : 0);
     }
     return ir::cumulative(op, x, 1, op == Op::CumMax);
@@ -154,7 +161,8 @@ TEST(Rules, EveryOpDifferentiatesTransposesAndBatches) {
     };
     // No derivative rules yet: JAX derives these through gathers, and the factorizations by their
     // own rules.
-    if (op == Op::NextAfter || op == Op::ScatterMul) { // scatter_mul: in its updates (not unique)
+    if (op == Op::NextAfter || op == Op::ScatterMul ||
+        op == Op::Eig) { // scatter_mul: in its updates (not unique)
       EXPECT_THROW(jx::transforms::jvp({n}, {px, py}, {tx, ty}), jx::NotImplementedError);
     } else {
       const NodePtr t = jx::transforms::jvp({n}, {px, py}, {tx, ty})[0];
