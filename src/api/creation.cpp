@@ -115,7 +115,7 @@ Array linspace(const Array &start, const Array &stop, int64_t num, bool endpoint
   // NumPy: step = (stop - start) / div; y = iota * step + start; y[-1] = stop when endpoint.
   std::vector<NodePtr> bounds{node_of(start), node_of(stop)};
   api::ResultType type = api::result_type(bounds);
-  DType compute = is_floating(type.dtype) ? type.dtype : default_float;
+  DType compute = is_inexact(type.dtype) ? type.dtype : default_float;
   std::vector<NodePtr> b = api::promote_and_broadcast(bounds, {compute, false});
   const Shape &bshape = b[0]->shape;
   const int64_t out_rank = int64_t(bshape.size()) + 1;
@@ -149,7 +149,7 @@ Array linspace(const Array &start, const Array &stop, int64_t num, bool endpoint
   if (endpoint && num > 1) out = out.at(-1).set(wrap(b[1]));
   if (axis != 0) out = moveaxis(out, 0, axis);
   DType result = dtype ? *dtype : compute;
-  if (!is_floating(result)) out = floor(out);
+  if (!is_inexact(result)) out = floor(out);
   return out.astype(result);
 }
 

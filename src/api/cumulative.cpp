@@ -78,10 +78,10 @@ Array cumulative_prod(const Array &x, std::optional<int64_t> axis, bool include_
   return cumulative(true, x, axis, include_initial);
 }
 Array nancumsum(const Array &x, std::optional<int64_t> axis) {
-  return cumsum(is_floating(x.dtype()) ? where(isnan(x), zeros_like(x), x) : x, axis);
+  return cumsum(is_inexact(x.dtype()) ? where(isnan(x), zeros_like(x), x) : x, axis);
 }
 Array nancumprod(const Array &x, std::optional<int64_t> axis) {
-  return cumprod(is_floating(x.dtype()) ? where(isnan(x), ones_like(x), x) : x, axis);
+  return cumprod(is_inexact(x.dtype()) ? where(isnan(x), ones_like(x), x) : x, axis);
 }
 
 // NumPy's: each step's jump beyond discont is brought into [-period/2, period/2) by whole periods

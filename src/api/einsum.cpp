@@ -371,7 +371,8 @@ Array tensordot(const Array &a, const Array &b, int64_t axes) {
   return tensordot(a, b, {la, rb});
 }
 
-Array vdot(const Array &a, const Array &b) { return dot(ravel(a), ravel(b)); }
+// The first operand conjugated (np.vdot).
+Array vdot(const Array &a, const Array &b) { return dot(conj(ravel(a)), ravel(b)); }
 
 Array outer(const Array &a, const Array &b) {
   return multiply(reshape(a, {a.size(), 1}), reshape(b, {1, b.size()}));

@@ -168,6 +168,8 @@ Array ceil(const Array &x) {
 Array round(const Array &x, int decimals) {
   const DType t = x.dtype();
   if (t == DType::bool_) throw ValueError("data type <class 'numpy.bool'> not inexact");
+  if (is_complex(t)) // each part (np.round)
+    return Array(ir::complex(node_of(round(real(x), decimals)), node_of(round(imag(x), decimals))));
   if (!is_floating(t)) {
     if (decimals < 0)
       throw NotImplementedError("integer np.round not implemented for decimals < 0");
@@ -275,7 +277,7 @@ Array isclose(const Array &a, const Array &b, double rtol, double atol, bool equ
   const api::ResultType type = api::result_type({node_of(a), node_of(b)});
   const Array x(api::cast_node(node_of(a), type.dtype, type.weak)),
       y(api::cast_node(node_of(b), type.dtype, type.weak));
-  if (!is_floating(type.dtype)) return equal(x, y);
+  if (!is_inexact(type.dtype)) return equal(x, y);
   // rtol and atol weakly typed: converted to the arrays' dtype, as JAX converts them.
   Array out = less_equal(abs(x - y), Array(atol) + Array(rtol) * abs(y));
   const Array x_inf = isinf(x), y_inf = isinf(y);

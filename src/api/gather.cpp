@@ -21,7 +21,7 @@ using ir::Op;
 namespace {
 
 Array as_indices(const Array &indices, std::string_view name) {
-  if (indices.dtype() == DType::bool_ || is_floating(indices.dtype()))
+  if (indices.dtype() == DType::bool_ || is_inexact(indices.dtype()))
     throw TypeError(
         fmt::format("{} requires integer indices, got {}", name, dtype_name(indices.dtype())));
   return indices.astype(DType::int64);
@@ -30,7 +30,7 @@ Array as_indices(const Array &indices, std::string_view name) {
 // jnp's fill values for reads out of range: NaN, the smallest signed integer, the largest unsigned
 // one, true.
 Array default_fill(DType t) {
-  if (is_floating(t)) return full({}, nan, t);
+  if (is_inexact(t)) return full({}, nan, t);
   if (t == DType::bool_) return full({}, true, t);
   return Array(ir::literal_int(api::integer_limit(t, is_unsigned(t)), t, false));
 }
@@ -212,7 +212,7 @@ Array compress(const Array &condition, const Array &a, std::optional<int64_t> ax
 Array bincount(const Array &x, const std::optional<Array> &weights, int64_t minlength,
                std::optional<int64_t> length) {
   if (x.ndim() != 1) throw ValueError("bincount only accepts 1-dimensional input");
-  if (is_floating(x.dtype()))
+  if (is_inexact(x.dtype()))
     throw TypeError(fmt::format("x argument to bincount must have an integer type; got {}",
                                 dtype_name(x.dtype())));
   if (minlength < 0) throw ValueError("minlength must be non-negative");

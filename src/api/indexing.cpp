@@ -168,7 +168,7 @@ Advanced decompose(const Shape &shape, const std::vector<IndexItem> &items) {
       }
       continue;
     }
-    if (is_floating(a->dtype))
+    if (is_inexact(a->dtype))
       throw IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
                        "integer or boolean arrays are valid indices");
     flat.push_back(it);
@@ -364,7 +364,7 @@ Array At::multiply(const Array &values) const {
 // As jnp: a scatter of the reciprocals (repeated places divide in turn).
 Array At::divide(const Array &values) const {
   if (any_array(items_)) {
-    if (!is_floating(base_.dtype()))
+    if (!is_inexact(base_.dtype()))
       throw TypeError("x.at[idx].divide with array indices needs a float array x");
     return scatter_into(base_, items_, 1.0 / cast_like(values, base_), Op::ScatterMul);
   }

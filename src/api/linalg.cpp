@@ -270,10 +270,11 @@ std::string order_text(const NormOrder &ord) {
                                                   : fmt::format("{}", p);
 }
 
+// The 2-norms sum real(x conj(x)): |x|^2 for complex numbers, x * x for reals (as jnp's norm).
 Array vector_norm_of(const Array &x, const NormOrder &ord, const Axes &axis, bool keepdims) {
   if (ord.name()) throw ValueError(fmt::format("Invalid order '{}' for vector norm.", *ord.name()));
   const double p = ord.number().value_or(2);
-  if (p == 2) return sqrt(sum(x * x, axis, keepdims));
+  if (p == 2) return sqrt(sum(real(x * conj(x)), axis, keepdims));
   if (std::isinf(p)) return p > 0 ? amax(abs(x), axis, keepdims) : amin(abs(x), axis, keepdims);
   if (p == 0) return sum((x != 0).astype(x.dtype()), axis, keepdims);
   if (p == 1) return sum(abs(x), axis, keepdims);
@@ -284,7 +285,7 @@ Array vector_norm_of(const Array &x, const NormOrder &ord, const Axes &axis, boo
 Array matrix_norm_of(const Array &x, const NormOrder &ord, int64_t row, int64_t col,
                      bool keepdims) {
   const std::string text = ord.is_none() ? "fro" : order_text(ord);
-  if (text == "fro") return sqrt(sum(x * x, {row, col}, keepdims));
+  if (text == "fro") return sqrt(sum(real(x * conj(x)), {row, col}, keepdims));
   auto sums = [&](int64_t along, int64_t then, bool largest) {
     if (!keepdims && then > along) --then;
     const Array s = sum(abs(x), along, keepdims);
@@ -314,7 +315,7 @@ Array norm(const Array &a, const NormOrder &ord, const Axes &axis, bool keepdims
   std::vector<int64_t> axes;
   if (axis.is_none()) {
     if (ord.is_none()) {
-      const Array y = sqrt(sum(x * x));
+      const Array y = sqrt(sum(real(x * conj(x))));
       return keepdims ? reshape(y, Shape(size_t(x.ndim()), 1)) : y;
     }
     if (x.ndim() != 1 && x.ndim() != 2) throw ValueError("Improper number of dimensions to norm.");

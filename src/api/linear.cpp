@@ -59,7 +59,7 @@ Array conv(Array x, Array y, std::string_view mode, bool convolution) {
                                  shape_str(x.shape()), shape_str(y.shape())));
   const DType type = result_type({x, y});
   x = x.astype(type);
-  y = y.astype(type);
+  y = convolution ? y.astype(type) : conj(y.astype(type)); // np.correlate conjugates v
   bool reverse = false;
   if (x.size() < y.size()) {
     std::swap(x, y);

@@ -29,7 +29,8 @@ Array variance(const Array &x, const Axes &axis, int64_t ddof, bool keepdims) {
   const Array f = to_inexact(x);
   const Array centered = f - mean(f, axis, true);
   const double normalizer = double(std::max<int64_t>(reduced_count(x, axis) - ddof, 0));
-  return sum(centered * centered, axis, keepdims) / normalizer;
+  // |centered|^2: real(c conj(c)) for complex numbers (jnp's _var), c * c for reals.
+  return sum(real(centered * conj(centered)), axis, keepdims) / normalizer;
 }
 
 Array nan_filled(const Array &x, double fill) { return where(isnan(x), full_like(x, fill), x); }
@@ -83,10 +84,10 @@ Array count_nonzero(const Array &x, const Axes &axis, bool keepdims) {
 }
 
 Array nansum(const Array &x, const Axes &axis, bool keepdims) {
-  return sum(is_floating(x.dtype()) ? nan_filled(x, 0) : x, axis, keepdims);
+  return sum(is_inexact(x.dtype()) ? nan_filled(x, 0) : x, axis, keepdims);
 }
 Array nanprod(const Array &x, const Axes &axis, bool keepdims) {
-  return prod(is_floating(x.dtype()) ? nan_filled(x, 1) : x, axis, keepdims);
+  return prod(is_inexact(x.dtype()) ? nan_filled(x, 1) : x, axis, keepdims);
 }
 Array nanmax(const Array &x, const Axes &axis, bool keepdims) {
   if (!is_floating(x.dtype())) return max(x, axis, keepdims);
@@ -99,13 +100,13 @@ Array nanmin(const Array &x, const Axes &axis, bool keepdims) {
   return where(all(isnan(x), axis, keepdims), full_like(out, nan), out);
 }
 Array nanmean(const Array &x, const Axes &axis, bool keepdims) {
-  if (!is_floating(x.dtype())) return mean(x, axis, keepdims);
+  if (!is_inexact(x.dtype())) return mean(x, axis, keepdims);
   const Array count = sum(logical_not(isnan(x)), axis, keepdims).astype(x.dtype());
   return nansum(x, axis, keepdims) / count;
 }
 // jnp's: NaN where fewer than ddof + 1 values are not NaN.
 Array nanvar(const Array &x, const Axes &axis, int64_t ddof, bool keepdims) {
-  if (!is_floating(x.dtype())) return var(x, axis, ddof, keepdims);
+  if (!is_inexact(x.dtype())) return var(x, axis, ddof, keepdims);
   const Array centered = where(isnan(x), zeros_like(x), x - nanmean(x, axis, true));
   const Array normalizer = sum(logical_not(isnan(x)), axis, keepdims) - ddof;
   const Array total = sum(centered * centered, axis, keepdims);
@@ -137,7 +138,7 @@ Array cov(const Array &m, const std::optional<Array> &y, bool rowvar, bool bias,
   if (y) x = concatenate({x, variables(*y)}, 0);
   const int64_t factor = std::max<int64_t>(x.shape()[1] - ddof.value_or(bias ? 0 : 1), 0);
   const Array centered = x - mean(x, 1, true);
-  return squeeze(matmul(centered, transpose(centered)) * (1.0 / double(factor)));
+  return squeeze(matmul(centered, conj(transpose(centered))) * (1.0 / double(factor)));
 }
 
 Array corrcoef(const Array &x, const std::optional<Array> &y, bool rowvar) {

@@ -1039,6 +1039,10 @@ private:
   // ---- scalar semantics (mirror src/interp/scalar_ops.h) ----
 
   Value *constant(DType t, double f, int64_t i) {
+    if (is_complex(t)) { // f + 0i (a gather's fill of zeros)
+      auto *part = llvm::cast<llvm::Constant>(constant(real_dtype(t), f, i));
+      return llvm::ConstantStruct::getAnon({part, llvm::Constant::getNullValue(part->getType())});
+    }
     if (t == DType::float16) return b_.getInt16(float16_bits(f));
     if (t == DType::bfloat16) return b_.getInt16(bfloat16_bits(f));
     if (is_floating(t)) return llvm::ConstantFP::get(reg_type(t), f);

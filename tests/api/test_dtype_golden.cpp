@@ -298,6 +298,19 @@ TEST(DTypeGolden, Complex) {
   expect_matches(jnp::real(f) * std::complex<double>(0, 1), "float32_times_1j");
   expect_matches(in("wide").astype(jnp::complex64), "float64_to_complex64");
   expect_matches(in("complex128").astype(jnp::complex64), "complex128_to_complex64");
+  const Array m = in("complex128_matrix"), g = in("complex128_finite");
+  using golden::Tol;
+  expect_matches(jnp::var(m, 1), "var_complex", Tol::reduction);
+  expect_matches(jnp::std(m), "std_complex", Tol::reduction);
+  expect_matches(jnp::linalg::norm(m), "norm_complex", Tol::reduction);
+  expect_matches(jnp::linalg::norm(m, std::nullopt, 0), "norm_axis_complex", Tol::reduction);
+  expect_matches(jnp::vdot(g, in("complex128_finiteb")), "vdot_complex", Tol::reduction);
+  expect_matches(jnp::correlate(g(jx::slice(0, 6)), in("complex128_finiteb")(jx::slice(0, 3))),
+                 "correlate_complex", Tol::reduction);
+  expect_matches(jnp::cov(m), "cov_complex", Tol::reduction);
+  expect_matches(jnp::round(g * 3.37, 1), "round_complex");
+  expect_matches(jnp::linspace(Array(0), Array(std::complex<double>(1, 2)), 5), "linspace_complex");
+  expect_matches(jnp::isclose(g, g * std::complex<double>(1, 1e-9)), "isclose_complex");
   EXPECT_EQ(jx::dtype("c8"), jnp::complex64);
   EXPECT_EQ(jx::dtype("complex"), jnp::complex128);
 }

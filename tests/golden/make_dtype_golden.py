@@ -195,6 +195,20 @@ cases += [
     ("float32_times_1j", lambda: finite.real.astype(np.float32) * 1j),
     ("float64_to_complex64", lambda: wide.astype(np.complex64)),
     ("complex128_to_complex64", lambda: INPUTS["complex128"].astype(np.complex64)),
+    # Functions whose complex forms conjugate: |x|^2 in var, std and norm, np.vdot's first
+    # operand, np.correlate's second, np.cov's X^H.
+    ("var_complex", lambda: np.var(INPUTS["complex128_matrix"], axis=1)),
+    ("std_complex", lambda: np.std(INPUTS["complex128_matrix"])),
+    ("norm_complex", lambda: np.linalg.norm(INPUTS["complex128_matrix"])),
+    ("norm_axis_complex", lambda: np.linalg.norm(INPUTS["complex128_matrix"], axis=0)),
+    ("vdot_complex", lambda: np.vdot(INPUTS["complex128_finite"], INPUTS["complex128_finiteb"])),
+    ("correlate_complex", lambda: np.correlate(INPUTS["complex128_finite"][:6],
+                                               INPUTS["complex128_finiteb"][:3])),
+    ("cov_complex", lambda: np.cov(INPUTS["complex128_matrix"])),
+    ("round_complex", lambda: np.round(INPUTS["complex128_finite"] * 3.37, 1)),
+    ("linspace_complex", lambda: np.linspace(0, 1 + 2j, 5)),
+    ("isclose_complex", lambda: np.isclose(INPUTS["complex128_finite"],
+                                           INPUTS["complex128_finite"] * (1 + 1e-9j))),
 ]
 
 # Conversions between the integer dtypes (wrapping).
