@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <limits>
+#include <optional>
 
 namespace jx::ir {
 namespace {
@@ -55,6 +58,25 @@ NodePtr with_inputs(const NodeSpec &spec, std::vector<NodePtr> inputs, DType dty
   const auto complex_operand = std::find_if(s.inputs.begin(), s.inputs.end(),
                                             [](const NodePtr &x) { return is_complex(x->dtype); });
   refuse_dtype(s.op, (*complex_operand)->dtype, "floating, integer or bool");
+}
+
+// The value of a literal seen through broadcasts, if x is one.
+std::optional<double> literal_value(NodePtr x) {
+  while (x->op == Op::Broadcast && !x->realized())
+    x = x->inputs[0];
+  if (x->op != Op::Literal) return std::nullopt;
+  return is_inexact(x->dtype) ? x->fvalue : double(x->ivalue);
+}
+
+// An integral exponent of a complex power below 100 in magnitude (npy_cpow multiplies for those).
+std::optional<int64_t> small_integer_exponent(const NodePtr &y) {
+  NodePtr x = y;
+  while (x->op == Op::Broadcast && !x->realized())
+    x = x->inputs[0];
+  if (x->op != Op::Complex || x->realized()) return std::nullopt;
+  const std::optional<double> re = literal_value(x->inputs[0]), im = literal_value(x->inputs[1]);
+  if (!re || !im || *im != 0 || std::trunc(*re) != *re || std::abs(*re) >= 100) return std::nullopt;
+  return int64_t(*re);
 }
 
 // An op on complex operands built from real ops on their parts, as XLA's elemental emitter
@@ -126,6 +148,38 @@ NodePtr complex_op(const NodeSpec &s) {
   }
   case Op::Log:
     return complex(unary(Op::Log, bin(Op::Hypot, re(0), im(0))), bin(Op::Atan2, im(0), re(0)));
+  case Op::Sin: // sin a cosh b + i cos a sinh b
+    return complex(bin(Op::Mul, unary(Op::Sin, re(0)), unary(Op::Cosh, im(0))),
+                   bin(Op::Mul, unary(Op::Cos, re(0)), unary(Op::Sinh, im(0))));
+  case Op::Cos: // cos a cosh b - i sin a sinh b
+    return complex(bin(Op::Mul, unary(Op::Cos, re(0)), unary(Op::Cosh, im(0))),
+                   unary(Op::Neg, bin(Op::Mul, unary(Op::Sin, re(0)), unary(Op::Sinh, im(0)))));
+  case Op::Pow: {
+    auto mul = [&](const NodePtr &a, const NodePtr &b) { return binary(Op::Mul, a, b); };
+    const NodePtr x = s.inputs[0], y = s.inputs[1], one = lit(1, x);
+    if (const std::optional<int64_t> n = small_integer_exponent(y)) {
+      // npy_cpow: x, x·x, x·x·x, else binary exponentiation, inverted for n < 0.
+      if (*n == 0) return one;
+      if (*n == 1) return x;
+      if (*n == 2) return mul(x, x);
+      if (*n == 3) return mul(x, mul(x, x));
+      NodePtr power = one, square = x;
+      for (int64_t k = std::abs(*n); k > 0; k >>= 1) {
+        if (k & 1) power = power == one ? square : mul(power, square);
+        if (k > 1) square = mul(square, square);
+      }
+      return *n < 0 ? binary(Op::Div, one, power) : power;
+    }
+    // exp(y log x); x = 0 gives 0 for a positive real y, y = 0 gives 1 (npy_cpow).
+    const NodePtr zero = lit(0, re(0));
+    const NodePtr x_zero = bin(Op::And, bin(Op::Eq, re(0), zero), bin(Op::Eq, im(0), zero));
+    const NodePtr y_zero = bin(Op::And, bin(Op::Eq, re(1), zero), bin(Op::Eq, im(1), zero));
+    const NodePtr y_positive = bin(Op::And, bin(Op::Gt, re(1), zero), bin(Op::Eq, im(1), zero));
+    const NodePtr nan = lit(std::numeric_limits<double>::quiet_NaN(), x);
+    return select(y_zero, one,
+                  select(x_zero, select(y_positive, lit(0, x), nan),
+                         unary(Op::Exp, mul(y, unary(Op::Log, x)))));
+  }
   case Op::Sqrt: { // csqrt: t = sqrt((|a| + |z|) / 2), the root in the right half-plane
     const NodePtr a = re(0), b = im(0), zero = lit(0, a);
     const NodePtr t = unary(

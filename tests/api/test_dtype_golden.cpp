@@ -269,6 +269,21 @@ void check_complex(const std::string &t, bool jitted) {
                  Tol::reduction);
   expect_matches(run([](Args a) { return jnp::sqrt(a[0]); }, fg), "sqrt_" + t, Tol::reduction);
   expect_matches(run([](Args a) { return jnp::sign(a[0]); }, fg), "sign_" + t, Tol::transcendental);
+  expect_matches(run([](Args a) { return jnp::sin(a[0]); }, fg), "sin_" + t, Tol::reduction);
+  expect_matches(run([](Args a) { return jnp::cos(a[0]); }, fg), "cos_" + t, Tol::reduction);
+  // Integer powers multiply (npy_cpow): NumPy's products (its square may contract into an FMA).
+  expect_matches(run([](Args a) { return jnp::power(a[0], 2); }, fg), "square_" + t,
+                 Tol::transcendental);
+  expect_matches(run([](Args a) { return jnp::power(a[0], 5); }, fg), "power_int_" + t);
+  expect_matches(run([](Args a) { return jnp::power(a[0](jx::slice(0, -1)), -3); }, fg),
+                 "power_negative_" + t, Tol::reduction);
+  expect_matches(run(
+                     [](Args a) {
+                       const Array x = a[0](jx::slice(0, -1)), y = a[1](jx::slice(0, -1));
+                       return jnp::power(x, y * 0.25);
+                     },
+                     fg),
+                 "power_" + t, Tol::reduction);
   expect_matches(
       run([](Args a) { return (a[0] * a[1] + a[0]) / (a[1] - std::complex<double>(0, 0.5)); }, fg),
       "chain_" + t);

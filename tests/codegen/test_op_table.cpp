@@ -105,10 +105,11 @@ void expect_matches(Op op, DType t, const T *got, const T *want, size_t n, const
                     const Array *b) {
   int ulps = jx::ir::op_info(op).ulps;
   // Complex functions are composed of libm's (ir::finish): hypot, exp, cos... each within their
-  // ulps, a product or quotient of two within twice that; log(|z|) near |z| = 1 magnifies
-  // hypot's ulp by 1 / |log |z||.
+  // ulps, a product or quotient of two within twice that (sin a cosh b: libmvec's cosh and sinh
+  // within 4 more); log(|z|) near |z| = 1 magnifies hypot's ulp by 1 / |log |z||.
   if (jx::is_complex(t) && (op == Op::Abs || op == Op::Sign || op == Op::Exp || op == Op::Sqrt))
     ulps = 8;
+  if (jx::is_complex(t) && (op == Op::Sin || op == Op::Cos)) ulps = 16;
   if (jx::is_complex(t) && op == Op::Log) ulps = 64;
   const std::vector<double> xa = a.astype(DType::float64).to_vector<double>();
   const std::vector<double> xb = b ? b->astype(DType::float64).to_vector<double>() : xa;
@@ -209,6 +210,9 @@ TEST(OpTable, EveryElementwiseOpOnEveryDTypeMatchesTheEvaluator) {
   int compared = 0, refused = 0;
   for (Op op : table_ops())
     for (DType t : kDTypes) {
+      // A complex power is exp(y log x): where |y log x| is large (this table's values reach
+      // 1e300), an ulp of log moves its sine and cosine anywhere. The goldens test it.
+      if (op == Op::Pow && jx::is_complex(t)) continue;
       SCOPED_TRACE(mismatch(op, t, ""));
       const std::vector<double> v = inputs_for(t);
       if (jx::ir::op_kind(op) == OpKind::Unary) {

@@ -180,6 +180,14 @@ for t in ("complex64", "complex128"):
         (f"log_{t}", lambda f=f: np.log(f[:-1])),
         (f"sqrt_{t}", lambda f=f: np.sqrt(f)),
         (f"sign_{t}", lambda f=f: np.sign(f)),
+        (f"sin_{t}", lambda f=f: np.sin(f)),
+        (f"cos_{t}", lambda f=f: np.cos(f)),
+        # z ** 2 is NumPy's square, whose SIMD loop contracts a·a - b·b into an FMA: finite
+        # operands, compared within 4 ulps.
+        (f"square_{t}", lambda f=f: f ** 2),
+        (f"power_int_{t}", lambda f=f: f ** 5),
+        (f"power_negative_{t}", lambda f=f: f[:-1] ** -3),
+        (f"power_{t}", lambda f=f, g=g: f[:-1] ** (g[:-1] * 0.25)),
         (f"chain_{t}", lambda f=f, g=g: (f * g + f) / (g - 0.5j)),
         (f"sum_{t}", lambda m=m: np.sum(m, axis=1)),
         (f"mean_{t}", lambda m=m: np.mean(m, axis=0)),
