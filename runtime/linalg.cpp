@@ -312,10 +312,17 @@ void geev(char jobvr, int n, double *a, double *wr, double *wi, double *vr, int 
 
 // The eigenvalues, then (vectors) the right eigenvectors as columns, as NumPy's geev on A copied
 // to column-major: a complex pair's vectors are stored as the real and imaginary columns of the
-// first one.
+// first one. A matrix with an infinity or NaN gives NaNs without LAPACK (NumPy refuses it: geev's
+// balancing would permute by NaN scale factors, out of bounds).
 template <class T> void eig(const T *a, std::complex<T> *out, int n, bool vectors) {
   const int64_t size = vectors ? int64_t(n + 1) * n : n;
   if (n == 0) return;
+  const std::complex<T> nan(std::numeric_limits<T>::quiet_NaN(),
+                            std::numeric_limits<T>::quiet_NaN());
+  if (!std::all_of(a, a + int64_t(n) * n, [](T x) { return std::isfinite(x); })) {
+    std::fill_n(out, size, nan);
+    return;
+  }
   const auto order = size_t(n);
   std::vector<T> col(order * order), wr(order), wi(order);
   for (int64_t i = 0; i < n; ++i)
@@ -330,9 +337,7 @@ template <class T> void eig(const T *a, std::complex<T> *out, int n, bool vector
   geev(jobvr, n, col.data(), wr.data(), wi.data(), vr.data(), vectors ? n : 1, work.data(),
        int(work.size()), &info);
   if (info != 0) {
-    std::fill_n(
-        out, size,
-        std::complex<T>(std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::quiet_NaN()));
+    std::fill_n(out, size, nan);
     return;
   }
   for (int64_t j = 0; j < n; ++j)

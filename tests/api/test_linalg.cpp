@@ -101,6 +101,27 @@ TEST(Linalg, FactorizationsReconstructTheirMatrix) {
   EXPECT_LT(relative_error(la::det(small), jnp::prod(la::eigvalsh(small))), 1e-12);
 }
 
+// A v = v diag(w) for a general matrix (complex pairs among its eigenvalues), unit columns; a
+// matrix with an infinity or NaN gives NaNs (LAPACK's balancing would index by them), batched
+// beside finite ones.
+TEST(Linalg, EigDecomposesGeneralMatrices) {
+  const Array a = random_matrix({120, 120}, 6);
+  const auto [w, v] = la::eig(a);
+  EXPECT_EQ(w.dtype(), jnp::complex128);
+  EXPECT_GT(jnp::sum(jnp::imag(w) != 0).item<int64_t>(), 0);
+  const Array residual = jnp::matmul(a.astype(jnp::complex128), v) - v * w;
+  EXPECT_LT(jnp::max(jnp::abs(residual)).item<double>(),
+            1e-12 * jnp::max(jnp::abs(w)).item<double>());
+  EXPECT_LT(jnp::max(jnp::abs(jnp::linalg::norm(v, std::nullopt, 0) - 1)).item<double>(), 1e-13);
+  EXPECT_LT(jnp::max(jnp::abs(la::eigvals(a) - w)).item<double>(), 1e-12);
+  const Array bad = jnp::stack({a(jx::slice(0, 3), jx::slice(0, 3)),
+                                a(jx::slice(0, 3), jx::slice(0, 3)).at(1, 2).set(jnp::nan)});
+  const Array values = la::eigvals(bad);
+  EXPECT_TRUE(jnp::all(jnp::isfinite(values(0))).item<bool>());
+  EXPECT_TRUE(jnp::all(jnp::isnan(values(1))).item<bool>());
+  EXPECT_TRUE(jnp::all(jnp::isnan(la::eig(bad.astype(jnp::float32)).eigenvectors(1))).item<bool>());
+}
+
 TEST(Linalg, BatchesAreTheirMatricesOneByOne) {
   const Array a = random_matrix({3, 2, 9, 9}, 6, 5), pd = positive_definite({4, 8, 8}, 7);
   const Array rect = random_matrix({2, 7, 5}, 8);
