@@ -101,6 +101,11 @@ Array softmax(const Array &x) {
   return e / jnp::sum(e, {1}, true);
 }
 
+// Complex arithmetic and exp, elementwise (ir::finish's formulas on the parts).
+Array complex_chain(const Array &z) {
+  return jnp::exp(z * std::complex<double>(0, 0.5)) * z + z * z;
+}
+
 // A matmul written as broadcast-multiply-sum: a (256, 256, 256) product reduced over axis 1.
 Array matmul_bcast(const Array &a, const Array &b) {
   return jnp::sum(a(jx::slice(), jx::slice(), jx::newaxis) * b(jx::newaxis), {1});
@@ -122,6 +127,21 @@ void register_workloads() {
   add("softmax_4096x1024", softmax, [] {
     return Inputs{jx::random::normal(jx::random::PRNGKey(2), {4096, 1024}, jx::float64)};
   });
+  add("complex_2048x1024", complex_chain, [] {
+    auto keys = jx::random::split(jx::random::PRNGKey(4));
+    return Inputs{jx::random::normal(keys[0], {2048, 1024}, jx::float64) +
+                  jx::random::normal(keys[1], {2048, 1024}, jx::float64) *
+                      std::complex<double>(0, 1)};
+  });
+  // Four real contractions of the parts, against NumPy's and JAX's zgemm.
+  add(
+      "cmatmul_512", [](const Array &a, const Array &b) { return jnp::matmul(a, b); },
+      [] {
+        auto keys = jx::random::split(jx::random::PRNGKey(5), 4);
+        auto part = [&](size_t i) { return jx::random::normal(keys[i], {512, 512}, jx::float64); };
+        return Inputs{part(0) + part(1) * std::complex<double>(0, 1),
+                      part(2) + part(3) * std::complex<double>(0, 1)};
+      });
   add("matmul_bcast_256", matmul_bcast, [] {
     auto keys = jx::random::split(jx::random::PRNGKey(3));
     return Inputs{jx::random::normal(keys[0], {256, 256}, jx::float64),

@@ -60,6 +60,8 @@ WORKLOADS = [
     "diff_4096_8dev_1x8",
     "chain10_4096x1024",
     "softmax_4096x1024",
+    "complex_2048x1024",
+    "cmatmul_512",
     "matmul_bcast_256",
     "matmul_256",
 ]
@@ -122,6 +124,10 @@ def softmax(xp, x):
     return e / xp.sum(e, axis=1, keepdims=True)
 
 
+def complex_chain(xp, z):
+    return xp.exp(z * 0.5j) * z + z * z
+
+
 def matmul_bcast(xp, a, b):
     return xp.sum(a[:, :, None] * b[None, :, :], axis=1)
 
@@ -135,6 +141,9 @@ def make_inputs():
         "chain": rng.random((4096, 1024)),
         "softmax": rng.standard_normal((4096, 1024)),
         "matmul": (rng.standard_normal((256, 256)), rng.standard_normal((256, 256))),
+        "complex": rng.standard_normal((2048, 1024)) + 1j * rng.standard_normal((2048, 1024)),
+        "cmatmul": tuple(rng.standard_normal((512, 512)) + 1j * rng.standard_normal((512, 512))
+                         for _ in range(2)),
     }
 
 
@@ -150,6 +159,8 @@ def numpy_cases(inp):
         "diff_4096": lambda: calc_fd_kernel(np, inp["diff"]),
         "chain10_4096x1024": lambda: chain10(np, inp["chain"]),
         "softmax_4096x1024": lambda: softmax(np, inp["softmax"]),
+        "complex_2048x1024": lambda: complex_chain(np, inp["complex"]),
+        "cmatmul_512": lambda: inp["cmatmul"][0] @ inp["cmatmul"][1],
         "matmul_bcast_256": lambda: matmul_bcast(np, ma, mb),
         "matmul_256": lambda: ma @ mb,
     }
@@ -185,6 +196,10 @@ def numexpr_cases(inp):
         "diff_4096": diff,
         "chain10_4096x1024": lambda: ne.evaluate(chain, {"x": inp["chain"]}),
         "softmax_4096x1024": softmax_ne,
+        "complex_2048x1024": lambda: ne.evaluate("exp(z * c) * z + z * z", {
+            "z": inp["complex"],
+            "c": np.complex128(0.5j)
+        }),
         "matmul_bcast_256": lambda: ne.evaluate("sum(a * b, axis=1)", {
             "a": ma[:, :, None],
             "b": mb[None, :, :]
@@ -210,6 +225,8 @@ def jax_cases(inp):
         "diff_4096": compiled(lambda x: calc_fd_kernel(jnp, x), x),
         "chain10_4096x1024": compiled(lambda x: chain10(jnp, x), inp["chain"]),
         "softmax_4096x1024": compiled(lambda x: softmax(jnp, x), inp["softmax"]),
+        "complex_2048x1024": compiled(lambda z: complex_chain(jnp, z), inp["complex"]),
+        "cmatmul_512": compiled(lambda a, b: a @ b, *inp["cmatmul"]),
         "matmul_bcast_256": compiled(lambda a, b: matmul_bcast(jnp, a, b), ma, mb),
         "matmul_256": compiled(lambda a, b: a @ b, ma, mb),
     }
