@@ -41,7 +41,7 @@ LAX = ["while_loop", "fori_loop", "cond", "switch", "scan", "map", "associative_
        "broadcast_in_dim", "rsqrt", "logistic", "erf_inv", "lgamma", "digamma", "integer_pow",
        "clamp", "iota", "broadcasted_iota", "psum", "pmean", "all_gather", "ppermute",
        "axis_index", "population_count", "rng_bit_generator", "reduce_window", "sort_key_val",
-       "approx_max_k", "batch_matmul", "fft"]
+       "approx_max_k", "batch_matmul", "fft", "complex"]
 
 OUT_OF_SCOPE = {
     "jax.numpy": {

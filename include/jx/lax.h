@@ -140,4 +140,7 @@ Array cummax(const Array &operand, int64_t axis = 0, bool reverse = false);
 Array cummin(const Array &operand, int64_t axis = 0, bool reverse = false);
 Array sort(const Array &operand, int64_t dimension = -1);
 
+// x + y·i from two float32 or two float64 arrays of one shape (lax.complex: no promotion).
+Array complex(const Array &x, const Array &y);
+
 } // namespace jx::lax

@@ -209,3 +209,18 @@ Array isin(const Array &element, const Array &test_elements, bool invert) {
 Array i0(const Array &x) { return scipy::special::i0(x); }
 
 } // namespace jx::numpy
+
+namespace jx::lax {
+
+Array complex(const Array &x, const Array &y) {
+  if (x.dtype() != y.dtype())
+    throw TypeError(
+        fmt::format("lax.complex requires arguments to have the same dtypes, got {}, {}.",
+                    dtype_name(x.dtype()), dtype_name(y.dtype())));
+  if (x.shape() != y.shape())
+    throw TypeError(fmt::format("complex got incompatible shapes for broadcasting: {}, {}.",
+                                shape_str(x.shape()), shape_str(y.shape())));
+  return Array(ir::complex(x.node(), y.node()));
+}
+
+} // namespace jx::lax

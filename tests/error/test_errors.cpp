@@ -295,8 +295,16 @@ TEST(Errors, ComplexOperands) {
       [] {
         jnp::linalg::eig(jnp::zeros({2, 3}));
       },
-      "Argument to nonsymmetric eigendecomposition must have shape [..., n, "
-      "n], got shape (2, 3)");
+      "Argument to nonsymmetric eigendecomposition must have shape [..., "
+      "n, n], got shape (2, 3)");
+  expect_error<jx::TypeError>(
+      [] { jx::lax::complex(jnp::zeros({2}), jnp::zeros({2}, jnp::float32)); },
+      "lax.complex requires arguments to have the same dtypes, got float64, float32.");
+  expect_error<jx::TypeError>(
+      [] { jx::lax::complex(jnp::zeros({2}, jnp::int32), jnp::zeros({2}, jnp::int32)); },
+      "complex does not accept dtype int32. Accepted dtypes are subtypes of float32 or float64.");
+  EXPECT_EQ(jx::lax::complex(jnp::ones({2}, jnp::float32), jnp::zeros({2}, jnp::float32)).dtype(),
+            jnp::complex64);
   expect_error<jx::TypeError>(
       [] { jx::grad([](const Array &x) { return x * std::complex<double>(0, 1); })(Array(1.0)); },
       "grad requires real-valued outputs");
