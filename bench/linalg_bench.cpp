@@ -64,6 +64,8 @@ int main(int argc, char **argv) {
       {"cholesky_" + size, on(jit1([](const Array &x) { return la::cholesky(x); }), pd)},
       {"eigh_" + size, on(jit1([](const Array &x) { return la::eigh(x).eigenvectors; }), pd)},
       {"eigvalsh_" + size, on(jit1([](const Array &x) { return la::eigvalsh(x); }), pd)},
+      {"eig_" + size, on(jit1([](const Array &x) { return la::eig(x).eigenvectors; }), general)},
+      {"eigvals_" + size, on(jit1([](const Array &x) { return la::eigvals(x); }), general)},
       {"svd_" + size, on(jit1([](const Array &x) { return la::svd(x, false).U; }), a)},
       {"svdvals_" + size, on(jit1([](const Array &x) { return la::svdvals(x); }), a)},
       {"qr_" + size, on(jit1([](const Array &x) { return la::qr(x).R; }), a)},

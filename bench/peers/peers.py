@@ -846,6 +846,8 @@ def linalg_main(args):
         f"cholesky_{n}": (lambda m: la.cholesky(m), pd),
         f"eigh_{n}": (lambda m: la.eigh(m).eigenvectors, pd),
         f"eigvalsh_{n}": (lambda m: la.eigvalsh(m), pd),
+        f"eig_{n}": (lambda m: la.eig(m).eigenvectors, general),
+        f"eigvals_{n}": (lambda m: la.eigvals(m), general),
         f"svd_{n}": (lambda m: la.svd(m, full_matrices=False).U, a),
         f"svdvals_{n}": (lambda m: la.svd(m, compute_uv=False), a),
         f"qr_{n}": (lambda m: la.qr(m).R, a),
@@ -859,7 +861,8 @@ def linalg_main(args):
             f"det_{n}": jla.det, f"slogdet_{n}": lambda m: jla.slogdet(m).logabsdet,
             f"inv_{n}": jla.inv, f"solve_{n}": lambda m: jla.solve(m, b),
             f"cholesky_{n}": jla.cholesky, f"eigh_{n}": lambda m: jla.eigh(m).eigenvectors,
-            f"eigvalsh_{n}": jla.eigvalsh,
+            f"eigvalsh_{n}": jla.eigvalsh, f"eig_{n}": lambda m: jla.eig(m)[1],
+            f"eigvals_{n}": jla.eigvals,
             f"svd_{n}": lambda m: jla.svd(m, full_matrices=False).U,
             f"svdvals_{n}": jla.svdvals, f"qr_{n}": lambda m: jla.qr(m).R, f"pinv_{n}": jla.pinv,
             f"inv_batch_{batch}x8x8": jla.inv}
@@ -884,7 +887,7 @@ def linalg_main(args):
         table.append([name, fmt_sig(med("numpy")), fmt_sig(med("jax")), fmt_sig(med("jx")),
                       fmt_sig(ratio("numpy", "jx")), fmt_sig(ratio("jax", "jx"))])
     print(f"linalg group: medians over {args.rounds} rounds, {n} x {n} float64 (normal values; "
-          f"det, slogdet, inv, solve: + n/16 I; cholesky, eigh, eigvalsh: a a^T / n + I) and "
+          f"det, slogdet, inv, solve, eig, eigvals: + n/16 I; cholesky, eigh, eigvalsh: a a^T / n + I) and "
           f"{batch} 8 x 8 matrices; numpy {np.__version__}, jax "
           f"{jax.__version__ if jax is not None else 'not installed'} (jit); jx: linalg_bench")
     print_table(header, table)
