@@ -82,12 +82,16 @@ TEST(DTypeGolden, ReductionsAccumulateInNumPysDTypes) {
   expect_matches(jnp::arange(-5, 20, 3, jnp::int16), "arange_i16");
 }
 
-// Eager and under jit: the evaluator and compiled kernels both give NumPy's values.
+// f(args) eager, or under jit: the evaluator and compiled kernels both give NumPy's values.
+template <class F> Array eager_or_jitted(F f, const std::vector<Array> &args, bool jitted) {
+  if (!jitted) return f(args);
+  return jx::jit([&](const std::vector<Array> &a) { return f(a); })(args);
+}
+
 void check_arithmetic(const std::string &t, bool jitted) {
   SCOPED_TRACE(t + (jitted ? " under jit" : " eager"));
-  auto run = [&](auto f, const std::vector<Array> &args) {
-    if (!jitted) return f(args);
-    return jx::jit([&](const std::vector<Array> &a) { return f(a); })(args);
+  auto run = [jitted](auto f, const std::vector<Array> &args) {
+    return eager_or_jitted(f, args, jitted);
   };
   using Args = const std::vector<Array> &;
   const std::vector<Array> vw = {in(t), in(t + "b")};
@@ -146,9 +150,8 @@ TEST(DTypeGolden, CompiledArithmeticAndConversions) {
 void check_storage_float(const std::string &t, bool jitted) {
   SCOPED_TRACE(t + (jitted ? " under jit" : " eager"));
   const DType dtype = jx::dtype(t);
-  auto run = [&](auto f, const std::vector<Array> &args) {
-    if (!jitted) return f(args);
-    return jx::jit([&](const std::vector<Array> &a) { return f(a); })(args);
+  auto run = [jitted](auto f, const std::vector<Array> &args) {
+    return eager_or_jitted(f, args, jitted);
   };
   using Args = const std::vector<Array> &;
   const std::vector<Array> wide = {in("wide"), in("wide2")};
@@ -232,9 +235,8 @@ TEST(DTypeGolden, StorageFloats) {
 // reductions, contractions and movement, eager and under jit.
 void check_complex(const std::string &t, bool jitted) {
   SCOPED_TRACE(t + (jitted ? " under jit" : " eager"));
-  auto run = [&](auto f, const std::vector<Array> &args) {
-    if (!jitted) return f(args);
-    return jx::jit([&](const std::vector<Array> &a) { return f(a); })(args);
+  auto run = [jitted](auto f, const std::vector<Array> &args) {
+    return eager_or_jitted(f, args, jitted);
   };
   using Args = const std::vector<Array> &;
   using golden::Tol;
