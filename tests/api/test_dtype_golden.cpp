@@ -328,6 +328,10 @@ TEST(DTypeGolden, Complex) {
   expect_matches(jnp::round(g * 3.37, 1), "round_complex");
   expect_matches(jnp::linspace(Array(0), Array(std::complex<double>(1, 2)), 5), "linspace_complex");
   expect_matches(jnp::isclose(g, g * std::complex<double>(1, 1e-9)), "isclose_complex");
+  using C = std::complex<double>;
+  expect_matches(jnp::sum(jnp::zeros({0, 3}, jnp::complex64) * C(1, -2), 0), "empty_complex");
+  const auto zero_d = [](C v) { return jnp::array(std::vector<C>{v}).reshape({}); };
+  expect_matches(zero_d({1.5, -2}) * zero_d({0.25, 4}) / zero_d({0, -1}), "scalar_complex");
   EXPECT_EQ(jx::dtype("c8"), jnp::complex64);
   EXPECT_EQ(jx::dtype("complex"), jnp::complex128);
 }

@@ -215,6 +215,9 @@ cases += [
     ("cov_complex", lambda: np.cov(INPUTS["complex128_matrix"])),
     ("round_complex", lambda: np.round(INPUTS["complex128_finite"] * 3.37, 1)),
     ("linspace_complex", lambda: np.linspace(0, 1 + 2j, 5)),
+    # Empty and 0-d complex arrays.
+    ("empty_complex", lambda: np.sum(np.zeros((0, 3), np.complex64) * (1 - 2j), axis=0)),
+    ("scalar_complex", lambda: np.array(1.5 - 2j) * np.array(0.25 + 4j) / np.array(-1j)),
     ("isclose_complex", lambda: np.isclose(INPUTS["complex128_finite"],
                                            INPUTS["complex128_finite"] * (1 + 1e-9j))),
 ]
