@@ -262,6 +262,24 @@ TEST(OpTable, MathOpsCallLibmvec) {
 
 // float16 converts with F16C's instructions (or computes with AVX512-FP16's, where LLVM proves the
 // float32 round trip exact), bfloat16 by integer arithmetic: no libcalls in a loop over either.
+// A complex product's parts are loaded and stored as interleaved scalars, which the loop
+// vectorizer groups: packed multiplies on the parts split out of the pairs by permutes (scalar
+// ones remain only in the loop's remainder).
+TEST(OpTable, ComplexProductsVectorize) {
+  for (DType t : {DType::complex64, DType::complex128}) {
+    Array x = Array(jx::ir::parameter(0, t, {4096})), y = Array(jx::ir::parameter(1, t, {4096}));
+    jx::ir::NodePtr n = jx::ir::binary(Op::Mul, x.node(), y.node());
+    const std::string assembly = jx::backend::assembly({{n}, {x.node().get(), y.node().get()}});
+    const char *packed = t == DType::complex64 ? "vmulps" : "vmulpd";
+    EXPECT_NE(assembly.find(packed), std::string::npos) << jx::dtype_name(t) << "\n" << assembly;
+    EXPECT_TRUE(assembly.find("vperm") != std::string::npos ||
+                assembly.find("vshuf") != std::string::npos ||
+                assembly.find("vunpck") != std::string::npos)
+        << jx::dtype_name(t) << "\n"
+        << assembly;
+  }
+}
+
 TEST(OpTable, StorageFloatsConvertWithoutCalls) {
   if (!__builtin_cpu_supports("f16c")) GTEST_SKIP() << "this CPU has no F16C";
   for (DType t : {DType::float16, DType::bfloat16}) {
