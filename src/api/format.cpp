@@ -59,6 +59,8 @@ struct ElementFormat {
   // A complex number's imaginary parts: '+' before non-negative values (NumPy's sign='+').
   bool plus = false;
 
+  std::string signed_text(std::string s) const { return plus && s[0] != '-' ? "+" + s : s; }
+
   // An integer element's digits (uint64's values past INT64_MAX are held as their bits).
   std::string int_text(int64_t i) const {
     const int64_t v = (*ints)[size_t(i)];
@@ -74,7 +76,7 @@ struct ElementFormat {
     if (dtype == DType::bool_) return v != 0 ? " True" : "False";
     if (!std::isfinite(v)) {
       std::string s = std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
-      if (plus && s[0] != '-') s = "+" + s;
+      s = signed_text(s);
       size_t total = pad_left + pad_right + 1;
       return std::string(total > s.size() ? total - s.size() : 0, ' ') + s;
     }
@@ -91,7 +93,7 @@ struct ElementFormat {
       s = shortest(v, dtype, false);
       if (s.find('.') == std::string::npos) s += '.';
     }
-    if (plus && s[0] != '-') s = "+" + s;
+    s = signed_text(s);
     size_t point = s.find('.');
     size_t frac = s.size() - point - 1;
     std::string out(pad_left > point ? pad_left - point : 0, ' ');
@@ -140,8 +142,7 @@ ElementFormat make_format(ElementFormat f, const std::vector<int64_t> &shown_ind
     f.pad_left = f.pad_right = 0;
   } else if (f.exp_format) {
     for (double v : finite) {
-      std::string s = shortest(v, dtype, true);
-      if (f.plus && s[0] != '-') s = "+" + s;
+      std::string s = f.signed_text(shortest(v, dtype, true));
       size_t e = s.find('e'), point = s.find('.');
       size_t int_len = point == std::string::npos ? e : point;
       int frac_len = point == std::string::npos ? 0 : int(e - point - 1);
@@ -152,8 +153,7 @@ ElementFormat make_format(ElementFormat f, const std::vector<int64_t> &shown_ind
     f.pad_right = size_t(f.exp_size + 2 + f.digits);
   } else {
     for (double v : finite) {
-      std::string s = shortest(v, dtype, false);
-      if (f.plus && s[0] != '-') s = "+" + s;
+      std::string s = f.signed_text(shortest(v, dtype, false));
       size_t point = s.find('.');
       f.pad_left = std::max(f.pad_left, point == std::string::npos ? s.size() : point);
       f.pad_right = std::max(f.pad_right, point == std::string::npos ? 0 : s.size() - point - 1);
@@ -248,6 +248,17 @@ template <class Format> struct ArrayPrinter {
   }
 };
 
+// x (non-empty, not 0-d) with the format that `sized` makes of base for the elements shown.
+template <class Format, class Size>
+std::string print_array(const Array &x, const Format &base, Size sized) {
+  ArrayPrinter<Format> collector{x.shape(), base, x.size() > threshold};
+  std::vector<int64_t> shown;
+  collector.collect(0, 0, x.size(), shown);
+  const Format format = sized(base, shown);
+  ArrayPrinter<Format> printer{x.shape(), format, collector.summarize};
+  return printer.recurse(0, 0, x.size(), " ", line_width);
+}
+
 // ComplexFloatingFormat: the real parts' format, then the imaginary parts' (signed) with 'j'
 // before their padding.
 struct ComplexFormat {
@@ -283,12 +294,9 @@ std::string complex_to_string(const Array &x) {
   if (x.size() == 0) return "[]";
   const ComplexFormat base{{.dtype = part, .floats = &re},
                            {.dtype = part, .floats = &im, .plus = true}};
-  ArrayPrinter<ComplexFormat> collector{x.shape(), base, x.size() > threshold};
-  std::vector<int64_t> shown;
-  collector.collect(0, 0, x.size(), shown);
-  const ComplexFormat format{make_format(base.re, shown), make_format(base.im, shown)};
-  ArrayPrinter<ComplexFormat> printer{x.shape(), format, collector.summarize};
-  return printer.recurse(0, 0, x.size(), " ", line_width);
+  return print_array(x, base, [](const ComplexFormat &f, const std::vector<int64_t> &shown) {
+    return ComplexFormat{make_format(f.re, shown), make_format(f.im, shown)};
+  });
 }
 
 } // namespace
@@ -308,12 +316,7 @@ std::string to_string(const Array &x) {
     return s.substr(s.find_first_not_of(' '));
   }
   if (x.size() == 0) return "[]"; // whatever the shape, as NumPy
-  ArrayPrinter<ElementFormat> collector{x.shape(), base, x.size() > threshold};
-  std::vector<int64_t> shown;
-  collector.collect(0, 0, x.size(), shown);
-  const ElementFormat format = make_format(base, shown);
-  ArrayPrinter<ElementFormat> printer{x.shape(), format, collector.summarize};
-  return printer.recurse(0, 0, x.size(), " ", line_width);
+  return print_array(x, base, make_format);
 }
 
 namespace api {
