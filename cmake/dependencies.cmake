@@ -21,3 +21,14 @@ separate_arguments(LLVM_DEFINITIONS_LIST NATIVE_COMMAND ${LLVM_DEFINITIONS})
 if(JX_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()
+
+# Open MPI (optional): jx::distributed's transport. Without it jx is one process and
+# jx::distributed::initialize raises.
+# The C API, called from C++ (not the removed C++ bindings).
+set(MPI_CXX_SKIP_MPICXX ON)
+find_package(MPI COMPONENTS CXX QUIET)
+option(JX_MPI "Build jx::distributed over MPI (needs Open MPI: libopenmpi-dev)" ${MPI_CXX_FOUND})
+if(JX_MPI AND NOT MPI_CXX_FOUND)
+  message(FATAL_ERROR "JX_MPI=ON needs MPI: install libopenmpi-dev and openmpi-bin")
+endif()
+message(STATUS "jx::distributed over MPI: ${JX_MPI}")

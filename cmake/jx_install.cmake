@@ -23,7 +23,7 @@ install(TARGETS jx_runtime jx_runtime_shared
   LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 # jx::jx is an interface over one static library per compiler stage (src/CMakeLists.txt).
 install(TARGETS jx jx_aot_main jx_base jx_ir jx_interp jx_transforms jx_passes jx_sharding jx_codegen jx_backend
-                jx_compile jx_io jx_api jx_aot
+                jx_mpi jx_compile jx_io jx_api jx_aot
   EXPORT jx-compiler-targets
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")

@@ -39,6 +39,10 @@ public:
   const void *data() const { return data_; }
   size_t bytes() const { return bytes_; }
   bool deleted() const { return deleted_; }
+  // Holds only this process's shards of a global array (a multi-process program's result): the
+  // rest of its bytes are not the array's.
+  bool partial() const { return partial_; }
+  void mark_partial() { partial_ = true; }
 
   template <class T> T *as() { return static_cast<T *>(data_); }
   template <class T> const T *as() const { return static_cast<const T *>(data_); }
@@ -48,7 +52,7 @@ private:
 
   void *data_;
   size_t bytes_, capacity_ = 0;
-  bool deleted_ = false, owned_ = true;
+  bool deleted_ = false, owned_ = true, partial_ = false;
 };
 
 using BufferPtr = std::shared_ptr<Buffer>;

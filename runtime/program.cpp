@@ -123,7 +123,9 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
     else
       address[size_t(slot)] = (slots[size_t(slot)] = make_buffer(bytes))->data();
   };
+  const std::shared_ptr<Communicator> comm = program.distributed ? communicator() : nullptr;
   for (const Step &s : program.steps) {
+    if (comm && !s.exchange.empty()) comm->exchange(s.exchange, address.data());
     switch (s.kind) {
     case Step::Kind::Value:
       address[size_t(s.outs[0])] = (slots[size_t(s.outs[0])] = s.value())->data();
@@ -188,7 +190,7 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
       buffers.push_back(const_cast<uint64_t *>(s.literals.data()));
       const KernelFn fn = s.kernel;
       const size_t rank = s.extent.size();
-      if (!s.tasks.empty()) {
+      if (!s.boxes.empty()) {
         // Each device's box, in the tasks planned for it.
         const int64_t *tasks = s.tasks.data();
         default_pool().run_batch(int64_t(s.tasks.size() / (2 * rank)), [&](int64_t t) {
@@ -228,6 +230,7 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
     for (int f : s.frees)
       slots[size_t(f)].reset();
   }
+  if (comm && !program.gather.empty()) comm->exchange(program.gather, address.data());
   std::vector<BufferPtr> out;
   for (int o : program.outputs)
     out.push_back(slots[size_t(o)]);

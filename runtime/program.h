@@ -13,6 +13,7 @@
 #include <jx/dtype.h>
 
 #include "runtime/buffer.h"
+#include "runtime/collectives.h"
 #include "runtime/gemm.h"
 #include "runtime/library.h"
 
@@ -47,7 +48,8 @@ struct Step {
   std::vector<int64_t> extent{};    // the output's shape (Fill, Library too)
   int64_t outer = 0, grain = 1;     // rows of axis 0, rows per chunk (no tasks)
   // Placed kernels: the devices' distinct boxes (2 * rank bounds each) and the elements visited
-  // per output element; tasks is their split for the pool (split_boxes), one task each. Empty:
+  // per output element; tasks is their split for the pool (split_boxes), one task each (in a
+  // multi-process program, of this process's boxes only: none when it computes none). Empty:
   // row chunks. Contractions: tasks are their tiles (5 words each).
   std::vector<int64_t> boxes{};
   int64_t box_work = 1;
@@ -64,6 +66,8 @@ struct Step {
   int64_t carries = 0;        // While, Scan
   int64_t xs = 0, length = 0; // Scan
   bool reverse = false;       // Scan
+  // Multi-process programs: the boxes this process sends and receives before the step.
+  Exchange exchange{};
 };
 
 // Elements per parallel chunk below which splitting costs more than it gains.
@@ -84,6 +88,14 @@ struct Program {
   // Each argument's size: what an ahead-of-time object's validator checks a region's inputs
   // against (a scan of length 0 has no rows to measure its xs' by).
   std::vector<int64_t> argument_bytes{};
+  // Multi-process programs (compile/distribute.cpp): the boxes exchanged after the last step so
+  // that each output holds its addressable shards; per output, whether this process holds less
+  // than the whole of it; the hash of the global program, the same on every process that
+  // compiled the same function.
+  bool distributed = false;
+  Exchange gather{};
+  std::vector<bool> partial_outputs{};
+  uint64_t fingerprint = 0;
 };
 
 // Runs program on the default thread pool: one arena per call (so calls may overlap), kernels

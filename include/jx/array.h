@@ -121,8 +121,10 @@ public:
   // Whether device_put (or a computation with out_shardings) placed x: jit then holds it to its
   // in_shardings, where an uncommitted array is placed as asked (JAX's committed arrays).
   bool committed() const { return sharding_.has_value(); }
-  // x.addressable_shards: one per device of x.sharding(), by device id.
+  // x.addressable_shards: one per device of x.sharding() on this process, by device id.
   std::vector<Shard> addressable_shards() const;
+  // x.is_fully_addressable: every device of x.sharding() is this process's.
+  bool is_fully_addressable() const;
 
 private:
   [[noreturn]] static void no_value();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <jx/array.h>
+#include <jx/distributed.h>
 #include <jx/dtype.h>
 #include <jx/error.h>
 #include <jx/jit.h>

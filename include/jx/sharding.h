@@ -31,13 +31,16 @@ struct Device {
   int id = 0;
 
   std::string platform() const { return "cpu"; }
+  // The process whose device this is (jx::distributed): id / local_device_count().
+  int process_index() const;
   // "CpuDevice(id=3)", as JAX prints it.
   std::string str() const;
   friend auto operator<=>(const Device &, const Device &) = default;
 };
 
-// jax.devices(): every device, by id. This or anything else that needs devices (a mesh, a
-// sharding, device_put, Array::sharding) fixes the device count for the rest of the process.
+// jax.devices(): every device, by id (every process's, with jx::distributed). This or anything else
+// that needs devices (a mesh, a sharding, device_put, Array::sharding) fixes the device count for
+// the rest of the process.
 std::vector<Device> devices();
 // jax.device_count()
 int device_count();

@@ -293,6 +293,10 @@ Files compile(const jx::detail::Program &program, const std::string &name,
     throw ValueError(fmt::format("jx.aot: the function name '{}' {}", name, why));
   if (!program.executable) throw Error("internal: jx.aot: the program has not been compiled");
   const compile::Executable &executable = *program.executable;
+  if (executable.distributed())
+    throw NotImplementedError("jx::aot::compile: this program was compiled to run across the "
+                              "processes of jx::distributed; ahead-of-time objects run in one "
+                              "process (compile it without jx::distributed::initialize)");
   runtime::aot::Signature signature;
   for (const ShapeDtypeStruct &s : program.specs)
     signature.args.push_back({s.dtype, s.shape});

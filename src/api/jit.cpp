@@ -2,12 +2,14 @@
 // calling it with a signature check.
 #include <jx/jit.h>
 
+#include <algorithm>
 #include <fmt/ranges.h>
 
 #include "api/internal.h"
 #include "api/program.h"
 #include "interp/interp.h"
 #include "ir/printer.h"
+#include "runtime/collectives.h"
 
 namespace jx::detail {
 
@@ -129,7 +131,8 @@ void compile(Program &program) {
     }
     program.executable = std::make_unique<compile::Executable>(
         program.params, roots, options.fuse, options.donate_argnums,
-        placements(root_shardings, roots), placements(program.in_shardings, program.params));
+        placements(root_shardings, roots), placements(program.in_shardings, program.params),
+        runtime::process_count() > 1);
   });
 }
 
@@ -174,8 +177,15 @@ std::vector<Array> call(const Program &program, const std::vector<Array> &args) 
           i, args[i].sharding().str(), expected->str()));
   }
   std::vector<runtime::BufferPtr> buffers;
-  for (const Array &a : args)
-    buffers.push_back(api::realize(a.node()));
+  for (size_t i = 0; i < args.size(); ++i) {
+    // A multi-process array holding only this process's shards goes to a program placed for it
+    // (anything else reads the whole: value() raises).
+    const runtime::BufferPtr local = args[i].node()->local_value();
+    const bool shards_only = local && local->partial();
+    if (shards_only && !(program.executable->distributed() && program.in_shardings[i]))
+      args[i].node()->value();
+    buffers.push_back(shards_only ? local : api::realize(args[i].node()));
+  }
   // A donated argument that a pending value still computes from keeps its memory (an extra
   // reference makes the runtime copy instead of taking it): that value was computed before the
   // call, as JAX sees it.
@@ -186,6 +196,11 @@ std::vector<Array> call(const Program &program, const std::vector<Array> &args) 
   std::vector<Array> out;
   for (size_t i = 0; i < program.outputs.size(); ++i) {
     const ir::Node &o = *program.outputs[i];
+    // Across processes, an output holds this process's shards (an argument returned as it is
+    // keeps its own mark).
+    if (program.executable->partial_output(i) &&
+        std::find(buffers.begin(), buffers.end(), results[i]) == buffers.end())
+      results[i]->mark_partial();
     ir::NodePtr value = ir::constant(results[i], o.dtype, o.shape);
     if (const std::optional<Sharding> &s = program.out_shardings[i])
       out.push_back(Array(value, *s));

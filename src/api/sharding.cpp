@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "api/internal.h"
+#include "runtime/collectives.h"
 #include "runtime/devices.h"
 #include "runtime/thread_pool.h"
 #include "sharding/placement.h"
@@ -36,9 +37,11 @@ void check_devices(const std::vector<Device> &devices, std::string_view owner) {
   std::set<int> seen;
   for (Device d : devices) {
     if (d.id < 0 || d.id >= count)
-      throw ValueError(fmt::format("{} does not exist: this process has {} CPU device{} "
-                                   "(JX_NUM_CPU_DEVICES, jx::config::set_num_cpu_devices)",
-                                   d.str(), count, count == 1 ? "" : "s"));
+      throw ValueError(fmt::format("{} does not exist: there {} {} CPU device{} "
+                                   "(JX_NUM_CPU_DEVICES per process, jx::config::"
+                                   "set_num_cpu_devices)",
+                                   d.str(), count == 1 ? "is" : "are", count,
+                                   count == 1 ? "" : "s"));
     if (!seen.insert(d.id).second)
       throw ValueError(fmt::format("{} devices must be distinct, but {} appears more than once",
                                    owner, d.str()));
@@ -140,7 +143,7 @@ std::vector<Device> device_assignment(const Sharding &s) {
 
 std::string Device::str() const { return fmt::format("CpuDevice(id={})", id); }
 
-int device_count() { return runtime::device_count(); }
+int device_count() { return runtime::device_count() * runtime::process_count(); }
 
 std::vector<Device> devices() {
   std::vector<Device> out(static_cast<size_t>(device_count()));
@@ -163,7 +166,7 @@ void config::set_num_cpu_devices(int n) {
         "jx::config::set_num_cpu_devices({}) must be called before devices are used (by "
         "jx::devices(), device_count(), a mesh, a sharding or device_put): this process already "
         "has {} CPU device{}",
-        n, device_count(), device_count() == 1 ? "" : "s"));
+        n, runtime::device_count(), runtime::device_count() == 1 ? "" : "s"));
 }
 
 DeviceArray DeviceArray::reshape(const Shape &new_shape) const {
@@ -432,21 +435,6 @@ Array::Array(std::shared_ptr<const ir::Node> node, Sharding sharding)
 
 Sharding Array::sharding() const {
   return sharding_ ? *sharding_ : Sharding(SingleDeviceSharding(Device{0}));
-}
-
-std::vector<Shard> Array::addressable_shards() const {
-  std::vector<Shard> shards;
-  for (const ShardBox &box : sharding().shard_boxes(shape())) {
-    std::vector<Slice> slices;
-    std::vector<IndexItem> items;
-    for (size_t dim = 0; dim < box.lo.size(); ++dim) {
-      slices.push_back(slice(box.lo[dim], box.hi[dim]));
-      items.emplace_back(slices.back());
-    }
-    shards.push_back(
-        {box.device, slices, Array(index(items).node(), SingleDeviceSharding(box.device))});
-  }
-  return shards;
 }
 
 Array device_put(const Array &x, const Sharding &sharding) {

@@ -2,13 +2,18 @@
 // launches kernels on the thread pool.
 #include "compile/executable.h"
 
+#include <jx/error.h>
+
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "compile/distribute.h"
 #include "ir/printer.h"
 #include "passes/contraction.h"
+#include "runtime/devices.h"
 #include "runtime/gemm.h"
 
 namespace jx::compile {
@@ -16,19 +21,43 @@ namespace jx::compile {
 Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse,
                        const std::vector<int> &donated,
                        const std::vector<sharding::Placement> &placements,
-                       const std::vector<sharding::Placement> &param_placements)
-    : params_(std::move(params)), outputs_(std::move(outputs)),
-      plan_(lower(params_, outputs_,
-                  {.fuse = fuse,
-                   .donated = donated,
-                   .placements = placements,
-                   .param_placements = param_placements})),
-      program_(runtime_program(plan_)) {
+                       const std::vector<sharding::Placement> &param_placements,
+                       bool across_processes)
+    : params_(std::move(params)), outputs_(std::move(outputs)) {
+  const LowerOptions options{.fuse = fuse,
+                             .donated = donated,
+                             .placements = placements,
+                             .param_placements = param_placements};
+  plan_ = lower(params_, outputs_, options);
+  program_ = runtime_program(plan_);
   for (const ir::NodePtr &p : params_)
     program_.argument_bytes.push_back(p->size() * int64_t(itemsize(p->dtype)));
+  const bool placed = std::any_of(plan_.steps.begin(), plan_.steps.end(),
+                                  [](const auto &s) { return !s.placement.boxes.empty(); });
+  if (across_processes && placed && runtime::process_count() > 1)
+    distribute(plan_, options, runtime::process_index(), runtime::process_count(),
+               runtime::device_count(), program_);
 }
 
 std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::BufferPtr> &args) const {
+  if (!program_.distributed) return runtime::run(program_, args);
+  const std::shared_ptr<runtime::Communicator> comm = runtime::communicator();
+  if (!comm)
+    throw Error("this program was compiled to run across processes, and jx::distributed has "
+                "been shut down since");
+  // One distributed call at a time: the processes' exchanges must meet in the same order.
+  static std::mutex one_call;
+  std::lock_guard lock(one_call);
+  std::call_once(fingerprint_checked_, [&] {
+    const std::vector<uint64_t> all = comm->allgather(program_.fingerprint);
+    for (size_t p = 0; p < all.size(); ++p)
+      if (all[p] != program_.fingerprint)
+        throw Error(fmt::format(
+            "process {} compiled a different program than process {}: fingerprint {:016x} there, "
+            "{:016x} here (every process must trace the same function with the same shapes, "
+            "shardings and JX_* settings)",
+            p, comm->process_index(), all[p], program_.fingerprint));
+  });
   return runtime::run(program_, args);
 }
 
@@ -66,6 +95,25 @@ std::vector<const passes::KernelPlan *> Executable::kernel_plans() const {
   }
   return plans;
 }
+
+namespace {
+
+// What this process moves over MPI before a step: bytes per peer.
+std::string exchange_text(const runtime::Exchange &e) {
+  std::string text;
+  for (const auto *list : {&e.recvs, &e.sends}) {
+    std::map<int, int64_t> bytes;
+    for (const runtime::Message &m : *list)
+      bytes[m.peer] += m.elements() * int64_t(m.itemsize);
+    for (const auto &[peer, n] : bytes)
+      text += fmt::format("\n    mpi {} {} bytes {} process {}",
+                          list == &e.recvs ? "receives" : "sends", n,
+                          list == &e.recvs ? "from" : "to", peer);
+  }
+  return text;
+}
+
+} // namespace
 
 std::string Executable::as_text() const {
   static constexpr const char *kinds[] = {"buffer", "parameter", "random", "kernel",
@@ -130,8 +178,10 @@ std::string Executable::as_text() const {
     for (const sharding::Transfer &t : s.placement.transfers)
       text += fmt::format("\n    {} of %{}: {} bytes", t.collective, s.run.inputs[t.input],
                           int64_t(t.bytes));
+    text += exchange_text(program_.steps[size_t(&s - plan_.steps.data())].exchange);
     text += "\n";
   }
+  if (!program_.gather.empty()) text += "outputs:" + exchange_text(program_.gather) + "\n";
   if (plan_.intermediate_bytes)
     text += fmt::format("arena {} bytes for {} bytes of intermediates\n", plan_.arena_bytes,
                         plan_.intermediate_bytes);

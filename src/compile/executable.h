@@ -2,6 +2,7 @@
 // the engine behind jx::jit's Compiled and behind eager evaluation.
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -13,13 +14,25 @@ class Executable {
 public:
   using Cost = compile::Cost;
 
-  // Compiles outputs as functions of params (lower.h; options there).
+  // Compiles outputs as functions of params (lower.h; options there). across_processes: a placed
+  // program is run by every process of jx::distributed together, each computing its devices'
+  // boxes (distribute.h).
   Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr> outputs, bool fuse = true,
              const std::vector<int> &donated = {},
              const std::vector<sharding::Placement> &placements = {},
-             const std::vector<sharding::Placement> &param_placements = {});
+             const std::vector<sharding::Placement> &param_placements = {},
+             bool across_processes = false);
 
+  // Across processes, every process must call it (one call at a time per process); the first
+  // call compares the programs' fingerprints (jx::Error naming both when they differ).
   std::vector<runtime::BufferPtr> run(const std::vector<runtime::BufferPtr> &args) const;
+
+  // Whether the program runs across processes.
+  bool distributed() const { return program_.distributed; }
+  // Across processes: whether this process holds less than the whole of output i.
+  bool partial_output(size_t i) const {
+    return i < program_.partial_outputs.size() && program_.partial_outputs[i];
+  }
 
   // The kernel plan: one line per step, then each kernel's optimized LLVM IR.
   std::string as_text() const;
@@ -47,6 +60,7 @@ private:
   std::vector<ir::NodePtr> params_, outputs_; // kept alive for the value callbacks
   ProgramPlan plan_;
   runtime::Program program_; // what run() hands the runtime
+  mutable std::once_flag fingerprint_checked_;
 };
 
 // Eager evaluation: the values of roots through compiled kernels.

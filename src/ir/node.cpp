@@ -147,12 +147,23 @@ size_t live_node_count() {
   return n;
 }
 
-runtime::BufferPtr Node::value() const {
+runtime::BufferPtr Node::local_value() const {
   runtime::BufferPtr buffer = op == Op::Constant ? data : realized();
   if (buffer && buffer->deleted())
     throw Error(fmt::format("Array has been deleted with shape={}{}. Its memory was donated to a "
                             "jit call (donate_argnums).",
                             dtype_name(dtype), shape_str_compact(shape)));
+  return buffer;
+}
+
+runtime::BufferPtr Node::value() const {
+  runtime::BufferPtr buffer = local_value();
+  if (buffer && buffer->partial())
+    throw Error("Fetching value for `jax.Array` that spans non-addressable (non process local) "
+                "devices is not possible. You can use "
+                "`jax.experimental.multihost_utils.process_allgather` to print the global array "
+                "or use `.addressable_shards` method of jax.Array to inspect the addressable "
+                "(process local) shards.");
   return buffer;
 }
 

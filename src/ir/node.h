@@ -56,7 +56,11 @@ struct Node : NodeSpec {
   }
   // A constant's data or the realized value (null if neither); raises jx::Error when that memory
   // was donated to a jit call (donate_argnums), as jax does for a deleted array.
+  // Also raises for a buffer holding only this process's shards of a multi-process array, as
+  // JAX does when a value spans non-addressable devices.
   runtime::BufferPtr value() const;
+  // value(), with a partial buffer as it is: what a multi-process jit call passes on.
+  runtime::BufferPtr local_value() const;
   // Waits until no thread holds a GraphReadLock: a graph walk never sees a node change from
   // pending to realized halfway through.
   void set_realized(runtime::BufferPtr buffer) const;

@@ -188,7 +188,7 @@ TEST(Mesh, MoreDevicesThanExist) {
       [] {
         jx::mesh_utils::create_device_mesh({2}, {Device{0}, Device{8}});
       },
-      "CpuDevice(id=8) does not exist: this process has 8 CPU devices");
+      "CpuDevice(id=8) does not exist: there are 8 CPU devices");
   expect_error<jx::ValueError>([] { jx::SingleDeviceSharding(Device{-1}); },
                                "CpuDevice(id=-1) does not exist");
 }

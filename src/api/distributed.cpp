@@ -1,0 +1,314 @@
+// jax.distributed for jx (include/jx/distributed.h): initialize and shutdown, the process's
+// devices, global arrays made from process-local data, and multihost_utils.
+#include <jx/distributed.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fmt/format.h>
+#include <mutex>
+
+#include "api/internal.h"
+#include "compile/distribute.h"
+#include "mpi/communicator.h"
+#include "runtime/collectives.h"
+#include "runtime/devices.h"
+
+namespace jx {
+
+namespace {
+
+std::mutex initialize_mutex;
+
+// Copies the box of `count` elements per axis from src (of src_shape, starting at src_lo) to dst
+// (of dst_shape, at dst_lo): row by row, the innermost axis one memcpy.
+void copy_box(const char *src, const Shape &src_shape, const std::vector<int64_t> &src_lo,
+              char *dst, const Shape &dst_shape, const std::vector<int64_t> &dst_lo,
+              const std::vector<int64_t> &count, size_t item) {
+  const size_t rank = count.size();
+  if (rank == 0) {
+    std::memcpy(dst, src, item);
+    return;
+  }
+  for (int64_t c : count)
+    if (c <= 0) return;
+  std::vector<int64_t> src_stride(rank, 1), dst_stride(rank, 1);
+  for (size_t a = rank - 1; a-- > 0;) {
+    src_stride[a] = src_stride[a + 1] * src_shape[a + 1];
+    dst_stride[a] = dst_stride[a + 1] * dst_shape[a + 1];
+  }
+  std::vector<int64_t> at(rank, 0);
+  while (true) {
+    int64_t s = 0, d = 0;
+    for (size_t a = 0; a < rank; ++a) {
+      s += (src_lo[a] + at[a]) * src_stride[a];
+      d += (dst_lo[a] + at[a]) * dst_stride[a];
+    }
+    std::memcpy(dst + size_t(d) * item, src + size_t(s) * item, size_t(count[rank - 1]) * item);
+    size_t a = rank - 1;
+    while (a-- > 0) {
+      if (++at[a] < count[a]) break;
+      at[a] = 0;
+    }
+    if (a == size_t(-1)) return;
+  }
+}
+
+// This process's shards of an array of `shape` under s, one per distinct box.
+std::vector<ShardBox> local_boxes(const Sharding &s, const Shape &shape) {
+  std::vector<ShardBox> out;
+  const int me = process_index();
+  for (const ShardBox &b : s.shard_boxes(shape))
+    if (b.device.process_index() == me &&
+        std::none_of(out.begin(), out.end(),
+                     [&](const ShardBox &o) { return o.lo == b.lo && o.hi == b.hi; }))
+      out.push_back(b);
+  return out;
+}
+
+std::vector<int64_t> box_count(const ShardBox &b) {
+  std::vector<int64_t> count;
+  for (size_t a = 0; a < b.lo.size(); ++a)
+    count.push_back(b.hi[a] - b.lo[a]);
+  return count;
+}
+
+// A global array whose buffer holds this process's shards (marked partial unless they cover it).
+Array global_array(runtime::BufferPtr buffer, DType dtype, const Shape &shape,
+                   const Sharding &sharding, const std::vector<ShardBox> &local) {
+  int64_t covered = 0;
+  for (const ShardBox &b : local) {
+    int64_t n = 1;
+    for (int64_t c : box_count(b))
+      n *= c;
+    covered += n;
+  }
+  if (covered < shape_size(shape)) buffer->mark_partial();
+  return Array(ir::constant(std::move(buffer), dtype, shape), sharding);
+}
+
+std::shared_ptr<runtime::Communicator> communicator_or_none() { return runtime::communicator(); }
+
+} // namespace
+
+namespace distributed {
+
+void initialize(const InitializeOptions &options) {
+  std::lock_guard lock(initialize_mutex);
+  if (runtime::communicator())
+    throw Error("jx::distributed::initialize should only be called once.");
+  std::shared_ptr<runtime::Communicator> c = mpi::connect(options.mpi_communicator);
+  if (options.num_processes && *options.num_processes != c->process_count())
+    throw ValueError(fmt::format("jx::distributed::initialize: num_processes={}, but MPI started "
+                                 "{} processes",
+                                 *options.num_processes, c->process_count()));
+  if (options.process_id && *options.process_id != c->process_index())
+    throw ValueError(fmt::format("jx::distributed::initialize: process_id={}, but MPI gives this "
+                                 "process rank {}",
+                                 *options.process_id, c->process_index()));
+  runtime::set_communicator(std::move(c));
+}
+
+void shutdown() {
+  std::lock_guard lock(initialize_mutex);
+  if (std::shared_ptr<runtime::Communicator> c = runtime::communicator()) {
+    c->shutdown();
+    runtime::set_communicator(nullptr);
+  }
+}
+
+bool is_initialized() { return runtime::communicator() != nullptr; }
+
+} // namespace distributed
+
+int process_index() { return runtime::process_index(); }
+int process_count() { return runtime::process_count(); }
+int local_device_count() { return runtime::device_count(); }
+
+std::vector<Device> local_devices() {
+  std::vector<Device> out;
+  const int first = process_index() * local_device_count();
+  for (int d = 0; d < local_device_count(); ++d)
+    out.push_back(Device{first + d});
+  return out;
+}
+
+int Device::process_index() const { return id / runtime::device_count(); }
+
+bool Array::is_fully_addressable() const {
+  if (!sharding_) return true;
+  const int me = jx::process_index();
+  const std::vector<Device> set = sharding_->device_set();
+  return std::all_of(set.begin(), set.end(), [&](Device d) { return d.process_index() == me; });
+}
+
+Array make_array_from_callback(
+    const Shape &shape, const Sharding &sharding,
+    const std::function<Array(const std::vector<Slice> &)> &data_callback) {
+  sharding.check_compatible_aval(shape);
+  const std::vector<ShardBox> local = local_boxes(sharding, shape);
+  std::vector<Array> parts;
+  for (const ShardBox &b : local) {
+    std::vector<Slice> index;
+    for (size_t a = 0; a < shape.size(); ++a)
+      index.push_back(slice(b.lo[a], b.hi[a]));
+    parts.push_back(data_callback(index));
+    if (parts.back().shape() != Shape(box_count(b)))
+      throw ValueError(fmt::format("make_array_from_callback: the callback returned shape {} for "
+                                   "the shard at {} of {}, whose shape is {}",
+                                   shape_str(parts.back().shape()), b.device.str(),
+                                   shape_str(shape), shape_str(Shape(box_count(b)))));
+    if (parts.back().dtype() != parts.front().dtype())
+      throw TypeError(fmt::format("make_array_from_callback: the callback returned {} and {} for "
+                                  "two shards",
+                                  dtype_name(parts.front().dtype()),
+                                  dtype_name(parts.back().dtype())));
+  }
+  const DType dtype = parts.empty() ? default_float : parts.front().dtype();
+  const size_t item = itemsize(dtype);
+  runtime::BufferPtr buffer = runtime::make_buffer(size_t(shape_size(shape)) * item);
+  for (size_t i = 0; i < local.size(); ++i) {
+    const runtime::BufferPtr part = api::realize(parts[i].node());
+    copy_box(part->as<char>(), parts[i].shape(), std::vector<int64_t>(shape.size(), 0),
+             buffer->as<char>(), shape, local[i].lo, box_count(local[i]), item);
+  }
+  return global_array(std::move(buffer), dtype, shape, sharding, local);
+}
+
+Array make_array_from_process_local_data(const Sharding &sharding, const Array &local_data,
+                                         std::optional<Shape> global_shape) {
+  const Shape &local_shape = local_data.shape();
+  sharding.check_compatible_aval(local_shape);
+  if (!global_shape) {
+    // Each axis scaled by how many processes' parts lie along it: the shards' count along it
+    // over this process's (probed on a shape of one element per device along each axis).
+    const int64_t devices = int64_t(sharding.num_devices());
+    const Shape probe(local_shape.size(), devices);
+    const std::vector<ShardBox> all = sharding.shard_boxes(probe),
+                                mine = local_boxes(sharding, probe);
+    global_shape = local_shape;
+    for (size_t a = 0; a < local_shape.size(); ++a) {
+      int64_t lo = devices, hi = 0;
+      for (const ShardBox &b : mine) {
+        lo = std::min(lo, b.lo[a]);
+        hi = std::max(hi, b.hi[a]);
+      }
+      if (hi > lo) (*global_shape)[a] = local_shape[a] * devices / (hi - lo);
+      (void)all;
+    }
+  }
+  const Shape &shape = *global_shape;
+  const std::vector<ShardBox> local = local_boxes(sharding, shape);
+  // The local data is the bounding box of this process's shards.
+  std::vector<int64_t> lo(shape.size(), 0), hi(shape.size(), 0);
+  for (size_t a = 0; a < shape.size(); ++a) {
+    lo[a] = shape[a];
+    for (const ShardBox &b : local) {
+      lo[a] = std::min(lo[a], b.lo[a]);
+      hi[a] = std::max(hi[a], b.hi[a]);
+    }
+    if (local.empty()) lo[a] = hi[a] = 0;
+  }
+  Shape expected;
+  for (size_t a = 0; a < shape.size(); ++a)
+    expected.push_back(hi[a] - lo[a]);
+  if (expected != local_shape)
+    throw ValueError(fmt::format("make_array_from_process_local_data: local data of shape {} "
+                                 "does not match this process's shards of a global array of "
+                                 "shape {} placed as {}: expected shape {}",
+                                 shape_str(local_shape), shape_str(shape), sharding.str(),
+                                 shape_str(expected)));
+  const DType dtype = local_data.dtype();
+  const size_t item = itemsize(dtype);
+  runtime::BufferPtr buffer = runtime::make_buffer(size_t(shape_size(shape)) * item);
+  const runtime::BufferPtr data = api::realize(local_data.node());
+  for (const ShardBox &b : local) {
+    std::vector<int64_t> at;
+    for (size_t a = 0; a < shape.size(); ++a)
+      at.push_back(b.lo[a] - lo[a]);
+    copy_box(data->as<char>(), local_shape, at, buffer->as<char>(), shape, b.lo, box_count(b),
+             item);
+  }
+  return global_array(std::move(buffer), dtype, shape, sharding, local);
+}
+
+std::vector<Shard> Array::addressable_shards() const {
+  const Sharding s = sharding();
+  const runtime::BufferPtr held = node()->op == ir::Op::Constant ? node()->local_value() : nullptr;
+  std::vector<Shard> shards;
+  for (const ShardBox &box : s.shard_boxes(shape())) {
+    if (box.device.process_index() != jx::process_index()) continue;
+    std::vector<Slice> slices;
+    std::vector<IndexItem> items;
+    for (size_t dim = 0; dim < box.lo.size(); ++dim) {
+      slices.push_back(slice(box.lo[dim], box.hi[dim]));
+      items.emplace_back(slices.back());
+    }
+    if (held && held->partial()) {
+      // Only this process's shards are there: copied out of the global buffer.
+      const std::vector<int64_t> count = box_count(box);
+      const size_t item = itemsize(dtype());
+      runtime::BufferPtr part = runtime::make_buffer(size_t(shape_size(Shape(count))) * item);
+      copy_box(held->as<char>(), shape(), box.lo, part->as<char>(), Shape(count),
+               std::vector<int64_t>(count.size(), 0), count, item);
+      shards.push_back(
+          {box.device, slices,
+           Array(ir::constant(part, dtype(), Shape(count)), SingleDeviceSharding(box.device))});
+      continue;
+    }
+    shards.push_back(
+        {box.device, slices, Array(index(items).node(), SingleDeviceSharding(box.device))});
+  }
+  return shards;
+}
+
+namespace multihost_utils {
+
+Array process_allgather(const Array &x) {
+  const runtime::BufferPtr held = x.node()->local_value();
+  const std::shared_ptr<runtime::Communicator> comm = communicator_or_none();
+  if (!comm || !held || !held->partial() || !x.committed()) return Array(x.node());
+  const size_t bytes = held->bytes();
+  runtime::BufferPtr whole = runtime::make_buffer(bytes);
+  if (bytes) std::memcpy(whole->data(), held->data(), bytes);
+  sharding::Placement placement;
+  for (const ShardBox &b : x.sharding().shard_boxes(x.shape()))
+    placement.push_back({b.device.id, b.lo, b.hi});
+  const runtime::Exchange e =
+      compile::allgather_exchange(placement, x.shape(), x.dtype(), comm->process_index(),
+                                  comm->process_count(), local_device_count());
+  void *address[] = {whole->data()};
+  comm->exchange(e, address);
+  return Array(ir::constant(std::move(whole), x.dtype(), x.shape()));
+}
+
+Array broadcast_one_to_all(const Array &x) {
+  const std::shared_ptr<runtime::Communicator> comm = communicator_or_none();
+  if (!comm) return x;
+  const runtime::BufferPtr value = api::realize(x.node());
+  runtime::BufferPtr out = runtime::make_buffer(value->bytes());
+  if (value->bytes()) std::memcpy(out->data(), value->data(), value->bytes());
+  // Process 0 holds the whole: every other process receives it from there.
+  const sharding::Placement on_first{{0, std::vector<int64_t>(x.ndim(), 0), x.shape()}};
+  const runtime::Exchange e =
+      compile::allgather_exchange(on_first, x.shape(), x.dtype(), comm->process_index(),
+                                  comm->process_count(), local_device_count());
+  void *address[] = {out->data()};
+  comm->exchange(e, address);
+  return Array(ir::constant(std::move(out), x.dtype(), x.shape()));
+}
+
+void sync_global_devices(const std::string &name) {
+  const std::shared_ptr<runtime::Communicator> comm = communicator_or_none();
+  if (!comm) return;
+  const uint64_t mine = std::hash<std::string>{}(name);
+  const std::vector<uint64_t> all = comm->allgather(mine);
+  for (size_t p = 0; p < all.size(); ++p)
+    if (all[p] != mine)
+      throw Error(fmt::format("sync_global_devices name mismatch: process {} synced on another "
+                              "name than '{}' (process {})",
+                              p, name, comm->process_index()));
+}
+
+} // namespace multihost_utils
+
+} // namespace jx

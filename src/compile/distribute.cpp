@@ -1,0 +1,247 @@
+// Stage 8, for programs that span processes: which of a step's boxes this process computes, and
+// the boxes each step sends and receives. Every process builds the same global schedule from the
+// same plan (device d lives on process d / local devices) and keeps its own part of it.
+#include "compile/distribute.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "runtime/thread_pool.h"
+#include "sharding/regions.h"
+
+namespace jx::compile {
+
+namespace {
+
+using sharding::Region;
+
+// A part of a slot's array that a process holds.
+struct Piece {
+  Region region;
+  int process;
+};
+// Per slot: the pieces that hold it, or none for a value every process holds whole (constants,
+// random fills, steps every process computes).
+using Holding = std::optional<std::vector<Piece>>;
+
+struct GlobalMessage {
+  int from, to, slot;
+  Region region;
+};
+
+Region whole(const Shape &shape) { return {std::vector<int64_t>(shape.size(), 0), shape}; }
+
+bool contains(const Region &outer, const Region &inner) {
+  for (size_t a = 0; a < outer.lo.size(); ++a)
+    if (inner.lo[a] < outer.lo[a] || inner.hi[a] > outer.hi[a]) return false;
+  return true;
+}
+
+class Schedule {
+public:
+  Schedule(int processes, int local_devices) : processes_(processes), local_(local_devices) {}
+
+  int process_of(int device) const { return device / local_; }
+  int processes() const { return processes_; }
+
+  // Process `to` reads `need` of a slot held as `held`: a message from a holder of each part it
+  // lacks (of replicas, the first), unless one already carries it.
+  void need(int to, int slot, const Region &need, const Holding &held,
+            std::vector<GlobalMessage> &out) const {
+    if (!held || need.empty()) return;
+    for (const Piece &p : *held) {
+      if (p.process == to) continue;
+      const Region part = sharding::intersect(need, p.region);
+      if (part.empty()) continue;
+      // Held here as a replica, or sent already by an earlier replica of the same piece.
+      const bool local = std::any_of(held->begin(), held->end(), [&](const Piece &q) {
+        return q.process == to && contains(q.region, part);
+      });
+      const bool carried = std::any_of(out.begin(), out.end(), [&](const GlobalMessage &m) {
+        return m.to == to && m.slot == slot && contains(m.region, part);
+      });
+      if (!local && !carried) out.push_back({p.process, to, slot, part});
+    }
+  }
+
+private:
+  int processes_, local_;
+};
+
+// A slot's array: its shape and element size.
+struct Layout {
+  Shape shape;
+  size_t itemsize;
+};
+
+runtime::Exchange own_part(const std::vector<GlobalMessage> &messages, int me,
+                           const std::vector<Layout> &layouts) {
+  runtime::Exchange e;
+  for (const GlobalMessage &m : messages) {
+    if (m.from != me && m.to != me) continue;
+    const Layout &layout = layouts[size_t(m.slot)];
+    runtime::Message r{.peer = m.from == me ? m.to : m.from,
+                       .slot = m.slot,
+                       .extent = layout.shape,
+                       .lo = m.region.lo,
+                       .hi = m.region.hi,
+                       .itemsize = layout.itemsize};
+    (m.from == me ? e.sends : e.recvs).push_back(std::move(r));
+  }
+  return e;
+}
+
+// FNV-1a over the words of the global program.
+struct Fingerprint {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  void add(uint64_t word) {
+    for (int b = 0; b < 8; ++b) {
+      hash ^= (word >> (8 * b)) & 0xff;
+      hash *= 0x100000001b3ull;
+    }
+  }
+  template <class T> void add_all(const std::vector<T> &words) {
+    add(words.size());
+    for (const T &w : words)
+      add(uint64_t(w));
+  }
+  void add_text(const std::string &text) {
+    add(text.size());
+    for (char c : text)
+      add(uint64_t(uint8_t(c)));
+  }
+};
+
+} // namespace
+
+void distribute(const ProgramPlan &plan, const LowerOptions &options, int process, int processes,
+                int local_devices, runtime::Program &program) {
+  const Schedule schedule(processes, local_devices);
+  std::vector<const ir::Node *> slot_node(size_t(program.slot_count));
+  std::vector<Holding> held(size_t(program.slot_count));
+  Fingerprint fingerprint;
+  fingerprint.add(uint64_t(processes));
+  fingerprint.add(uint64_t(local_devices));
+  auto layouts = [&] {
+    std::vector<Layout> out;
+    for (const ir::Node *n : slot_node)
+      out.push_back(n ? Layout{n->shape, itemsize(n->dtype)} : Layout{{}, 0});
+    return out;
+  };
+  auto pieces = [&](const sharding::Placement &boxes) {
+    std::vector<Piece> out;
+    for (const sharding::DeviceBox &b : boxes)
+      out.push_back({{b.lo, b.hi}, schedule.process_of(b.device)});
+    return out;
+  };
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const ProgramStep &s = plan.steps[i];
+    runtime::Step &r = program.steps[i];
+    for (size_t k = 0; k < r.outs.size(); ++k)
+      slot_node[size_t(r.outs[k])] = s.roots.empty() ? s.node.get() : s.roots[k].get();
+    std::vector<GlobalMessage> messages;
+    const bool boxed = s.kind == ProgramStep::Kind::Kernel && !r.boxes.empty();
+    if (boxed) {
+      // Each box computed by its device's process, reading what it lacks of each input.
+      const size_t rank = r.extent.size();
+      std::vector<int64_t> local;
+      for (size_t b = 0; b < s.placement.boxes.size(); ++b) {
+        const sharding::DeviceBox &box = s.placement.boxes[b];
+        const int owner = schedule.process_of(box.device);
+        if (owner == process)
+          local.insert(local.end(), r.boxes.begin() + std::ptrdiff_t(2 * rank * b),
+                       r.boxes.begin() + std::ptrdiff_t(2 * rank * (b + 1)));
+        const auto regions = sharding::input_regions(*s.plan, {box.lo, box.hi});
+        for (size_t k = 0; k < s.plan->inputs.size(); ++k)
+          if (auto read = regions.find(s.plan->inputs[k]); read != regions.end())
+            schedule.need(owner, r.inputs[k], read->second, held[size_t(r.inputs[k])], messages);
+      }
+      r.tasks = runtime::split_boxes(local, rank, r.box_work, runtime::default_pool().size());
+    } else if (s.kind == ProgramStep::Kind::Kernel) {
+      // Computed whole by every process.
+      const auto regions = sharding::input_regions(*s.plan, whole(r.extent));
+      for (int p = 0; p < processes; ++p)
+        for (size_t k = 0; k < s.plan->inputs.size(); ++k)
+          if (auto read = regions.find(s.plan->inputs[k]); read != regions.end())
+            schedule.need(p, r.inputs[k], read->second, held[size_t(r.inputs[k])], messages);
+    } else {
+      // Contractions, library routines and control flow: whole inputs, on every process.
+      for (int p = 0; p < processes; ++p)
+        for (int in : r.inputs)
+          schedule.need(p, in, whole(slot_node[size_t(in)]->shape), held[size_t(in)], messages);
+    }
+    if (s.kind == ProgramStep::Kind::Parameter) {
+      const size_t position = size_t(r.argument);
+      if (position < options.param_placements.size() && !options.param_placements[position].empty())
+        held[size_t(r.outs[0])] = pieces(options.param_placements[position]);
+    } else if (boxed) {
+      for (int out : r.outs)
+        held[size_t(out)] = pieces(s.placement.boxes);
+    }
+    r.exchange = own_part(messages, process, layouts());
+    fingerprint.add(uint64_t(r.kind));
+    fingerprint.add_all(r.outs);
+    fingerprint.add_all(r.inputs);
+    fingerprint.add_all(r.extent);
+    fingerprint.add_all(r.boxes);
+    fingerprint.add_all(r.literals);
+    if (s.plan) fingerprint.add_text(s.plan->structural_key());
+    for (const GlobalMessage &m : messages) {
+      fingerprint.add_all(std::vector<int64_t>{m.from, m.to, m.slot});
+      fingerprint.add_all(m.region.lo);
+      fingerprint.add_all(m.region.hi);
+    }
+  }
+  // Each output's addressable shards (the whole of an output without a sharding) on every
+  // process.
+  std::vector<GlobalMessage> gathers;
+  for (size_t o = 0; o < program.outputs.size(); ++o) {
+    const int slot = program.outputs[o];
+    const Shape &shape = slot_node[size_t(slot)]->shape;
+    const sharding::Placement declared =
+        o < options.placements.size() ? options.placements[o] : sharding::Placement{};
+    bool complete = !held[size_t(slot)] || declared.empty();
+    if (declared.empty()) {
+      for (int p = 0; p < processes; ++p)
+        schedule.need(p, slot, whole(shape), held[size_t(slot)], gathers);
+    } else {
+      int64_t covered = 0;
+      std::vector<Region> seen;
+      for (const sharding::DeviceBox &b : declared) {
+        const int owner = schedule.process_of(b.device);
+        schedule.need(owner, slot, {b.lo, b.hi}, held[size_t(slot)], gathers);
+        const Region box{b.lo, b.hi};
+        if (owner != process || std::any_of(seen.begin(), seen.end(), [&](const Region &r) {
+              return r.lo == box.lo && r.hi == box.hi;
+            }))
+          continue;
+        seen.push_back(box);
+        covered += box.size();
+      }
+      complete = complete || covered == int64_t(shape_size(shape));
+    }
+    program.partial_outputs.push_back(!complete);
+  }
+  program.gather = own_part(gathers, process, layouts());
+  for (const GlobalMessage &m : gathers) {
+    fingerprint.add_all(std::vector<int64_t>{m.from, m.to, m.slot});
+    fingerprint.add_all(m.region.lo);
+    fingerprint.add_all(m.region.hi);
+  }
+  program.distributed = true;
+  program.fingerprint = fingerprint.hash;
+}
+
+runtime::Exchange allgather_exchange(const sharding::Placement &held, const Shape &shape,
+                                     DType dtype, int process, int processes, int local_devices) {
+  const Schedule schedule(processes, local_devices);
+  std::vector<Piece> pieces;
+  for (const sharding::DeviceBox &b : held)
+    pieces.push_back({{b.lo, b.hi}, schedule.process_of(b.device)});
+  std::vector<GlobalMessage> messages;
+  for (int p = 0; p < processes; ++p)
+    schedule.need(p, 0, whole(shape), pieces, messages);
+  return own_part(messages, process, {{shape, itemsize(dtype)}});
+}
+
+} // namespace jx::compile

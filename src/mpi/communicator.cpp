@@ -1,0 +1,181 @@
+#include "mpi/communicator.h"
+
+#include <chrono>
+#include <climits>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <mpi.h>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <jx/error.h>
+
+namespace jx::mpi {
+
+namespace {
+
+std::string error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  return std::string(text, size_t(length));
+}
+
+// A message's box of its slot's array as one MPI datatype (C order, elements as bytes).
+MPI_Datatype box_type(const runtime::Message &m) {
+  MPI_Datatype element, box;
+  MPI_Type_contiguous(int(m.itemsize), MPI_BYTE, &element);
+  if (m.extent.empty()) {
+    MPI_Type_commit(&element);
+    return element;
+  }
+  std::vector<int> sizes, subsizes, starts;
+  for (size_t a = 0; a < m.extent.size(); ++a) {
+    if (m.extent[a] > INT_MAX)
+      throw NotImplementedError(
+          fmt::format("jx::distributed: an array dimension of {} elements is past MPI's int counts",
+                      m.extent[a]));
+    sizes.push_back(int(m.extent[a]));
+    subsizes.push_back(int(m.hi[a] - m.lo[a]));
+    starts.push_back(int(m.lo[a]));
+  }
+  MPI_Type_create_subarray(int(sizes.size()), sizes.data(), subsizes.data(), starts.data(),
+                           MPI_ORDER_C, element, &box);
+  MPI_Type_commit(&box);
+  MPI_Type_free(&element);
+  return box;
+}
+
+class MpiCommunicator final : public runtime::Communicator {
+public:
+  MpiCommunicator(MPI_Comm base, bool owns_mpi) : owns_mpi_(owns_mpi) {
+    MPI_Comm_dup(base, &comm_);
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+
+  int process_index() const override { return rank_; }
+  int process_count() const override { return size_; }
+
+  void exchange(const runtime::Exchange &e, void *const *address) override {
+    std::lock_guard lock(mutex_);
+    check_usable();
+    std::vector<MPI_Request> requests;
+    std::vector<MPI_Datatype> types;
+    std::set<int> peers;
+    auto post = [&](const runtime::Message &m, bool send) {
+      if (m.elements() == 0) return;
+      types.push_back(box_type(m));
+      MPI_Request &r = requests.emplace_back();
+      const int rc = send ? MPI_Isend(address[m.slot], 1, types.back(), m.peer, 0, comm_, &r)
+                          : MPI_Irecv(address[m.slot], 1, types.back(), m.peer, 0, comm_, &r);
+      if (rc != MPI_SUCCESS) fail("posting a message to process " + std::to_string(m.peer), rc);
+      peers.insert(m.peer);
+    };
+    for (const runtime::Message &m : e.recvs)
+      post(m, false);
+    for (const runtime::Message &m : e.sends)
+      post(m, true);
+    const std::string what = fmt::format("an exchange with process{} {}",
+                                         peers.size() == 1 ? "" : "es", fmt::join(peers, ", "));
+    wait(requests, what);
+    for (MPI_Datatype &t : types)
+      MPI_Type_free(&t);
+  }
+
+  std::vector<uint64_t> allgather(uint64_t value) override {
+    std::lock_guard lock(mutex_);
+    check_usable();
+    std::vector<uint64_t> all(size_t(size_), 0);
+    std::vector<MPI_Request> requests(1);
+    const int rc =
+        MPI_Iallgather(&value, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, comm_, &requests[0]);
+    if (rc != MPI_SUCCESS) fail("an allgather", rc);
+    wait(requests, "an allgather of every process");
+    return all;
+  }
+
+  void shutdown() override {
+    std::lock_guard lock(mutex_);
+    if (comm_ == MPI_COMM_NULL) return;
+    // After a failure the peers may be gone: MPI_Finalize would wait for them.
+    if (!broken_.empty()) return;
+    MPI_Comm_free(&comm_);
+    comm_ = MPI_COMM_NULL;
+    if (owns_mpi_) MPI_Finalize();
+  }
+
+private:
+  void check_usable() const {
+    if (!broken_.empty())
+      throw Error("jx::distributed: an earlier exchange failed (" + broken_ +
+                  "); this process can no longer run programs across processes");
+    if (comm_ == MPI_COMM_NULL) throw Error("jx::distributed has been shut down");
+  }
+
+  [[noreturn]] void fail(const std::string &what, int code) {
+    broken_ = fmt::format("{}: {}", what, error_text(code));
+    throw Error("jx::distributed: " + broken_);
+  }
+
+  // Waits for every request until JX_COLLECTIVE_TIMEOUT_S, polling: a peer that died or raised
+  // before its part must not hang this process. Spins briefly, then sleeps between polls so that
+  // oversubscribed processes leave their cores to the peers.
+  void wait(std::vector<MPI_Request> &requests, const std::string &what) {
+    using clock = std::chrono::steady_clock;
+    const double timeout = runtime::collective_timeout_seconds();
+    const auto deadline = clock::now() + std::chrono::duration<double>(timeout);
+    for (int polls = 0;; ++polls) {
+      int done = 0;
+      const int rc = MPI_Testall(int(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+      if (rc != MPI_SUCCESS) fail(what, rc);
+      if (done) return;
+      if (clock::now() > deadline) {
+        for (MPI_Request &r : requests)
+          if (r != MPI_REQUEST_NULL) {
+            MPI_Cancel(&r);
+            MPI_Request_free(&r);
+          }
+        broken_ = fmt::format("{} did not complete within {} s (JX_COLLECTIVE_TIMEOUT_S): a "
+                              "process failed, exited or runs a different program",
+                              what, timeout);
+        throw Error("jx::distributed: " + broken_);
+      }
+      if (polls < 1000)
+        std::this_thread::yield();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  bool owns_mpi_;
+  std::string broken_;
+  std::mutex mutex_;
+};
+
+} // namespace
+
+bool available() { return true; }
+
+std::shared_ptr<runtime::Communicator> connect(const void *mpi_communicator) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  bool owns = false;
+  if (!initialized) {
+    int provided = 0;
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
+      throw Error("jx::distributed::initialize: MPI_Init_thread failed");
+    owns = true;
+  }
+  const MPI_Comm base =
+      mpi_communicator ? *static_cast<const MPI_Comm *>(mpi_communicator) : MPI_COMM_WORLD;
+  return std::make_shared<MpiCommunicator>(base, owns);
+}
+
+} // namespace jx::mpi

@@ -1,0 +1,196 @@
+// jx::distributed under mpirun (tests/CMakeLists.txt runs this with 1, 2 and 4 processes, 8
+// global devices): every process computes its devices' boxes, halos and gathers move as MPI
+// messages, and the results are bit for bit the one-process program's.
+#include <jx/jx.h>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compile/distribute.h"
+#include "compile/executable.h"
+#include "diff/compare.h"
+#include "diff/random_graph.h"
+#include "runtime/collectives.h"
+#include "seeds.h"
+
+namespace {
+
+namespace jnp = jx::numpy;
+using jx::Array;
+using jx::P;
+using jx::Sharding;
+
+Sharding positional(int64_t rows, int64_t cols) {
+  std::vector<jx::Device> devices = jx::devices();
+  devices.resize(size_t(rows * cols));
+  return jx::PositionalSharding(jx::mesh_utils::create_device_mesh({rows * cols}, devices))
+      .reshape(rows, cols);
+}
+
+std::vector<double> gathered(const Array &x) {
+  return jx::multihost_utils::process_allgather(x).to_vector<double>();
+}
+
+TEST(Distributed, ProcessesAndDevices) {
+  const int processes = jx::process_count(), local = jx::local_device_count();
+  EXPECT_EQ(jx::device_count(), processes * local);
+  EXPECT_EQ(int(jx::devices().size()), processes * local);
+  EXPECT_EQ(processes * local, 8);
+  const std::vector<jx::Device> mine = jx::local_devices();
+  ASSERT_EQ(int(mine.size()), local);
+  for (const jx::Device &d : mine)
+    EXPECT_EQ(d.process_index(), jx::process_index());
+  EXPECT_EQ(jx::devices().back().process_index(), processes - 1);
+  EXPECT_THROW(jx::distributed::initialize(), jx::Error);
+}
+
+// Seed 000 in (1,1), (8,1), (1,8) and a 2x4 mesh: bit-identical to the unsharded program.
+TEST(Distributed, DiffSeedMatchesOneProcess) {
+  const Array x = jx::random::normal(jx::random::PRNGKey(0), {256, 192}, jx::float64);
+  const std::vector<double> expected = jx::jit(seeds::calc_fd_kernel)(x).to_vector<double>();
+  std::vector<Sharding> shardings = {positional(1, 1), positional(8, 1), positional(1, 8)};
+  shardings.push_back(jx::NamedSharding(jx::make_mesh({2, 4}, {"x", "y"}), P("x", "y")));
+  for (const Sharding &s : shardings) {
+    auto f = jx::jit(seeds::calc_fd_kernel, {.in_shardings = {s}, .out_shardings = {s}});
+    const Array out = f(jx::device_put(x, s));
+    EXPECT_EQ(gathered(out), expected) << s.str();
+    EXPECT_TRUE(out.sharding() == s);
+  }
+}
+
+// Seed 001 with the functions' axis sharded over every device.
+TEST(Distributed, SimpsonSeedMatchesOneProcess) {
+  auto integrate = [](const Array &a, const Array &b) {
+    return seeds::simps([](const Array &x) { return seeds::funcN(x, 64); }, a, b, 1000);
+  };
+  const Array a = jnp::zeros({16}), b = jnp::ones({16}) * 3.0;
+  const std::vector<double> expected = jx::jit(integrate)(a, b).to_vector<double>();
+  const Sharding rows = jx::NamedSharding(jx::make_mesh({8}, {"x"}), P("x"));
+  const Array out = jx::jit(integrate, {.in_shardings = {rows, rows}, .out_shardings = {rows}})(
+      jx::device_put(a, rows), jx::device_put(b, rows));
+  EXPECT_EQ(gathered(out), expected);
+}
+
+// Random graphs of the differential generator under random placements over the 8 global
+// devices: each process's boxes, gathered, give the unplaced program's bits.
+TEST(Distributed, RandomPlacedGraphsMatchUnplaced) {
+  const uint64_t graphs = 200 / uint64_t(jx::process_count() > 1 ? 1 : 4);
+  const int processes = jx::process_count(), me = jx::process_index();
+  int failures = 0;
+  for (uint64_t seed = 0; seed < graphs; ++seed) {
+    jx::diff::GeneratedGraph g = jx::diff::random_graph(seed);
+    std::mt19937_64 rng(seed);
+    const jx::ir::NodePtr root = g.root.node();
+    jx::sharding::Placement placement;
+    // Rows (or the only axis) split over 8 devices, or rows and columns over 2 x 4.
+    const jx::Shape &shape = root->shape;
+    const bool grid = shape.size() >= 2 && rng() % 2;
+    for (int d = 0; d < 8; ++d) {
+      jx::sharding::DeviceBox box{d, std::vector<int64_t>(shape.size(), 0), shape};
+      if (!shape.empty()) {
+        const int64_t ways0 = grid ? 2 : 8, k0 = grid ? d / 4 : d;
+        box.lo[0] = shape[0] * k0 / ways0;
+        box.hi[0] = shape[0] * (k0 + 1) / ways0;
+        if (grid) {
+          box.lo[1] = shape[1] * (d % 4) / 4;
+          box.hi[1] = shape[1] * (d % 4 + 1) / 4;
+        }
+      }
+      placement.push_back(box);
+    }
+    const jx::runtime::BufferPtr whole = jx::compile::Executable({}, {root}).run({})[0];
+    const jx::compile::Executable placed({}, {root}, true, {}, {placement}, {}, true);
+    const jx::runtime::BufferPtr local = placed.run({})[0];
+    jx::runtime::BufferPtr all = jx::runtime::make_buffer(local->bytes());
+    if (local->bytes()) std::memcpy(all->data(), local->data(), local->bytes());
+    if (placed.distributed()) {
+      void *address[] = {all->data()};
+      jx::runtime::communicator()->exchange(
+          jx::compile::allgather_exchange(placement, shape, root->dtype, me, processes,
+                                          jx::local_device_count()),
+          address);
+    }
+    const jx::diff::CompareResult r = jx::diff::compare_buffers(g.root, whole, all, {});
+    if (!r.ok && ++failures <= 5)
+      ADD_FAILURE() << "seed " << seed << " (" << g.description << "): " << r.message;
+  }
+  EXPECT_EQ(failures, 0);
+}
+
+// Arrays made from each process's own data, its shards, and the errors of reading the rest.
+TEST(Distributed, ProcessLocalData) {
+  const int processes = jx::process_count(), me = jx::process_index();
+  const Sharding rows = jx::NamedSharding(jx::make_mesh({8}, {"x"}), P("x", nullptr));
+  const int64_t local_rows = 8 / processes * 3;
+  const Array mine = jnp::full({local_rows, 5}, double(me));
+  const Array x = jx::make_array_from_process_local_data(rows, mine);
+  ASSERT_EQ(x.shape(), (jx::Shape{24, 5}));
+  EXPECT_EQ(x.is_fully_addressable(), processes == 1);
+  const std::vector<jx::Shard> shards = x.addressable_shards();
+  EXPECT_EQ(int(shards.size()), jx::local_device_count());
+  for (const jx::Shard &s : shards)
+    EXPECT_EQ(s.data.to_vector<double>(), std::vector<double>(15, double(me)));
+  std::vector<double> expected;
+  for (int p = 0; p < processes; ++p)
+    expected.insert(expected.end(), size_t(local_rows * 5), double(p));
+  EXPECT_EQ(gathered(x), expected);
+  // A jitted function of it runs on every process's shards.
+  const Array y = jx::jit([](const Array &a) { return a * 2 + 1; },
+                          {.in_shardings = {rows}, .out_shardings = {rows}})(x);
+  for (double &v : expected)
+    v = v * 2 + 1;
+  EXPECT_EQ(gathered(y), expected);
+  // A callback per shard gives the same array.
+  const Array z = jx::make_array_from_callback({24, 5}, rows, [](const std::vector<jx::Slice> &i) {
+    return jnp::full({*i[0].stop - *i[0].start, 5},
+                     double(*i[0].start / (24 / jx::process_count())));
+  });
+  EXPECT_EQ(gathered(z), gathered(x));
+  if (processes > 1) {
+    EXPECT_THROW(x.to_vector<double>(), jx::Error);
+    EXPECT_THROW((void)(x + 1).to_vector<double>(), jx::Error);
+    EXPECT_THROW(jnp::save("/tmp/jx_not_addressable.npy", x), jx::Error);
+    EXPECT_THROW(jx::make_array_from_process_local_data(rows, jnp::zeros({local_rows + 1, 5})),
+                 jx::ValueError);
+  }
+  // broadcast_one_to_all: process 0's value everywhere.
+  const Array b = jx::multihost_utils::broadcast_one_to_all(jnp::full({3}, double(me + 7)));
+  EXPECT_EQ(b.to_vector<double>(), std::vector<double>(3, 7.0));
+  jx::multihost_utils::sync_global_devices("process local data");
+}
+
+// A program that differs between processes is refused on its first call, on every process.
+TEST(Distributed, DifferentProgramsAreRefused) {
+  if (jx::process_count() == 1) GTEST_SKIP() << "one process";
+  const Sharding rows = jx::NamedSharding(jx::make_mesh({8}, {"x"}), P("x"));
+  const double k = jx::process_index() == 0 ? 2.0 : 3.0;
+  auto f =
+      jx::jit([&](const Array &a) { return jnp::sin(a) * (jx::process_index() == 0 ? a : a + k); },
+              {.in_shardings = {rows}, .out_shardings = {rows}});
+  try {
+    f(jx::device_put(jnp::ones({64}), rows));
+    ADD_FAILURE() << "no error";
+  } catch (const jx::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("compiled a different program than process"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  jx::distributed::initialize();
+  // One process's report is enough.
+  if (jx::process_index() != 0)
+    delete ::testing::UnitTest::GetInstance()->listeners().Release(
+        ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
+  const int failed = RUN_ALL_TESTS();
+  jx::distributed::shutdown();
+  return failed;
+}
