@@ -82,7 +82,7 @@ public:
       post(m, true);
     const std::string what = fmt::format("an exchange with process{} {}",
                                          peers.size() == 1 ? "" : "es", fmt::join(peers, ", "));
-    wait(requests, what);
+    wait(requests, what, true);
     for (MPI_Datatype &t : types)
       MPI_Type_free(&t);
   }
@@ -90,21 +90,23 @@ public:
   std::vector<uint64_t> allgather(uint64_t value) override {
     std::lock_guard lock(mutex_);
     check_usable();
-    std::vector<uint64_t> all(size_t(size_), 0);
+    // Kept by the communicator: a collective cannot be cancelled, and a peer that comes late
+    // still writes here.
+    send_value_ = value;
+    gathered_.assign(size_t(size_), 0);
     std::vector<MPI_Request> requests(1);
-    const int rc =
-        MPI_Iallgather(&value, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, comm_, &requests[0]);
+    const int rc = MPI_Iallgather(&send_value_, 1, MPI_UINT64_T, gathered_.data(), 1, MPI_UINT64_T,
+                                  comm_, &requests[0]);
     if (rc != MPI_SUCCESS) fail("an allgather", rc);
-    wait(requests, "an allgather of every process");
-    return all;
+    wait(requests, "an allgather of every process", false);
+    return gathered_;
   }
 
   void shutdown() override {
     std::lock_guard lock(mutex_);
     if (comm_ == MPI_COMM_NULL) return;
-    // After a failure the peers may be gone: MPI_Finalize would wait for them.
-    if (!broken_.empty()) return;
-    MPI_Comm_free(&comm_);
+    // After a failure the communicator may still have requests in flight: left as it is.
+    if (broken_.empty()) MPI_Comm_free(&comm_);
     comm_ = MPI_COMM_NULL;
     if (owns_mpi_) MPI_Finalize();
   }
@@ -125,7 +127,8 @@ private:
   // Waits for every request until JX_COLLECTIVE_TIMEOUT_S, polling: a peer that died or raised
   // before its part must not hang this process. Spins briefly, then sleeps between polls so that
   // oversubscribed processes leave their cores to the peers.
-  void wait(std::vector<MPI_Request> &requests, const std::string &what) {
+  // Point-to-point requests are cancelled on a timeout (their buffers are the caller's).
+  void wait(std::vector<MPI_Request> &requests, const std::string &what, bool point_to_point) {
     using clock = std::chrono::steady_clock;
     const double timeout = runtime::collective_timeout_seconds();
     const auto deadline = clock::now() + std::chrono::duration<double>(timeout);
@@ -136,7 +139,7 @@ private:
       if (done) return;
       if (clock::now() > deadline) {
         for (MPI_Request &r : requests)
-          if (r != MPI_REQUEST_NULL) {
+          if (point_to_point && r != MPI_REQUEST_NULL) {
             MPI_Cancel(&r);
             MPI_Request_free(&r);
           }
@@ -157,6 +160,8 @@ private:
   bool owns_mpi_;
   std::string broken_;
   std::mutex mutex_;
+  uint64_t send_value_ = 0;
+  std::vector<uint64_t> gathered_;
 };
 
 } // namespace
