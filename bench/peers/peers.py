@@ -6,7 +6,9 @@ peak (fma_limit), OpenBLAS (blas_limit) and memory bandwidth (copy_limit).
 --group grad times grad_bench's workloads in JAX (jit(f) and jit(value_and_grad(f)), jit of vmap)
 beside grad_bench's own figures. --group sort times NumPy's sort, stable argsort and cumsum of 16M
 float64 beside sort_bench (jx, and a memcpy of the same bytes). --group linalg times np.linalg and
-jax.numpy.linalg on 1024 x 1024 float64 beside linalg_bench.
+jax.numpy.linalg on 1024 x 1024 float64 beside linalg_bench. --group mpi times seed 000 (8,1) on
+2 processes x 4 devices (mpirun) beside one process of 8, and an 8 MiB all-reduce beside
+MPI_Allreduce (bench/limits/mpi_limit).
 
 Run from the repository root after building the bench targets:
     python3 bench/peers/peers.py [--reps 10] [--rounds 3] [--build build] [--skip-fusion-bench]
@@ -15,6 +17,7 @@ Run from the repository root after building the bench targets:
     python3 bench/peers/peers.py --group grad [--rounds 3] [--reps 10]
     python3 bench/peers/peers.py --group sort [--rounds 3] [--sort-n 16777216]
     python3 bench/peers/peers.py --group linalg [--rounds 3] [--linalg-n 1024]
+    python3 bench/peers/peers.py --group mpi [--rounds 3] [--reps 10]
 
 Every round times all peers and runs all jx executables once; each cell is the median over the
 rounds of per-round medians, and each ratio the median of per-round ratios, so that load drifting
@@ -893,9 +896,47 @@ def linalg_main(args):
     print_table(header, table)
 
 
+MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none", "--mca",
+          "btl_vader_single_copy_mechanism", "none"]
+
+
+def mpi_main(args):
+    """The mpi group: seed 000 (8,1) in one process of 8 devices (seed_diff) and in 2 processes
+    of 4 (mpi_bench under mpirun), jx's all-reduce of 8 MiB beside MPI_Allreduce and MPI's own
+    latency and bandwidth (mpi_limit), in rounds; medians of the rounds' medians."""
+    bench = os.path.join(args.build, "bench")
+    env = dict(os.environ, JX_NUM_CPU_DEVICES="4", JX_NUM_THREADS="1")
+    one, two, limit = [], [], []
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
+        one.append(run_json([os.path.join(bench, "seed_diff"), "--mesh", "8x1", "--json",
+                             "--reps", str(args.reps * 2)]))
+        out = subprocess.run(MPIRUN + ["-np", "2", os.path.join(bench, "mpi_bench"), "--json",
+                                       "--reps", str(args.reps * 2)],
+                             env=env, check=True, capture_output=True, text=True).stdout
+        two.append(json.loads(out.strip().splitlines()[-1]))
+        out = subprocess.run(MPIRUN + ["-np", "2", os.path.join(bench, "mpi_limit"), "--json"],
+                             check=True, capture_output=True, text=True).stdout
+        limit.append(json.loads(out.strip().splitlines()[-1]))
+    med = lambda rows, key: statistics.median(row[key] for row in rows)
+    single, multi = med(one, "median_ms"), med(two, "diff_8x1_ms")
+    ours, mpis = med(two, "allreduce_8mib_ms"), med(limit, "allreduce_8mib_ms")
+    print_table(["workload", "jx ms", "baseline ms", "ratio"], [
+        ["diff_4096 (8,1), 2 processes x 4 devices vs 1 process x 8", fmt(multi), fmt(single),
+         fmt_sig(multi / single)],
+        ["all-reduce 8 MiB float64 (jx sum over a split axis) vs MPI_Allreduce", fmt(ours),
+         fmt(mpis), fmt_sig(ours / mpis)],
+    ])
+    print(f"diff (8,1): {two[-1]['diff_mpi_bytes']} bytes over MPI per call "
+          f"(cost_analysis: {two[-1]['diff_listed_bytes']:.0f} bytes between all devices); "
+          f"MPI here: latency {med(limit, 'latency_us'):.2f} us, "
+          f"{med(limit, 'bandwidth_gbs'):.2f} GB/s each way (8 MiB)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--group", choices=("fusion", "gemm", "grad", "linalg", "loop", "sort"),
+    parser.add_argument("--group",
+                        choices=("fusion", "gemm", "grad", "linalg", "loop", "mpi", "sort"),
                         default="fusion",
                         help="fusion: the seeds and fusion_bench's kernels; gemm: contractions; "
                         "grad: value_and_grad and vmap against their baselines (grad_bench); "
@@ -939,6 +980,9 @@ def main():
         return
     if args.group == "sort":
         sort_main(args)
+        return
+    if args.group == "mpi":
+        mpi_main(args)
         return
     if args.group == "linalg":
         linalg_main(args)

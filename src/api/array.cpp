@@ -41,7 +41,8 @@ Array Array::astype(DType dtype) const { return Array(ir::convert(node(), dtype,
 Array Array::reshape(const Shape &shape) const { return numpy::reshape(*this, shape); }
 
 const Array &Array::block_until_ready() const {
-  api::realize(node());
+  // A multi-process array holding this process's shards is ready as it is.
+  if (!node()->local_value()) api::realize(node());
   return *this;
 }
 
