@@ -183,8 +183,7 @@ Array make_array_from_process_local_data(const Sharding &sharding, const Array &
     // over this process's (probed on a shape of one element per device along each axis).
     const int64_t devices = int64_t(sharding.num_devices());
     const Shape probe(local_shape.size(), devices);
-    const std::vector<ShardBox> all = sharding.shard_boxes(probe),
-                                mine = local_boxes(sharding, probe);
+    const std::vector<ShardBox> mine = local_boxes(sharding, probe);
     global_shape = local_shape;
     for (size_t a = 0; a < local_shape.size(); ++a) {
       int64_t lo = devices, hi = 0;
@@ -193,7 +192,6 @@ Array make_array_from_process_local_data(const Sharding &sharding, const Array &
         hi = std::max(hi, b.hi[a]);
       }
       if (hi > lo) (*global_shape)[a] = local_shape[a] * devices / (hi - lo);
-      (void)all;
     }
   }
   const Shape &shape = *global_shape;

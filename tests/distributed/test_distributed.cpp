@@ -62,6 +62,22 @@ TEST(Distributed, DiffSeedMatchesOneProcess) {
   }
 }
 
+// Every pair of the seed's layouts: the argument placed one way, the result the other (an
+// all-to-all between processes where the layouts cross).
+TEST(Distributed, ReshardsBetweenEveryPairOfLayouts) {
+  const Array x = jx::random::normal(jx::random::PRNGKey(2), {128, 96}, jx::float64);
+  const std::vector<double> expected = jx::jit(seeds::calc_fd_kernel)(x).to_vector<double>();
+  std::vector<Sharding> layouts = {positional(1, 1), positional(8, 1), positional(1, 8)};
+  layouts.push_back(jx::NamedSharding(jx::make_mesh({2, 4}, {"x", "y"}), P("x", "y")));
+  for (const Sharding &from : layouts)
+    for (const Sharding &to : layouts) {
+      auto f = jx::jit(seeds::calc_fd_kernel, {.in_shardings = {from}, .out_shardings = {to}});
+      const Array out = f(jx::device_put(x, from));
+      EXPECT_EQ(gathered(out), expected) << from.str() << " -> " << to.str();
+      EXPECT_TRUE(out.sharding() == to);
+    }
+}
+
 // Seed 001 as the demo shards it: its (200 functions, 100 intervals) result over the 8 devices
 // along the functions.
 TEST(Distributed, SimpsonSeedMatchesOneProcess) {
@@ -155,7 +171,8 @@ TEST(Distributed, ProcessLocalData) {
     EXPECT_THROW(x.to_vector<double>(), jx::Error);
     EXPECT_THROW((void)(x + 1).to_vector<double>(), jx::Error);
     EXPECT_THROW(jnp::save("/tmp/jx_not_addressable.npy", x), jx::Error);
-    EXPECT_THROW(jx::make_array_from_process_local_data(rows, jnp::zeros({local_rows + 1, 5})),
+    EXPECT_THROW(jx::make_array_from_process_local_data(rows, jnp::zeros({local_rows + 1, 5}),
+                                                        jx::Shape{24, 5}),
                  jx::ValueError);
   }
   // broadcast_one_to_all: process 0's value everywhere.
