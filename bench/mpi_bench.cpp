@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fmt/core.h>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,14 @@ template <class F> double median_ms(int reps, F &&call) {
   return times[times.size() / 2];
 }
 
+// VmHWM: this process's peak resident set, in KiB.
+double peak_rss_kib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.starts_with("VmHWM:")) return std::stod(line.substr(6));
+  return 0;
+}
+
 // Bytes all processes together receive over MPI per call, from each plan's "mpi receives" lines.
 long long received_bytes(const std::string &plan) {
   long long mine = 0;
@@ -84,14 +93,17 @@ int main(int argc, char **argv) {
                   .lower(jx::ShapeDtypeStruct{{n, n}, jx::float64})
                   .compile();
   const double diff_ms = median_ms(reps, [&] { diff(x).block_until_ready(); });
+  // Each process holds its own rows of x and of the result: the peak resident set so far, the
+  // largest over processes.
+  const double peak_rss_mib =
+      jnp::max(from_every_process({peak_rss_kib() / 1024.0})).item<double>();
   const long long diff_bytes = received_bytes(diff.as_text());
   const double diff_listed = diff.cost_analysis().communication_bytes;
 
-  // All-reduce of 8 MiB: rows of a (2, 1 Mi) array on devices 0 and 4 (one per process), summed
-  // into a replicated result.
+  // All-reduce of 8 MiB: rows of a (2, 1 Mi) array on the first device and the middle one (one
+  // per process of 2), summed into a replicated result.
   const int64_t m = (8 << 20) / 8;
-  const jx::Mesh pair(jx::DeviceArray{{2}, {devices[0], devices[size_t(jx::local_device_count())]}},
-                      {"p"});
+  const jx::Mesh pair(jx::DeviceArray{{2}, {devices[0], devices[devices.size() / 2]}}, {"p"});
   const jx::Sharding split = jx::NamedSharding(pair, jx::P("p")),
                      replicated = jx::NamedSharding(pair, jx::P());
   const Array parts =
@@ -107,18 +119,19 @@ int main(int argc, char **argv) {
 
   if (me == 0) {
     if (json)
-      fmt::print("{{\"processes\": {}, \"n\": {}, \"diff_8x1_ms\": {:.3f}, \"diff_mpi_bytes\": {}, "
-                 "\"diff_listed_bytes\": {:.0f}, \"allreduce_8mib_ms\": {:.3f}, "
-                 "\"allreduce_mpi_bytes\": {}}}\n",
-                 jx::process_count(), n, diff_ms, diff_bytes, diff_listed, allreduce_ms,
-                 allreduce_bytes);
+      fmt::print(
+          "{{\"processes\": {}, \"n\": {}, \"diff_8x1_ms\": {:.3f}, \"diff_mpi_bytes\": {}, "
+          "\"diff_listed_bytes\": {:.0f}, \"peak_rss_mib\": {:.1f}, \"allreduce_8mib_ms\": {:.3f}, "
+          "\"allreduce_mpi_bytes\": {}}}\n",
+          jx::process_count(), n, diff_ms, diff_bytes, diff_listed, peak_rss_mib, allreduce_ms,
+          allreduce_bytes);
     else
       fmt::print("{} processes x {} devices: diff seed (8,1) n={} median {:.2f} ms, {} bytes "
                  "received over MPI per call (cost_analysis lists {:.0f} bytes between devices, "
-                 "inside processes too); all-reduce of 8 MiB median {:.2f} ms ({} bytes "
-                 "received)\n",
+                 "inside processes too), peak RSS {:.0f} MiB per process; all-reduce of 8 MiB "
+                 "median {:.2f} ms ({} bytes received)\n",
                  jx::process_count(), jx::local_device_count(), n, diff_ms, diff_bytes, diff_listed,
-                 allreduce_ms, allreduce_bytes);
+                 peak_rss_mib, allreduce_ms, allreduce_bytes);
   }
   jx::distributed::shutdown();
   return 0;

@@ -24,17 +24,19 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
                        const std::vector<sharding::Placement> &param_placements,
                        bool across_processes)
     : params_(std::move(params)), outputs_(std::move(outputs)) {
+  const bool processes = across_processes && runtime::process_count() > 1;
   const LowerOptions options{.fuse = fuse,
                              .donated = donated,
                              .placements = placements,
-                             .param_placements = param_placements};
+                             .param_placements = param_placements,
+                             .devices_per_process = processes ? runtime::device_count() : 0};
   plan_ = lower(params_, outputs_, options);
   program_ = runtime_program(plan_);
   for (const ir::NodePtr &p : params_)
     program_.argument_bytes.push_back(p->size() * int64_t(itemsize(p->dtype)));
   const bool placed = std::any_of(plan_.steps.begin(), plan_.steps.end(),
                                   [](const auto &s) { return !s.placement.boxes.empty(); });
-  if (across_processes && placed && runtime::process_count() > 1)
+  if (processes && placed)
     distribute(plan_, options, runtime::process_index(), runtime::process_count(),
                runtime::device_count(), program_);
 }

@@ -15,7 +15,8 @@ ProgramPlan lower(const std::vector<ir::NodePtr> &params, const std::vector<ir::
   std::vector<passes::Step> plan = passes::plan_steps(roots, options.fuse);
   // 3. Sharding: device boxes per kernel, transfers between devices.
   std::vector<sharding::StepPlacement> placed =
-      sharding::place(plan, roots, options.placements, params, options.param_placements);
+      sharding::place(plan, roots, options.placements, params, options.param_placements,
+                      options.devices_per_process);
   // 4. Buffer assignment.
   ProgramPlan program = assign_buffers(plan, std::move(placed), params, roots, options.donated);
   // 5. Code generation.

@@ -63,6 +63,8 @@ struct LowerOptions {
   std::vector<sharding::Placement> placements{};
   // Per argument (or none): where its shards live.
   std::vector<sharding::Placement> param_placements{};
+  // Across processes: each process's device count (sharding::place); 0 for one process.
+  int devices_per_process = 0;
 };
 
 // Every stage in order. params: Parameter nodes in argument order (bound at run time); outputs:

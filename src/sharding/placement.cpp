@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <map>
 #include <optional>
 #include <tuple>
 #include <unordered_map>
@@ -137,19 +138,60 @@ bool splits(const Placement &placement, size_t axis, int64_t extent) {
                      [&](const DeviceBox &b) { return b.lo[axis] != 0 || b.hi[axis] != extent; });
 }
 
-// Bands of whole rows, one per device (fewer when there are fewer rows); a 0-d value is one box.
-Placement row_bands(const std::vector<int> &devices, const Shape &shape) {
-  if (shape.empty() || devices.empty()) return {{devices.empty() ? 0 : devices[0], {}, {}}};
+// Bands of the rows of the box [lo, hi), one per device (fewer when there are fewer rows); a 0-d
+// value is one box.
+Placement row_bands(const std::vector<int> &devices, const std::vector<int64_t> &lo,
+                    const std::vector<int64_t> &hi) {
+  if (lo.empty() || devices.empty()) return {{devices.empty() ? 0 : devices[0], {}, {}}};
   Placement bands;
-  const int64_t n = int64_t(devices.size());
+  const int64_t n = int64_t(devices.size()), rows = hi[0] - lo[0];
   for (int64_t d = 0; d < n; ++d) {
-    DeviceBox band{devices[size_t(d)], std::vector<int64_t>(shape.size(), 0), shape};
-    band.lo[0] = shape[0] * d / n;
-    band.hi[0] = shape[0] * (d + 1) / n;
+    DeviceBox band{devices[size_t(d)], lo, hi};
+    band.lo[0] = lo[0] + rows * d / n;
+    band.hi[0] = lo[0] + rows * (d + 1) / n;
     if (band.hi[0] > band.lo[0]) bands.push_back(band);
   }
-  if (bands.empty()) bands.push_back({devices[0], std::vector<int64_t>(shape.size(), 0), shape});
+  if (bands.empty()) bands.push_back({devices[0], lo, hi});
   return bands;
+}
+
+Placement row_bands(const std::vector<int> &devices, const Shape &shape) {
+  return row_bands(devices, std::vector<int64_t>(shape.size(), 0), shape);
+}
+
+// Across processes: each process's boxes, when they make one box, as row bands of it over that
+// process's devices, so that banding moves nothing between processes. Empty when some process's
+// boxes do not make one box, or cut the innermost axis into short runs too (the bits of a kernel
+// may depend on where its vector loop starts).
+Placement bands_per_process(const Placement &boxes, const Shape &shape, int devices_per_process) {
+  const size_t inner = shape.size() - 1;
+  std::map<int, Placement> by_process;
+  for (const DeviceBox &b : boxes)
+    by_process[b.device / devices_per_process].push_back(b);
+  Placement out;
+  for (const auto &[process, group] : by_process) {
+    std::vector<int64_t> lo = group[0].lo, hi = group[0].hi;
+    int64_t covered = 0;
+    std::vector<int> devices;
+    for (const DeviceBox &b : group) {
+      int64_t size = 1;
+      for (size_t a = 0; a < lo.size(); ++a) {
+        lo[a] = std::min(lo[a], b.lo[a]);
+        hi[a] = std::max(hi[a], b.hi[a]);
+        size *= b.hi[a] - b.lo[a];
+      }
+      covered += size;
+      devices.push_back(b.device);
+    }
+    int64_t bounding = 1;
+    for (size_t a = 0; a < lo.size(); ++a)
+      bounding *= hi[a] - lo[a];
+    if (covered != bounding || hi[inner] - lo[inner] < std::min(min_inner_run, shape[inner]))
+      return {};
+    const Placement bands = row_bands(devices, lo, hi);
+    out.insert(out.end(), bands.begin(), bands.end());
+  }
+  return out;
 }
 
 } // namespace
@@ -178,24 +220,26 @@ Placement distinct_boxes(const Placement &placement, const Shape &shape) {
 
 // On shared memory any split gives the same bits (math is position independent), and bands keep
 // long rows.
-Placement compute_boxes(Placement boxes, const Shape &shape) {
+Placement compute_boxes(Placement boxes, const Shape &shape, int devices_per_process) {
   if (shape.size() < 2 || boxes.empty()) return boxes;
   const size_t inner = shape.size() - 1;
   const bool short_runs = std::any_of(boxes.begin(), boxes.end(), [&](const DeviceBox &b) {
     return b.hi[inner] - b.lo[inner] < std::min(min_inner_run, shape[inner]);
   });
   if (!short_runs) return boxes;
+  if (devices_per_process > 0)
+    if (Placement bands = bands_per_process(boxes, shape, devices_per_process); !bands.empty())
+      return bands;
   std::vector<int> devices;
   for (const DeviceBox &b : boxes)
     devices.push_back(b.device);
   return row_bands(devices, shape);
 }
 
-std::vector<StepPlacement> place(std::vector<passes::Step> &plan,
-                                 const std::vector<ir::NodePtr> &roots,
-                                 const std::vector<Placement> &placements,
-                                 const std::vector<ir::NodePtr> &params,
-                                 const std::vector<Placement> &param_placements) {
+std::vector<StepPlacement>
+place(std::vector<passes::Step> &plan, const std::vector<ir::NodePtr> &roots,
+      const std::vector<Placement> &placements, const std::vector<ir::NodePtr> &params,
+      const std::vector<Placement> &param_placements, int devices_per_process) {
   std::vector<StepPlacement> out(plan.size());
   // The mesh: every device named by a placement.
   std::vector<int> devices;
@@ -214,7 +258,8 @@ std::vector<StepPlacement> place(std::vector<passes::Step> &plan,
   auto from_roots = [&](const passes::KernelPlan &kernel) -> std::pair<Placement, std::string> {
     const Shape &shape = kernel.roots[0]->shape;
     auto boxes = [&](const Placement &placement) {
-      Placement distinct = compute_boxes(distinct_boxes(placement, shape), shape);
+      Placement distinct =
+          compute_boxes(distinct_boxes(placement, shape), shape, devices_per_process);
       // Replicated: computed once, as one box.
       if (distinct.empty())
         distinct.push_back({placement[0].device, whole_region(shape).lo, shape});
@@ -258,7 +303,7 @@ std::vector<StepPlacement> place(std::vector<passes::Step> &plan,
                 shifted_range(shard.lo[b], shard.hi[b], input->shape[b], axes[a].shift, shape[a]);
         boxes.push_back(std::move(box));
       }
-      boxes = compute_boxes(distinct_boxes(boxes, shape), shape);
+      boxes = compute_boxes(distinct_boxes(boxes, shape), shape, devices_per_process);
       if (boxes.empty()) continue;
       best_bytes = bytes;
       s.boxes = std::move(boxes);

@@ -48,12 +48,13 @@ struct StepPlacement {
 // is computed in bands of rows, one per device of the mesh. So in a program with any placement,
 // every computed value has device boxes, which cover it exactly once. Marks the placed kernels'
 // boxed axes in their plans. placements: per root (or none); param_placements: per parameter,
-// where its shards live. A program without placements stays unplaced.
-std::vector<StepPlacement> place(std::vector<passes::Step> &plan,
-                                 const std::vector<ir::NodePtr> &roots,
-                                 const std::vector<Placement> &placements,
-                                 const std::vector<ir::NodePtr> &params,
-                                 const std::vector<Placement> &param_placements);
+// where its shards live. A program without placements stays unplaced. devices_per_process: in a
+// program across processes, each process's device count (compute_boxes keeps bands inside
+// processes); 0 for one process.
+std::vector<StepPlacement>
+place(std::vector<passes::Step> &plan, const std::vector<ir::NodePtr> &roots,
+      const std::vector<Placement> &placements, const std::vector<ir::NodePtr> &params,
+      const std::vector<Placement> &param_placements, int devices_per_process = 0);
 
 // Device `device`'s box when each axis a of `shape` is split ways[a] times and the device holds
 // tile `tile` (its chunk index per axis). Chunks are ceil(shape[a] / ways[a]) long, as JAX tiles:
@@ -66,7 +67,8 @@ DeviceBox tile_box(int device, const std::vector<int64_t> &tile, const Shape &wa
 Placement distinct_boxes(const Placement &placement, const Shape &shape);
 
 // The boxes the devices of a placement compute: a placement that cuts the innermost axis into
-// short runs is computed in bands of whole rows instead, one per device.
-Placement compute_boxes(Placement boxes, const Shape &shape);
+// short runs is computed in bands of whole rows instead, one per device. Across processes
+// (devices_per_process > 0), the bands of each process's part where each part is one box.
+Placement compute_boxes(Placement boxes, const Shape &shape, int devices_per_process = 0);
 
 } // namespace jx::sharding

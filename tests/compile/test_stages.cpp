@@ -91,6 +91,26 @@ TEST(ShardingStage, ShortInnerRunsAreComputedInRowBands) {
     EXPECT_EQ(b.hi[1] - b.lo[1], 128);
 }
 
+TEST(ShardingStage, AcrossProcessesRowBandsStayInsideEachProcess) {
+  // Columns cut into 8 runs of 16 over 2 processes of 4 devices: each process's 64 columns in
+  // bands of its rows, so nothing crosses processes; runs of 8 per process stay whole rows.
+  Placement columns;
+  for (int d = 0; d < 8; ++d)
+    columns.push_back({d, {0, 16 * d}, {64, 16 * (d + 1)}});
+  const Placement boxes = jx::sharding::compute_boxes(columns, {64, 128}, 4);
+  ASSERT_EQ(boxes.size(), 8u);
+  for (const auto &b : boxes) {
+    EXPECT_EQ(b.lo[1], b.device < 4 ? 0 : 64);
+    EXPECT_EQ(b.hi[1] - b.lo[1], 64);
+    EXPECT_EQ(b.hi[0] - b.lo[0], 16);
+  }
+  Placement narrow;
+  for (int d = 0; d < 8; ++d)
+    narrow.push_back({d, {0, 8 * d}, {64, 8 * (d + 1)}});
+  for (const auto &b : jx::sharding::compute_boxes(narrow, {64, 64}, 4))
+    EXPECT_EQ(b.hi[1] - b.lo[1], 64);
+}
+
 TEST(ShardingStage, IntermediateFollowsItsPlacedInputThroughKeptAxes) {
   auto x = ir::parameter(0, jx::float64, {64, 128});
   Array y = jnp::sum(Array(x) * 2.0, 1); // f64[64]: axis 0 of x passes through
