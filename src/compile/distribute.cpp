@@ -3,6 +3,8 @@
 // same plan (device d lives on process d / local devices) and keeps its own part of it.
 #include "compile/distribute.h"
 
+#include "compile/executable.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -112,6 +114,20 @@ struct Fingerprint {
   }
 };
 
+// Whether operand k of a control step reaches its regions as its shards: it is placed, it is a
+// param the regions place alike (not a case's index or a scan's xs, which the regions read by
+// rows), and every region runs across processes.
+bool sharded_operand(const ProgramStep &s, size_t k) {
+  const std::vector<sharding::Placement> &operands = s.placement.operands;
+  if (k >= operands.size() || operands[k].empty()) return false;
+  const ir::Node &op = *s.node;
+  if (op.op == ir::Op::Case && k == 0) return false;
+  if (op.op == ir::Op::Scan && k >= size_t(op.attrs[0]) && k < size_t(op.attrs[0] + op.attrs[1]))
+    return false;
+  return std::all_of(s.regions.begin(), s.regions.end(),
+                     [](const std::shared_ptr<const Executable> &e) { return e->distributed(); });
+}
+
 } // namespace
 
 void distribute(const ProgramPlan &plan, const LowerOptions &options, int process, int processes,
@@ -164,8 +180,20 @@ void distribute(const ProgramPlan &plan, const LowerOptions &options, int proces
         for (size_t k = 0; k < s.plan->inputs.size(); ++k)
           if (auto read = regions.find(s.plan->inputs[k]); read != regions.end())
             schedule.need(p, r.inputs[k], read->second, held[size_t(r.inputs[k])], messages);
+    } else if (s.kind == ProgramStep::Kind::Control) {
+      // Regions compiled across processes hold a placed operand as its shards; otherwise whole.
+      for (size_t k = 0; k < r.inputs.size(); ++k) {
+        const int in = r.inputs[k];
+        if (sharded_operand(s, k))
+          for (const sharding::DeviceBox &b : s.placement.operands[k])
+            schedule.need(schedule.process_of(b.device), in, {b.lo, b.hi}, held[size_t(in)],
+                          messages);
+        else
+          for (int p = 0; p < processes; ++p)
+            schedule.need(p, in, whole(slot_node[size_t(in)]->shape), held[size_t(in)], messages);
+      }
     } else {
-      // Contractions, library routines and control flow: whole inputs, on every process.
+      // Contractions and library routines: whole inputs, on every process.
       for (int p = 0; p < processes; ++p)
         for (int in : r.inputs)
           schedule.need(p, in, whole(slot_node[size_t(in)]->shape), held[size_t(in)], messages);
@@ -177,6 +205,10 @@ void distribute(const ProgramPlan &plan, const LowerOptions &options, int proces
     } else if (boxed) {
       for (int out : r.outs)
         held[size_t(out)] = pieces(s.placement.boxes);
+    } else if (s.kind == ProgramStep::Kind::Control && s.node->op != ir::Op::Case) {
+      // A loop's carries stay where its body leaves them: the shards of their initial values.
+      for (size_t k = 0; k < size_t(s.node->attrs[0]); ++k)
+        if (sharded_operand(s, k)) held[size_t(r.outs[k])] = pieces(s.placement.operands[k]);
     }
     r.exchange = own_part(messages, process, layouts());
     fingerprint.add(uint64_t(r.kind));
@@ -186,6 +218,8 @@ void distribute(const ProgramPlan &plan, const LowerOptions &options, int proces
     fingerprint.add_all(r.boxes);
     fingerprint.add_all(r.literals);
     if (s.plan) fingerprint.add_text(s.plan->structural_key());
+    for (const std::shared_ptr<const Executable> &region : s.regions)
+      fingerprint.add(region->program().fingerprint);
     for (const GlobalMessage &m : messages) {
       fingerprint.add_all(std::vector<int64_t>{m.from, m.to, m.slot});
       fingerprint.add_all(m.region.lo);

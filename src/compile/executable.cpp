@@ -34,8 +34,12 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
   program_ = runtime_program(plan_);
   for (const ir::NodePtr &p : params_)
     program_.argument_bytes.push_back(p->size() * int64_t(itemsize(p->dtype)));
-  const bool placed = std::any_of(plan_.steps.begin(), plan_.steps.end(),
-                                  [](const auto &s) { return !s.placement.boxes.empty(); });
+  // Any placement at all: a region whose params are placed runs across processes even when it
+  // computes nothing placed, so that its caller hands it shards throughout.
+  const auto any = [](const std::vector<sharding::Placement> &list) {
+    return std::any_of(list.begin(), list.end(), [](const auto &p) { return !p.empty(); });
+  };
+  const bool placed = any(placements) || any(param_placements);
   if (processes && placed)
     distribute(plan_, options, runtime::process_index(), runtime::process_count(),
                runtime::device_count(), program_);

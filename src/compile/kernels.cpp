@@ -33,13 +33,13 @@ std::vector<sharding::Placement> region_placements(const ir::Node &op, const ir:
 
 } // namespace
 
-void compile_kernels(ProgramPlan &program) {
+void compile_kernels(ProgramPlan &program, bool across_processes) {
   for (ProgramStep &s : program.steps)
     if (s.kind == ProgramStep::Kind::Control)
       for (const ir::Region &r : *s.node->regions)
         s.regions.push_back(std::make_shared<const Executable>(
             r.params, r.outputs, true, std::vector<int>{}, region_placements(*s.node, r, s, true),
-            region_placements(*s.node, r, s, false)));
+            region_placements(*s.node, r, s, false), across_processes));
   std::vector<const passes::KernelPlan *> plans;
   std::vector<ProgramStep *> owners;
   for (ProgramStep &s : program.steps)

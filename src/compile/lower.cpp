@@ -20,7 +20,7 @@ ProgramPlan lower(const std::vector<ir::NodePtr> &params, const std::vector<ir::
   // 4. Buffer assignment.
   ProgramPlan program = assign_buffers(plan, std::move(placed), params, roots, options.donated);
   // 5. Code generation.
-  compile_kernels(program);
+  compile_kernels(program, options.devices_per_process > 0);
   // 6. Cost analysis.
   program.cost = cost_analysis(plan, program);
   return program;

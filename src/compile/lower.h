@@ -80,8 +80,9 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
                            const std::vector<ir::NodePtr> &roots, const std::vector<int> &donated);
 
 // Stage 5: every kernel of the program compiled together (one module, one optimization run);
-// control flow's regions each compiled as a program of their own.
-void compile_kernels(ProgramPlan &program);
+// control flow's regions each compiled as a program of their own (across processes when
+// across_processes: their placed steps computed per process, as the program's own).
+void compile_kernels(ProgramPlan &program, bool across_processes = false);
 
 // Stage 6: what a run computes and moves, as XLA's cost analysis counts it.
 Cost cost_analysis(const std::vector<passes::Step> &plan, const ProgramPlan &program);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "compile/executable.h"
 #include "diff/compare.h"
 #include "diff/random_graph.h"
+#include "heat/heat_step.h"
 #include "runtime/collectives.h"
 #include "seeds.h"
 
@@ -76,6 +78,37 @@ TEST(Distributed, ReshardsBetweenEveryPairOfLayouts) {
       EXPECT_EQ(gathered(out), expected) << from.str() << " -> " << to.str();
       EXPECT_TRUE(out.sharding() == to);
     }
+}
+
+// Loops whose carries are sharded run their bodies per process: each iteration's halos cross
+// processes inside the body, and the carries stay shards between iterations.
+TEST(Distributed, LoopsRunTheirBodiesAcrossProcesses) {
+  const Array u = jx::random::normal(jx::random::PRNGKey(4), {40, 64});
+  const Sharding s = jx::NamedSharding(jx::make_mesh({2, 4}, {"x", "y"}), P("x", "y"));
+  auto heat = [](const Array &v) {
+    return jx::lax::fori_loop(
+        0, 25, [](const Array &, const Array &w) { return heat::step(w); }, v);
+  };
+  // Halves each value until the largest is under 1: the condition reads the sharded carry.
+  auto halve = [](const Array &v) {
+    return jx::lax::while_loop([](const Array &w) { return jnp::max(jnp::abs(w)) >= 1.0; },
+                               [](const Array &w) { return w * 0.5 + jnp::roll(w, 1, 0) * 0.0; },
+                               v);
+  };
+  for (const auto &f :
+       {std::function<Array(const Array &)>(heat), std::function<Array(const Array &)>(halve)}) {
+    const std::vector<double> expected = jx::jit(f)(u).to_vector<double>();
+    auto sharded = jx::jit(f, {.in_shardings = {s}, .out_shardings = {s}});
+    const Array out = sharded(jx::device_put(u, s));
+    EXPECT_EQ(gathered(out), expected);
+    if (jx::process_count() > 1) {
+      const std::string text =
+          sharded.lower(jx::ShapeDtypeStruct{{40, 64}, jx::float64}).compile().as_text();
+      const size_t body = text.find("region ");
+      ASSERT_NE(body, std::string::npos) << text;
+      EXPECT_NE(text.find("mpi ", body), std::string::npos) << text;
+    }
+  }
 }
 
 // Seed 001 as the demo shards it: its (200 functions, 100 intervals) result over the 8 devices
