@@ -36,10 +36,21 @@ public:
   virtual ~Communicator() = default;
   virtual int process_index() const = 0;
   virtual int process_count() const = 0;
-  // Moves every message of `exchange` between slots' memory (address: by slot). Raises jx::Error
-  // when a peer fails or the exchange outlasts the collective timeout; the communicator is then
-  // unusable and every later call raises at once.
-  virtual void exchange(const Exchange &exchange, void *const *address) = 0;
+  // An exchange in flight (start), completed by finish.
+  class Pending {
+  public:
+    virtual ~Pending() = default;
+  };
+  // Starts moving every message of `exchange` between slots' memory (address: by slot): the
+  // caller computes what reads none of it, then calls finish before reading or freeing it.
+  virtual std::unique_ptr<Pending> start(const Exchange &exchange, void *const *address) = 0;
+  // Waits for the messages. Raises jx::Error when a peer fails or the exchange outlasts the
+  // collective timeout; the communicator is then unusable and every later call raises at once.
+  virtual void finish(Pending &pending) = 0;
+  void exchange(const Exchange &exchange, void *const *address) {
+    std::unique_ptr<Pending> p = start(exchange, address);
+    finish(*p);
+  }
   // Every process's value, by process index (with the same timeout and failures).
   virtual std::vector<uint64_t> allgather(uint64_t value) = 0;
   // Disconnects (MPI_Finalize where this communicator initialized MPI).

@@ -125,7 +125,10 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
   };
   const std::shared_ptr<Communicator> comm = program.distributed ? communicator() : nullptr;
   for (const Step &s : program.steps) {
-    if (comm && !s.exchange.empty()) comm->exchange(s.exchange, address.data());
+    // Started here, finished before the step's first read of what it brings.
+    std::unique_ptr<Communicator::Pending> pending;
+    if (comm && !s.exchange.empty()) pending = comm->start(s.exchange, address.data());
+    if (pending && s.early_tasks.empty()) comm->finish(*pending);
     switch (s.kind) {
     case Step::Kind::Value:
       address[size_t(s.outs[0])] = (slots[size_t(s.outs[0])] = s.value())->data();
@@ -191,11 +194,16 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
       const KernelFn fn = s.kernel;
       const size_t rank = s.extent.size();
       if (!s.boxes.empty()) {
-        // Each device's box, in the tasks planned for it.
-        const int64_t *tasks = s.tasks.data();
-        default_pool().run_batch(int64_t(s.tasks.size() / (2 * rank)), [&](int64_t t) {
-          fn(tasks + t * int64_t(2 * rank), buffers.data());
-        });
+        // Each device's box, in the tasks planned for it: those that read no message first.
+        auto run_tasks = [&](const std::vector<int64_t> &list) {
+          const int64_t *tasks = list.data();
+          default_pool().run_batch(int64_t(list.size() / (2 * rank)), [&](int64_t t) {
+            fn(tasks + t * int64_t(2 * rank), buffers.data());
+          });
+        };
+        run_tasks(s.early_tasks);
+        if (pending) comm->finish(*pending);
+        run_tasks(s.tasks);
         break;
       }
       default_pool().parallel_for(0, s.outer, s.grain, [&](int64_t begin, int64_t end) {
@@ -227,6 +235,7 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
       break;
     }
     }
+    if (pending) comm->finish(*pending);
     for (int f : s.frees)
       slots[size_t(f)].reset();
   }

@@ -66,8 +66,11 @@ struct Step {
   int64_t carries = 0;        // While, Scan
   int64_t xs = 0, length = 0; // Scan
   bool reverse = false;       // Scan
-  // Multi-process programs: the boxes this process sends and receives before the step.
+  // Multi-process programs: the boxes this process sends and receives before the step. A placed
+  // kernel's early_tasks read none of what it receives: they run while the messages are in
+  // flight, its tasks after.
   Exchange exchange{};
+  std::vector<int64_t> early_tasks{};
 };
 
 // Elements per parallel chunk below which splitting costs more than it gains.

@@ -114,6 +114,64 @@ struct Fingerprint {
   }
 };
 
+// Whether computing `box` of a kernel reads any of what this process receives for its inputs.
+bool reads_received(const ProgramStep &s, const runtime::Step &r, const Region &box,
+                    const std::vector<GlobalMessage> &messages, int process) {
+  const auto regions = sharding::input_regions(*s.plan, box);
+  for (size_t k = 0; k < s.plan->inputs.size(); ++k) {
+    auto read = regions.find(s.plan->inputs[k]);
+    if (read == regions.end()) continue;
+    for (const GlobalMessage &m : messages)
+      if (m.to == process && m.slot == r.inputs[k] &&
+          !sharding::intersect(read->second, m.region).empty())
+        return true;
+  }
+  return false;
+}
+
+// This process's boxes of a placed kernel as the runtime's tasks: boxes that read nothing the
+// step receives are early tasks, run while the messages are in flight; where a box reads what
+// it receives only near its first and last rows (a halo), its interior rows are early tasks too,
+// and the rows at its edges tasks run after the messages.
+void split_for_overlap(const ProgramStep &s, runtime::Step &r, const std::vector<int64_t> &local,
+                       const std::vector<GlobalMessage> &messages, int process) {
+  const size_t rank = r.extent.size(), words = 2 * rank;
+  const int64_t threads = int64_t(runtime::default_pool().size());
+  std::vector<int64_t> early, late;
+  for (size_t at = 0; at < local.size(); at += words) {
+    Region box;
+    for (size_t a = 0; a < rank; ++a) {
+      box.lo.push_back(local[at + 2 * a]);
+      box.hi.push_back(local[at + 2 * a + 1]);
+    }
+    const auto append = [&](std::vector<int64_t> &to, const Region &part) {
+      if (part.empty()) return;
+      for (size_t a = 0; a < rank; ++a)
+        to.insert(to.end(), {part.lo[a], part.hi[a]});
+    };
+    bool split = !reads_received(s, r, box, messages, process);
+    if (split) append(early, box);
+    const int64_t rows = box.hi[0] - box.lo[0];
+    for (int64_t edge = 1; !split && 4 * edge <= rows; edge *= 2) {
+      Region interior = box, first = box, last = box;
+      interior.lo[0] += edge;
+      interior.hi[0] -= edge;
+      if (reads_received(s, r, interior, messages, process)) continue;
+      first.hi[0] = interior.lo[0];
+      last.lo[0] = interior.hi[0];
+      append(early, interior);
+      append(late, first);
+      append(late, last);
+      split = true;
+    }
+    if (!split) append(late, box);
+  }
+  // A process that only sends computes every box before waiting: its sends complete when the
+  // receivers next call into MPI, after their own interiors.
+  r.early_tasks = runtime::split_boxes(early, rank, r.box_work, threads);
+  r.tasks = runtime::split_boxes(late, rank, r.box_work, threads);
+}
+
 // Whether operand k of a control step reaches its regions as its shards: it is placed, it is a
 // param the regions place alike (not a case's index or a scan's xs, which the regions read by
 // rows), and every region runs across processes.
@@ -172,7 +230,7 @@ void distribute(const ProgramPlan &plan, const LowerOptions &options, int proces
           if (auto read = regions.find(s.plan->inputs[k]); read != regions.end())
             schedule.need(owner, r.inputs[k], read->second, held[size_t(r.inputs[k])], messages);
       }
-      r.tasks = runtime::split_boxes(local, rank, r.box_work, runtime::default_pool().size());
+      split_for_overlap(s, r, local, messages, process);
     } else if (s.kind == ProgramStep::Kind::Kernel) {
       // Computed whole by every process.
       const auto regions = sharding::input_regions(*s.plan, whole(r.extent));

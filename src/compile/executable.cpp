@@ -184,7 +184,13 @@ std::string Executable::as_text() const {
     for (const sharding::Transfer &t : s.placement.transfers)
       text += fmt::format("\n    {} of %{}: {} bytes", t.collective, s.run.inputs[t.input],
                           int64_t(t.bytes));
-    text += exchange_text(program_.steps[size_t(&s - plan_.steps.data())].exchange);
+    const runtime::Step &run = program_.steps[size_t(&s - plan_.steps.data())];
+    text += exchange_text(run.exchange);
+    if (!run.early_tasks.empty())
+      text += fmt::format("\n    overlap: {} interior tasks while the messages are in flight, {} "
+                          "after",
+                          run.early_tasks.size() / (2 * run.extent.size()),
+                          run.tasks.size() / (2 * run.extent.size()));
     text += "\n";
   }
   if (!program_.gather.empty()) text += "outputs:" + exchange_text(program_.gather) + "\n";

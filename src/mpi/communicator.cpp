@@ -61,18 +61,28 @@ public:
   int process_index() const override { return rank_; }
   int process_count() const override { return size_; }
 
-  void exchange(const runtime::Exchange &e, void *const *address) override {
-    std::lock_guard lock(mutex_);
-    check_usable();
+  struct InFlight final : Pending {
     std::vector<MPI_Request> requests;
     std::vector<MPI_Datatype> types;
+    std::string what;
+    bool done = false;
+    ~InFlight() override {
+      for (MPI_Datatype &t : types)
+        MPI_Type_free(&t);
+    }
+  };
+
+  std::unique_ptr<Pending> start(const runtime::Exchange &e, void *const *address) override {
+    std::lock_guard lock(mutex_);
+    check_usable();
+    auto p = std::make_unique<InFlight>();
     std::set<int> peers;
     auto post = [&](const runtime::Message &m, bool send) {
       if (m.elements() == 0) return;
-      types.push_back(box_type(m));
-      MPI_Request &r = requests.emplace_back();
-      const int rc = send ? MPI_Isend(address[m.slot], 1, types.back(), m.peer, 0, comm_, &r)
-                          : MPI_Irecv(address[m.slot], 1, types.back(), m.peer, 0, comm_, &r);
+      p->types.push_back(box_type(m));
+      MPI_Request &r = p->requests.emplace_back();
+      const int rc = send ? MPI_Isend(address[m.slot], 1, p->types.back(), m.peer, 0, comm_, &r)
+                          : MPI_Irecv(address[m.slot], 1, p->types.back(), m.peer, 0, comm_, &r);
       if (rc != MPI_SUCCESS) fail("posting a message to process " + std::to_string(m.peer), rc);
       peers.insert(m.peer);
     };
@@ -80,11 +90,18 @@ public:
       post(m, false);
     for (const runtime::Message &m : e.sends)
       post(m, true);
-    const std::string what = fmt::format("an exchange with process{} {}",
-                                         peers.size() == 1 ? "" : "es", fmt::join(peers, ", "));
-    wait(requests, what, true);
-    for (MPI_Datatype &t : types)
-      MPI_Type_free(&t);
+    p->what = fmt::format("an exchange with process{} {}", peers.size() == 1 ? "" : "es",
+                          fmt::join(peers, ", "));
+    return p;
+  }
+
+  void finish(Pending &pending) override {
+    auto &p = static_cast<InFlight &>(pending);
+    if (p.done) return;
+    std::lock_guard lock(mutex_);
+    check_usable();
+    p.done = true;
+    wait(p.requests, p.what, true);
   }
 
   std::vector<uint64_t> allgather(uint64_t value) override {

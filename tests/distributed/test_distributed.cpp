@@ -62,6 +62,17 @@ TEST(Distributed, DiffSeedMatchesOneProcess) {
     EXPECT_EQ(gathered(out), expected) << s.str();
     EXPECT_TRUE(out.sharding() == s);
   }
+  // (8,1): every process but the first receives the row above its rows, and computes the rest
+  // of its rows while that row is in flight.
+  if (jx::process_index() > 0) {
+    const std::string text = jx::jit(seeds::calc_fd_kernel, {.in_shardings = {shardings[1]},
+                                                             .out_shardings = {shardings[1]}})
+                                 .lower(jx::ShapeDtypeStruct{{256, 192}, jx::float64})
+                                 .compile()
+                                 .as_text();
+    EXPECT_NE(text.find("mpi receives 1536 bytes from process"), std::string::npos) << text;
+    EXPECT_NE(text.find("overlap: "), std::string::npos) << text;
+  }
 }
 
 // Every pair of the seed's layouts: the argument placed one way, the result the other (an
