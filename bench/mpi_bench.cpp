@@ -127,8 +127,8 @@ int main(int argc, char **argv) {
           allreduce_bytes);
     else
       fmt::print("{} processes x {} devices: diff seed (8,1) n={} median {:.2f} ms, {} bytes "
-                 "received over MPI per call (cost_analysis lists {:.0f} bytes between devices, "
-                 "inside processes too), peak RSS {:.0f} MiB per process; all-reduce of 8 MiB "
+                 "received over MPI per call (cost_analysis().communication_bytes: {:.0f}), peak "
+                 "RSS {:.0f} MiB per process; all-reduce of 8 MiB "
                  "median {:.2f} ms ({} bytes received)\n",
                  jx::process_count(), jx::local_device_count(), n, diff_ms, diff_bytes, diff_listed,
                  peak_rss_mib, allreduce_ms, allreduce_bytes);

@@ -931,7 +931,9 @@ def mpi_main(args):
          fmt(mpis), fmt_sig(ours / mpis)],
     ])
     print(f"diff (8,1): {two[-1]['diff_mpi_bytes']} bytes over MPI per call "
-          f"(cost_analysis: {two[-1]['diff_listed_bytes']:.0f} bytes between all devices); "
+          f"(cost_analysis().communication_bytes: {two[-1]['diff_listed_bytes']:.0f}; in one "
+          f"process of 8 devices, the bytes its devices read from each other in place: "
+          f"{one[-1]['diff_listed_bytes']:.0f}); "
           f"peak RSS {med(two, 'peak_rss_mib'):.0f} MiB per process of 2, "
           f"{med(one, 'peak_rss_mib'):.0f} MiB in one process; MPI here: latency "
           f"{med(limit, 'latency_us'):.2f} us, {med(limit, 'bandwidth_gbs'):.2f} GB/s each way "

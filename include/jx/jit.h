@@ -35,7 +35,9 @@ struct CostAnalysis {
   double flops = 0; // arithmetic, comparisons, selects; 2 per multiply-add of a contraction
   double transcendentals = 0; // exp, log, pow, sin, cos, tan, tanh, expm1, log1p, sqrt, erf_inv
   double bytes_accessed = 0;
-  // Bytes devices read from other devices' shards (halo exchanges, gathers) in a sharded program.
+  // Bytes devices read from other devices' shards (halo exchanges, gathers) in a sharded program;
+  // in one compiled across processes (jx::distributed), the bytes its messages move between
+  // processes per call, all processes together (a loop body's exchanges, per iteration, apart).
   double communication_bytes = 0;
 };
 

@@ -188,8 +188,9 @@ bool sharded_operand(const ProgramStep &s, size_t k) {
 
 } // namespace
 
-void distribute(const ProgramPlan &plan, const LowerOptions &options, int process, int processes,
-                int local_devices, runtime::Program &program) {
+double distribute(const ProgramPlan &plan, const LowerOptions &options, int process, int processes,
+                  int local_devices, runtime::Program &program) {
+  double moved = 0;
   const Schedule schedule(processes, local_devices);
   std::vector<const ir::Node *> slot_node(size_t(program.slot_count));
   std::vector<Holding> held(size_t(program.slot_count));
@@ -279,6 +280,7 @@ void distribute(const ProgramPlan &plan, const LowerOptions &options, int proces
     for (const std::shared_ptr<const Executable> &region : s.regions)
       fingerprint.add(region->program().fingerprint);
     for (const GlobalMessage &m : messages) {
+      moved += double(m.region.size()) * double(itemsize(slot_node[size_t(m.slot)]->dtype));
       fingerprint.add_all(std::vector<int64_t>{m.from, m.to, m.slot});
       fingerprint.add_all(m.region.lo);
       fingerprint.add_all(m.region.hi);
@@ -316,12 +318,14 @@ void distribute(const ProgramPlan &plan, const LowerOptions &options, int proces
   }
   program.gather = own_part(gathers, process, layouts());
   for (const GlobalMessage &m : gathers) {
+    moved += double(m.region.size()) * double(itemsize(slot_node[size_t(m.slot)]->dtype));
     fingerprint.add_all(std::vector<int64_t>{m.from, m.to, m.slot});
     fingerprint.add_all(m.region.lo);
     fingerprint.add_all(m.region.hi);
   }
   program.distributed = true;
   program.fingerprint = fingerprint.hash;
+  return moved;
 }
 
 runtime::Exchange allgather_exchange(const sharding::Placement &held, const Shape &shape,

@@ -40,9 +40,12 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
     return std::any_of(list.begin(), list.end(), [](const auto &p) { return !p.empty(); });
   };
   const bool placed = any(placements) || any(param_placements);
+  // Across processes, what moves is what crosses them: devices of one process read each other's
+  // boxes in place.
   if (processes && placed)
-    distribute(plan_, options, runtime::process_index(), runtime::process_count(),
-               runtime::device_count(), program_);
+    plan_.cost.communication_bytes =
+        distribute(plan_, options, runtime::process_index(), runtime::process_count(),
+                   runtime::device_count(), program_);
 }
 
 std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::BufferPtr> &args) const {

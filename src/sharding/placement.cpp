@@ -260,9 +260,18 @@ place(std::vector<passes::Step> &plan, const std::vector<ir::NodePtr> &roots,
     auto boxes = [&](const Placement &placement) {
       Placement distinct =
           compute_boxes(distinct_boxes(placement, shape), shape, devices_per_process);
-      // Replicated: computed once, as one box.
-      if (distinct.empty())
-        distinct.push_back({placement[0].device, whole_region(shape).lo, shape});
+      // Replicated: computed once, as one box; across processes in row bands over its devices,
+      // then gathered by every process (a reduction's all-reduce as a reduce-scatter and an
+      // all-gather, rather than one process computing it all).
+      if (distinct.empty()) {
+        std::vector<int> holders;
+        for (const DeviceBox &b : placement)
+          holders.push_back(b.device);
+        if (devices_per_process > 0 && holders.size() > 1)
+          distinct = row_bands(holders, shape);
+        else
+          distinct.push_back({placement[0].device, whole_region(shape).lo, shape});
+      }
       return distinct;
     };
     for (size_t i = 0; i < placements.size() && i < roots.size(); ++i)
