@@ -82,9 +82,8 @@ int main(int argc, char **argv) {
   const int me = jx::process_index();
 
   // Seed 000, (8,1): each process's rows from its own callback; halos cross the process edge.
-  std::vector<jx::Device> devices = jx::devices();
-  const jx::Sharding rows =
-      jx::PositionalSharding(jx::mesh_utils::create_device_mesh({8}, devices)).reshape(8, 1);
+  const std::vector<jx::Device> devices = jx::devices();
+  const jx::Sharding rows = seeds::diff_layout(8, 1);
   const Array x = jx::make_array_from_callback({n, n}, rows, [&](const std::vector<jx::Slice> &i) {
     return jx::random::normal(jx::random::fold_in(jx::random::PRNGKey(0), int(*i[0].start)),
                               {*i[0].stop - *i[0].start, n}, jx::float64);

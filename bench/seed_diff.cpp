@@ -55,11 +55,7 @@ int main(int argc, char **argv) {
   // As the seed: --xla_force_host_platform_device_count=8, and a PositionalSharding per layout.
   jx::config::set_num_cpu_devices(8);
   const int64_t rows = mesh == "8x1" ? 8 : 1, cols = mesh == "1x8" ? 8 : 1;
-  std::vector<jx::Device> devices = jx::devices();
-  devices.resize(size_t(rows * cols));
-  const jx::Sharding sharding =
-      jx::PositionalSharding(jx::mesh_utils::create_device_mesh({rows * cols}, devices))
-          .reshape(rows, cols);
+  const jx::Sharding sharding = seeds::diff_layout(rows, cols);
 
   auto t0 = Clock::now();
   auto x = jx::random::normal(jx::random::PRNGKey(0), shape, jx::float64).block_until_ready();

@@ -51,11 +51,7 @@ int main(int argc, char **argv) {
   auto expected = jnp::concatenate(
       {x(jx::slice(0, 1)), x(jx::slice(1, jx::none)) - x(jx::slice(jx::none, -1))}, 0);
   for (auto [rows, cols] : {std::pair{1, 1}, std::pair{8, 1}, std::pair{1, 8}}) {
-    std::vector<jx::Device> devices = jx::devices();
-    devices.resize(size_t(rows * cols));
-    const jx::Sharding sharding =
-        jx::PositionalSharding(jx::mesh_utils::create_device_mesh({rows * cols}, devices))
-            .reshape(rows, cols);
+    const jx::Sharding sharding = seeds::diff_layout(rows, cols);
     Array placed = jx::device_put(x, sharding);
     auto t1 = clock::now();
     auto calc_fd =

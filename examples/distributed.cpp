@@ -50,8 +50,7 @@ int main() {
   const Array x = jx::random::normal(jx::random::PRNGKey(0), {n, n}, jx::float64);
   const Array one_process = jx::jit(seeds::calc_fd_kernel)(x);
   for (auto [rows, cols] : {std::pair{8, 1}, std::pair{1, 8}}) {
-    const jx::Sharding s =
-        jx::PositionalSharding(jx::mesh_utils::create_device_mesh({8})).reshape(rows, cols);
+    const jx::Sharding s = seeds::diff_layout(rows, cols);
     auto f = jx::jit(seeds::calc_fd_kernel, {.in_shardings = {s}, .out_shardings = {s}});
     const Array placed = jx::device_put(x, s);
     const Array y = f(placed);

@@ -41,6 +41,15 @@ inline Array funcN_broadcast(const Array &x0, int count = 200) {
   return jnp::power(x, i / 10) * jnp::exp(-x);
 }
 
+// Seed 000's layouts: PositionalSharding(mesh_utils.create_device_mesh((rows * cols,)))
+// .reshape(rows, cols) over the first rows * cols devices, as the seed shards its input.
+inline jx::Sharding diff_layout(int64_t rows, int64_t cols) {
+  std::vector<jx::Device> devices = jx::devices();
+  devices.resize(size_t(rows * cols));
+  return jx::PositionalSharding(jx::mesh_utils::create_device_mesh({rows * cols}, devices))
+      .reshape(rows, cols);
+}
+
 // Seed 000: first-order finite difference along axis 0; prepend handles the boundary.
 inline Array calc_fd_kernel(const Array &x) {
   jx::Shape edge = x.shape();

@@ -26,13 +26,6 @@ using jx::Array;
 using jx::P;
 using jx::Sharding;
 
-Sharding positional(int64_t rows, int64_t cols) {
-  std::vector<jx::Device> devices = jx::devices();
-  devices.resize(size_t(rows * cols));
-  return jx::PositionalSharding(jx::mesh_utils::create_device_mesh({rows * cols}, devices))
-      .reshape(rows, cols);
-}
-
 std::vector<double> gathered(const Array &x) {
   return jx::multihost_utils::process_allgather(x).to_vector<double>();
 }
@@ -54,7 +47,8 @@ TEST(Distributed, ProcessesAndDevices) {
 TEST(Distributed, DiffSeedMatchesOneProcess) {
   const Array x = jx::random::normal(jx::random::PRNGKey(0), {256, 192}, jx::float64);
   const std::vector<double> expected = jx::jit(seeds::calc_fd_kernel)(x).to_vector<double>();
-  std::vector<Sharding> shardings = {positional(1, 1), positional(8, 1), positional(1, 8)};
+  std::vector<Sharding> shardings = {seeds::diff_layout(1, 1), seeds::diff_layout(8, 1),
+                                     seeds::diff_layout(1, 8)};
   shardings.push_back(jx::NamedSharding(jx::make_mesh({2, 4}, {"x", "y"}), P("x", "y")));
   for (const Sharding &s : shardings) {
     auto f = jx::jit(seeds::calc_fd_kernel, {.in_shardings = {s}, .out_shardings = {s}});
@@ -84,7 +78,8 @@ TEST(Distributed, DiffSeedMatchesOneProcess) {
 TEST(Distributed, ReshardsBetweenEveryPairOfLayouts) {
   const Array x = jx::random::normal(jx::random::PRNGKey(2), {128, 96}, jx::float64);
   const std::vector<double> expected = jx::jit(seeds::calc_fd_kernel)(x).to_vector<double>();
-  std::vector<Sharding> layouts = {positional(1, 1), positional(8, 1), positional(1, 8)};
+  std::vector<Sharding> layouts = {seeds::diff_layout(1, 1), seeds::diff_layout(8, 1),
+                                   seeds::diff_layout(1, 8)};
   layouts.push_back(jx::NamedSharding(jx::make_mesh({2, 4}, {"x", "y"}), P("x", "y")));
   for (const Sharding &from : layouts)
     for (const Sharding &to : layouts) {

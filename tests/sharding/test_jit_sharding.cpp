@@ -19,20 +19,13 @@ using jx::Array;
 using jx::P;
 using jx::Sharding;
 
-Sharding positional(int64_t rows, int64_t cols) {
-  std::vector<jx::Device> devices = jx::devices();
-  devices.resize(size_t(rows * cols));
-  return jx::PositionalSharding(jx::mesh_utils::create_device_mesh({rows * cols}, devices))
-      .reshape(rows, cols);
-}
-
 std::vector<double> values(const Array &x) { return x.to_vector<double>(); }
 
 TEST(JitSharding, DiffSeedLayoutsMatchUnsharded) {
   Array x = jx::random::normal(jx::random::PRNGKey(0), {64, 48}, jx::float64);
   const std::vector<double> expected = values(jx::jit(seeds::calc_fd_kernel)(x));
   for (auto [rows, cols] : {std::pair{1, 1}, std::pair{8, 1}, std::pair{1, 8}}) {
-    const Sharding s = positional(rows, cols);
+    const Sharding s = seeds::diff_layout(rows, cols);
     auto compiled = jx::jit(seeds::calc_fd_kernel, {.in_shardings = {s}, .out_shardings = {s}})
                         .lower(jx::ShapeDtypeStruct{{64, 48}, jx::float64})
                         .compile();
@@ -95,7 +88,7 @@ TEST(JitSharding, SimpsonShardedAlongEitherAxis) {
 }
 
 TEST(JitSharding, CallableFromFourThreads) {
-  const Sharding s = positional(8, 1);
+  const Sharding s = seeds::diff_layout(8, 1);
   auto compiled = jx::jit(seeds::calc_fd_kernel, {.in_shardings = {s}, .out_shardings = {s}})
                       .lower(jx::ShapeDtypeStruct{{256, 64}, jx::float64})
                       .compile();
@@ -116,7 +109,7 @@ TEST(JitSharding, CallableFromFourThreads) {
 }
 
 TEST(JitSharding, ArgumentPlacedOtherwiseIsAValueError) {
-  const Sharding rows = positional(8, 1), cols = positional(1, 8);
+  const Sharding rows = seeds::diff_layout(8, 1), cols = seeds::diff_layout(1, 8);
   auto compiled = jx::jit(seeds::calc_fd_kernel, {.in_shardings = {rows}, .out_shardings = {rows}})
                       .lower(jx::ShapeDtypeStruct{{16, 16}, jx::float64})
                       .compile();
@@ -131,7 +124,7 @@ TEST(JitSharding, ArgumentPlacedOtherwiseIsAValueError) {
 }
 
 TEST(JitSharding, ShardingCountAndRankAreChecked) {
-  const Sharding s = positional(8, 1);
+  const Sharding s = seeds::diff_layout(8, 1);
   auto two = [](const Array &a, const Array &b) { return a + b; };
   EXPECT_THROW((jx::jit(two, {.in_shardings = {s, s, s}})
                     .lower(jx::ShapeDtypeStruct{{8, 8}, jx::float64},
@@ -148,7 +141,7 @@ namespace {
 
 TEST(JitSharding, PlanShowsTheHaloExchangeAndItsBytes) {
   // (8, 1): each device but the first reads the row above its shard from its neighbour.
-  const Sharding rows = positional(8, 1), cols = positional(1, 8);
+  const Sharding rows = seeds::diff_layout(8, 1), cols = seeds::diff_layout(1, 8);
   auto lower = [](const Sharding &s) {
     return jx::jit(seeds::calc_fd_kernel, {.in_shardings = {s}, .out_shardings = {s}})
         .lower(jx::ShapeDtypeStruct{{64, 1024}, jx::float64})
@@ -167,7 +160,7 @@ TEST(JitSharding, PlanShowsTheHaloExchangeAndItsBytes) {
 
 TEST(JitSharding, ReductionAcrossShardsGathers) {
   // Every device's rows of the (8, 1)-sharded output read all of the column-sharded input.
-  const Sharding rows = positional(8, 1), cols = positional(1, 8);
+  const Sharding rows = seeds::diff_layout(8, 1), cols = seeds::diff_layout(1, 8);
   auto f = [](const Array &a) { return a - jnp::sum(a, {1}, true); };
   auto compiled = jx::jit(f, {.in_shardings = {cols}, .out_shardings = {rows}})
                       .lower(jx::ShapeDtypeStruct{{64, 64}, jx::float64})
@@ -184,7 +177,7 @@ namespace {
 TEST(JitSharding, ArgumentShardingsPropagateWithoutOptions) {
   // No in/out_shardings: a placed argument's sharding is part of the signature and its
   // placement carries to outputs of its shape, as JAX propagates it.
-  const Sharding rows = positional(8, 1), cols = positional(1, 8);
+  const Sharding rows = seeds::diff_layout(8, 1), cols = seeds::diff_layout(1, 8);
   auto f = jx::jit([](const Array &a) { return jnp::exp(a) - a; });
   Array x = jx::random::normal(jx::random::PRNGKey(4), {64, 512}, jx::float64);
   const std::vector<double> expected = values(f(x));
@@ -198,7 +191,7 @@ TEST(JitSharding, ArgumentShardingsPropagateWithoutOptions) {
 }
 
 TEST(JitSharding, ShapeDtypeStructCarriesTheSharding) {
-  const Sharding rows = positional(8, 1);
+  const Sharding rows = seeds::diff_layout(8, 1);
   auto compiled = jx::jit(seeds::calc_fd_kernel)
                       .lower(jx::ShapeDtypeStruct{{64, 1024}, jx::float64, rows})
                       .compile();
@@ -207,7 +200,7 @@ TEST(JitSharding, ShapeDtypeStructCarriesTheSharding) {
   Array out = compiled(jx::device_put(x, rows));
   EXPECT_TRUE(out.sharding() == rows);
   EXPECT_EQ(values(out), values(jx::jit(seeds::calc_fd_kernel)(x)));
-  EXPECT_THROW(compiled(jx::device_put(x, positional(1, 8))), jx::ValueError);
+  EXPECT_THROW(compiled(jx::device_put(x, seeds::diff_layout(1, 8))), jx::ValueError);
 }
 
 } // namespace
@@ -215,7 +208,7 @@ TEST(JitSharding, ShapeDtypeStructCarriesTheSharding) {
 namespace {
 
 TEST(JitSharding, WithShardingConstraintPlacesAnIntermediate) {
-  const Sharding rows = positional(8, 1);
+  const Sharding rows = seeds::diff_layout(8, 1);
   auto f = [&](const Array &a) {
     Array e = jx::with_sharding_constraint(jnp::exp(a(jx::slice(jx::none, jx::none, -1))), rows);
     EXPECT_TRUE(e.sharding() == rows);
@@ -256,7 +249,7 @@ namespace {
 
 TEST(JitSharding, ReshardingRoundTrips) {
   // rows -> columns -> a 2x4 grid -> rows again, through computations and device_put.
-  const Sharding rows = positional(8, 1), cols = positional(1, 8);
+  const Sharding rows = seeds::diff_layout(8, 1), cols = seeds::diff_layout(1, 8);
   const Sharding grid = jx::NamedSharding(jx::make_mesh({2, 4}, {"x", "y"}), P("x", "y"));
   Array x = jx::random::normal(jx::random::PRNGKey(8), {64, 128}, jx::float64);
   auto twice = jx::jit([](const Array &a) { return a * 2; },
