@@ -261,38 +261,39 @@ std::vector<Shard> Array::addressable_shards() const {
 
 namespace multihost_utils {
 
+namespace {
+
+// A copy of `held` (an array of x's dtype and shape whose boxes live as `placement` says) after
+// the exchange that gives every process the whole of it.
+Array exchanged_copy(runtime::Communicator &comm, const runtime::Buffer &held, const Array &x,
+                     const sharding::Placement &placement) {
+  runtime::BufferPtr whole = runtime::make_buffer(held.bytes());
+  if (held.bytes()) std::memcpy(whole->data(), held.data(), held.bytes());
+  void *address[] = {whole->data()};
+  comm.exchange(compile::allgather_exchange(placement, x.shape(), x.dtype(), comm.process_index(),
+                                            comm.process_count(), local_device_count()),
+                address);
+  return Array(ir::constant(std::move(whole), x.dtype(), x.shape()));
+}
+
+} // namespace
+
 Array process_allgather(const Array &x) {
   const runtime::BufferPtr held = x.node()->local_value();
   const std::shared_ptr<runtime::Communicator> comm = communicator_or_none();
   if (!comm || !held || !held->partial() || !x.committed()) return Array(x.node());
-  const size_t bytes = held->bytes();
-  runtime::BufferPtr whole = runtime::make_buffer(bytes);
-  if (bytes) std::memcpy(whole->data(), held->data(), bytes);
   sharding::Placement placement;
   for (const ShardBox &b : x.sharding().shard_boxes(x.shape()))
     placement.push_back({b.device.id, b.lo, b.hi});
-  const runtime::Exchange e =
-      compile::allgather_exchange(placement, x.shape(), x.dtype(), comm->process_index(),
-                                  comm->process_count(), local_device_count());
-  void *address[] = {whole->data()};
-  comm->exchange(e, address);
-  return Array(ir::constant(std::move(whole), x.dtype(), x.shape()));
+  return exchanged_copy(*comm, *held, x, placement);
 }
 
 Array broadcast_one_to_all(const Array &x) {
   const std::shared_ptr<runtime::Communicator> comm = communicator_or_none();
   if (!comm) return x;
-  const runtime::BufferPtr value = api::realize(x.node());
-  runtime::BufferPtr out = runtime::make_buffer(value->bytes());
-  if (value->bytes()) std::memcpy(out->data(), value->data(), value->bytes());
   // Process 0 holds the whole: every other process receives it from there.
-  const sharding::Placement on_first{{0, std::vector<int64_t>(x.ndim(), 0), x.shape()}};
-  const runtime::Exchange e =
-      compile::allgather_exchange(on_first, x.shape(), x.dtype(), comm->process_index(),
-                                  comm->process_count(), local_device_count());
-  void *address[] = {out->data()};
-  comm->exchange(e, address);
-  return Array(ir::constant(std::move(out), x.dtype(), x.shape()));
+  return exchanged_copy(*comm, *api::realize(x.node()), x,
+                        {{0, std::vector<int64_t>(x.ndim(), 0), x.shape()}});
 }
 
 void sync_global_devices(const std::string &name) {
