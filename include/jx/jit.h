@@ -319,7 +319,8 @@ private:
         [&] {
           // A tree's structure: trees that split the same arrays otherwise are other signatures.
           if constexpr (detail::is_tree_v<A>) {
-            key += ";" + detail::ArgTree<A>::structure(args);
+            key += ';';
+            key += detail::ArgTree<A>::structure(args);
           } else {
             key += fmt::format(";{}", args);
           }
