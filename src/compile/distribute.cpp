@@ -276,6 +276,9 @@ double distribute(const ProgramPlan &plan, const LowerOptions &options, int proc
     fingerprint.add_all(r.extent);
     fingerprint.add_all(r.boxes);
     fingerprint.add_all(r.literals);
+    // A contraction's tiles follow the pool's size, and its bits its tiles: every process must
+    // compute the same ones (the same JX_NUM_THREADS).
+    if (r.kind == runtime::Step::Kind::Contraction) fingerprint.add_all(r.tasks);
     if (s.plan) fingerprint.add_text(s.plan->structural_key());
     for (const std::shared_ptr<const Executable> &region : s.regions)
       fingerprint.add(region->program().fingerprint);

@@ -58,6 +58,12 @@ public:
     MPI_Comm_size(comm_, &size_);
   }
 
+  // Dropped without shutdown (an initialize that refused its options): its duplicate freed, MPI
+  // left initialized for the next connect.
+  ~MpiCommunicator() override {
+    if (comm_ != MPI_COMM_NULL && broken_.empty()) MPI_Comm_free(&comm_);
+  }
+
   int process_index() const override { return rank_; }
   int process_count() const override { return size_; }
 
@@ -186,15 +192,21 @@ private:
 bool available() { return true; }
 
 std::shared_ptr<runtime::Communicator> connect(const void *mpi_communicator) {
-  int initialized = 0;
+  // Whether jx called MPI_Init_thread (then its shutdown finalizes), kept across connects.
+  static bool jx_initialized_mpi = false;
+  int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
-  bool owns = false;
+  MPI_Finalized(&finalized);
+  if (finalized)
+    throw Error("jx::distributed::initialize: MPI has been finalized in this process (after "
+                "jx::distributed::shutdown); it cannot start again");
   if (!initialized) {
     int provided = 0;
     if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
       throw Error("jx::distributed::initialize: MPI_Init_thread failed");
-    owns = true;
+    jx_initialized_mpi = true;
   }
+  const bool owns = jx_initialized_mpi;
   const MPI_Comm base =
       mpi_communicator ? *static_cast<const MPI_Comm *>(mpi_communicator) : MPI_COMM_WORLD;
   return std::make_shared<MpiCommunicator>(base, owns);
