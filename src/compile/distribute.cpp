@@ -44,7 +44,14 @@ public:
   Schedule(int processes, int local_devices) : processes_(processes), local_(local_devices) {}
 
   int process_of(int device) const { return device / local_; }
-  int processes() const { return processes_; }
+
+  // A placement's boxes as the pieces their devices' processes hold.
+  std::vector<Piece> pieces(const sharding::Placement &boxes) const {
+    std::vector<Piece> out;
+    for (const sharding::DeviceBox &b : boxes)
+      out.push_back({{b.lo, b.hi}, process_of(b.device)});
+    return out;
+  }
 
   // Process `to` reads `need` of a slot held as `held`: a message from a holder of each part it
   // lacks (of replicas, the first), unless one already carries it.
@@ -64,6 +71,13 @@ public:
       });
       if (!local && !carried) out.push_back({p.process, to, slot, part});
     }
+  }
+
+  // Every process reads `need` of the slot.
+  void need_everywhere(int slot, const Region &need, const Holding &held,
+                       std::vector<GlobalMessage> &out) const {
+    for (int p = 0; p < processes_; ++p)
+      this->need(p, slot, need, held, out);
   }
 
 private:
@@ -133,22 +147,17 @@ bool reads_received(const ProgramStep &s, const runtime::Step &r, const Region &
 // step receives are early tasks, run while the messages are in flight; where a box reads what
 // it receives only near its first and last rows (a halo), its interior rows are early tasks too,
 // and the rows at its edges tasks run after the messages.
-void split_for_overlap(const ProgramStep &s, runtime::Step &r, const std::vector<int64_t> &local,
+void split_for_overlap(const ProgramStep &s, runtime::Step &r, const std::vector<Region> &local,
                        const std::vector<GlobalMessage> &messages, int process) {
-  const size_t rank = r.extent.size(), words = 2 * rank;
+  const size_t rank = r.extent.size();
   const int64_t threads = int64_t(runtime::default_pool().size());
   std::vector<int64_t> early, late;
-  for (size_t at = 0; at < local.size(); at += words) {
-    Region box;
-    for (size_t a = 0; a < rank; ++a) {
-      box.lo.push_back(local[at + 2 * a]);
-      box.hi.push_back(local[at + 2 * a + 1]);
-    }
-    const auto append = [&](std::vector<int64_t> &to, const Region &part) {
-      if (part.empty()) return;
-      for (size_t a = 0; a < rank; ++a)
-        to.insert(to.end(), {part.lo[a], part.hi[a]});
-    };
+  const auto append = [&](std::vector<int64_t> &to, const Region &part) {
+    if (part.empty()) return;
+    for (size_t a = 0; a < rank; ++a)
+      to.insert(to.end(), {part.lo[a], part.hi[a]});
+  };
+  for (const Region &box : local) {
     bool split = !reads_received(s, r, box, messages, process);
     if (split) append(early, box);
     const int64_t rows = box.hi[0] - box.lo[0];
@@ -192,40 +201,35 @@ double distribute(const ProgramPlan &plan, const LowerOptions &options, int proc
                   int local_devices, runtime::Program &program) {
   double moved = 0;
   const Schedule schedule(processes, local_devices);
-  std::vector<const ir::Node *> slot_node(size_t(program.slot_count));
+  std::vector<Layout> layout(size_t(program.slot_count));
   std::vector<Holding> held(size_t(program.slot_count));
   Fingerprint fingerprint;
   fingerprint.add(uint64_t(processes));
   fingerprint.add(uint64_t(local_devices));
-  auto layouts = [&] {
-    std::vector<Layout> out;
-    for (const ir::Node *n : slot_node)
-      out.push_back(n ? Layout{n->shape, itemsize(n->dtype)} : Layout{{}, 0});
-    return out;
-  };
-  auto pieces = [&](const sharding::Placement &boxes) {
-    std::vector<Piece> out;
-    for (const sharding::DeviceBox &b : boxes)
-      out.push_back({{b.lo, b.hi}, schedule.process_of(b.device)});
-    return out;
+  // What the messages move, into the fingerprint and the bytes moved.
+  auto account = [&](const std::vector<GlobalMessage> &messages) {
+    for (const GlobalMessage &m : messages) {
+      moved += double(m.region.size()) * double(layout[size_t(m.slot)].itemsize);
+      fingerprint.add_all(std::vector<int64_t>{m.from, m.to, m.slot});
+      fingerprint.add_all(m.region.lo);
+      fingerprint.add_all(m.region.hi);
+    }
   };
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const ProgramStep &s = plan.steps[i];
     runtime::Step &r = program.steps[i];
-    for (size_t k = 0; k < r.outs.size(); ++k)
-      slot_node[size_t(r.outs[k])] = s.roots.empty() ? s.node.get() : s.roots[k].get();
+    for (size_t k = 0; k < r.outs.size(); ++k) {
+      const ir::Node &n = s.roots.empty() ? *s.node : *s.roots[k];
+      layout[size_t(r.outs[k])] = {n.shape, itemsize(n.dtype)};
+    }
     std::vector<GlobalMessage> messages;
     const bool boxed = s.kind == ProgramStep::Kind::Kernel && !r.boxes.empty();
     if (boxed) {
       // Each box computed by its device's process, reading what it lacks of each input.
-      const size_t rank = r.extent.size();
-      std::vector<int64_t> local;
-      for (size_t b = 0; b < s.placement.boxes.size(); ++b) {
-        const sharding::DeviceBox &box = s.placement.boxes[b];
+      std::vector<Region> local;
+      for (const sharding::DeviceBox &box : s.placement.boxes) {
         const int owner = schedule.process_of(box.device);
-        if (owner == process)
-          local.insert(local.end(), r.boxes.begin() + std::ptrdiff_t(2 * rank * b),
-                       r.boxes.begin() + std::ptrdiff_t(2 * rank * (b + 1)));
+        if (owner == process) local.push_back({box.lo, box.hi});
         const auto regions = sharding::input_regions(*s.plan, {box.lo, box.hi});
         for (size_t k = 0; k < s.plan->inputs.size(); ++k)
           if (auto read = regions.find(s.plan->inputs[k]); read != regions.end())
@@ -235,10 +239,9 @@ double distribute(const ProgramPlan &plan, const LowerOptions &options, int proc
     } else if (s.kind == ProgramStep::Kind::Kernel) {
       // Computed whole by every process.
       const auto regions = sharding::input_regions(*s.plan, whole(r.extent));
-      for (int p = 0; p < processes; ++p)
-        for (size_t k = 0; k < s.plan->inputs.size(); ++k)
-          if (auto read = regions.find(s.plan->inputs[k]); read != regions.end())
-            schedule.need(p, r.inputs[k], read->second, held[size_t(r.inputs[k])], messages);
+      for (size_t k = 0; k < s.plan->inputs.size(); ++k)
+        if (auto read = regions.find(s.plan->inputs[k]); read != regions.end())
+          schedule.need_everywhere(r.inputs[k], read->second, held[size_t(r.inputs[k])], messages);
     } else if (s.kind == ProgramStep::Kind::Control) {
       // Regions compiled across processes hold a placed operand as its shards; otherwise whole.
       for (size_t k = 0; k < r.inputs.size(); ++k) {
@@ -248,28 +251,27 @@ double distribute(const ProgramPlan &plan, const LowerOptions &options, int proc
             schedule.need(schedule.process_of(b.device), in, {b.lo, b.hi}, held[size_t(in)],
                           messages);
         else
-          for (int p = 0; p < processes; ++p)
-            schedule.need(p, in, whole(slot_node[size_t(in)]->shape), held[size_t(in)], messages);
+          schedule.need_everywhere(in, whole(layout[size_t(in)].shape), held[size_t(in)], messages);
       }
     } else {
       // Contractions and library routines: whole inputs, on every process.
-      for (int p = 0; p < processes; ++p)
-        for (int in : r.inputs)
-          schedule.need(p, in, whole(slot_node[size_t(in)]->shape), held[size_t(in)], messages);
+      for (int in : r.inputs)
+        schedule.need_everywhere(in, whole(layout[size_t(in)].shape), held[size_t(in)], messages);
     }
     if (s.kind == ProgramStep::Kind::Parameter) {
       const size_t position = size_t(r.argument);
       if (position < options.param_placements.size() && !options.param_placements[position].empty())
-        held[size_t(r.outs[0])] = pieces(options.param_placements[position]);
+        held[size_t(r.outs[0])] = schedule.pieces(options.param_placements[position]);
     } else if (boxed) {
       for (int out : r.outs)
-        held[size_t(out)] = pieces(s.placement.boxes);
+        held[size_t(out)] = schedule.pieces(s.placement.boxes);
     } else if (s.kind == ProgramStep::Kind::Control && s.node->op != ir::Op::Case) {
       // A loop's carries stay where its body leaves them: the shards of their initial values.
       for (size_t k = 0; k < size_t(s.node->attrs[0]); ++k)
-        if (sharded_operand(s, k)) held[size_t(r.outs[k])] = pieces(s.placement.operands[k]);
+        if (sharded_operand(s, k))
+          held[size_t(r.outs[k])] = schedule.pieces(s.placement.operands[k]);
     }
-    r.exchange = own_part(messages, process, layouts());
+    r.exchange = own_part(messages, process, layout);
     fingerprint.add(uint64_t(r.kind));
     fingerprint.add_all(r.outs);
     fingerprint.add_all(r.inputs);
@@ -282,25 +284,19 @@ double distribute(const ProgramPlan &plan, const LowerOptions &options, int proc
     if (s.plan) fingerprint.add_text(s.plan->structural_key());
     for (const std::shared_ptr<const Executable> &region : s.regions)
       fingerprint.add(region->program().fingerprint);
-    for (const GlobalMessage &m : messages) {
-      moved += double(m.region.size()) * double(itemsize(slot_node[size_t(m.slot)]->dtype));
-      fingerprint.add_all(std::vector<int64_t>{m.from, m.to, m.slot});
-      fingerprint.add_all(m.region.lo);
-      fingerprint.add_all(m.region.hi);
-    }
+    account(messages);
   }
   // Each output's addressable shards (the whole of an output without a sharding) on every
   // process.
   std::vector<GlobalMessage> gathers;
   for (size_t o = 0; o < program.outputs.size(); ++o) {
     const int slot = program.outputs[o];
-    const Shape &shape = slot_node[size_t(slot)]->shape;
+    const Shape &shape = layout[size_t(slot)].shape;
     const sharding::Placement declared =
         o < options.placements.size() ? options.placements[o] : sharding::Placement{};
     bool complete = !held[size_t(slot)] || declared.empty();
     if (declared.empty()) {
-      for (int p = 0; p < processes; ++p)
-        schedule.need(p, slot, whole(shape), held[size_t(slot)], gathers);
+      schedule.need_everywhere(slot, whole(shape), held[size_t(slot)], gathers);
     } else {
       int64_t covered = 0;
       std::vector<Region> seen;
@@ -319,13 +315,8 @@ double distribute(const ProgramPlan &plan, const LowerOptions &options, int proc
     }
     program.partial_outputs.push_back(!complete);
   }
-  program.gather = own_part(gathers, process, layouts());
-  for (const GlobalMessage &m : gathers) {
-    moved += double(m.region.size()) * double(itemsize(slot_node[size_t(m.slot)]->dtype));
-    fingerprint.add_all(std::vector<int64_t>{m.from, m.to, m.slot});
-    fingerprint.add_all(m.region.lo);
-    fingerprint.add_all(m.region.hi);
-  }
+  program.gather = own_part(gathers, process, layout);
+  account(gathers);
   program.distributed = true;
   program.fingerprint = fingerprint.hash;
   return moved;
@@ -334,12 +325,8 @@ double distribute(const ProgramPlan &plan, const LowerOptions &options, int proc
 runtime::Exchange allgather_exchange(const sharding::Placement &held, const Shape &shape,
                                      DType dtype, int process, int processes, int local_devices) {
   const Schedule schedule(processes, local_devices);
-  std::vector<Piece> pieces;
-  for (const sharding::DeviceBox &b : held)
-    pieces.push_back({{b.lo, b.hi}, schedule.process_of(b.device)});
   std::vector<GlobalMessage> messages;
-  for (int p = 0; p < processes; ++p)
-    schedule.need(p, 0, whole(shape), pieces, messages);
+  schedule.need_everywhere(0, whole(shape), schedule.pieces(held), messages);
   return own_part(messages, process, {{shape, itemsize(dtype)}});
 }
 
