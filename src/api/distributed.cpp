@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "api/internal.h"
+#include "api/placement.h"
 #include "compile/distribute.h"
 #include "mpi/communicator.h"
 #include "runtime/collectives.h"
@@ -72,21 +73,29 @@ std::vector<int64_t> box_count(const ShardBox &b) {
   return count;
 }
 
+// The bounding box [lo, hi) of some boxes of an array of `shape` (empty, all 0, for none).
+std::pair<std::vector<int64_t>, std::vector<int64_t>> bounding(const std::vector<ShardBox> &boxes,
+                                                               const Shape &shape) {
+  std::vector<int64_t> lo(shape.size(), 0), hi(shape.size(), 0);
+  if (boxes.empty()) return {lo, hi};
+  lo = shape;
+  for (const ShardBox &b : boxes)
+    for (size_t a = 0; a < shape.size(); ++a) {
+      lo[a] = std::min(lo[a], b.lo[a]);
+      hi[a] = std::max(hi[a], b.hi[a]);
+    }
+  return {lo, hi};
+}
+
 // A global array whose buffer holds this process's shards (marked partial unless they cover it).
 Array global_array(runtime::BufferPtr buffer, DType dtype, const Shape &shape,
                    const Sharding &sharding, const std::vector<ShardBox> &local) {
   int64_t covered = 0;
-  for (const ShardBox &b : local) {
-    int64_t n = 1;
-    for (int64_t c : box_count(b))
-      n *= c;
-    covered += n;
-  }
+  for (const ShardBox &b : local)
+    covered += shape_size(Shape(box_count(b)));
   if (covered < shape_size(shape)) buffer->mark_partial();
   return Array(ir::constant(std::move(buffer), dtype, shape), sharding);
 }
-
-std::shared_ptr<runtime::Communicator> communicator_or_none() { return runtime::communicator(); }
 
 } // namespace
 
@@ -183,29 +192,15 @@ Array make_array_from_process_local_data(const Sharding &sharding, const Array &
     // over this process's (probed on a shape of one element per device along each axis).
     const int64_t devices = int64_t(sharding.num_devices());
     const Shape probe(local_shape.size(), devices);
-    const std::vector<ShardBox> mine = local_boxes(sharding, probe);
+    const auto [lo, hi] = bounding(local_boxes(sharding, probe), probe);
     global_shape = local_shape;
-    for (size_t a = 0; a < local_shape.size(); ++a) {
-      int64_t lo = devices, hi = 0;
-      for (const ShardBox &b : mine) {
-        lo = std::min(lo, b.lo[a]);
-        hi = std::max(hi, b.hi[a]);
-      }
-      if (hi > lo) (*global_shape)[a] = local_shape[a] * devices / (hi - lo);
-    }
+    for (size_t a = 0; a < local_shape.size(); ++a)
+      if (hi[a] > lo[a]) (*global_shape)[a] = local_shape[a] * devices / (hi[a] - lo[a]);
   }
   const Shape &shape = *global_shape;
   const std::vector<ShardBox> local = local_boxes(sharding, shape);
   // The local data is the bounding box of this process's shards.
-  std::vector<int64_t> lo(shape.size(), 0), hi(shape.size(), 0);
-  for (size_t a = 0; a < shape.size(); ++a) {
-    lo[a] = shape[a];
-    for (const ShardBox &b : local) {
-      lo[a] = std::min(lo[a], b.lo[a]);
-      hi[a] = std::max(hi[a], b.hi[a]);
-    }
-    if (local.empty()) lo[a] = hi[a] = 0;
-  }
+  const auto [lo, hi] = bounding(local, shape);
   Shape expected;
   for (size_t a = 0; a < shape.size(); ++a)
     expected.push_back(hi[a] - lo[a]);
@@ -280,16 +275,13 @@ Array exchanged_copy(runtime::Communicator &comm, const runtime::Buffer &held, c
 
 Array process_allgather(const Array &x) {
   const runtime::BufferPtr held = x.node()->local_value();
-  const std::shared_ptr<runtime::Communicator> comm = communicator_or_none();
+  const std::shared_ptr<runtime::Communicator> comm = runtime::communicator();
   if (!comm || !held || !held->partial() || !x.committed()) return Array(x.node());
-  sharding::Placement placement;
-  for (const ShardBox &b : x.sharding().shard_boxes(x.shape()))
-    placement.push_back({b.device.id, b.lo, b.hi});
-  return exchanged_copy(*comm, *held, x, placement);
+  return exchanged_copy(*comm, *held, x, api::placement_of(x.sharding(), x.shape()));
 }
 
 Array broadcast_one_to_all(const Array &x) {
-  const std::shared_ptr<runtime::Communicator> comm = communicator_or_none();
+  const std::shared_ptr<runtime::Communicator> comm = runtime::communicator();
   if (!comm) return x;
   // Process 0 holds the whole: every other process receives it from there.
   return exchanged_copy(*comm, *api::realize(x.node()), x,
@@ -297,7 +289,7 @@ Array broadcast_one_to_all(const Array &x) {
 }
 
 void sync_global_devices(const std::string &name) {
-  const std::shared_ptr<runtime::Communicator> comm = communicator_or_none();
+  const std::shared_ptr<runtime::Communicator> comm = runtime::communicator();
   if (!comm) return;
   const uint64_t mine = std::hash<std::string>{}(name);
   const std::vector<uint64_t> all = comm->allgather(mine);

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "api/internal.h"
+#include "api/placement.h"
 #include "api/program.h"
 #include "interp/interp.h"
 #include "ir/printer.h"
@@ -113,13 +114,9 @@ void compile(Program &program) {
     auto placements = [](const std::vector<std::optional<Sharding>> &shardings,
                          const std::vector<ir::NodePtr> &nodes) {
       std::vector<sharding::Placement> out;
-      for (size_t i = 0; i < nodes.size(); ++i) {
-        sharding::Placement placement;
-        if (shardings[i])
-          for (const ShardBox &box : shardings[i]->shard_boxes(nodes[i]->shape))
-            placement.push_back({box.device.id, box.lo, box.hi});
-        out.push_back(std::move(placement));
-      }
+      for (size_t i = 0; i < nodes.size(); ++i)
+        out.push_back(shardings[i] ? api::placement_of(*shardings[i], nodes[i]->shape)
+                                   : sharding::Placement{});
       return out;
     };
     // Constrained values are extra outputs of the executable, placed as constrained.

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "api/internal.h"
+#include "api/placement.h"
 #include "runtime/collectives.h"
 #include "runtime/devices.h"
 #include "runtime/thread_pool.h"
@@ -368,6 +369,13 @@ std::vector<ShardBox> Sharding::shard_boxes(const Shape &global) const {
     boxes.push_back(ShardBox{device, std::move(box.lo), std::move(box.hi)});
   }
   return boxes;
+}
+
+sharding::Placement api::placement_of(const Sharding &s, const Shape &shape) {
+  sharding::Placement out;
+  for (const ShardBox &box : s.shard_boxes(shape))
+    out.push_back({box.device.id, box.lo, box.hi});
+  return out;
 }
 
 Shape Sharding::shard_shape(const Shape &global) const {
