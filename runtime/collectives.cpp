@@ -22,13 +22,6 @@ int64_t Message::elements() const {
   return n;
 }
 
-int64_t Exchange::bytes_received() const {
-  int64_t bytes = 0;
-  for (const Message &m : recvs)
-    bytes += m.elements() * int64_t(m.itemsize);
-  return bytes;
-}
-
 std::shared_ptr<Communicator> communicator() {
   std::lock_guard lock(installed_mutex);
   return installed;

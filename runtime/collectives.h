@@ -28,7 +28,6 @@ struct Message {
 struct Exchange {
   std::vector<Message> sends, recvs;
   bool empty() const { return sends.empty() && recvs.empty(); }
-  int64_t bytes_received() const;
 };
 
 class Communicator {

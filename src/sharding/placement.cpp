@@ -174,19 +174,15 @@ Placement bands_per_process(const Placement &boxes, const Shape &shape, int devi
     int64_t covered = 0;
     std::vector<int> devices;
     for (const DeviceBox &b : group) {
-      int64_t size = 1;
       for (size_t a = 0; a < lo.size(); ++a) {
         lo[a] = std::min(lo[a], b.lo[a]);
         hi[a] = std::max(hi[a], b.hi[a]);
-        size *= b.hi[a] - b.lo[a];
       }
-      covered += size;
+      covered += Region{b.lo, b.hi}.size();
       devices.push_back(b.device);
     }
-    int64_t bounding = 1;
-    for (size_t a = 0; a < lo.size(); ++a)
-      bounding *= hi[a] - lo[a];
-    if (covered != bounding || hi[inner] - lo[inner] < std::min(min_inner_run, shape[inner]))
+    if (covered != Region{lo, hi}.size() ||
+        hi[inner] - lo[inner] < std::min(min_inner_run, shape[inner]))
       return {};
     const Placement bands = row_bands(devices, lo, hi);
     out.insert(out.end(), bands.begin(), bands.end());
