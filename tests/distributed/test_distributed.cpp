@@ -43,13 +43,17 @@ TEST(Distributed, ProcessesAndDevices) {
   EXPECT_THROW(jx::distributed::initialize(), jx::Error);
 }
 
-// Seed 000 in (1,1), (8,1), (1,8) and a 2x4 mesh: bit-identical to the unsharded program.
+// The seed's (1,1), (8,1) and (1,8) layouts and a 2x4 mesh over the 8 global devices.
+std::vector<Sharding> seed_layouts() {
+  return {seeds::diff_layout(1, 1), seeds::diff_layout(8, 1), seeds::diff_layout(1, 8),
+          jx::NamedSharding(jx::make_mesh({2, 4}, {"x", "y"}), P("x", "y"))};
+}
+
+// Seed 000 in each layout: bit-identical to the unsharded program.
 TEST(Distributed, DiffSeedMatchesOneProcess) {
   const Array x = jx::random::normal(jx::random::PRNGKey(0), {256, 192}, jx::float64);
   const std::vector<double> expected = jx::jit(seeds::calc_fd_kernel)(x).to_vector<double>();
-  std::vector<Sharding> shardings = {seeds::diff_layout(1, 1), seeds::diff_layout(8, 1),
-                                     seeds::diff_layout(1, 8)};
-  shardings.push_back(jx::NamedSharding(jx::make_mesh({2, 4}, {"x", "y"}), P("x", "y")));
+  const std::vector<Sharding> shardings = seed_layouts();
   for (const Sharding &s : shardings) {
     auto f = jx::jit(seeds::calc_fd_kernel, {.in_shardings = {s}, .out_shardings = {s}});
     const Array out = f(jx::device_put(x, s));
@@ -57,8 +61,8 @@ TEST(Distributed, DiffSeedMatchesOneProcess) {
     EXPECT_TRUE(out.sharding() == s);
   }
   // (8,1): every process but the first receives the row above its rows, and computes the rest
-  // of its rows while that row is in flight.
-  // cost_analysis() counts the bytes moved between processes: one row per process edge.
+  // of its rows while that row is in flight; cost_analysis() counts the bytes moved between
+  // processes, one row per process edge.
   auto compiled = jx::jit(seeds::calc_fd_kernel,
                           {.in_shardings = {shardings[1]}, .out_shardings = {shardings[1]}})
                       .lower(jx::ShapeDtypeStruct{{256, 192}, jx::float64})
@@ -78,9 +82,7 @@ TEST(Distributed, DiffSeedMatchesOneProcess) {
 TEST(Distributed, ReshardsBetweenEveryPairOfLayouts) {
   const Array x = jx::random::normal(jx::random::PRNGKey(2), {128, 96}, jx::float64);
   const std::vector<double> expected = jx::jit(seeds::calc_fd_kernel)(x).to_vector<double>();
-  std::vector<Sharding> layouts = {seeds::diff_layout(1, 1), seeds::diff_layout(8, 1),
-                                   seeds::diff_layout(1, 8)};
-  layouts.push_back(jx::NamedSharding(jx::make_mesh({2, 4}, {"x", "y"}), P("x", "y")));
+  const std::vector<Sharding> layouts = seed_layouts();
   for (const Sharding &from : layouts)
     for (const Sharding &to : layouts) {
       auto f = jx::jit(seeds::calc_fd_kernel, {.in_shardings = {from}, .out_shardings = {to}});
