@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "runtime/allocator.h"
+#include "runtime/window.h"
 
 namespace jx::runtime {
 
@@ -26,6 +27,9 @@ public:
     std::swap(to->capacity_, from.capacity_);
     std::swap(to->owned_, from.owned_);
     to->bytes_ = from.bytes_;
+    to->window_ = from.window_;
+    to->origin_bytes_ = from.origin_bytes_;
+    to->partial_ = from.partial_;
     from.deleted_ = true;
     return to;
   }
@@ -39,10 +43,30 @@ public:
   const void *data() const { return data_; }
   size_t bytes() const { return bytes_; }
   bool deleted() const { return deleted_; }
-  // Holds only this process's shards of a global array (a multi-process program's result): the
-  // rest of its bytes are not the array's.
+  // Holds only this process's shards of a global array (a multi-process program's result): what
+  // else its window holds (margins) is not the array's.
   bool partial() const { return partial_; }
   void mark_partial() { partial_ = true; }
+  // Holds only `window` of its global array (a multi-process program's buffers): its bytes are
+  // that box's, and base() is where global element 0 would be. Empty: the whole array.
+  const Window *window() const {
+    return window_.lo.empty() && window_.hi.empty() ? nullptr : &window_;
+  }
+  void set_window(Window w, size_t itemsize) {
+    origin_bytes_ = w.origin() * int64_t(itemsize);
+    window_ = std::move(w);
+  }
+  // The address kernels index with global element offsets (the window's strides).
+  void *base() { return static_cast<char *>(data_) - origin_bytes_; }
+  // Takes other's memory and window, leaving other with this one's (freed with it).
+  void swap_storage(Buffer &other) {
+    std::swap(data_, other.data_);
+    std::swap(bytes_, other.bytes_);
+    std::swap(capacity_, other.capacity_);
+    std::swap(owned_, other.owned_);
+    std::swap(window_, other.window_);
+    std::swap(origin_bytes_, other.origin_bytes_);
+  }
 
   template <class T> T *as() { return static_cast<T *>(data_); }
   template <class T> const T *as() const { return static_cast<const T *>(data_); }
@@ -53,6 +77,8 @@ private:
   void *data_;
   size_t bytes_, capacity_ = 0;
   bool deleted_ = false, owned_ = true, partial_ = false;
+  Window window_{};
+  int64_t origin_bytes_ = 0;
 };
 
 using BufferPtr = std::shared_ptr<Buffer>;

@@ -10,9 +10,9 @@
 
 namespace jx::runtime {
 
-// A box [lo, hi) of one slot's row-major array (of `extent`, elements of `itemsize` bytes) moved
-// to or from process `peer`. Both sides list the same message: the sender's box is read from its
-// slot, the receiver's written into the same box of its own.
+// A box [lo, hi) of one slot's buffer (the window it holds, row-major of `extent`, elements of
+// `itemsize` bytes) moved to or from process `peer`. Both sides list the same message: the sender's
+// box is read from its slot, the receiver's written into the same box of its own.
 struct Message {
   int peer = 0;
   int slot = 0;

@@ -36,7 +36,45 @@ std::vector<int64_t> split_boxes(const std::vector<int64_t> &boxes, size_t rank,
   return tasks;
 }
 
+Window window_of(const Buffer &b, const Program::Layout &layout) {
+  return b.window() ? *b.window() : Window::whole(layout.shape);
+}
+
+bool serves(const Buffer &b, const Program::Layout &layout) {
+  return window_of(b, layout).serves(layout.window);
+}
+
+BufferPtr make_buffer(const Program::Layout &layout) {
+  BufferPtr b = make_buffer(size_t(layout.window.elements()) * layout.itemsize);
+  if (layout.window != Window::whole(layout.shape)) b->set_window(layout.window, layout.itemsize);
+  return b;
+}
+
+BufferPtr refit(const Buffer &b, const Program::Layout &layout) {
+  BufferPtr to = make_buffer(layout);
+  copy_window(b.as<char>(), window_of(b, layout), to->as<char>(), layout.window, layout.itemsize);
+  if (b.partial()) to->mark_partial();
+  return to;
+}
+
+bool widen(Buffer &b, const Program::Layout &layout) {
+  const Window held = window_of(b, layout), wide = held.hull(layout.window);
+  if (!wide.serves(layout.window)) return false;
+  Buffer to(size_t(wide.elements()) * layout.itemsize);
+  if (wide != Window::whole(layout.shape)) to.set_window(wide, layout.itemsize);
+  copy_window(b.as<char>(), held, to.as<char>(), wide, layout.itemsize);
+  b.swap_storage(to);
+  return true;
+}
+
 namespace {
+
+// A buffer for output k of a region: laid out as its slot (the window this process holds, in
+// a multi-process program).
+BufferPtr make_output(const Program &region, size_t k, size_t bytes) {
+  if (region.layouts.empty()) return make_buffer(bytes);
+  return make_buffer(region.layouts[size_t(region.outputs[k])]);
+}
 
 // The carries after the loop. The body writes into buffers of this call's own, two sets taking
 // turns (never into the inputs, which the caller may still hold): no allocation past the second
@@ -49,7 +87,7 @@ std::vector<BufferPtr> run_while(const Step &s, std::vector<BufferPtr> state) {
     if (iteration < 2) { // the first two iterations' outputs: the two sets
       spare.clear();
       for (size_t i = 0; i < carries; ++i)
-        spare.push_back(make_buffer(state[i]->bytes()));
+        spare.push_back(make_output(body, i, state[i]->bytes()));
     }
     run(body, state, spare);
     for (size_t i = 0; i < carries; ++i)
@@ -80,7 +118,7 @@ std::vector<BufferPtr> run_scan(const Step &s, std::vector<BufferPtr> state) {
     if (step < 2) { // the first two steps' outputs: the two sets
       spare.clear();
       for (size_t i = 0; i < carries; ++i)
-        spare.push_back(make_buffer(state[i]->bytes()));
+        spare.push_back(make_output(body, i, state[i]->bytes()));
     }
     for (size_t k = 0; k < xs; ++k)
       state[carries + k] = row(whole[k], whole[k]->bytes(), t);
@@ -106,36 +144,61 @@ std::vector<BufferPtr> run_case(const Step &s, const std::vector<BufferPtr> &in)
 
 std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> &args,
                            const std::vector<BufferPtr> &results) {
-  // Slots with buffers of their own, and every slot's address.
+  // Slots with buffers of their own, every slot's address (where kernels index from: a
+  // window's base) and its memory (what messages are read from and written to).
   std::vector<BufferPtr> slots(size_t(program.slot_count));
-  std::vector<void *> address(size_t(program.slot_count));
+  std::vector<void *> address(size_t(program.slot_count)), storage(size_t(program.slot_count));
   // Output slots computed into the caller's buffers (the first output of a slot returned twice).
   std::vector<BufferPtr> given(results.empty() ? 0 : size_t(program.slot_count));
   for (size_t i = 0; i < results.size(); ++i)
     if (!given[size_t(program.outputs[i])]) given[size_t(program.outputs[i])] = results[i];
   BufferPtr arena = program.arena_bytes ? make_buffer(program.arena_bytes) : nullptr;
+  const bool windowed = !program.layouts.empty();
+  auto hold = [&](int slot, BufferPtr b) {
+    address[size_t(slot)] = b->base();
+    // Messages address the slot's window, which a buffer that serves it may hold within more.
+    storage[size_t(slot)] = windowed ? static_cast<char *>(b->base()) +
+                                           program.layouts[size_t(slot)].window.origin() *
+                                               int64_t(program.layouts[size_t(slot)].itemsize)
+                                     : b->data();
+    slots[size_t(slot)] = std::move(b);
+  };
+  // A buffer from elsewhere (an argument, a region's result): kept where it serves the slot's
+  // window, else copied into one of the slot's own.
+  auto adopt = [&](int slot, BufferPtr b) {
+    if (windowed && !serves(*b, program.layouts[size_t(slot)]))
+      b = refit(*b, program.layouts[size_t(slot)]);
+    hold(slot, std::move(b));
+  };
   auto place = [&](int slot, size_t bytes) {
-    if (!given.empty() && given[size_t(slot)])
-      address[size_t(slot)] = (slots[size_t(slot)] = given[size_t(slot)])->data();
+    const BufferPtr &mine = given.empty() ? nullptr : given[size_t(slot)];
+    if (mine && (!windowed || serves(*mine, program.layouts[size_t(slot)])))
+      hold(slot, mine);
+    else if (windowed)
+      hold(slot, make_buffer(program.layouts[size_t(slot)]));
     else if (program.arena_offset[size_t(slot)] >= 0)
       address[size_t(slot)] =
           static_cast<char *>(arena->data()) + program.arena_offset[size_t(slot)];
     else
-      address[size_t(slot)] = (slots[size_t(slot)] = make_buffer(bytes))->data();
+      hold(slot, make_buffer(bytes));
   };
   const std::shared_ptr<Communicator> comm = program.distributed ? communicator() : nullptr;
   for (const Step &s : program.steps) {
     // Started here, finished before the step's first read of what it brings.
     std::unique_ptr<Communicator::Pending> pending;
-    if (comm && !s.exchange.empty()) pending = comm->start(s.exchange, address.data());
+    if (comm && !s.exchange.empty()) pending = comm->start(s.exchange, storage.data());
     if (pending && s.early_tasks.empty()) comm->finish(*pending);
     switch (s.kind) {
-    case Step::Kind::Value:
-      address[size_t(s.outs[0])] = (slots[size_t(s.outs[0])] = s.value())->data();
+    case Step::Kind::Value: adopt(s.outs[0], s.value()); break;
+    case Step::Kind::Argument: {
+      // The caller's array, widened once to the margins this program reads around its shards
+      // (where that keeps its strides): later calls read it in place.
+      const BufferPtr &arg = args.at(size_t(s.argument));
+      if (windowed && !serves(*arg, program.layouts[size_t(s.outs[0])]))
+        widen(*arg, program.layouts[size_t(s.outs[0])]);
+      adopt(s.outs[0], arg);
       break;
-    case Step::Kind::Argument:
-      address[size_t(s.outs[0])] = (slots[size_t(s.outs[0])] = args.at(size_t(s.argument)))->data();
-      break;
+    }
     case Step::Kind::Fill: {
       place(s.outs[0], s.out_bytes[0]);
       // Split across the pool: an element's bits depend only on its index.
@@ -183,7 +246,7 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
         const long exclusive = 2 + (donor >= 0 && slots[size_t(s.donor_slots[r])] != nullptr);
         if (donor >= 0 && given.empty() && args.at(size_t(donor)).use_count() == exclusive &&
             !args[size_t(donor)]->deleted())
-          address[size_t(out)] = (slots[size_t(out)] = Buffer::take(*args[size_t(donor)]))->data();
+          hold(out, Buffer::take(*args[size_t(donor)]));
         else
           place(out, s.out_bytes[r]);
         buffers.push_back(address[size_t(out)]);
@@ -231,7 +294,7 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
                                          : s.kind == Step::Kind::Scan ? run_scan(s, std::move(in))
                                                                       : run_case(s, in);
       for (size_t r = 0; r < s.outs.size(); ++r)
-        address[size_t(s.outs[r])] = (slots[size_t(s.outs[r])] = out[r])->data();
+        adopt(s.outs[r], out[r]);
       break;
     }
     }
@@ -239,14 +302,20 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
     for (int f : s.frees)
       slots[size_t(f)].reset();
   }
-  if (comm && !program.gather.empty()) comm->exchange(program.gather, address.data());
+  if (comm && !program.gather.empty()) comm->exchange(program.gather, storage.data());
   std::vector<BufferPtr> out;
   for (int o : program.outputs)
     out.push_back(slots[size_t(o)]);
   // Outputs not computed into the caller's buffer: arguments, constants, repeated outputs.
   for (size_t i = 0; i < results.size(); ++i)
     if (out[i] != results[i]) {
-      if (results[i]->bytes()) std::memcpy(results[i]->data(), out[i]->data(), results[i]->bytes());
+      if (windowed) {
+        const Program::Layout &layout = program.layouts[size_t(program.outputs[i])];
+        copy_window(out[i]->as<char>(), window_of(*out[i], layout), results[i]->as<char>(),
+                    window_of(*results[i], layout), layout.itemsize);
+      } else if (results[i]->bytes()) {
+        std::memcpy(results[i]->data(), out[i]->data(), results[i]->bytes());
+      }
       out[i] = results[i];
     }
   return out;

@@ -96,10 +96,31 @@ struct Program {
   // than the whole of it; the hash of the global program, the same on every process that
   // compiled the same function.
   bool distributed = false;
+  // Per slot: its array's shape, element size and the window of it this process holds (kernels
+  // are compiled for these windows' strides; a buffer that comes from elsewhere, an argument or
+  // a region's result, is copied into the slot's window unless it serves it).
+  struct Layout {
+    Shape shape;
+    size_t itemsize = 0;
+    Window window;
+  };
+  std::vector<Layout> layouts{};
   Exchange gather{};
   std::vector<bool> partial_outputs{};
   uint64_t fingerprint = 0;
 };
+
+// A multi-process program's slot layouts: the window a buffer holds (the whole array when it has
+// none); whether it serves code compiled for the slot; a buffer laid out as the slot; a copy of
+// what b holds of the slot's window, laid out as the slot.
+Window window_of(const Buffer &b, const Program::Layout &layout);
+bool serves(const Buffer &b, const Program::Layout &layout);
+BufferPtr make_buffer(const Program::Layout &layout);
+BufferPtr refit(const Buffer &b, const Program::Layout &layout);
+// Lays b out again, in place, as the hull of its window and the slot's, when that serves the slot
+// (the same extent past axis 0); false, leaving b as it is, otherwise. Not while another thread
+// reads b.
+bool widen(Buffer &b, const Program::Layout &layout);
 
 // Runs program on the default thread pool: one arena per call (so calls may overlap), kernels
 // split into their tasks or into row chunks. Thread-safe. results: none, or per output the

@@ -13,46 +13,13 @@
 #include "mpi/communicator.h"
 #include "runtime/collectives.h"
 #include "runtime/devices.h"
+#include "runtime/program.h"
 
 namespace jx {
 
 namespace {
 
 std::mutex initialize_mutex;
-
-// Copies the box of `count` elements per axis from src (of src_shape, starting at src_lo) to dst
-// (of dst_shape, at dst_lo): row by row, the innermost axis one memcpy.
-void copy_box(const char *src, const Shape &src_shape, const std::vector<int64_t> &src_lo,
-              char *dst, const Shape &dst_shape, const std::vector<int64_t> &dst_lo,
-              const std::vector<int64_t> &count, size_t item) {
-  const size_t rank = count.size();
-  if (rank == 0) {
-    std::memcpy(dst, src, item);
-    return;
-  }
-  for (int64_t c : count)
-    if (c <= 0) return;
-  std::vector<int64_t> src_stride(rank, 1), dst_stride(rank, 1);
-  for (size_t a = rank - 1; a-- > 0;) {
-    src_stride[a] = src_stride[a + 1] * src_shape[a + 1];
-    dst_stride[a] = dst_stride[a + 1] * dst_shape[a + 1];
-  }
-  std::vector<int64_t> at(rank, 0);
-  while (true) {
-    int64_t s = 0, d = 0;
-    for (size_t a = 0; a < rank; ++a) {
-      s += (src_lo[a] + at[a]) * src_stride[a];
-      d += (dst_lo[a] + at[a]) * dst_stride[a];
-    }
-    std::memcpy(dst + size_t(d) * item, src + size_t(s) * item, size_t(count[rank - 1]) * item);
-    size_t a = rank - 1;
-    while (a-- > 0) {
-      if (++at[a] < count[a]) break;
-      at[a] = 0;
-    }
-    if (a == size_t(-1)) return;
-  }
-}
 
 // This process's shards of an array of `shape` under s, one per distinct box.
 std::vector<ShardBox> local_boxes(const Sharding &s, const Shape &shape) {
@@ -87,14 +54,23 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> bounding(const std::vector
   return {lo, hi};
 }
 
-// A global array whose buffer holds this process's shards (marked partial unless they cover it).
-Array global_array(runtime::BufferPtr buffer, DType dtype, const Shape &shape,
-                   const Sharding &sharding, const std::vector<ShardBox> &local) {
+// A buffer for this process's shards of a global array: the window of their bounding box (the
+// whole array when they cover it).
+runtime::BufferPtr shards_buffer(const std::vector<ShardBox> &local, const Shape &shape,
+                                 DType dtype) {
+  const auto [lo, hi] = bounding(local, shape);
+  runtime::Program::Layout layout{shape, itemsize(dtype), {lo, hi}};
   int64_t covered = 0;
   for (const ShardBox &b : local)
     covered += shape_size(Shape(box_count(b)));
+  if (covered == shape_size(shape)) layout.window = runtime::Window::whole(shape);
+  runtime::BufferPtr buffer = runtime::make_buffer(layout);
   if (covered < shape_size(shape)) buffer->mark_partial();
-  return Array(ir::constant(std::move(buffer), dtype, shape), sharding);
+  return buffer;
+}
+
+runtime::Window window_of(const runtime::Buffer &b, const Shape &shape) {
+  return b.window() ? *b.window() : runtime::Window::whole(shape);
 }
 
 } // namespace
@@ -173,14 +149,15 @@ Array make_array_from_callback(
                                   dtype_name(parts.back().dtype())));
   }
   const DType dtype = parts.empty() ? default_float : parts.front().dtype();
-  const size_t item = itemsize(dtype);
-  runtime::BufferPtr buffer = runtime::make_buffer(size_t(shape_size(shape)) * item);
+  runtime::BufferPtr buffer = shards_buffer(local, shape, dtype);
+  const runtime::Window held = window_of(*buffer, shape);
   for (size_t i = 0; i < local.size(); ++i) {
-    const runtime::BufferPtr part = api::realize(parts[i].node());
-    copy_box(part->as<char>(), parts[i].shape(), std::vector<int64_t>(shape.size(), 0),
-             buffer->as<char>(), shape, local[i].lo, box_count(local[i]), item);
+    // Each part computed, copied and let go before the next: one shard's memory at a time.
+    const Array part = std::move(parts[i]);
+    runtime::copy_window(api::realize(part.node())->as<char>(), {local[i].lo, local[i].hi},
+                         buffer->as<char>(), held, itemsize(dtype));
   }
-  return global_array(std::move(buffer), dtype, shape, sharding, local);
+  return Array(ir::constant(std::move(buffer), dtype, shape), sharding);
 }
 
 Array make_array_from_process_local_data(const Sharding &sharding, const Array &local_data,
@@ -211,18 +188,25 @@ Array make_array_from_process_local_data(const Sharding &sharding, const Array &
                                  shape_str(local_shape), shape_str(shape), sharding.str(),
                                  shape_str(expected)));
   const DType dtype = local_data.dtype();
-  const size_t item = itemsize(dtype);
-  runtime::BufferPtr buffer = runtime::make_buffer(size_t(shape_size(shape)) * item);
+  runtime::BufferPtr buffer = shards_buffer(local, shape, dtype);
   const runtime::BufferPtr data = api::realize(local_data.node());
-  for (const ShardBox &b : local) {
-    std::vector<int64_t> at;
-    for (size_t a = 0; a < shape.size(); ++a)
-      at.push_back(b.lo[a] - lo[a]);
-    copy_box(data->as<char>(), local_shape, at, buffer->as<char>(), shape, b.lo, box_count(b),
-             item);
-  }
-  return global_array(std::move(buffer), dtype, shape, sharding, local);
+  // The local data is laid out as the window of the shards' bounding box: copied as it is.
+  runtime::copy_window(data->as<char>(), {lo, hi}, buffer->as<char>(), window_of(*buffer, shape),
+                       itemsize(dtype));
+  return Array(ir::constant(std::move(buffer), dtype, shape), sharding);
 }
+
+namespace api {
+
+Array local_shards(const Array &x, const Sharding &sharding) {
+  const std::vector<ShardBox> local = local_boxes(sharding, x.shape());
+  runtime::BufferPtr buffer = shards_buffer(local, x.shape(), x.dtype());
+  runtime::copy_window(realize(x.node())->as<char>(), runtime::Window::whole(x.shape()),
+                       buffer->as<char>(), window_of(*buffer, x.shape()), itemsize(x.dtype()));
+  return Array(ir::constant(std::move(buffer), x.dtype(), x.shape()), sharding);
+}
+
+} // namespace api
 
 std::vector<Shard> Array::addressable_shards() const {
   const Sharding s = sharding();
@@ -241,8 +225,8 @@ std::vector<Shard> Array::addressable_shards() const {
       const std::vector<int64_t> count = box_count(box);
       const size_t item = itemsize(dtype());
       runtime::BufferPtr part = runtime::make_buffer(size_t(shape_size(Shape(count))) * item);
-      copy_box(held->as<char>(), shape(), box.lo, part->as<char>(), Shape(count),
-               std::vector<int64_t>(count.size(), 0), count, item);
+      runtime::copy_window(held->as<char>(), window_of(*held, shape()), part->as<char>(),
+                           {box.lo, box.hi}, item);
       shards.push_back(
           {box.device, slices,
            Array(ir::constant(part, dtype(), Shape(count)), SingleDeviceSharding(box.device))});
@@ -262,8 +246,10 @@ namespace {
 // the exchange that gives every process the whole of it.
 Array exchanged_copy(runtime::Communicator &comm, const runtime::Buffer &held, const Array &x,
                      const sharding::Placement &placement) {
-  runtime::BufferPtr whole = runtime::make_buffer(held.bytes());
-  if (held.bytes()) std::memcpy(whole->data(), held.data(), held.bytes());
+  runtime::BufferPtr whole =
+      runtime::make_buffer(size_t(shape_size(x.shape())) * itemsize(x.dtype()));
+  runtime::copy_window(held.as<char>(), window_of(held, x.shape()), whole->as<char>(),
+                       runtime::Window::whole(x.shape()), itemsize(x.dtype()));
   void *address[] = {whole->data()};
   comm.exchange(compile::allgather_exchange(placement, x.shape(), x.dtype(), comm.process_index(),
                                             comm.process_count(), local_device_count()),

@@ -17,6 +17,10 @@ inline NodePtr node_of(const Array &x) { return x.node(); }
 // The single evaluation entry point: the value of a node, computed once and cached on it.
 runtime::BufferPtr realize(const NodePtr &n);
 
+// x (a value this process has whole) as a global array placed as `sharding` that holds this
+// process's shards only (src/api/distributed.cpp).
+Array local_shards(const Array &x, const Sharding &sharding);
+
 // An eager result whose chain of pending nodes is this long is computed now (outside traces):
 // every later graph walk then stops at it, so a million-step eager loop costs linear time.
 inline constexpr int64_t max_pending_depth = 10000;

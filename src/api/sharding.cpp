@@ -2,6 +2,7 @@
 // device_put and the Array's sharding accessors. The tiles' boxes are the sharding stage's
 // (sharding::tile_box).
 #include <jx/array.h>
+#include <jx/jit.h>
 #include <jx/sharding.h>
 
 #include <algorithm>
@@ -461,6 +462,17 @@ Array device_put(const Array &x, const Sharding &sharding) {
           "size of its dimension {} should be divisible by {}, but it is equal to {} (full shape: "
           "{})",
           sharding.str(), dim, t.ways[dim], x.shape()[dim], shape_str(x.shape())));
+  // Across processes, an array on devices of several processes holds this process's shards
+  // only: a value every process has is cut to them, a global array resharded (a jitted copy).
+  if (runtime::process_count() > 1 && !ir::tracing()) {
+    const runtime::BufferPtr held = x.node()->local_value();
+    if (held && held->partial() && x.committed() &&
+        !x.sharding().is_equivalent_to(sharding, x.ndim()))
+      return jit([](const Array &a) { return a; },
+                 {.in_shardings = {x.sharding()}, .out_shardings = {sharding}})(x);
+    if (!(held && held->partial()) && !Array(x.node(), sharding).is_fully_addressable())
+      return api::local_shards(x, sharding);
+  }
   return Array(x.node(), sharding);
 }
 

@@ -96,7 +96,7 @@ public:
 
     const Node &first = *plan_.roots[0];
     const Shape &out = first.shape;
-    const auto strides = row_major_strides(out);
+    const auto strides = row_major_strides(plan_.output_window.value_or(out));
     // Every value of an element before any store: an output may take a donated input's memory.
     auto store_all = [&](const Index &idx) {
       Value *at = linear(idx, strides);
@@ -669,7 +669,7 @@ private:
   // the order it would have alone; what their terms share is computed once per element.
   void emit_row_reductions() {
     const Node &first = *plan_.roots[0];
-    const auto strides = row_major_strides(first.shape);
+    const auto strides = row_major_strides(plan_.output_window.value_or(first.shape));
     std::vector<Reduction> reds;
     for (const ir::NodePtr &root : plan_.roots)
       reds.push_back(describe_reduction(*root));
@@ -806,8 +806,13 @@ private:
   // ---- values of inlined nodes ----
 
   Value *value(const Node &n, const Index &idx) {
-    if (auto it = param_.find(&n); it != param_.end())
-      return load_element(pointers_[it->second], n.dtype, linear(idx, row_major_strides(n.shape)));
+    if (auto it = param_.find(&n); it != param_.end()) {
+      const size_t k = it->second - plan_.roots.size();
+      const std::optional<Shape> &window =
+          k < plan_.input_windows.size() ? plan_.input_windows[k] : std::nullopt;
+      return load_element(pointers_[it->second], n.dtype,
+                          linear(idx, row_major_strides(window.value_or(n.shape))));
+    }
     auto key = std::make_pair(&n, idx);
     for (auto scope = memo_.rbegin(); scope != memo_.rend(); ++scope)
       if (auto it = scope->find(key); it != scope->end()) return it->second;

@@ -84,12 +84,9 @@ private:
   int processes_, local_;
 };
 
-// A slot's array: its shape and element size.
-struct Layout {
-  Shape shape;
-  size_t itemsize;
-};
+using Layout = runtime::Program::Layout;
 
+// This process's messages, as boxes of the windows its slots hold.
 runtime::Exchange own_part(const std::vector<GlobalMessage> &messages, int me,
                            const std::vector<Layout> &layouts) {
   runtime::Exchange e;
@@ -98,13 +95,117 @@ runtime::Exchange own_part(const std::vector<GlobalMessage> &messages, int me,
     const Layout &layout = layouts[size_t(m.slot)];
     runtime::Message r{.peer = m.from == me ? m.to : m.from,
                        .slot = m.slot,
-                       .extent = layout.shape,
+                       .extent = layout.window.extent(),
                        .lo = m.region.lo,
                        .hi = m.region.hi,
                        .itemsize = layout.itemsize};
+    for (size_t a = 0; a < r.lo.size(); ++a) {
+      r.lo[a] -= layout.window.lo[a];
+      r.hi[a] -= layout.window.lo[a];
+    }
     (m.from == me ? e.sends : e.recvs).push_back(std::move(r));
   }
   return e;
+}
+
+runtime::Window window(const Region &r) { return {r.lo, r.hi}; }
+
+bool same_pieces(const Holding &a, const Holding &b) {
+  if (!a || !b || a->size() != b->size()) return false;
+  for (size_t i = 0; i < a->size(); ++i)
+    if ((*a)[i].process != (*b)[i].process || (*a)[i].region.lo != (*b)[i].region.lo ||
+        (*a)[i].region.hi != (*b)[i].region.hi)
+      return false;
+  return true;
+}
+
+// Each slot's window on `process`: the hull of the pieces it holds there and of what it receives
+// (the whole array for values every process holds whole). An argument and an output of one
+// shape held alike get one window, so that a result fed back as the next call's argument (a
+// loop's carries, every iteration) serves it without a copy. A kernel's outputs share one.
+void assign_windows(const ProgramPlan &plan, runtime::Program &program,
+                    const std::vector<Holding> &held,
+                    const std::vector<std::vector<GlobalMessage>> &step_messages,
+                    const std::vector<GlobalMessage> &gathers, int process) {
+  std::vector<Layout> &layouts = program.layouts;
+  for (size_t slot = 0; slot < layouts.size(); ++slot) {
+    Layout &l = layouts[slot];
+    if (!held[slot]) {
+      l.window = runtime::Window::whole(l.shape);
+      continue;
+    }
+    l.window = {std::vector<int64_t>(l.shape.size(), 0), std::vector<int64_t>(l.shape.size(), 0)};
+    for (const Piece &p : *held[slot])
+      if (p.process == process) l.window = l.window.hull(window(p.region));
+  }
+  auto receive = [&](const std::vector<GlobalMessage> &messages) {
+    for (const GlobalMessage &m : messages)
+      if (m.to == process) {
+        runtime::Window &w = layouts[size_t(m.slot)].window;
+        w = w.hull(window(m.region));
+      }
+  };
+  for (const std::vector<GlobalMessage> &messages : step_messages)
+    receive(messages);
+  receive(gathers);
+  std::vector<int> params;
+  for (const runtime::Step &r : program.steps)
+    if (r.kind == runtime::Step::Kind::Argument) params.push_back(r.outs[0]);
+  for (int pass = 0; pass < 2; ++pass)
+    for (int out : program.outputs)
+      for (int param : params) {
+        Layout &o = layouts[size_t(out)], &p = layouts[size_t(param)];
+        if (out == param || o.shape != p.shape || o.itemsize != p.itemsize ||
+            !same_pieces(held[size_t(out)], held[size_t(param)]))
+          continue;
+        o.window = p.window = o.window.hull(p.window);
+      }
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const runtime::Step &r = program.steps[i];
+    if (r.kind != runtime::Step::Kind::Kernel || r.outs.size() < 2) continue;
+    runtime::Window shared = layouts[size_t(r.outs[0])].window;
+    for (int out : r.outs)
+      shared = shared.hull(layouts[size_t(out)].window);
+    for (int out : r.outs)
+      layouts[size_t(out)].window = shared;
+  }
+}
+
+// The kernels whose buffers hold windows, compiled again for the windows' strides.
+void compile_for_windows(ProgramPlan &plan, runtime::Program &program) {
+  std::vector<std::shared_ptr<const passes::KernelPlan>> windowed;
+  std::vector<size_t> at;
+  auto extent = [&](int slot) -> std::optional<Shape> {
+    const Layout &l = program.layouts[size_t(slot)];
+    if (l.window == runtime::Window::whole(l.shape)) return std::nullopt;
+    return l.window.extent();
+  };
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const ProgramStep &s = plan.steps[i];
+    const runtime::Step &r = program.steps[i];
+    // A placed kernel with no box here is never called here.
+    if (!s.kernel || (!r.boxes.empty() && r.tasks.empty() && r.early_tasks.empty())) continue;
+    auto p = std::make_shared<passes::KernelPlan>(*s.plan);
+    bool any = false;
+    for (int in : r.inputs) {
+      p->input_windows.push_back(extent(in));
+      any = any || p->input_windows.back().has_value();
+    }
+    p->output_window = extent(r.outs[0]);
+    if (!any && !p->output_window) continue;
+    windowed.push_back(std::move(p));
+    at.push_back(i);
+  }
+  std::vector<const passes::KernelPlan *> plans;
+  for (const auto &p : windowed)
+    plans.push_back(p.get());
+  std::vector<std::shared_ptr<const backend::CompiledKernel>> kernels = backend::compile_all(plans);
+  for (size_t k = 0; k < at.size(); ++k) {
+    ProgramStep &s = plan.steps[at[k]];
+    s.plan = windowed[k];
+    s.kernel = std::move(kernels[k]);
+    program.steps[at[k]].kernel = s.kernel->fn;
+  }
 }
 
 // FNV-1a over the words of the global program.
@@ -197,11 +298,13 @@ bool sharded_operand(const ProgramStep &s, size_t k) {
 
 } // namespace
 
-double distribute(const ProgramPlan &plan, const LowerOptions &options, int process, int processes,
+double distribute(ProgramPlan &plan, const LowerOptions &options, int process, int processes,
                   int local_devices, runtime::Program &program) {
   double moved = 0;
   const Schedule schedule(processes, local_devices);
-  std::vector<Layout> layout(size_t(program.slot_count));
+  std::vector<Layout> &layout = program.layouts;
+  layout.assign(size_t(program.slot_count), {});
+  std::vector<std::vector<GlobalMessage>> step_messages(plan.steps.size());
   std::vector<Holding> held(size_t(program.slot_count));
   Fingerprint fingerprint;
   fingerprint.add(uint64_t(processes));
@@ -220,7 +323,7 @@ double distribute(const ProgramPlan &plan, const LowerOptions &options, int proc
     runtime::Step &r = program.steps[i];
     for (size_t k = 0; k < r.outs.size(); ++k) {
       const ir::Node &n = s.roots.empty() ? *s.node : *s.roots[k];
-      layout[size_t(r.outs[k])] = {n.shape, itemsize(n.dtype)};
+      layout[size_t(r.outs[k])] = {n.shape, itemsize(n.dtype), {}};
     }
     std::vector<GlobalMessage> messages;
     const bool boxed = s.kind == ProgramStep::Kind::Kernel && !r.boxes.empty();
@@ -271,7 +374,6 @@ double distribute(const ProgramPlan &plan, const LowerOptions &options, int proc
         if (sharded_operand(s, k))
           held[size_t(r.outs[k])] = schedule.pieces(s.placement.operands[k]);
     }
-    r.exchange = own_part(messages, process, layout);
     fingerprint.add(uint64_t(r.kind));
     fingerprint.add_all(r.outs);
     fingerprint.add_all(r.inputs);
@@ -285,6 +387,7 @@ double distribute(const ProgramPlan &plan, const LowerOptions &options, int proc
     for (const std::shared_ptr<const Executable> &region : s.regions)
       fingerprint.add(region->program().fingerprint);
     account(messages);
+    step_messages[i] = std::move(messages);
   }
   // Each output's addressable shards (the whole of an output without a sharding) on every
   // process.
@@ -315,8 +418,19 @@ double distribute(const ProgramPlan &plan, const LowerOptions &options, int proc
     }
     program.partial_outputs.push_back(!complete);
   }
-  program.gather = own_part(gathers, process, layout);
   account(gathers);
+  assign_windows(plan, program, held, step_messages, gathers, process);
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    program.steps[i].exchange = own_part(step_messages[i], process, layout);
+    // A donated argument's memory holds its own window: outputs take buffers of theirs.
+    program.steps[i].donors.clear();
+  }
+  program.gather = own_part(gathers, process, layout);
+  // Windows, not the global arrays the arena was packed for: every slot a buffer of its own (the
+  // caching allocator reuses them from call to call).
+  program.arena_bytes = 0;
+  std::fill(program.arena_offset.begin(), program.arena_offset.end(), -1);
+  compile_for_windows(plan, program);
   program.distributed = true;
   program.fingerprint = fingerprint.hash;
   return moved;
@@ -327,7 +441,7 @@ runtime::Exchange allgather_exchange(const sharding::Placement &held, const Shap
   const Schedule schedule(processes, local_devices);
   std::vector<GlobalMessage> messages;
   schedule.need_everywhere(0, whole(shape), schedule.pieces(held), messages);
-  return own_part(messages, process, {{shape, itemsize(dtype)}});
+  return own_part(messages, process, {{shape, itemsize(dtype), runtime::Window::whole(shape)}});
 }
 
 } // namespace jx::compile

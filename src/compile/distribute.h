@@ -11,10 +11,12 @@ namespace jx::compile {
 // brings it the parts of its inputs held elsewhere, and the program the exchange that leaves
 // every output's addressable shards here (the whole of an output without a sharding). Every
 // process computes the same steps' unplaced work (constants, random fills, contractions,
-// library routines, control flow and unplaced kernels), reading whole inputs. Returns the bytes
-// all processes together move per call (a control step's regions' own exchanges, per iteration,
-// not counted).
-double distribute(const ProgramPlan &plan, const LowerOptions &options, int process, int processes,
+// library routines, control flow and unplaced kernels), reading whole inputs. Each slot's buffer
+// holds the window of its array this process holds and receives (program.layouts); the kernels
+// that touch windows are compiled again for them (plan's steps get those kernels). Returns the
+// bytes all processes together move per call (a control step's regions' own exchanges, per
+// iteration, not counted).
+double distribute(ProgramPlan &plan, const LowerOptions &options, int process, int processes,
                   int local_devices, runtime::Program &program);
 
 // The exchange that gives every process the whole of an array (in slot 0) whose boxes live where

@@ -343,8 +343,10 @@ void verify(const NodeSpec &s) {
               in_dtype(1) == in_dtype(0) && s.dtype == complex_dtype(in_dtype(0)),
           s.op, "float32 or float64 parts of one dtype");
   if (s.op == Op::Constant)
-    check(s.data && s.data->bytes() >= size_t(shape_size(s.shape)) * itemsize(s.dtype), s.op,
-          "buffer too small");
+    check(s.data && s.data->bytes() >= size_t(s.data->window() ? s.data->window()->elements()
+                                                               : shape_size(s.shape)) *
+                                           itemsize(s.dtype),
+          s.op, "buffer too small");
   if (s.op == Op::Literal) check(s.shape.empty(), s.op, "literals are 0-d");
 }
 

@@ -98,6 +98,9 @@ std::string KernelPlan::structural_key() const {
   }
   for (const ir::NodePtr &root : roots)
     key += fmt::format("out:%{};", id.at(root.get()));
+  for (size_t k = 0; k < input_windows.size(); ++k)
+    if (input_windows[k]) key += fmt::format("win{}:{};", k, fmt::join(*input_windows[k], ","));
+  if (output_window) key += fmt::format("win:{};", fmt::join(*output_window, ","));
   return key;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,11 @@ struct KernelPlan {
   // for large outputs that no later step of the program reads, whose lines would only evict
   // what is in the caches and cost a read-for-ownership each.
   bool stream_outputs = false;
+  // In a multi-process program, the extent of the window of its array that each input's buffer
+  // and the outputs' buffers hold (the strides the kernel indexes them with; global indices still
+  // address them, through the window's base); none: the whole array.
+  std::vector<std::optional<Shape>> input_windows{};
+  std::optional<Shape> output_window{};
 
   bool boxed(size_t axis) const { return axis < 64 && (boxed_axes >> axis & 1); }
 

@@ -67,14 +67,51 @@ TEST(Distributed, DiffSeedMatchesOneProcess) {
                           {.in_shardings = {shardings[1]}, .out_shardings = {shardings[1]}})
                       .lower(jx::ShapeDtypeStruct{{256, 192}, jx::float64})
                       .compile();
-  if (jx::process_count() > 1)
+  if (jx::process_count() > 1) {
     EXPECT_EQ(compiled.cost_analysis().communication_bytes,
               double((jx::process_count() - 1) * 192 * 8));
+  }
   if (jx::process_index() > 0) {
     const std::string text = compiled.as_text();
     EXPECT_NE(text.find("mpi receives 1536 bytes from process"), std::string::npos) << text;
     EXPECT_NE(text.find("overlap: "), std::string::npos) << text;
   }
+}
+
+// Bytes of memory behind x in this process.
+size_t held_bytes(const Array &x) { return x.node()->local_value()->bytes(); }
+
+// A result holds this process's shards only (the window of their bounding box), never the
+// global array: its share of the bytes, nothing where it has no shard; fed back as the next
+// call's argument it is read in place. (Rows of at least 64 elements per process: narrower
+// column splits are computed in row bands over all devices, for bits equal to one process's.)
+TEST(Distributed, ProcessesHoldOnlyTheirShards) {
+  const int processes = jx::process_count(), me = jx::process_index();
+  const Array x = jx::random::normal(jx::random::PRNGKey(0), {64, 1024}, jx::float64);
+  const size_t total = 64 * 1024 * 8;
+  const std::vector<Sharding> layouts = seed_layouts();
+  for (size_t k = 0; k < layouts.size(); ++k) {
+    auto f = jx::jit(seeds::calc_fd_kernel,
+                     {.in_shardings = {layouts[k]}, .out_shardings = {layouts[k]}});
+    const Array once = f(jx::device_put(x, layouts[k])), twice = f(once);
+    // (1,1): a result on one device is computed by every process. Where a process's rows start
+    // past row 0, plus the row above them that the seed reads (the margin that lets the result be
+    // read in place as the next call's argument).
+    const size_t share = k == 0 ? total : total / size_t(processes);
+    const int64_t rows = k == 1 ? 64 / processes : processes == 1 ? 64 : 32;
+    const bool below = k == 1 ? me > 0 : me * jx::local_device_count() >= 4;
+    const size_t margin = below && (k == 1 || k == 3) ? share / size_t(rows) : 0;
+    EXPECT_EQ(held_bytes(once), share + margin) << layouts[k].str();
+    EXPECT_EQ(held_bytes(twice), share + margin) << layouts[k].str();
+    const std::vector<double> reference =
+        jx::jit(seeds::calc_fd_kernel)(jx::jit(seeds::calc_fd_kernel)(x)).to_vector<double>();
+    EXPECT_EQ(gathered(twice), reference) << layouts[k].str();
+  }
+  // Made from process-local data: its rows only.
+  const Sharding rows = layouts[1];
+  const Array local = jx::make_array_from_process_local_data(
+      rows, jnp::ones({64 / processes, 1024}, jx::float64), jx::Shape{64, 1024});
+  EXPECT_EQ(held_bytes(local), total / size_t(processes));
 }
 
 // Every pair of the seed's layouts: the argument placed one way, the result the other (an
@@ -166,8 +203,13 @@ TEST(Distributed, RandomPlacedGraphsMatchUnplaced) {
     const jx::runtime::BufferPtr whole = jx::compile::Executable({}, {root}).run({})[0];
     const jx::compile::Executable placed({}, {root}, true, {}, {placement}, {}, true);
     const jx::runtime::BufferPtr local = placed.run({})[0];
-    jx::runtime::BufferPtr all = jx::runtime::make_buffer(local->bytes());
-    if (local->bytes()) std::memcpy(all->data(), local->data(), local->bytes());
+    // This process's window of the result, then every process's part.
+    const size_t item = jx::itemsize(root->dtype);
+    jx::runtime::BufferPtr all = jx::runtime::make_buffer(size_t(root->size()) * item);
+    const jx::runtime::Window held =
+        local->window() ? *local->window() : jx::runtime::Window::whole(shape);
+    jx::runtime::copy_window(local->as<char>(), held, all->as<char>(),
+                             jx::runtime::Window::whole(shape), item);
     if (placed.distributed()) {
       void *address[] = {all->data()};
       jx::runtime::communicator()->exchange(
