@@ -1,11 +1,13 @@
-// A process that raises instead of calling a program across processes: the others fail with a
-// jx::Error after JX_COLLECTIVE_TIMEOUT_S (2 s here), never hang, and refuse later calls at once.
-// Each process prints "FAULT-OK <index>" when it saw what it should (tests/CMakeLists.txt matches
-// both lines).
+// A process that raises instead of calling a program across processes, or (argument "exit") dies
+// between two calls: the others fail with a jx::Error after JX_COLLECTIVE_TIMEOUT_S (2 s here),
+// never hang, and refuse later calls at once. Each process prints "FAULT-OK <index>" when it saw
+// what it should (tests/CMakeLists.txt matches both lines; a dying process prints its line first).
+// A dead peer reaches the survivors only when mpirun lets them run on: orte_enable_recovery.
 #include <jx/jx.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -20,7 +22,8 @@ bool contains(const std::string &text, const std::string &part) {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  const bool exits = argc > 1 && std::string(argv[1]) == "exit";
   jx::distributed::initialize();
   const int me = jx::process_index();
   const jx::Sharding rows = jx::NamedSharding(jx::make_mesh({8}, {"x"}), jx::P("x"));
@@ -28,6 +31,14 @@ int main() {
                    {.in_shardings = {rows}, .out_shardings = {rows}});
   const Array x = jx::device_put(jnp::arange(64.0), rows);
   bool ok = false;
+  if (exits && me == 1) {
+    // One call together, then this process is gone without a word to MPI.
+    f(x).block_until_ready();
+    std::printf("FAULT-OK 1\n");
+    std::fflush(stdout);
+    std::_Exit(3);
+  }
+  if (exits) f(x).block_until_ready();
   if (me == 1) {
     // This process raises in its own code and never joins the call.
     try {
