@@ -27,8 +27,10 @@ namespace jx {
 namespace distributed {
 
 struct InitializeOptions {
-  // JAX's arguments. Processes are started by mpirun (or srun): these are checked against what
-  // MPI reports, not used to connect.
+  // JAX's arguments. Under mpirun (or srun) MPI knows the processes: these are checked against
+  // what it reports. Processes started otherwise give all three and meet at coordinator_address
+  // ("host:port" where process 0 listens); process 0 starts Open MPI's ompi-server, through which
+  // they connect.
   std::optional<std::string> coordinator_address;
   std::optional<int> num_processes, process_id;
   // An MPI communicator the application already uses (a pointer to its MPI_Comm): jx works on a
@@ -36,7 +38,8 @@ struct InitializeOptions {
   const void *mpi_communicator = nullptr;
 };
 
-// jax.distributed.initialize: joins the processes started by mpirun (Open MPI's environment);
+// jax.distributed.initialize: joins the processes started by mpirun (Open MPI's environment) or
+// those meeting at options.coordinator_address;
 // MPI errors return to jx (MPI_ERRORS_RETURN), and exchanges give up after
 // JX_COLLECTIVE_TIMEOUT_S seconds (default 300) with a jx::Error. jx::Error if already
 // initialized, if the options disagree with MPI, or if jx was built without MPI (JX_MPI=OFF).

@@ -3,6 +3,7 @@
 #include <jx/distributed.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 #include <mutex>
@@ -81,7 +82,18 @@ void initialize(const InitializeOptions &options) {
   std::lock_guard lock(initialize_mutex);
   if (runtime::communicator())
     throw Error("jx::distributed::initialize should only be called once.");
-  std::shared_ptr<runtime::Communicator> c = mpi::connect(options.mpi_communicator);
+  // Started by mpirun (its environment) or given a communicator: MPI knows the processes. Else
+  // they meet at the coordinator.
+  const bool launched = std::getenv("OMPI_COMM_WORLD_SIZE") || options.mpi_communicator;
+  std::shared_ptr<runtime::Communicator> c;
+  if (options.coordinator_address && !launched) {
+    if (!options.num_processes) throw ValueError("Number of processes must be defined.");
+    if (!options.process_id)
+      throw ValueError("The process id of the current process must be defined.");
+    c = mpi::connect_at(*options.coordinator_address, *options.num_processes, *options.process_id);
+  } else {
+    c = mpi::connect(options.mpi_communicator);
+  }
   if (options.num_processes && *options.num_processes != c->process_count())
     throw ValueError(fmt::format("jx::distributed::initialize: num_processes={}, but MPI started "
                                  "{} processes",

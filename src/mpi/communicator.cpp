@@ -13,6 +13,8 @@
 
 #include <jx/error.h>
 
+#include "mpi/rendezvous.h"
+
 namespace jx::mpi {
 
 namespace {
@@ -132,6 +134,7 @@ public:
     if (broken_.empty()) MPI_Comm_free(&comm_);
     comm_ = MPI_COMM_NULL;
     if (owns_mpi_) MPI_Finalize();
+    if (owns_mpi_) stop_name_server();
   }
 
 private:
@@ -210,6 +213,19 @@ std::shared_ptr<runtime::Communicator> connect(const void *mpi_communicator) {
   const MPI_Comm base =
       mpi_communicator ? *static_cast<const MPI_Comm *>(mpi_communicator) : MPI_COMM_WORLD;
   return std::make_shared<MpiCommunicator>(base, owns);
+}
+
+std::shared_ptr<runtime::Communicator> connect_at(const std::string &coordinator, int num_processes,
+                                                  int process_id) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized)
+    throw Error("jx::distributed::initialize: coordinator_address starts MPI, which is running "
+                "already in this process (started by mpirun? then leave coordinator_address out)");
+  MPI_Comm all = join_at(coordinator, num_processes, process_id);
+  auto c = std::make_shared<MpiCommunicator>(all, true);
+  MPI_Comm_free(&all);
+  return c;
 }
 
 } // namespace jx::mpi

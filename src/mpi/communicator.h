@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "runtime/collectives.h"
 
@@ -15,5 +16,10 @@ bool available();
 // duplicate of MPI_COMM_WORLD, or of *mpi_communicator (an MPI_Comm) when given. jx::Error
 // without MPI.
 std::shared_ptr<runtime::Communicator> connect(const void *mpi_communicator);
+
+// Joins processes started without mpirun, which meet at `coordinator` (host:port where process 0
+// listens; src/mpi/rendezvous.h).
+std::shared_ptr<runtime::Communicator> connect_at(const std::string &coordinator, int num_processes,
+                                                  int process_id);
 
 } // namespace jx::mpi
