@@ -272,9 +272,12 @@ Array exchanged_copy(runtime::Communicator &comm, const runtime::Buffer &held, c
 } // namespace
 
 Array process_allgather(const Array &x) {
-  const runtime::BufferPtr held = x.node()->local_value();
+  // Every process takes part whatever it holds (the schedule sends only what is missing): a
+  // decision of its own could leave a peer waiting.
   const std::shared_ptr<runtime::Communicator> comm = runtime::communicator();
-  if (!comm || !held || !held->partial() || !x.committed()) return Array(x.node());
+  if (!comm || !x.committed()) return Array(x.node());
+  runtime::BufferPtr held = x.node()->local_value();
+  if (!held) held = api::realize(x.node());
   return exchanged_copy(*comm, *held, x, api::placement_of(x.sharding(), x.shape()));
 }
 

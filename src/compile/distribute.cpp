@@ -326,6 +326,12 @@ double distribute(ProgramPlan &plan, const LowerOptions &options, int process, i
       layout[size_t(r.outs[k])] = {n.shape, itemsize(n.dtype), {}};
     }
     std::vector<GlobalMessage> messages;
+    // A kernel placed as one box of its whole output (one device's) runs in one process: that
+    // device's.
+    if (s.kind == ProgramStep::Kind::Kernel && r.boxes.empty() && r.kernel &&
+        s.placement.boxes.size() == 1)
+      for (size_t a = 0; a < r.extent.size(); ++a)
+        r.boxes.insert(r.boxes.end(), {s.placement.boxes[0].lo[a], s.placement.boxes[0].hi[a]});
     const bool boxed = s.kind == ProgramStep::Kind::Kernel && !r.boxes.empty();
     if (boxed) {
       // Each box computed by its device's process, reading what it lacks of each input.
