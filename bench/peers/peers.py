@@ -935,7 +935,9 @@ def mpi_main(args):
           f"process of 8 devices, the bytes its devices read from each other in place: "
           f"{one[-1]['diff_listed_bytes']:.0f}); "
           f"peak RSS {med(two, 'peak_rss_mib'):.0f} MiB per process of 2, "
-          f"{med(one, 'peak_rss_mib'):.0f} MiB in one process; MPI here: latency "
+          f"{med(one, 'peak_rss_mib'):.0f} MiB in one process; x and the result held in "
+          f"{med(two, 'held_mib'):.2f} MiB per process of 2, {med(one, 'held_mib'):.2f} MiB in one "
+          f"process; MPI here: latency "
           f"{med(limit, 'latency_us'):.2f} us, {med(limit, 'bandwidth_gbs'):.2f} GB/s each way "
           f"(8 MiB)")
 
