@@ -6,6 +6,8 @@
 // jx::MemoryError naming the size (NumPy's wording).
 #include "runtime/allocator.h"
 
+#include "runtime/trace.h"
+
 #include <jx/error.h>
 
 #include <algorithm>
@@ -73,8 +75,13 @@ void *system_allocate(size_t capacity, size_t requested) {
   if (!p) unable_to_allocate(requested);
   // Huge pages over the whole ones the request fills: a partly used huge page would be resident
   // whole (a 2.1 MiB arena would cost 4 MiB); the tail keeps 4 KiB pages.
-  if (const size_t whole = requested / huge_page * huge_page; huge && whole > 0)
-    madvise(p, whole, MADV_HUGEPAGE);
+  const size_t whole = requested / huge_page * huge_page;
+  if (huge && whole > 0) madvise(p, whole, MADV_HUGEPAGE);
+  // Only the system's allocations: served from the cache, a block is not an event.
+  if (trace::recording())
+    trace::instant("memory", "allocate from the system",
+                   "\"bytes\": " + std::to_string(capacity) +
+                       ", \"huge page bytes\": " + std::to_string(huge ? whole : 0));
   return p;
 }
 

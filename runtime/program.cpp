@@ -9,6 +9,7 @@
 
 #include "runtime/thread_pool.h"
 #include "runtime/threefry.h"
+#include "runtime/trace.h"
 
 namespace jx::runtime {
 
@@ -142,6 +143,39 @@ std::vector<BufferPtr> run_case(const Step &s, const std::vector<BufferPtr> &in)
 
 } // namespace
 
+namespace {
+
+const char *kind_name(Step::Kind kind) {
+  static constexpr const char *names[] = {"buffer", "argument", "random", "kernel", "gemm",
+                                          "while",  "case",     "scan",   "library"};
+  return names[int(kind)];
+}
+
+// The trace's view of a box: its bounds, and the device whose box holds it.
+std::string box_args(const Step &s, const int64_t *box, size_t rank) {
+  std::string text = "\"box\": [";
+  for (size_t a = 0; a < 2 * rank; ++a)
+    text += (a ? ", " : "") + std::to_string(box[a]);
+  text += "]";
+  for (size_t b = 0; b < s.box_devices.size(); ++b) {
+    const int64_t *device_box = s.boxes.data() + b * 2 * rank;
+    bool inside = true;
+    for (size_t a = 0; a < rank; ++a)
+      inside = inside && box[2 * a] >= device_box[2 * a] && box[2 * a + 1] <= device_box[2 * a + 1];
+    if (inside) return text + ", \"device\": " + std::to_string(s.box_devices[b]);
+  }
+  return text;
+}
+
+int64_t exchange_bytes(const std::vector<Message> &messages) {
+  int64_t bytes = 0;
+  for (const Message &m : messages)
+    bytes += m.elements() * int64_t(m.itemsize);
+  return bytes;
+}
+
+} // namespace
+
 std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> &args,
                            const std::vector<BufferPtr> &results) {
   // Slots with buffers of their own, every slot's address (where kernels index from: a
@@ -153,6 +187,7 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
   for (size_t i = 0; i < results.size(); ++i)
     if (!given[size_t(program.outputs[i])]) given[size_t(program.outputs[i])] = results[i];
   BufferPtr arena = program.arena_bytes ? make_buffer(program.arena_bytes) : nullptr;
+  if (arena) trace::counter("arena bytes", double(program.arena_bytes));
   const bool windowed = !program.layouts.empty();
   auto hold = [&](int slot, BufferPtr b) {
     address[size_t(slot)] = b->base();
@@ -183,11 +218,25 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
       hold(slot, make_buffer(bytes));
   };
   const std::shared_ptr<Communicator> comm = program.distributed ? communicator() : nullptr;
+  // The messages of a step: waited for (the wait, and what came, in the trace).
+  auto finish = [&](const Step &s, Communicator::Pending &pending) {
+    trace::Span span("transfer", "wait for messages");
+    if (span.active())
+      span.set_args("\"bytes received\": " + std::to_string(exchange_bytes(s.exchange.recvs)) +
+                    ", \"bytes sent\": " + std::to_string(exchange_bytes(s.exchange.sends)));
+    comm->finish(pending);
+  };
   for (const Step &s : program.steps) {
+    trace::Span step("step");
+    if (step.active()) {
+      step.set_name(s.name.empty() ? kind_name(s.kind) : s.name);
+      step.set_args("\"kind\": \"" + std::string(kind_name(s.kind)) +
+                    "\", \"slot\": " + std::to_string(s.outs.empty() ? -1 : s.outs[0]));
+    }
     // Started here, finished before the step's first read of what it brings.
     std::unique_ptr<Communicator::Pending> pending;
     if (comm && !s.exchange.empty()) pending = comm->start(s.exchange, storage.data());
-    if (pending && s.early_tasks.empty()) comm->finish(*pending);
+    if (pending && s.early_tasks.empty()) finish(s, *pending);
     switch (s.kind) {
     case Step::Kind::Value: adopt(s.outs[0], s.value()); break;
     case Step::Kind::Argument: {
@@ -261,15 +310,25 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
         auto run_tasks = [&](const std::vector<int64_t> &list) {
           const int64_t *tasks = list.data();
           default_pool().run_batch(int64_t(list.size() / (2 * rank)), [&](int64_t t) {
+            trace::Span task("task");
+            if (task.active()) {
+              task.set_name(s.name);
+              task.set_args(box_args(s, tasks + t * int64_t(2 * rank), rank));
+            }
             fn(tasks + t * int64_t(2 * rank), buffers.data());
           });
         };
         run_tasks(s.early_tasks);
-        if (pending) comm->finish(*pending);
+        if (pending) finish(s, *pending);
         run_tasks(s.tasks);
         break;
       }
       default_pool().parallel_for(0, s.outer, s.grain, [&](int64_t begin, int64_t end) {
+        trace::Span task("task");
+        if (task.active()) {
+          task.set_name(s.name);
+          task.set_args("\"rows\": [" + std::to_string(begin) + ", " + std::to_string(end) + "]");
+        }
         // Rows [begin, end), every other axis whole; on the stack for the usual ranks.
         int64_t local[16];
         std::vector<int64_t> heap(rank > 8 ? 2 * rank : 0);
@@ -298,11 +357,16 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
       break;
     }
     }
-    if (pending) comm->finish(*pending);
+    if (pending) finish(s, *pending);
     for (int f : s.frees)
       slots[size_t(f)].reset();
   }
-  if (comm && !program.gather.empty()) comm->exchange(program.gather, storage.data());
+  if (comm && !program.gather.empty()) {
+    trace::Span span("transfer", "gather outputs");
+    if (span.active())
+      span.set_args("\"bytes received\": " + std::to_string(exchange_bytes(program.gather.recvs)));
+    comm->exchange(program.gather, storage.data());
+  }
   std::vector<BufferPtr> out;
   for (int o : program.outputs)
     out.push_back(slots[size_t(o)]);

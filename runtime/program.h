@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <jx/dtype.h>
@@ -52,6 +53,7 @@ struct Step {
   // multi-process program, of this process's boxes only: none when it computes none). Empty:
   // row chunks. Contractions: tasks are their tiles (5 words each).
   std::vector<int64_t> boxes{};
+  std::vector<int> box_devices{}; // the device of each box (the trace's)
   int64_t box_work = 1;
   std::vector<int64_t> tasks{};
   std::vector<int> donors{};      // per output: the donated argument it takes, or -1
@@ -71,6 +73,7 @@ struct Step {
   // flight, its tasks after.
   Exchange exchange{};
   std::vector<int64_t> early_tasks{};
+  std::string name{}; // what the trace calls the step (a kernel's symbol)
 };
 
 // Elements per parallel chunk below which splitting costs more than it gains.

@@ -1,6 +1,8 @@
 // The thread pool: batches of tasks claimed dynamically by the workers and the calling thread.
 #include "runtime/thread_pool.h"
 
+#include "runtime/trace.h"
+
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -83,7 +85,10 @@ ThreadPool::ThreadPool(int num_threads, int startable_workers) {
       if (i >= startable_workers)
         throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
                                 "simulated by ThreadPool(num_threads, startable_workers)");
-      workers_.emplace_back([this] { worker_loop(); });
+      workers_.emplace_back([this, i] {
+        trace::name_thread("pool worker " + std::to_string(i + 1));
+        worker_loop();
+      });
     }
   } catch (const std::system_error &e) {
     // The workers started so far already run; the pool is complete with them.
@@ -165,6 +170,8 @@ void ThreadPool::run_batch(int64_t num_tasks, FunctionRef<void(int64_t)> task) {
       batch.run();
     }
     current_.store(nullptr);
+    // The caller's share is done: what remains is the barrier.
+    trace::Span barrier("wait", "barrier");
     wait_for_workers();
   }
   if (batch.error) std::rethrow_exception(batch.error);

@@ -942,15 +942,47 @@ def mpi_main(args):
           f"(8 MiB)")
 
 
+def trace_main(args):
+    """The trace group: the seeds' compiled calls (seed_simpson, seed_diff; median of --reps
+    calls each) with JX_TRACE unset and set, alternating, in rounds; medians of the rounds'
+    medians and their ratio (the cost of recording the timeline)."""
+    bench = os.path.join(args.build, "bench")
+    trace_file = os.path.join(tempfile.gettempdir(), "jx_overhead.trace.json")
+
+    def median_ms(program, trace):
+        env = dict(os.environ)
+        env.pop("JX_TRACE", None)
+        if trace:
+            env["JX_TRACE"] = trace_file
+        out = subprocess.run([os.path.join(bench, program), "--json", "--reps", str(args.reps * 5)],
+                             env=env, check=True, capture_output=True, text=True).stdout
+        return json.loads(out.strip().splitlines()[-1])["median_ms"]
+
+    seeds = [("seed 001 simpson (stack)", "seed_simpson"), ("seed 000 diff 4096 (1,1)", "seed_diff")]
+    times = {}
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
+        for name, program in seeds:
+            for trace in (False, True):
+                times.setdefault((name, trace), []).append(median_ms(program, trace))
+    rows = []
+    for name, _ in seeds:
+        off, on = statistics.median(times[(name, False)]), statistics.median(times[(name, True)])
+        rows.append([name, fmt(off), fmt(on), fmt_sig(on / off)])
+    print(f"trace group: medians over {args.rounds} rounds of the median of {args.reps * 5} calls")
+    print_table(["workload", "off ms", "JX_TRACE ms", "ratio"], rows)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--group",
-                        choices=("fusion", "gemm", "grad", "linalg", "loop", "mpi", "sort"),
+                        choices=("fusion", "gemm", "grad", "linalg", "loop", "mpi", "sort", "trace"),
                         default="fusion",
                         help="fusion: the seeds and fusion_bench's kernels; gemm: contractions; "
                         "grad: value_and_grad and vmap against their baselines (grad_bench); "
                         "loop: lax.fori_loop (loop_bench, heat_limit); sort: sort, argsort and "
-                        "cumsum (sort_bench); linalg: jnp.linalg (linalg_bench)")
+                        "cumsum (sort_bench); linalg: jnp.linalg (linalg_bench); trace: the seeds "
+                        "with JX_TRACE on and off")
     parser.add_argument("--gemm", dest="group", action="store_const", const="gemm",
                         help="the same as --group gemm")
     parser.add_argument("--reps", type=int, default=10,
@@ -995,6 +1027,9 @@ def main():
         return
     if args.group == "linalg":
         linalg_main(args)
+        return
+    if args.group == "trace":
+        trace_main(args)
         return
 
     inp = make_inputs()

@@ -43,11 +43,13 @@ struct CostAnalysis {
 
 // Compiled::memory_analysis(), as JAX's: what one call holds in memory. Temporaries are the
 // per-call arena of intermediates (which share memory where their lifetimes do not overlap) and
-// the largest scratch of partial sums a contraction split along k adds to it. Aliased bytes are
-// outputs that may take a donated argument's memory.
+// the largest scratch of partial sums a contraction split along k adds to it; the arena alone is
+// what the runtime allocates per call (the "arena bytes" counter of a trace). In a program across
+// processes, intermediates are this process's windows, each a buffer of its own (no arena).
+// Aliased bytes are outputs that may take a donated argument's memory.
 struct MemoryAnalysis {
   int64_t argument_size_in_bytes = 0, output_size_in_bytes = 0, alias_size_in_bytes = 0,
-          temp_size_in_bytes = 0;
+          temp_size_in_bytes = 0, arena_size_in_bytes = 0;
 };
 
 // Options of jx::jit (jax.jit's keyword arguments, as they land).

@@ -9,6 +9,7 @@
 #include <jx/lax.h>
 #include <jx/linalg.h>
 #include <jx/numpy.h>
+#include <jx/profiler.h>
 #include <jx/nn.h>
 #include <jx/random.h>
 #include <jx/scipy.h>

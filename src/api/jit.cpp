@@ -11,6 +11,7 @@
 #include "interp/interp.h"
 #include "ir/printer.h"
 #include "runtime/collectives.h"
+#include "runtime/trace.h"
 
 namespace jx::detail {
 
@@ -48,6 +49,8 @@ std::string signature(const std::vector<ShapeDtypeStruct> &specs) {
 
 std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const TraceFn &f,
                                const JitOptions &options) {
+  runtime::trace::Span span("compile", "0. trace");
+  if (span.active()) span.set_args("\"signature\": \"" + signature(specs) + "\"");
   for (int position : options.donate_argnums)
     if (position < 0 || size_t(position) >= specs.size())
       throw ValueError(fmt::format("donate_argnums contains {}, but the function has {} array "
@@ -110,6 +113,7 @@ std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const
 
 void compile(Program &program) {
   std::call_once(program.compiled, [&] {
+    runtime::trace::Span span("compile", "compile");
     const JitOptions &options = program.options;
     auto placements = [](const std::vector<std::optional<Sharding>> &shardings,
                          const std::vector<ir::NodePtr> &nodes) {
@@ -218,7 +222,7 @@ CostAnalysis cost_analysis(const Program &program) {
 
 MemoryAnalysis memory_analysis(const Program &program) {
   const compile::Executable::Memory m = program.executable->memory();
-  return {m.argument_bytes, m.output_bytes, m.alias_bytes, m.temp_bytes};
+  return {m.argument_bytes, m.output_bytes, m.alias_bytes, m.temp_bytes, m.arena_bytes};
 }
 
 } // namespace jx::detail

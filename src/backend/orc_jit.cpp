@@ -32,8 +32,11 @@
 #include "codegen/llvm_target.h"
 #include "runtime/kernel_symbols.h"
 #include "runtime/thread_pool.h"
+#include "runtime/trace.h"
 
 namespace jx::backend {
+
+using trace_span = runtime::trace::Span;
 namespace {
 
 template <class T> T check(llvm::Expected<T> value, const char *what) {
@@ -238,22 +241,43 @@ private:
   void compile_shard(Shard &shard, const codegen::Target &target,
                      const disk_cache::Directory *dir) {
     try {
+      // The trace's spans name the shard's kernels.
+      std::string kernels;
+      if (runtime::trace::recording())
+        for (const auto &[key, kernel] : shard.batch)
+          kernels += (kernels.empty() ? "\"kernels\": \"" : " ") + kernel->name;
+      if (!kernels.empty()) kernels += "\"";
+      auto span = [&](trace_span &t) {
+        if (t.active()) t.set_args(kernels);
+      };
       llvm::LLVMContext context;
       llvm::Module module("jx_kernels", context);
-      for (size_t i = 0; i < shard.plans.size(); ++i)
-        codegen::emit_kernel_into(module, *shard.plans[i], shard.batch[i].second->name);
+      {
+        trace_span emit("llvm", "emit IR");
+        span(emit);
+        for (size_t i = 0; i < shard.plans.size(); ++i)
+          codegen::emit_kernel_into(module, *shard.plans[i], shard.batch[i].second->name);
+      }
       std::string identity, entry_name;
       if (dir) {
         identity = batch_identity(module, shard.batch);
         entry_name = disk_cache::entry_name(disk_cache::hash64(identity));
-        if (load_entry(*dir, entry_name, identity, shard.batch, shard.object, shard.disk_stats))
+        if (load_entry(*dir, entry_name, identity, shard.batch, shard.object, shard.disk_stats)) {
+          runtime::trace::instant("llvm", "disk cache hit", kernels);
           return;
+        }
       }
-      codegen::optimize(module, target);
+      {
+        trace_span optimize("llvm", "optimize (O3)");
+        span(optimize);
+        codegen::optimize(module, target);
+      }
       for (auto &[key, kernel] : shard.batch) {
         llvm::raw_string_ostream ir(kernel->optimized_ir);
         module.getFunction(kernel->name)->print(ir);
       }
+      trace_span codegen_span("llvm", "code generation");
+      span(codegen_span);
       shard.object = codegen::emit_object(module, target);
       if (dir)
         store_entry(*dir, entry_name, std::move(identity), shard.batch, shard.object,

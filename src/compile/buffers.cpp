@@ -283,9 +283,11 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
       if (const sharding::Placement &boxes = s.placement.boxes;
           !sharding::distinct_boxes(boxes, p.node->shape).empty()) {
         const Shape &shape = p.plan.roots[0]->shape;
-        for (const sharding::DeviceBox &b : boxes)
+        for (const sharding::DeviceBox &b : boxes) {
           for (size_t a = 0; a < shape.size(); ++a)
             s.run.boxes.insert(s.run.boxes.end(), {b.lo[a], b.hi[a]});
+          s.run.box_devices.push_back(b.device);
+        }
         s.run.box_work = work_per_element(*p.node);
         s.run.tasks = runtime::split_boxes(s.run.boxes, shape.size(), s.run.box_work,
                                            runtime::default_pool().size());

@@ -205,6 +205,7 @@ void compile_for_windows(ProgramPlan &plan, runtime::Program &program) {
     s.plan = windowed[k];
     s.kernel = std::move(kernels[k]);
     program.steps[at[k]].kernel = s.kernel->fn;
+    program.steps[at[k]].name = s.kernel->name;
   }
 }
 
@@ -329,9 +330,11 @@ double distribute(ProgramPlan &plan, const LowerOptions &options, int process, i
     // A kernel placed as one box of its whole output (one device's) runs in one process: that
     // device's.
     if (s.kind == ProgramStep::Kind::Kernel && r.boxes.empty() && r.kernel &&
-        s.placement.boxes.size() == 1)
+        s.placement.boxes.size() == 1) {
       for (size_t a = 0; a < r.extent.size(); ++a)
         r.boxes.insert(r.boxes.end(), {s.placement.boxes[0].lo[a], s.placement.boxes[0].hi[a]});
+      r.box_devices.push_back(s.placement.boxes[0].device);
+    }
     const bool boxed = s.kind == ProgramStep::Kind::Kernel && !r.boxes.empty();
     if (boxed) {
       // Each box computed by its device's process, reading what it lacks of each input.

@@ -89,7 +89,21 @@ Executable::Memory Executable::memory() const {
     if (s.kind == ProgramStep::Kind::Contraction)
       scratch = std::max(scratch, runtime::gemm_partials(s.run.tasks) * bytes(*s.node));
   }
-  m.temp_bytes = int64_t(plan_.arena_bytes) + scratch;
+  m.arena_bytes = int64_t(program_.arena_bytes);
+  m.temp_bytes = m.arena_bytes + scratch;
+  if (program_.distributed) {
+    // This process's windows of the intermediates, each a buffer of its own.
+    std::vector<bool> kept(program_.layouts.size(), false);
+    for (int o : program_.outputs)
+      kept[size_t(o)] = true;
+    for (const runtime::Step &s : program_.steps)
+      if (s.kind == runtime::Step::Kind::Argument || s.kind == runtime::Step::Kind::Value)
+        kept[size_t(s.outs[0])] = true;
+    for (size_t slot = 0; slot < kept.size(); ++slot)
+      if (!kept[slot])
+        m.temp_bytes +=
+            program_.layouts[slot].window.elements() * int64_t(program_.layouts[slot].itemsize);
+  }
   return m;
 }
 
@@ -198,7 +212,7 @@ std::string Executable::as_text() const {
   }
   if (!program_.gather.empty()) text += "outputs:" + exchange_text(program_.gather) + "\n";
   if (plan_.intermediate_bytes)
-    text += fmt::format("arena {} bytes for {} bytes of intermediates\n", plan_.arena_bytes,
+    text += fmt::format("arena {} bytes for {} bytes of intermediates\n", program_.arena_bytes,
                         plan_.intermediate_bytes);
   for (const ProgramStep &s : plan_.steps)
     if (s.kernel)

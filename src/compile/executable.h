@@ -41,7 +41,7 @@ public:
 
   // What one call holds (jx::MemoryAnalysis).
   struct Memory {
-    int64_t argument_bytes = 0, output_bytes = 0, alias_bytes = 0, temp_bytes = 0;
+    int64_t argument_bytes = 0, output_bytes = 0, alias_bytes = 0, temp_bytes = 0, arena_bytes = 0;
   };
   Memory memory() const;
 

@@ -2,6 +2,7 @@
 #include "compile/lower.h"
 
 #include "passes/pipeline.h"
+#include "runtime/trace.h"
 
 namespace jx::compile {
 
@@ -10,17 +11,34 @@ ProgramPlan lower(const std::vector<ir::NodePtr> &params, const std::vector<ir::
   // Other threads' realizations wait until the plan is made: every pass sees one graph.
   ir::GraphReadLock graph_lock;
   // 1. Graph passes.
-  const std::vector<ir::NodePtr> roots = options.fuse ? passes::optimize(outputs) : outputs;
+  std::vector<ir::NodePtr> roots;
+  {
+    runtime::trace::Span span("compile", "1. graph passes");
+    roots = options.fuse ? passes::optimize(outputs) : outputs;
+  }
   // 2. Fusion plan: kernels, contractions, buffers.
-  std::vector<passes::Step> plan = passes::plan_steps(roots, options.fuse);
+  std::vector<passes::Step> plan;
+  {
+    runtime::trace::Span span("compile", "2. fusion plan");
+    plan = passes::plan_steps(roots, options.fuse);
+  }
   // 3. Sharding: device boxes per kernel, transfers between devices.
-  std::vector<sharding::StepPlacement> placed =
-      sharding::place(plan, roots, options.placements, params, options.param_placements,
-                      options.devices_per_process);
+  std::vector<sharding::StepPlacement> placed;
+  {
+    runtime::trace::Span span("compile", "3. sharding");
+    placed = sharding::place(plan, roots, options.placements, params, options.param_placements,
+                             options.devices_per_process);
+  }
   // 4. Buffer assignment.
-  ProgramPlan program = assign_buffers(plan, std::move(placed), params, roots, options.donated);
+  ProgramPlan program = [&] {
+    runtime::trace::Span span("compile", "4. buffer assignment");
+    return assign_buffers(plan, std::move(placed), params, roots, options.donated);
+  }();
   // 5. Code generation.
-  compile_kernels(program, options.devices_per_process > 0);
+  {
+    runtime::trace::Span span("compile", "5. code generation");
+    compile_kernels(program, options.devices_per_process > 0);
+  }
   // 6. Cost analysis.
   program.cost = cost_analysis(plan, program);
   return program;

@@ -14,6 +14,7 @@
 
 #include "ir/printer.h"
 #include "passes/passes.h"
+#include "runtime/trace.h"
 
 namespace jx::passes {
 namespace {
@@ -72,6 +73,8 @@ std::vector<ir::NodePtr> rounds(std::vector<ir::NodePtr> graph, int first_round)
     bool any = false;
     for (const NamedPass &pass : pipeline) {
       auto start = std::chrono::steady_clock::now();
+      runtime::trace::Span span("pass", pass.name);
+      if (span.active()) span.set_args("\"round\": " + std::to_string(round));
       std::vector<ir::NodePtr> next = pass.run(graph);
       double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -88,11 +91,22 @@ std::vector<ir::NodePtr> rounds(std::vector<ir::NodePtr> graph, int first_round)
 
 } // namespace
 
+std::vector<std::string> pass_names() {
+  std::vector<std::string> names;
+  for (const NamedPass &pass : pipeline)
+    names.emplace_back(pass.name);
+  names.emplace_back("split_concatenates");
+  return names;
+}
+
 std::vector<ir::NodePtr> optimize(const std::vector<ir::NodePtr> &roots) {
   std::vector<ir::NodePtr> graph = rounds(roots, 0);
   // Lowerings for fusion, once: the passes above see the graph as the user wrote it.
   auto start = std::chrono::steady_clock::now();
-  std::vector<ir::NodePtr> lowered = split_concatenates(graph);
+  std::vector<ir::NodePtr> lowered = [&] {
+    runtime::trace::Span span("pass", "split_concatenates");
+    return split_concatenates(graph);
+  }();
   if (lowered != graph) {
     graph = std::move(lowered);
     dump(

@@ -2,6 +2,7 @@
 // after every pass that changed it, with the pass's time.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "ir/node.h"
@@ -9,5 +10,8 @@
 namespace jx::passes {
 
 std::vector<ir::NodePtr> optimize(const std::vector<ir::NodePtr> &roots);
+
+// The passes optimize runs, in order (what JX_DUMP files and trace spans are named after).
+std::vector<std::string> pass_names();
 
 } // namespace jx::passes
