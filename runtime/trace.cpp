@@ -36,8 +36,9 @@ struct Recorder {
   int64_t origin = 0;
 };
 
+// Never destroyed: JX_TRACE's writer at exit may outlive any other static.
 Recorder &recorder() {
-  static Recorder r;
+  static Recorder &r = *new Recorder;
   return r;
 }
 
@@ -72,7 +73,11 @@ std::string escaped(const std::string &text) {
 // JX_TRACE: recording from the first use of the runtime to exit.
 struct FromEnvironment {
   FromEnvironment() {
-    if (const char *path = std::getenv("JX_TRACE"); path && *path) start(path);
+    const char *path = std::getenv("JX_TRACE");
+    if (!path || !*path) return;
+    // The processes mpirun starts share the variable: each writes a file of its own.
+    const char *rank = std::getenv("OMPI_COMM_WORLD_RANK");
+    start(rank ? std::string(path) + "." + rank : std::string(path));
   }
   ~FromEnvironment() {
     if (!recording()) return;
@@ -120,7 +125,9 @@ std::string stop() {
   }
   std::ofstream out(path);
   if (!out) throw Error("jx::profiler: cannot write the trace to " + path);
-  const int pid = process_index();
+  // The MPI process this is, even after jx::distributed::shutdown (JX_TRACE writes at exit).
+  const char *rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  const int pid = process_count() > 1 ? process_index() : rank ? std::atoi(rank) : 0;
   char line[128];
   out << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
   std::snprintf(line, sizeof line,
@@ -166,6 +173,14 @@ void counter(const std::string &name, double value) {
   char args[64];
   std::snprintf(args, sizeof args, "\"value\": %.17g", value);
   add({'C', "memory", name, args, now(), 0, this_tid()});
+}
+
+std::string quoted(const std::string &text) {
+  // Appended piece by piece: "\"" + string trips GCC 12's -Wrestrict.
+  std::string out(1, '"');
+  out += escaped(text);
+  out += '"';
+  return out;
 }
 
 void name_thread(const std::string &name) {

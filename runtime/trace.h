@@ -52,6 +52,9 @@ void instant(const char *cat, const std::string &name, const std::string &args =
 // A counter track ("C"): `name` takes `value` from now on.
 void counter(const std::string &name, double value);
 
+// `text` as a JSON string literal (quoted, escaped): for values in a span's args.
+std::string quoted(const std::string &text);
+
 // A name for this thread's track (a pool worker, the caller).
 void name_thread(const std::string &name);
 

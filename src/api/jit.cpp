@@ -50,7 +50,7 @@ std::string signature(const std::vector<ShapeDtypeStruct> &specs) {
 std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const TraceFn &f,
                                const JitOptions &options) {
   runtime::trace::Span span("compile", "0. trace");
-  if (span.active()) span.set_args("\"signature\": \"" + signature(specs) + "\"");
+  if (span.active()) span.set_args("\"signature\": " + runtime::trace::quoted(signature(specs)));
   for (int position : options.donate_argnums)
     if (position < 0 || size_t(position) >= specs.size())
       throw ValueError(fmt::format("donate_argnums contains {}, but the function has {} array "

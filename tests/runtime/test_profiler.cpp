@@ -130,12 +130,16 @@ TEST(Profiler, SimpsonSeedTraceNamesStagesPassesAndSteps) {
 TEST(Profiler, ShardedDiffSeedHasATaskPerDeviceBox) {
   const Array x = jx::random::normal(jx::random::PRNGKey(0), {512, 256}, jx::float64);
   const jx::Sharding rows = seeds::diff_layout(8, 1);
-  auto compiled = jx::jit(seeds::calc_fd_kernel, {.in_shardings = {rows}, .out_shardings = {rows}})
-                      .lower(jx::ShapeDtypeStruct{{512, 256}, jx::float64})
-                      .compile();
   const Array placed = jx::device_put(x, rows);
   placed.block_until_ready();
-  const std::vector<json> events = traced("diff", [&] { compiled(placed).block_until_ready(); });
+  // Traced from the trace of the function on (its signature, with the sharding's text, is an
+  // argument of the trace span).
+  const std::vector<json> events = traced("diff", [&] {
+    jx::jit(seeds::calc_fd_kernel, {.in_shardings = {rows}, .out_shardings = {rows}})
+        .lower(jx::ShapeDtypeStruct{{512, 256}, jx::float64, rows})
+        .compile()(placed)
+        .block_until_ready();
+  });
   expect_well_formed(events);
   const std::vector<json> steps = of(events, "step");
   // parameter, kernel: the plan's two steps.
