@@ -80,6 +80,8 @@ std::vector<Array> call(const Program &program, const std::vector<Array> &args);
 bool tracing_now();
 std::string lowered_text(const Program &program);
 std::string compiled_text(const Program &program);
+std::string lowered_dot(const Program &program);
+std::string compiled_dot(const Program &program);
 CostAnalysis cost_analysis(const Program &program);
 MemoryAnalysis memory_analysis(const Program &program);
 std::string signature(const std::vector<ShapeDtypeStruct> &specs);
@@ -231,6 +233,9 @@ public:
   }
   // The kernel plan and each kernel's optimized LLVM IR.
   std::string as_text() const { return detail::compiled_text(*program_); }
+  // The plan as Graphviz (`dot -Tsvg`): each fused kernel a cluster of what it computes inline,
+  // buffers between kernels, types on edges, device boxes and the transfers between them.
+  std::string as_dot() const { return detail::compiled_dot(*program_); }
   CostAnalysis cost_analysis() const { return detail::cost_analysis(*program_); }
   MemoryAnalysis memory_analysis() const { return detail::memory_analysis(*program_); }
   // The traced and compiled program (what jx::aot writes out).
@@ -246,6 +251,8 @@ public:
   explicit Lowered(std::shared_ptr<detail::Program> program) : program_(std::move(program)) {}
   // The graph after tracing (and, as they land, after the passes).
   std::string as_text() const { return detail::lowered_text(*program_); }
+  // The traced graph as Graphviz: a node per op, edges with their types.
+  std::string as_dot() const { return detail::lowered_dot(*program_); }
   Compiled<Out> compile() const {
     detail::compile(*program_);
     return Compiled<Out>(program_);

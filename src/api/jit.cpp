@@ -215,6 +215,12 @@ std::string lowered_text(const Program &program) { return ir::print_graph(progra
 
 std::string compiled_text(const Program &program) { return program.executable->as_text(); }
 
+std::string lowered_dot(const Program &program) {
+  return ir::graph_dot(program.outputs, "traced graph");
+}
+
+std::string compiled_dot(const Program &program) { return program.executable->as_dot(); }
+
 CostAnalysis cost_analysis(const Program &program) {
   compile::Executable::Cost c = program.executable->cost();
   return {c.flops, c.transcendentals, c.bytes_accessed, c.communication_bytes};

@@ -13,6 +13,7 @@
 #include "compile/distribute.h"
 #include "ir/printer.h"
 #include "passes/contraction.h"
+#include "passes/pipeline.h"
 #include "runtime/devices.h"
 #include "runtime/gemm.h"
 
@@ -46,6 +47,7 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
     plan_.cost.communication_bytes =
         distribute(plan_, options, runtime::process_index(), runtime::process_count(),
                    runtime::device_count(), program_);
+  if (passes::dumping()) passes::dump_plan(as_text(), as_dot());
 }
 
 std::vector<runtime::BufferPtr> Executable::run(const std::vector<runtime::BufferPtr> &args) const {

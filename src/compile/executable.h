@@ -36,6 +36,9 @@ public:
 
   // The kernel plan: one line per step, then each kernel's optimized LLVM IR.
   std::string as_text() const;
+  // The plan in Graphviz's language (src/compile/dot.cpp): each kernel a cluster of the nodes it
+  // computes inline, buffers between them, types on the edges, device boxes and transfers.
+  std::string as_dot() const;
 
   Cost cost() const { return plan_.cost; }
 

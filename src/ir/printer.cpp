@@ -1,6 +1,7 @@
 // Graph printer and the topological walk every consumer of a graph shares.
 #include "ir/printer.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unordered_map>
@@ -112,6 +113,39 @@ std::string print_graph(const std::vector<NodePtr> &roots) {
     out += fmt::format("%{} = {}({}) : {}\n", id, op_name(n->op), args, type_str(*n));
   }
   return out;
+}
+
+std::string dot_quoted(const std::string &text) {
+  std::string out(1, '"');
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c == '\n' ? std::string("\\n") : std::string(1, c);
+  }
+  out += '"';
+  return out;
+}
+
+std::string graph_dot(const std::vector<NodePtr> &roots, const std::string &title) {
+  std::unordered_map<const Node *, int> ids;
+  std::string out = fmt::format("digraph {{\n  label={};\n  node [shape=box, fontname=monospace, "
+                                "fontsize=10];\n  edge [fontname=monospace, fontsize=9];\n",
+                                dot_quoted(title));
+  for (const Node *n : topological_order(roots)) {
+    const int id = int(ids.size());
+    ids[n] = id;
+    const bool root =
+        std::any_of(roots.begin(), roots.end(), [&](const NodePtr &r) { return r.get() == n; });
+    std::string attrs = attr_str(*n);
+    out += fmt::format("  n{} [label={}{}];\n", id,
+                       dot_quoted(fmt::format("%{} {}{}{}\n{}", id, op_name(n->op),
+                                              attrs.empty() ? "" : " ", attrs, type_str(*n))),
+                       root ? ", style=bold" : "");
+    if (n->realized()) continue;
+    for (const NodePtr &in : n->inputs)
+      out += fmt::format("  n{} -> n{} [label={}];\n", ids.at(in.get()), id,
+                         dot_quoted(type_str(*in)));
+  }
+  return out + "}\n";
 }
 
 } // namespace jx::ir

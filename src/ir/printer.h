@@ -14,6 +14,11 @@ std::vector<const Node *> topological_order(const std::vector<NodePtr> &roots);
 
 std::string print_graph(const std::vector<NodePtr> &roots);
 inline std::string print_graph(const NodePtr &root) { return print_graph(std::vector{root}); }
+// The graph in Graphviz's language: a node per op (its name and type), edges from inputs with
+// their types; the roots drawn bold.
+std::string graph_dot(const std::vector<NodePtr> &roots, const std::string &title);
+// `text` as a DOT string literal.
+std::string dot_quoted(const std::string &text);
 
 // "f64[513,100]", "bool[]"; a trailing "~" marks a weak type.
 std::string type_str(const Node &node);

@@ -41,6 +41,12 @@ size_t KernelPlan::inline_node_count() const {
   return count;
 }
 
+std::vector<const ir::Node *> KernelPlan::inline_nodes() const {
+  std::vector<const ir::Node *> nodes;
+  each_inline_node(*this, [&](const ir::Node *n) { nodes.push_back(n); });
+  return nodes;
+}
+
 void KernelPlan::collect_literals() {
   literals.clear();
   each_inline_node(*this, [&](const ir::Node *n) {

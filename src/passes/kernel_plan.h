@@ -56,6 +56,8 @@ struct KernelPlan {
   // The nodes the kernel computes inline (its roots and what they read short of its inputs):
   // what its code's size grows with.
   size_t inline_node_count() const;
+  // Those nodes, depth first from the roots.
+  std::vector<const ir::Node *> inline_nodes() const;
   // A text key equal for two plans exactly when they compile to the same code (node identities
   // and constant data do not enter it).
   std::string structural_key() const;

@@ -50,20 +50,41 @@ const std::string &dump_dir() {
   return dir;
 }
 
-// Writes one pass's dump; after a failed write (a full disk, a removed directory) warns once
-// and stops dumping.
-void dump(const char *pass, int round, double ms, const std::vector<ir::NodePtr> &graph) {
+// JX_DUMP_FORMAT: dot (Graphviz) or text (the default); anything else is one warning, then text.
+bool dump_dot() {
+  static const bool dot = [] {
+    const char *env = std::getenv("JX_DUMP_FORMAT");
+    if (!env || !*env || std::string(env) == "text") return false;
+    if (std::string(env) == "dot") return true;
+    std::fprintf(stderr, "jx: warning: JX_DUMP_FORMAT=%s is neither text nor dot; dumping text\n",
+                 env);
+    return false;
+  }();
+  return dot;
+}
+
+// Writes one dump file, named in order; after a failed write (a full disk, a removed directory)
+// warns once and stops dumping.
+void write_dump(const std::string &name, const std::string &contents) {
   static std::atomic<int> counter{0};
   static std::atomic<bool> failed{false};
   if (dump_dir().empty() || failed.load(std::memory_order_relaxed)) return;
   const std::filesystem::path path =
-      std::filesystem::path(dump_dir()) / fmt::format("{:04}_{}.txt", counter++, pass);
+      std::filesystem::path(dump_dir()) /
+      fmt::format("{:04}_{}.{}", counter++, name, dump_dot() ? "dot" : "txt");
   std::ofstream out(path);
-  out << fmt::format("# {} (round {}): {:.3f} ms\n", pass, round, ms) << ir::print_graph(graph);
+  out << contents;
   out.close();
   if (!out && !failed.exchange(true))
     std::fprintf(stderr, "jx: warning: JX_DUMP: could not write %s; not dumping any more\n",
                  path.c_str());
+}
+
+void dump(const char *pass, int round, double ms, const std::vector<ir::NodePtr> &graph) {
+  if (dump_dir().empty()) return;
+  const std::string title = fmt::format("{} (round {}): {:.3f} ms", pass, round, ms);
+  write_dump(pass, dump_dot() ? ir::graph_dot(graph, title)
+                              : fmt::format("# {}\n{}", title, ir::print_graph(graph)));
 }
 
 // The passes to a fixed point of the whole list, at most max_rounds times; rounds are numbered
@@ -90,6 +111,12 @@ std::vector<ir::NodePtr> rounds(std::vector<ir::NodePtr> graph, int first_round)
 }
 
 } // namespace
+
+bool dumping() { return !dump_dir().empty(); }
+
+void dump_plan(const std::string &text, const std::string &dot) {
+  write_dump("plan", dump_dot() ? dot : text);
+}
 
 std::vector<std::string> pass_names() {
   std::vector<std::string> names;

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -167,6 +169,57 @@ TEST(Profiler, AnnotationsAndErrors) {
   std::filesystem::remove_all(trace_dir("twice"));
   // Nothing recorded while off.
   EXPECT_FALSE(jx::runtime::trace::recording());
+}
+
+// How many times `part` occurs in `text`.
+size_t count(const std::string &text, const std::string &part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+    ++n;
+  return n;
+}
+
+// Graphviz renders `dot` to SVG (false, with its messages on stderr, when it refuses it).
+bool renders(const std::string &dot, const std::string &name) {
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / (name + ".dot");
+  std::ofstream(file) << dot;
+  const std::string svg = file.string() + ".svg";
+  const bool ok =
+      std::system(("dot -Tsvg '" + file.string() + "' -o '" + svg + "'").c_str()) == 0 &&
+      std::filesystem::file_size(svg) > 0;
+  std::filesystem::remove(file);
+  std::filesystem::remove(svg);
+  return ok;
+}
+
+// The seeds' plans as pictures: Graphviz parses them, and every fused kernel is one cluster.
+TEST(PlanPictures, SeedsRenderWithAClusterPerKernel) {
+  if (std::system("dot -V > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "Graphviz's dot is not installed (apt-get install graphviz)";
+  auto simpson = jx::jit([](const Array &lo, const Array &hi) {
+    return seeds::simps([](const Array &x) { return seeds::funcN(x); }, lo, hi, 512);
+  });
+  const jx::ShapeDtypeStruct intervals{{100}, jx::float64};
+  const auto lowered = simpson.lower(intervals, intervals);
+  const auto compiled = lowered.compile();
+  EXPECT_TRUE(renders(lowered.as_dot(), "jx_simpson_graph"));
+  const std::string plan = compiled.as_dot();
+  EXPECT_TRUE(renders(plan, "jx_simpson_plan"));
+  EXPECT_EQ(count(plan, "subgraph cluster_"), count(compiled.as_text(), " = kernel "));
+  EXPECT_GT(count(plan, "subgraph cluster_"), 0u);
+
+  const jx::Sharding rows = seeds::diff_layout(8, 1);
+  const auto diff =
+      jx::jit(seeds::calc_fd_kernel, {.in_shardings = {rows}, .out_shardings = {rows}})
+          .lower(jx::ShapeDtypeStruct{{512, 256}, jx::float64})
+          .compile();
+  const std::string placed = diff.as_dot();
+  EXPECT_TRUE(renders(placed, "jx_diff_plan"));
+  EXPECT_EQ(count(placed, "subgraph cluster_"), count(diff.as_text(), " = kernel "));
+  // Each device's box, and the halo rows read across devices.
+  for (int d = 0; d < 8; ++d)
+    EXPECT_NE(placed.find(fmt::format("dev{}[", d)), std::string::npos) << placed;
+  EXPECT_NE(placed.find("collective-permute"), std::string::npos) << placed;
 }
 
 } // namespace
