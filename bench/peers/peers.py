@@ -973,6 +973,53 @@ def trace_main(args):
     print_table(["workload", "off ms", "JX_TRACE ms", "ratio"], rows)
 
 
+def machine():
+    """This machine in a few words: the CPU's model name and the cores Python sees."""
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores"
+
+
+def plot(path, workloads, medians, subtitle):
+    """Horizontal bars of each peer's median time per workload (log scale), the hand-written
+    limit as a black line across each workload's bars; written to `path` (.svg, .png)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    peers = [c for c in ("numpy", "numexpr", "jax", "jx unfused", "jx")
+             if any(v for v in medians.get(c, []))]
+    colors = {"numpy": "#4c72b0", "numexpr": "#dd8452", "jax": "#55a868",
+              "jx unfused": "#c0c0c0", "jx": "#c44e52"}
+    height = 0.8 / len(peers)
+    fig, ax = plt.subplots(figsize=(10, 0.55 * len(workloads) * len(peers) / 2 + 2))
+    for k, peer in enumerate(peers):
+        ys = [i + (k - (len(peers) - 1) / 2) * height for i in range(len(workloads))]
+        xs = [v if v else 0 for v in medians[peer]]
+        ax.barh(ys, xs, height=height, color=colors[peer], label=peer)
+    for i, limit in enumerate(medians.get("limit", [])):
+        if limit:
+            ax.plot([limit, limit], [i - 0.45, i + 0.45], color="black", linewidth=2,
+                    label="hand-written limit" if i == 0 else None)
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(workloads)), labels=workloads)
+    ax.invert_yaxis()
+    ax.set_xlabel("median time per call, ms (log scale; shorter is faster)")
+    ax.set_title(f"jx beside NumPy, numexpr and JAX on {machine()}\n{subtitle}", fontsize=9)
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(axis="x", which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    print(f"chart: {path}", file=sys.stderr)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--group",
@@ -989,6 +1036,8 @@ def main():
                         help="calls per measurement (gemm: copy_limit's reps)")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of everything")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--plot", metavar="OUT.svg",
+                        help="fusion group: also draw the medians as a chart (matplotlib)")
     parser.add_argument("--skip-fusion-bench", action="store_true",
                         help="do not run fusion_bench (jx's chain10, softmax and matmul rows)")
     loop = parser.add_argument_group("loop group")
@@ -1072,6 +1121,13 @@ def main():
     rows = [[w] + [fmt(over_rounds(lambda rnd: cell(rnd, c, w))) for c in columns] +
             [fmt(over_rounds(lambda rnd: ratio(rnd, a, b, w))) for a, b in ratios]
             for w in WORKLOADS]
+    if args.plot:
+        medians = {c: [over_rounds(lambda rnd: cell(rnd, c, w)) for w in WORKLOADS]
+                   for c in columns}
+        plot(args.plot, WORKLOADS, medians, f"medians over {args.rounds} rounds of "
+             f"{args.reps} calls; numpy {np.__version__}"
+             + (f", numexpr {ne.__version__}" if ne is not None else "")
+             + (f", jax {jax.__version__}" if jax is not None else ""))
     print(f"medians over {args.rounds} rounds of medians over {args.reps} calls; ratios are "
           "medians of per-round ratios; numpy/jx and jax/jx > 1: jx is faster; jx/limit: jx's "
           "time over hand-written C++'s")
