@@ -1,5 +1,6 @@
 // Executable::as_dot: a compiled program's plan as a picture. Each fused kernel is a cluster
-// (named by its symbol, with its device boxes) of the nodes it computes inline; every buffer slot
+// (named by its symbol, with its device boxes; a hoisted one filled and so named) of the nodes it
+// computes inline; every buffer slot
 // is a node of its own (parameters, constants, steps' outputs); edges carry their types, and an
 // input read across devices the transfer the plan counts for it.
 #include <fmt/format.h>
@@ -67,8 +68,10 @@ std::string Executable::as_dot() const {
     }
     const passes::KernelPlan &plan = *s.plan;
     const std::string name = s.kernel ? s.kernel->name : "empty kernel";
-    out += fmt::format("  subgraph cluster_{} {{\n    label={};\n    style=rounded;\n", i,
-                       dot_quoted(fmt::format("kernel {}{}", name, boxes_text(s.placement.boxes))));
+    out += fmt::format("  subgraph cluster_{} {{\n    label={};\n    style={};\n", i,
+                       dot_quoted(fmt::format("{}kernel {}{}", plan.hoisted ? "hoisted " : "", name,
+                                              boxes_text(s.placement.boxes))),
+                       plan.hoisted ? "\"rounded,filled\";\n    fillcolor=lightyellow" : "rounded");
     std::unordered_map<const ir::Node *, std::string> id;
     std::string edges;
     for (const ir::Node *n : plan.inline_nodes())

@@ -366,6 +366,7 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
             stack.push_back(in.get());
         }
       }
+      plan.hoisted = hoisted.count(n) > 0;
       steps.push_back({Step::Kind::Kernel, node, std::move(plan)});
     }
   }

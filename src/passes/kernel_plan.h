@@ -38,6 +38,9 @@ struct KernelPlan {
   // for large outputs that no later step of the program reads, whose lines would only evict
   // what is in the caches and cost a read-for-ownership each.
   bool stream_outputs = false;
+  // Its root is work fusion hoisted out from under an expanding broadcast (computed once per
+  // distinct element into a buffer of its own): pictures of the plan mark it. Not in the key.
+  bool hoisted = false;
   // In a multi-process program, the extent of the window of its array that each input's buffer
   // and the outputs' buffers hold (the strides the kernel indexes them with; global indices still
   // address them, through the window's base); none: the whole array.

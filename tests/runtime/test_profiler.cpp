@@ -207,6 +207,8 @@ TEST(PlanPictures, SeedsRenderWithAClusterPerKernel) {
   EXPECT_TRUE(renders(plan, "jx_simpson_plan"));
   EXPECT_EQ(count(plan, "subgraph cluster_"), count(compiled.as_text(), " = kernel "));
   EXPECT_GT(count(plan, "subgraph cluster_"), 0u);
+  // The seed's exp(-x) and pow's tests on x, hoisted out of the function axis.
+  EXPECT_GT(count(plan, "hoisted kernel"), 0u) << plan;
 
   const jx::Sharding rows = seeds::diff_layout(8, 1);
   const auto diff =
