@@ -52,6 +52,8 @@ public:
   const Window *window() const {
     return window_.lo.empty() && window_.hi.empty() ? nullptr : &window_;
   }
+  // The window it holds of an array of `shape`: its own, or the whole.
+  Window holds(const Shape &shape) const { return window() ? window_ : Window::whole(shape); }
   void set_window(Window w, size_t itemsize) {
     origin_bytes_ = w.origin() * int64_t(itemsize);
     window_ = std::move(w);

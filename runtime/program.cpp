@@ -37,12 +37,8 @@ std::vector<int64_t> split_boxes(const std::vector<int64_t> &boxes, size_t rank,
   return tasks;
 }
 
-Window window_of(const Buffer &b, const Program::Layout &layout) {
-  return b.window() ? *b.window() : Window::whole(layout.shape);
-}
-
 bool serves(const Buffer &b, const Program::Layout &layout) {
-  return window_of(b, layout).serves(layout.window);
+  return b.holds(layout.shape).serves(layout.window);
 }
 
 BufferPtr make_buffer(const Program::Layout &layout) {
@@ -53,13 +49,13 @@ BufferPtr make_buffer(const Program::Layout &layout) {
 
 BufferPtr refit(const Buffer &b, const Program::Layout &layout) {
   BufferPtr to = make_buffer(layout);
-  copy_window(b.as<char>(), window_of(b, layout), to->as<char>(), layout.window, layout.itemsize);
+  copy_window(b.as<char>(), b.holds(layout.shape), to->as<char>(), layout.window, layout.itemsize);
   if (b.partial()) to->mark_partial();
   return to;
 }
 
 bool widen(Buffer &b, const Program::Layout &layout) {
-  const Window held = window_of(b, layout), wide = held.hull(layout.window);
+  const Window held = b.holds(layout.shape), wide = held.hull(layout.window);
   if (!wide.serves(layout.window)) return false;
   Buffer to(size_t(wide.elements()) * layout.itemsize);
   if (wide != Window::whole(layout.shape)) to.set_window(wide, layout.itemsize);
@@ -375,8 +371,8 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
     if (out[i] != results[i]) {
       if (windowed) {
         const Program::Layout &layout = program.layouts[size_t(program.outputs[i])];
-        copy_window(out[i]->as<char>(), window_of(*out[i], layout), results[i]->as<char>(),
-                    window_of(*results[i], layout), layout.itemsize);
+        copy_window(out[i]->as<char>(), out[i]->holds(layout.shape), results[i]->as<char>(),
+                    results[i]->holds(layout.shape), layout.itemsize);
       } else if (results[i]->bytes()) {
         std::memcpy(results[i]->data(), out[i]->data(), results[i]->bytes());
       }

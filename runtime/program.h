@@ -113,10 +113,8 @@ struct Program {
   uint64_t fingerprint = 0;
 };
 
-// A multi-process program's slot layouts: the window a buffer holds (the whole array when it has
-// none); whether it serves code compiled for the slot; a buffer laid out as the slot; a copy of
-// what b holds of the slot's window, laid out as the slot.
-Window window_of(const Buffer &b, const Program::Layout &layout);
+// A multi-process program's slot layouts: whether b serves code compiled for the slot; a buffer
+// laid out as the slot; a copy of what b holds of the slot's window, laid out as the slot.
 bool serves(const Buffer &b, const Program::Layout &layout);
 BufferPtr make_buffer(const Program::Layout &layout);
 BufferPtr refit(const Buffer &b, const Program::Layout &layout);

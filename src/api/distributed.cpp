@@ -70,10 +70,6 @@ runtime::BufferPtr shards_buffer(const std::vector<ShardBox> &local, const Shape
   return buffer;
 }
 
-runtime::Window window_of(const runtime::Buffer &b, const Shape &shape) {
-  return b.window() ? *b.window() : runtime::Window::whole(shape);
-}
-
 } // namespace
 
 namespace distributed {
@@ -162,7 +158,7 @@ Array make_array_from_callback(
   }
   const DType dtype = parts.empty() ? default_float : parts.front().dtype();
   runtime::BufferPtr buffer = shards_buffer(local, shape, dtype);
-  const runtime::Window held = window_of(*buffer, shape);
+  const runtime::Window held = buffer->holds(shape);
   for (size_t i = 0; i < local.size(); ++i) {
     // Each part computed, copied and let go before the next: one shard's memory at a time.
     const Array part = std::move(parts[i]);
@@ -203,7 +199,7 @@ Array make_array_from_process_local_data(const Sharding &sharding, const Array &
   runtime::BufferPtr buffer = shards_buffer(local, shape, dtype);
   const runtime::BufferPtr data = api::realize(local_data.node());
   // The local data is laid out as the window of the shards' bounding box: copied as it is.
-  runtime::copy_window(data->as<char>(), {lo, hi}, buffer->as<char>(), window_of(*buffer, shape),
+  runtime::copy_window(data->as<char>(), {lo, hi}, buffer->as<char>(), buffer->holds(shape),
                        itemsize(dtype));
   return Array(ir::constant(std::move(buffer), dtype, shape), sharding);
 }
@@ -214,7 +210,7 @@ Array local_shards(const Array &x, const Sharding &sharding) {
   const std::vector<ShardBox> local = local_boxes(sharding, x.shape());
   runtime::BufferPtr buffer = shards_buffer(local, x.shape(), x.dtype());
   runtime::copy_window(realize(x.node())->as<char>(), runtime::Window::whole(x.shape()),
-                       buffer->as<char>(), window_of(*buffer, x.shape()), itemsize(x.dtype()));
+                       buffer->as<char>(), buffer->holds(x.shape()), itemsize(x.dtype()));
   return Array(ir::constant(std::move(buffer), x.dtype(), x.shape()), sharding);
 }
 
@@ -237,7 +233,7 @@ std::vector<Shard> Array::addressable_shards() const {
       const std::vector<int64_t> count = box_count(box);
       const size_t item = itemsize(dtype());
       runtime::BufferPtr part = runtime::make_buffer(size_t(shape_size(Shape(count))) * item);
-      runtime::copy_window(held->as<char>(), window_of(*held, shape()), part->as<char>(),
+      runtime::copy_window(held->as<char>(), held->holds(shape()), part->as<char>(),
                            {box.lo, box.hi}, item);
       shards.push_back(
           {box.device, slices,
@@ -260,7 +256,7 @@ Array exchanged_copy(runtime::Communicator &comm, const runtime::Buffer &held, c
                      const sharding::Placement &placement) {
   runtime::BufferPtr whole =
       runtime::make_buffer(size_t(shape_size(x.shape())) * itemsize(x.dtype()));
-  runtime::copy_window(held.as<char>(), window_of(held, x.shape()), whole->as<char>(),
+  runtime::copy_window(held.as<char>(), held.holds(x.shape()), whole->as<char>(),
                        runtime::Window::whole(x.shape()), itemsize(x.dtype()));
   void *address[] = {whole->data()};
   comm.exchange(compile::allgather_exchange(placement, x.shape(), x.dtype(), comm.process_index(),

@@ -206,9 +206,7 @@ TEST(Distributed, RandomPlacedGraphsMatchUnplaced) {
     // This process's window of the result, then every process's part.
     const size_t item = jx::itemsize(root->dtype);
     jx::runtime::BufferPtr all = jx::runtime::make_buffer(size_t(root->size()) * item);
-    const jx::runtime::Window held =
-        local->window() ? *local->window() : jx::runtime::Window::whole(shape);
-    jx::runtime::copy_window(local->as<char>(), held, all->as<char>(),
+    jx::runtime::copy_window(local->as<char>(), local->holds(shape), all->as<char>(),
                              jx::runtime::Window::whole(shape), item);
     if (placed.distributed()) {
       void *address[] = {all->data()};
