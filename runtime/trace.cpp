@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
-#include <unistd.h>
 #include <vector>
 
 #include <jx/error.h>

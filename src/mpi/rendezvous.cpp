@@ -10,7 +10,6 @@
 #include <fstream>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
