@@ -377,20 +377,13 @@ void validate_contraction(const Step &s, const std::vector<int64_t> &bytes) {
     corrupt("contraction layout");
 }
 
-const char *kind_text(Step::Kind kind) {
-  static constexpr const char *names[] = {"value", "argument", "fill", "kernel", "contraction",
-                                          "while", "case",     "scan", "library"};
-  static_assert(std::size(names) == size_t(Step::Kind::Library) + 1);
-  return names[size_t(kind)];
-}
-
 // Fields a kind does not use hold their defaults (JX_AOT_STEP_FIELDS).
 void validate_unused(const Step &s) {
   static const Step defaults{};
 #define JX_AOT_UNUSED(field, coding, kinds, name)                                                  \
   if (!((kinds) >> uint32_t(s.kind) & 1) && !(s.field == defaults.field))                          \
     corrupt(std::string(name) + (s.kind == Kind::Argument ? " on an " : " on a ") +                \
-            kind_text(s.kind) + " step");
+            step_kind_name(s.kind) + " step");
   JX_AOT_STEP_FIELDS(JX_AOT_UNUSED)
 #undef JX_AOT_UNUSED
 }

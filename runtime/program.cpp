@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <optional>
 
 #include "runtime/thread_pool.h"
@@ -12,6 +13,13 @@
 #include "runtime/trace.h"
 
 namespace jx::runtime {
+
+const char *step_kind_name(Step::Kind kind) {
+  static constexpr const char *names[] = {"value", "argument", "fill", "kernel", "contraction",
+                                          "while", "case",     "scan", "library"};
+  static_assert(std::size(names) == size_t(Step::Kind::Library) + 1);
+  return names[size_t(kind)];
+}
 
 std::vector<int64_t> split_boxes(const std::vector<int64_t> &boxes, size_t rank,
                                  int64_t work_per_element, int64_t threads) {
@@ -141,12 +149,6 @@ std::vector<BufferPtr> run_case(const Step &s, const std::vector<BufferPtr> &in)
 
 namespace {
 
-const char *kind_name(Step::Kind kind) {
-  static constexpr const char *names[] = {"buffer", "argument", "random", "kernel", "gemm",
-                                          "while",  "case",     "scan",   "library"};
-  return names[int(kind)];
-}
-
 // The trace's view of a box: its bounds, and the device whose box holds it.
 std::string box_args(const Step &s, const int64_t *box, size_t rank) {
   std::string text = "\"box\": [";
@@ -225,8 +227,8 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
   for (const Step &s : program.steps) {
     trace::Span step("step");
     if (step.active()) {
-      step.set_name(s.name.empty() ? kind_name(s.kind) : s.name);
-      step.set_args("\"kind\": \"" + std::string(kind_name(s.kind)) +
+      step.set_name(s.name.empty() ? step_kind_name(s.kind) : s.name);
+      step.set_args("\"kind\": \"" + std::string(step_kind_name(s.kind)) +
                     "\", \"slot\": " + std::to_string(s.outs.empty() ? -1 : s.outs[0]));
     }
     // Started here, finished before the step's first read of what it brings.

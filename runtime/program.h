@@ -76,6 +76,9 @@ struct Step {
   std::string name{}; // what the trace calls the step (a kernel's symbol)
 };
 
+// A step kind's name (AOT's validation errors, the trace's step spans).
+const char *step_kind_name(Step::Kind kind);
+
 // Elements per parallel chunk below which splitting costs more than it gains.
 inline constexpr int64_t min_chunk_elements = 1 << 14;
 

@@ -14,20 +14,10 @@ namespace jx::compile {
 
 namespace {
 
-const char *step_kind(ProgramStep::Kind kind) {
-  static constexpr const char *names[] = {"buffer", "parameter", "random", "kernel",
-                                          "gemm",   "control",   "library"};
-  return names[int(kind)];
-}
-
 std::string boxes_text(const sharding::Placement &boxes) {
   std::string text;
-  for (const sharding::DeviceBox &b : boxes) {
-    std::vector<std::string> ranges;
-    for (size_t a = 0; a < b.lo.size(); ++a)
-      ranges.push_back(fmt::format("{}:{}", b.lo[a], b.hi[a]));
-    text += fmt::format("\ndev{}[{}]", b.device, fmt::join(ranges, ","));
-  }
+  for (const sharding::DeviceBox &b : boxes)
+    text += '\n' + box_text(b);
   return text;
 }
 
@@ -56,10 +46,10 @@ std::string Executable::as_dot() const {
     if (s.kind != ProgramStep::Kind::Kernel || !s.plan) {
       // Parameters and constants are their slots; other steps a node with edges in and out.
       if (s.kind == ProgramStep::Kind::Parameter || s.kind == ProgramStep::Kind::Buffer) continue;
-      out +=
-          fmt::format("  step{} [label={}, shape=component];\n", i,
-                      dot_quoted(fmt::format("{} {}{}", step_kind(s.kind), ir::op_name(s.node->op),
-                                             boxes_text(s.placement.boxes))));
+      out += fmt::format(
+          "  step{} [label={}, shape=component];\n", i,
+          dot_quoted(fmt::format("{} {}{}", step_kind_name(s.kind), ir::op_name(s.node->op),
+                                 boxes_text(s.placement.boxes))));
       for (int in : s.run.inputs)
         out += fmt::format("  s{} -> step{} [label={}];\n", in, i, dot_quoted(slot_type[in]));
       for (int o : s.run.outs)

@@ -5,6 +5,7 @@
 #include <jx/error.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 #include <fmt/format.h>
@@ -140,9 +141,21 @@ std::string exchange_text(const runtime::Exchange &e) {
 
 } // namespace
 
-std::string Executable::as_text() const {
-  static constexpr const char *kinds[] = {"buffer", "parameter", "random", "kernel",
+const char *step_kind_name(ProgramStep::Kind kind) {
+  static constexpr const char *names[] = {"buffer", "parameter", "random", "kernel",
                                           "gemm",   "control",   "library"};
+  static_assert(std::size(names) == size_t(ProgramStep::Kind::Library) + 1);
+  return names[size_t(kind)];
+}
+
+std::string box_text(const sharding::DeviceBox &box) {
+  std::vector<std::string> ranges;
+  for (size_t a = 0; a < box.lo.size(); ++a)
+    ranges.push_back(fmt::format("{}:{}", box.lo[a], box.hi[a]));
+  return fmt::format("dev{}[{}]", box.device, fmt::join(ranges, ","));
+}
+
+std::string Executable::as_text() const {
   std::string text;
   for (const ProgramStep &s : plan_.steps) {
     std::vector<std::string> outs, ops, types;
@@ -154,7 +167,7 @@ std::string Executable::as_text() const {
       ops.emplace_back(ir::op_name(n.op));
       types.push_back(ir::type_str(n));
     }
-    text += fmt::format("{} = {} {} : {}", fmt::join(outs, ", "), kinds[int(s.kind)],
+    text += fmt::format("{} = {} {} : {}", fmt::join(outs, ", "), step_kind_name(s.kind),
                         fmt::join(ops, ", "), fmt::join(types, ", "));
     if (s.kind == ProgramStep::Kind::Kernel) {
       text += fmt::format(" reads {} rows={}", fmt::join(s.run.inputs, ","), s.run.outer);
@@ -188,12 +201,8 @@ std::string Executable::as_text() const {
                           s.run.tasks.size() / runtime::gemm_tile_words);
       if (runtime::gemm_partials(s.run.tasks) > 0) text += " split_along_k";
     }
-    for (const sharding::DeviceBox &b : s.placement.boxes) {
-      std::vector<std::string> ranges;
-      for (size_t a = 0; a < b.lo.size(); ++a)
-        ranges.push_back(fmt::format("{}:{}", b.lo[a], b.hi[a]));
-      text += fmt::format(" dev{}[{}]", b.device, fmt::join(ranges, ","));
-    }
+    for (const sharding::DeviceBox &b : s.placement.boxes)
+      text += ' ' + box_text(b);
     // Why these boxes (the sharding stage's choice).
     if (s.placement.source >= 0)
       text += fmt::format(" (sharding: follows %{} {})", s.run.inputs[size_t(s.placement.source)],

@@ -43,6 +43,11 @@ struct ProgramStep {
   runtime::Step run{.kind = runtime::Step::Kind::Value};
 };
 
+// A plan step kind's name (as_text, as_dot).
+const char *step_kind_name(ProgramStep::Kind kind);
+// A device's box as the plans print it: dev3[0:512,0:4096].
+std::string box_text(const sharding::DeviceBox &box);
+
 struct ProgramPlan {
   std::vector<ProgramStep> steps;
   std::vector<int> output_slots;
