@@ -32,6 +32,7 @@
 #include "diff_1x8.h"
 #include "diff_8x1.h"
 #include "donated_argument.h"
+#include "eight_devices.h"
 #include "empty_arrays.h"
 #include "float32_math.h"
 #include "int_power.h"
@@ -78,14 +79,6 @@ using aot_test::random_array;
 using aot_test::run_aot;
 using aot_test::Tolerance;
 using jx::Array;
-
-// The diff seed's sharded functions need the 8 devices before anything uses devices.
-class EightDevices : public testing::Environment {
-public:
-  void SetUp() override { jx::config::set_num_cpu_devices(8); }
-};
-const testing::Environment *const eight_devices =
-    testing::AddGlobalTestEnvironment(new EightDevices);
 
 // libm-computed results of the x86-64-v3 objects: libmvec's AVX2 variants against the JIT's
 // (AVX-512 on hosts that have it), each within 4 ulp of the correctly rounded value.

@@ -17,6 +17,7 @@
 #include "api/internal.h"
 #include "backend/orc_jit.h"
 #include "compile/executable.h"
+#include "eight_devices.h"
 #include "ir/builder.h"
 #include "passes/kernel_plan.h"
 
@@ -31,14 +32,6 @@ using jx::P;
 using jx::Shape;
 using jx::compile::Executable;
 using jx::sharding::Placement;
-
-// Named meshes of the 8 CPU devices, set before anything uses devices (as tests/sharding does).
-class EightDevices : public testing::Environment {
-public:
-  void SetUp() override { jx::config::set_num_cpu_devices(8); }
-};
-const testing::Environment *const eight_devices =
-    testing::AddGlobalTestEnvironment(new EightDevices);
 
 // Inputs of at least this many elements are read in tiles (emit.cpp's min_tiled_input).
 constexpr int64_t tiled_input = 1 << 15;

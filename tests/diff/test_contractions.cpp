@@ -23,6 +23,7 @@
 
 #include "api/internal.h"
 #include "diff/compare.h"
+#include "eight_devices.h"
 #include "ir/builder.h"
 #include "runtime/gemm.h"
 
@@ -579,14 +580,6 @@ private:
   int64_t count_ = 0;
   std::string text_;
 };
-
-// The test process uses 8 CPU devices (the meshes below), set before anything uses devices.
-class EightDevices : public testing::Environment {
-public:
-  void SetUp() override { jx::config::set_num_cpu_devices(8); }
-};
-const testing::Environment *const eight_devices =
-    testing::AddGlobalTestEnvironment(new EightDevices);
 
 TEST(Contractions, CompiledMatchesInterpreter) {
   const uint64_t cases = case_count(), base = base_seed();

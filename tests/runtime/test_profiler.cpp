@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "eight_devices.h"
 #include "passes/pipeline.h"
 #include "runtime/trace.h"
 #include "seeds.h"
@@ -21,13 +22,6 @@ namespace {
 namespace jnp = jx::numpy;
 using jx::Array;
 using nlohmann::json;
-
-class EightDevices : public testing::Environment {
-public:
-  void SetUp() override { jx::config::set_num_cpu_devices(8); }
-};
-const testing::Environment *const eight_devices =
-    testing::AddGlobalTestEnvironment(new EightDevices);
 
 std::string trace_dir(const std::string &name) {
   return (std::filesystem::temp_directory_path() / ("jx_trace_" + name)).string();
