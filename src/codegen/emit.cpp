@@ -740,6 +740,8 @@ private:
     Reduction red = describe_reduction(n);
     const DType acc_t = n.dtype;
     if (acc_t == DType::bool_) return any_or_all(red, kept);
+    if (red.combine == Op::Add && (acc_t == DType::float32 || acc_t == DType::float64))
+      return float_sum(red, kept, acc_t);
     llvm::AllocaInst *acc = slot(reg_type(acc_t), identity(red.combine, acc_t));
     nest(red.shape, 0, {}, [&](const Index &r) {
       Value *term = red.term(kept, r);
@@ -760,6 +762,112 @@ private:
       b_.CreateStore(next, acc);
     });
     return b_.CreateLoad(reg_type(acc_t), acc);
+  }
+
+  // A float sum (and contraction) into one value accumulates in float64: float32 terms are
+  // widened, which costs nothing at memory bandwidth and leaves one rounding, at the end. Past
+  // one block (pairwise_block terms; 4x that for float32) the sum runs in blocks along the
+  // innermost reduced axis (rows shorter than a block are gathered into one), each summed in lanes
+  // that LLVM may reassociate, and the block sums are combined as a binary counter combines
+  // carries: a pairwise tree over the blocks, built in a stack of one partial per level. The
+  // error grows as log2 of the length, as NumPy's pairwise summation; the order depends only on
+  // the shape, so every mesh and AOT give the same bits.
+  Value *float_sum(const Reduction &red, const Index &kept, DType t) {
+    const DType acc_t = DType::float64;
+    llvm::Type *acc_ty = reg_type(acc_t);
+    Value *zero = llvm::ConstantFP::get(acc_ty, 0.0);
+    // acc += term(r), reassociable: the vectorizer may split it into lanes.
+    auto add_term = [&](llvm::AllocaInst *acc, const Index &r) {
+      Value *term = convert(red.term(kept, r), t, acc_t);
+      llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
+      llvm::FastMathFlags reassoc;
+      reassoc.setAllowReassoc();
+      b_.setFastMathFlags(reassoc);
+      b_.CreateStore(b_.CreateFAdd(b_.CreateLoad(acc_ty, acc), term), acc);
+    };
+    // float32 terms summed in float64 lose nothing in blocks 4x longer (fewer merges).
+    const int64_t block = t == DType::float32 ? 4 * pairwise_block : pairwise_block;
+    if (shape_size(red.shape) <= block) {
+      llvm::AllocaInst *acc = slot(acc_ty, zero);
+      nest(red.shape, 0, {}, [&](const Index &r) { add_term(acc, r); });
+      return convert(b_.CreateLoad(acc_ty, acc), acc_t, t);
+    }
+    // The terms [lo, hi) of the innermost reduced axis after the outer indices r0.
+    auto run_sum = [&](const Index &r0, Value *lo, Value *hi) {
+      llvm::AllocaInst *acc = slot(acc_ty, zero);
+      loop(lo, hi, [&](Value *i) {
+        Index r = r0;
+        r.push_back(i);
+        add_term(acc, r);
+      });
+      return static_cast<Value *>(b_.CreateLoad(acc_ty, acc));
+    };
+    llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    auto *stack_ty = llvm::ArrayType::get(acc_ty, 64);
+    llvm::AllocaInst *stack = entry.CreateAlloca(stack_ty);
+    auto level = [&](Value *l) { return b_.CreateInBoundsGEP(stack_ty, stack, {c64(0), l}); };
+    llvm::AllocaInst *count = slot(i64_, c64(0));
+    // Block k's sum merges with the partials of the levels where k has trailing ones.
+    auto push = [&](Value *block_sum) {
+      Value *k = b_.CreateLoad(i64_, count);
+      Value *levels =
+          b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, b_.CreateNot(k), b_.getTrue());
+      llvm::AllocaInst *carry = slot(acc_ty, block_sum);
+      loop(c64(0), levels, [&](Value *l) {
+        b_.CreateStore(b_.CreateFAdd(b_.CreateLoad(acc_ty, level(l)), b_.CreateLoad(acc_ty, carry)),
+                       carry);
+      });
+      b_.CreateStore(b_.CreateLoad(acc_ty, carry), level(levels));
+      b_.CreateStore(b_.CreateAdd(k, c64(1), "", true, true), count);
+    };
+    // Rows (or a row's tail) shorter than a block gather in `pending` until they fill one.
+    llvm::AllocaInst *pending = slot(acc_ty, zero);
+    llvm::AllocaInst *pending_terms = slot(i64_, c64(0));
+    const Shape outer(red.shape.begin(), red.shape.end() - 1);
+    const int64_t extent = red.shape.back(), blocks = extent / block, tail = extent % block;
+    nest(outer, 0, {}, [&](const Index &r0) {
+      if (blocks > 0)
+        loop(c64(0), c64(blocks), [&](Value *k) {
+          Value *lo = b_.CreateMul(k, c64(block), "", true, true);
+          push(run_sum(r0, lo, b_.CreateAdd(lo, c64(block), "", true, true)));
+        });
+      if (tail == 0) return;
+      Value *part = run_sum(r0, c64(blocks * block), c64(extent));
+      b_.CreateStore(b_.CreateFAdd(b_.CreateLoad(acc_ty, pending), part), pending);
+      Value *terms = b_.CreateAdd(b_.CreateLoad(i64_, pending_terms), c64(tail), "", true, true);
+      b_.CreateStore(terms, pending_terms);
+      when(b_.CreateICmpSGE(terms, c64(block)), [&] {
+        push(b_.CreateLoad(acc_ty, pending));
+        b_.CreateStore(zero, pending);
+        b_.CreateStore(c64(0), pending_terms);
+      });
+    });
+    // What is pending, then each level's partial, lowest (latest) first.
+    llvm::AllocaInst *sum = slot(acc_ty, b_.CreateLoad(acc_ty, pending));
+    Value *k = b_.CreateLoad(i64_, count);
+    Value *top =
+        b_.CreateSub(c64(64), b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, k, b_.getFalse()));
+    loop(c64(0), top, [&](Value *l) {
+      Value *held = b_.CreateICmpNE(b_.CreateAnd(b_.CreateLShr(k, l), c64(1)), c64(0));
+      when(held, [&] {
+        b_.CreateStore(b_.CreateFAdd(b_.CreateLoad(acc_ty, level(l)), b_.CreateLoad(acc_ty, sum)),
+                       sum);
+      });
+    });
+    return convert(b_.CreateLoad(acc_ty, sum), acc_t, t);
+  }
+
+  // body() runs where cond holds.
+  template <class F> void when(Value *cond, F &&body) {
+    auto *then = llvm::BasicBlock::Create(ctx_, "then", fn_);
+    auto *done = llvm::BasicBlock::Create(ctx_, "done", fn_);
+    b_.CreateCondBr(cond, then, done);
+    b_.SetInsertPoint(then);
+    memo_.emplace_back();
+    body();
+    memo_.pop_back();
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
   }
 
   // Bool sums, products and contractions (any / all of the terms) accumulate in an i32: with an
@@ -1454,6 +1562,8 @@ private:
   static constexpr int64_t row_chunk = 64;
   // Reduced terms combined per accumulator update in row reductions.
   static constexpr int64_t reduce_unroll = 4;
+  // Terms per block of a pairwise float64 sum: each vector lane of a block sums a few of them.
+  static constexpr int64_t pairwise_block = 256;
   const KernelPlan &plan_;
   llvm::Type *i64_;
   llvm::Function *fn_ = nullptr;

@@ -440,9 +440,23 @@ struct Evaluator {
     const T *in = value(x)->as<T>();
     T *o = out->as<T>();
     ReduceSpace s = reduce_space(x->shape, n.attrs);
-    // float32 accumulates in double: the oracle should be the most accurate answer.
+    // float32 accumulates in double and double sums are compensated (Neumaier): the oracle
+    // should be the most accurate answer.
     using Acc = std::conditional_t<std::is_same_v<T, float>, double, T>;
     for_each_index(s.kept_shape, s.kept_strides, 0, [&](int64_t base, int64_t i) {
+      if constexpr (std::is_same_v<T, double>) {
+        if (n.op == Op::ReduceSum) {
+          double sum = 0, lost = 0;
+          for_each_index(s.reduced_shape, s.reduced_strides, base, [&](int64_t src, int64_t) {
+            const double v = in[src], t = sum + v;
+            lost += std::abs(sum) >= std::abs(v) ? (sum - t) + v : (v - t) + sum;
+            sum = t;
+          });
+          // Infinities and NaNs: the plain sum (the compensation would be NaN).
+          o[i] = std::isfinite(sum) ? sum + lost : sum;
+          return;
+        }
+      }
       Acc acc = n.op == Op::ReduceSum ? Acc(0) : n.op == Op::ReduceProd ? Acc(1) : Acc(in[base]);
       for_each_index(s.reduced_shape, s.reduced_strides, base, [&](int64_t src, int64_t) {
         Acc v = in[src];

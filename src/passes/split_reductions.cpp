@@ -5,7 +5,7 @@
 // reduction over leading axes (sum(x, 0)): its one-stage kernel would split the kept columns
 // across threads, each walking every row in short strided pieces; 16 partials each read a block
 // of whole rows in order. The split depends only on the shapes, never on the thread or device
-// count, so every placement gives the same bits.
+// count, so every placement gives the same bits. float32 sums keep float64 partials.
 #include "ir/builder.h"
 #include "passes/passes.h"
 #include "passes/rewrite.h"
@@ -45,9 +45,15 @@ NodePtr split(const NodePtr &n) {
   std::vector<int64_t> partial_axes;
   for (int64_t a : axes)
     partial_axes.push_back(a + 1);
-  NodePtr partial = ir::reduce(n->op, ir::reshape(x, split_shape), partial_axes);
+  NodePtr terms = ir::reshape(x, split_shape);
+  // float32 partial sums stay in float64 (the kernels accumulate in it), so the sum is rounded
+  // once, at the end.
+  const bool widen = n->op == Op::ReduceSum && n->dtype == DType::float32;
+  if (widen) terms = ir::convert(terms, DType::float64);
+  NodePtr partial = ir::reduce(n->op, terms, partial_axes);
   // Every axis before the outermost reduced one is kept: p sits at `axis` in the partials.
-  return ir::reduce(n->op, partial, {axis});
+  NodePtr combined = ir::reduce(n->op, partial, {axis});
+  return widen ? ir::convert(combined, n->dtype, n->weak) : combined;
 }
 
 } // namespace
