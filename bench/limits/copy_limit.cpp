@@ -20,16 +20,13 @@
 #include <vector>
 
 #include "huge_pages.h"
+#include "read_once.h"
 
 namespace {
 
 using limits::allocate;
 
-// Rows [begin, end) of this thread's share of `rows` under `threads` threads.
-std::pair<int64_t, int64_t> share(int64_t rows) {
-  const int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
-  return {rows * t / threads, rows * (t + 1) / threads};
-}
+using limits::share;
 
 void copy(const double *x, double *y, int64_t n, int threads) {
 #pragma omp parallel num_threads(threads)
@@ -78,39 +75,8 @@ void diff(const double *x, double *y, int64_t n, int threads) {
   }
 }
 
-// Keeps the sums alive.
-volatile double sink = 0;
-
-// Sums each thread's contiguous share with 8 independent 8-lane accumulators (64 doubles in
-// flight), so the loop is bound by reading memory, not by the adds' latency.
-void read_once(const double *x, int64_t n, int threads) {
-  using Vec = double __attribute__((vector_size(64)));
-  constexpr int lanes = 8, accumulators = 8, step = lanes * accumulators;
-  double total = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : total)
-  {
-    const auto [begin, end] = share(n);
-    const double *p = x + begin * n, *stop = x + end * n;
-    Vec acc[accumulators] = {};
-    for (; p + step <= stop; p += step) {
-#pragma GCC unroll 8
-      for (int a = 0; a < accumulators; ++a) {
-        Vec v;
-        std::memcpy(&v, p + a * lanes, sizeof v);
-        acc[a] += v;
-      }
-    }
-    double s = 0;
-    for (; p < stop; ++p)
-      s += *p;
-#pragma GCC unroll 8
-    for (int a = 0; a < accumulators; ++a)
-      for (int l = 0; l < lanes; ++l)
-        s += acc[a][l];
-    total += s;
-  }
-  sink = total;
-}
+// The n x n array read once.
+void read_once(const double *x, int64_t n, int threads) { limits::read_once(x, n * n, threads); }
 
 struct Timing {
   double median_ms, min_ms;

@@ -18,6 +18,7 @@ Run from the repository root after building the bench targets:
     python3 bench/peers/peers.py --group sort [--rounds 3] [--sort-n 16777216]
     python3 bench/peers/peers.py --group linalg [--rounds 3] [--linalg-n 1024]
     python3 bench/peers/peers.py --group mpi [--rounds 3] [--reps 10]
+    python3 bench/peers/peers.py --group reduce [--rounds 3] [--reduce-n 4096]
 
 Every round times all peers and runs all jx executables once; each cell is the median over the
 rounds of per-round medians, and each ratio the median of per-round ratios, so that load drifting
@@ -830,6 +831,57 @@ def sort_main(args):
     print_table(header, table)
 
 
+def reduce_main(args):
+    """The reduce group: np.sum(x) and np.sum(x, 0) of an --reduce-n square float32 and float64
+    array beside reduce_bench (jit, and reading the same bytes once in its process), in rounds;
+    then the relative errors of NumPy's and jx's sums that issue 32 measured (16,777,217 x
+    float32 0.1, its mean, 2^24 uniform float64) against exact sums (math.fsum)."""
+    n = args.reduce_n
+    arrays = {t: np.random.default_rng(0).random((n, n)).astype(t) for t in ("float32", "float64")}
+    rows = {}
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
+        jx = run_json_lines([os.path.join(args.build, "bench", "reduce_bench"), "--json", "--n",
+                             str(n), "--rounds", "10"]) or []
+        jx = {row["name"]: row for row in jx}
+        for t, x in arrays.items():
+            for name, fn in (("sum", lambda: np.sum(x)), ("sum_axis0", lambda: np.sum(x, 0))):
+                label = f"{name}_{t}_{n}"
+                row = jx.get(label, {})
+                rows.setdefault(label, []).append(
+                    {"numpy": median_ms(fn, 5), "jx": row.get("jx_ms"), "read": row.get("read_ms")})
+    header = ["workload", "numpy ms", "jx ms", "read once ms", "numpy / jx", "jx / read"]
+    table = []
+    for label, rs in rows.items():
+        med = lambda key: median_over(rs, lambda r: r[key])
+        ratio = lambda a, b: median_over(rs, lambda r: r[a] / r[b] if r[a] and r[b] else None)
+        table.append([label, fmt_sig(med("numpy")), fmt_sig(med("jx")), fmt_sig(med("read")),
+                      fmt_sig(ratio("numpy", "jx")), fmt_sig(ratio("jx", "read"))])
+    print(f"reduce group: medians over {args.rounds} rounds; numpy {np.__version__}; jx: "
+          "reduce_bench (jit); read once: a sum with independent vector accumulators on the pool's "
+          "threads, in reduce_bench's process")
+    print_table(header, table)
+
+    count = 16777217
+    tenths = np.full(count, 0.1, np.float32)
+    exact = float(np.float32(0.1)) * count
+    uniform = np.random.default_rng(7).random(1 << 24)
+    accuracy = next((row for row in run_json_lines(
+        [os.path.join(args.build, "bench", "reduce_bench"), "--json", "--n", "64", "--rounds",
+         "1"]) or [] if row["name"] == "accuracy"), {})
+    print("relative errors against exact sums (jx's float64 data: reduce_bench's own seeded "
+          "mt19937_64 values; NumPy's: default_rng(7); both uniform [0, 1))")
+    print_table(["sum", "numpy", "jx"], [
+        [f"{count} x float32 0.1", f"{abs(float(np.sum(tenths)) - exact) / exact:.3g}",
+         f"{accuracy.get('f32_tenths_sum', float('nan')):.3g}"],
+        [f"mean of {count} x float32 0.1",
+         f"{abs(float(np.mean(tenths)) - float(np.float32(0.1))) / float(np.float32(0.1)):.3g}",
+         f"{accuracy.get('f32_tenths_mean', float('nan')):.3g}"],
+        ["2^24 uniform float64",
+         f"{abs(float(np.sum(uniform)) - math.fsum(uniform)) / math.fsum(uniform):.3g}",
+         f"{accuracy.get('f64_uniform_sum', float('nan')):.3g}"]])
+
+
 def linalg_main(args):
     """The linalg group: NumPy's and JAX's (jit) np.linalg routines on --linalg-n square float64
     matrices beside linalg_bench (jx::jit), on the same kinds of inputs, in rounds."""
@@ -1023,12 +1075,14 @@ def plot(path, workloads, medians, subtitle):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--group",
-                        choices=("fusion", "gemm", "grad", "linalg", "loop", "mpi", "sort", "trace"),
+                        choices=("fusion", "gemm", "grad", "linalg", "loop", "mpi", "reduce",
+                                 "sort", "trace"),
                         default="fusion",
                         help="fusion: the seeds and fusion_bench's kernels; gemm: contractions; "
                         "grad: value_and_grad and vmap against their baselines (grad_bench); "
                         "loop: lax.fori_loop (loop_bench, heat_limit); sort: sort, argsort and "
-                        "cumsum (sort_bench); linalg: jnp.linalg (linalg_bench); trace: the seeds "
+                        "cumsum (sort_bench); reduce: float sums and their accuracy (reduce_bench); "
+                        "linalg: jnp.linalg (linalg_bench); trace: the seeds "
                         "with JX_TRACE on and off")
     parser.add_argument("--gemm", dest="group", action="store_const", const="gemm",
                         help="the same as --group gemm")
@@ -1046,6 +1100,7 @@ def main():
     loop.add_argument("--tiny-steps", type=int, default=100000, help="steps of the 16-float loop")
     parser.add_argument("--sort-n", type=int, default=1 << 24, help="sort group: elements")
     parser.add_argument("--sort-m", type=int, default=1 << 20, help="sort group: indices")
+    parser.add_argument("--reduce-n", type=int, default=4096, help="reduce group: array side")
     parser.add_argument("--linalg-n", type=int, default=1024, help="linalg group: matrix side")
     parser.add_argument("--linalg-batch", type=int, default=4096,
                         help="linalg group: 8 x 8 matrices in the batched inverse")
@@ -1076,6 +1131,9 @@ def main():
         return
     if args.group == "linalg":
         linalg_main(args)
+        return
+    if args.group == "reduce":
+        reduce_main(args)
         return
     if args.group == "trace":
         trace_main(args)
