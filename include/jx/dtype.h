@@ -116,6 +116,11 @@ std::string_view dtype_name(DType t);
 // Throws jx::DTypeError for anything else.
 DType dtype(std::string_view name);
 
+// t when it is one of DType's values; jx::DTypeError as NumPy's for what names no dtype
+// ("Cannot interpret '42' as a data type") for any other, such as DType(42). Every DType that
+// enters jx (an array's, an astype's, a creation's) is checked by it.
+DType checked_dtype(DType t);
+
 // numpy.result_type for two strongly typed operands (int32 + float32 -> float64, as NumPy).
 DType promote_types(DType a, DType b);
 

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 #include <unordered_set>
 
 #include "api/internal.h"
@@ -266,6 +267,23 @@ Arrays while_loop(const RegionFn &cond_fun, const RegionFn &body_fun, Arrays ini
                                 std::move(traced[0].region), std::move(traced[1].region)));
 }
 
+namespace {
+// hi - lo, 0 when hi <= lo, without overflowing (INT64_MIN - (INT64_MAX - 1) wrapped to 2): the
+// difference of two bounds of one integer type always fits uint64.
+int64_t trip_count(const Array &lo, const Array &hi) {
+  uint64_t trips = 0;
+  if (is_unsigned(lo.dtype())) {
+    const auto l = lo.item<uint64_t>(), h = hi.item<uint64_t>();
+    trips = h > l ? h - l : 0;
+  } else {
+    const auto l = lo.item<int64_t>(), h = hi.item<int64_t>();
+    trips = h > l ? uint64_t(h) - uint64_t(l) : 0;
+  }
+  // More trips than a scan's length holds would not end anyway.
+  return int64_t(std::min<uint64_t>(trips, std::numeric_limits<int64_t>::max()));
+}
+} // namespace
+
 Arrays fori_loop(const Array &lower, const Array &upper,
                  const std::function<Arrays(const Array &, const Arrays &)> &body_fun,
                  const Arrays &init_val, bool single) {
@@ -289,7 +307,7 @@ Arrays fori_loop(const Array &lower, const Array &upper,
   // Concrete bounds: a scan of the trip count, as JAX's, which reverse mode differentiates.
   std::unordered_map<const Node *, bool> data;
   if (from_data(*lower.node(), data) && from_data(*upper.node(), data)) {
-    const int64_t trips = std::max<int64_t>(hi.item<int64_t>() - lo.item<int64_t>(), 0);
+    const int64_t trips = trip_count(lo, hi);
     Arrays out = scan(
                      [&](const Arrays &carry, const Arrays &) {
                        return std::pair<Arrays, Arrays>{step(carry), {}};

@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <mutex>
+#include <string>
 
 #include "api/internal.h"
 #include "api/placement.h"
@@ -265,6 +267,34 @@ Array exchanged_copy(runtime::Communicator &comm, const runtime::Buffer &held, c
   return Array(ir::constant(std::move(whole), x.dtype(), x.shape()));
 }
 
+// Every process's dtype and shape of x, compared before any data moves: an exchange of arrays
+// that differ pairs mismatched messages (one process reads mixed data, another fails in MPI).
+// Each process gathers the same descriptors, so each raises the same ValueError. One allgather
+// of a hash of them when they agree.
+void require_one_type(runtime::Communicator &comm, const Array &x, std::string_view name) {
+  const std::string type = fmt::format("{}[{}]", dtype_name(x.dtype()), fmt::join(x.shape(), ","));
+  const std::vector<uint64_t> hashes = comm.allgather(std::hash<std::string>{}(type));
+  if (std::all_of(hashes.begin(), hashes.end(), [&](uint64_t h) { return h == hashes[0]; })) return;
+  const std::vector<uint64_t> heads = comm.allgather(uint64_t(x.dtype()) | uint64_t(x.ndim()) << 8);
+  uint64_t rank = 0;
+  for (uint64_t h : heads)
+    rank = std::max(rank, h >> 8);
+  std::vector<std::vector<uint64_t>> dims; // by axis, then process
+  for (uint64_t a = 0; a < rank; ++a)
+    dims.push_back(comm.allgather(a < uint64_t(x.ndim()) ? uint64_t(x.shape()[a]) : 0));
+  std::vector<std::string> types;
+  for (size_t p = 0; p < heads.size(); ++p) {
+    std::vector<uint64_t> shape;
+    for (uint64_t a = 0; a < heads[p] >> 8; ++a)
+      shape.push_back(dims[a][p]);
+    types.push_back(fmt::format("{}[{}] on process {}", dtype_name(DType(heads[p] & 0xff)),
+                                fmt::join(shape, ","), p));
+  }
+  throw ValueError(fmt::format("{} needs an array of one shape and dtype on every process, but "
+                               "got {}",
+                               name, fmt::join(types, ", ")));
+}
+
 } // namespace
 
 Array process_allgather(const Array &x) {
@@ -273,6 +303,7 @@ Array process_allgather(const Array &x) {
   const std::shared_ptr<runtime::Communicator> comm = runtime::communicator();
   if (!comm || !x.committed()) return Array(x.node());
   runtime::BufferPtr held = x.node()->local_value();
+  require_one_type(*comm, x, "process_allgather");
   if (!held) held = api::realize(x.node());
   return exchanged_copy(*comm, *held, x, api::placement_of(x.sharding(), x.shape()));
 }
@@ -280,6 +311,7 @@ Array process_allgather(const Array &x) {
 Array broadcast_one_to_all(const Array &x) {
   const std::shared_ptr<runtime::Communicator> comm = runtime::communicator();
   if (!comm) return x;
+  require_one_type(*comm, x, "broadcast_one_to_all");
   // Process 0 holds the whole: every other process receives it from there.
   return exchanged_copy(*comm, *api::realize(x.node()), x,
                         {{0, std::vector<int64_t>(x.ndim(), 0), x.shape()}});

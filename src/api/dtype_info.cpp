@@ -11,7 +11,7 @@
 namespace jx::numpy {
 
 IInfo iinfo(DType dtype) {
-  if (!is_integer(dtype)) {
+  if (!is_integer(checked_dtype(dtype))) {
     // NumPy names the dtype by its kind character ('f' for floats, 'b' for bool).
     throw ValueError(
         fmt::format("Invalid integer data type '{}'.", dtype == DType::bool_ ? 'b' : 'f'));
@@ -21,7 +21,7 @@ IInfo iinfo(DType dtype) {
 }
 
 FInfo finfo(DType dtype) {
-  if (!is_floating(dtype))
+  if (!is_floating(checked_dtype(dtype)))
     throw ValueError(fmt::format("data type <class 'numpy.{}'> not inexact", dtype_name(dtype)));
   // The significand's stored bits, the exponent's bits and the decimal precision of each.
   int nmant = 52, nexp = 11, precision = 15;
@@ -75,6 +75,8 @@ bool is_kind(DType t, std::string_view kind) {
 } // namespace
 
 bool can_cast(DType from, DType to, std::string_view casting) {
+  checked_dtype(from);
+  checked_dtype(to);
   if (casting == "no" || casting == "equiv") return from == to;
   if (casting == "safe") return jx::promote_types(from, to) == to;
   if (casting == "same_kind")
@@ -85,7 +87,8 @@ bool can_cast(DType from, DType to, std::string_view casting) {
 }
 
 bool isdtype(DType dtype, const DTypeKindSpec &kind) {
-  if (const DType *t = std::get_if<DType>(&kind)) return *t == dtype;
+  checked_dtype(dtype);
+  if (const DType *t = std::get_if<DType>(&kind)) return checked_dtype(*t) == dtype;
   return is_kind(dtype, std::get<std::string_view>(kind));
 }
 

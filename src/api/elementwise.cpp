@@ -185,7 +185,37 @@ Array round(const Array &x, int decimals) {
 Array arctan2(const Array &y, const Array &x) { return float_binary(Op::Atan2, y, x); }
 Array hypot(const Array &a, const Array &b) { return float_binary(Op::Hypot, a, b); }
 Array copysign(const Array &a, const Array &b) { return float_binary(Op::CopySign, a, b); }
-Array nextafter(const Array &a, const Array &b) { return float_binary(Op::NextAfter, a, b); }
+
+namespace {
+// nextafter of float16 or bfloat16, whose ops compute in float32 (is_storage_float): float32's
+// step would round back to x. Their spacing is float32's scaled by 2^(23 - mantissa bits), at
+// least their smallest subnormal (float32's exponent range holds theirs, so every value and step
+// here is exact in float32), measured on the side of x the step goes.
+Array storage_nextafter(const Array &x16, const Array &y16) {
+  const DType t = x16.dtype();
+  const bool half = t == DType::float16;
+  const double scale = half ? 0x1p13 : 0x1p16, tiny = half ? 0x1p-24 : 0x1p-133,
+               largest = half ? 65504.0 : 0x1.fep127;
+  const Array x = x16.astype(DType::float32), y = y16.astype(DType::float32), a = abs(x);
+  const Array up =
+      maximum((nextafter(a, std::numeric_limits<double>::infinity()) - a) * scale, tiny);
+  const Array down = maximum((a - nextafter(a, 0.0)) * scale, tiny);
+  const Array away = (y > x) == (x > 0.0); // from zero
+  // The sign of x throughout: -tiny toward zero is -0, as C's nextafter.
+  Array r = copysign(where(away, a + up, a - down), x);
+  r = where(x == 0.0, copysign(full_like(x, tiny), y), r);
+  r = where(isinf(x), copysign(full_like(x, largest), x), r); // toward a finite y
+  r = where(x == y, y, r);
+  r = where(logical_or(isnan(x), isnan(y)), x + y, r);
+  return r.astype(t);
+}
+} // namespace
+
+Array nextafter(const Array &a, const Array &b) {
+  const std::vector<NodePtr> p = float_operands(a, b);
+  if (is_storage_float(p[0]->dtype)) return storage_nextafter(wrap(p[0]), wrap(p[1]));
+  return wrap(ir::binary(Op::NextAfter, p[0], p[1]));
+}
 
 // As jnp: max(a, b) + log1p(exp(-|a - b|)), stable for large |a - b|; a - b is nan only for
 // equal infinities (or a nan), where a + b is the answer.

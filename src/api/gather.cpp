@@ -24,7 +24,7 @@ Array as_indices(const Array &indices, std::string_view name) {
   if (indices.dtype() == DType::bool_ || is_inexact(indices.dtype()))
     throw TypeError(
         fmt::format("{} requires integer indices, got {}", name, dtype_name(indices.dtype())));
-  return indices.astype(DType::int64);
+  return wrap(api::index_node(node_of(indices)));
 }
 
 // jnp's fill values for reads out of range: NaN, the smallest signed integer, the largest unsigned
@@ -35,8 +35,12 @@ Array default_fill(DType t) {
   return Array(ir::literal_int(api::integer_limit(t, is_unsigned(t)), t, false));
 }
 
-// indices brought into [0, n) by mode ("clip", "wrap"), or left as they are ("fill").
-Array mode_indices(const Array &indices, int64_t n, std::string_view mode) {
+// Integer indices as int64 brought into [0, n) by mode ("clip", "wrap"), or left as they are
+// ("fill").
+Array mode_indices(const Array &raw, int64_t n, std::string_view mode, std::string_view name) {
+  // A uint64 index wraps by its value, not by its saturated int64 one.
+  const bool wrap_unsigned = mode == "wrap" && n > 0 && raw.dtype() == DType::uint64;
+  const Array indices = as_indices(wrap_unsigned ? remainder(raw, n) : raw, name);
   if (mode == "clip") return clip(indices, 0, std::max<int64_t>(n - 1, 0));
   if (mode == "wrap") return n == 0 ? indices : remainder(indices, n);
   if (mode != "fill")
@@ -77,7 +81,7 @@ Array take(const Array &a, const Array &indices, std::optional<int64_t> axis, st
   const Array x = axis ? a : ravel(a);
   const int64_t ax = api::normalize_axis(axis.value_or(0), x.ndim());
   const int64_t n = x.shape()[ax];
-  const Array idx = mode_indices(as_indices(indices, "take"), n, mode);
+  const Array idx = mode_indices(indices, n, mode, "take");
   if (n == 0 && idx.size() > 0)
     throw IndexError("Cannot do a non-empty jnp.take() from an empty axis.");
   const Array taken = wrap(ir::take(node_of(x), node_of(idx), ax, mode == "fill"));
@@ -108,7 +112,10 @@ Array take_along_axis(const Array &arr, const Array &indices, std::optional<int6
   std::vector<Shape> check{x.shape(), out_shape};
   check[0][ax] = out_shape[ax];
   api::broadcast_shapes(check); // arr's other axes broadcast against the indices'
-  const Array idx = broadcast_to(mode_indices(idx0, n, mode), out_shape);
+  // JAX counts negative indices from the end before clipping them (index_bounds below does), where
+  // take's clip (NumPy's) clips them to 0.
+  const Array idx = broadcast_to(
+      mode == "clip" ? idx0 : mode_indices(indices, n, mode, "take_along_axis"), out_shape);
   const ir::IndexBounds j = ir::index_bounds(node_of(idx), n);
   const Array inside = wrap(j.inside);
   Array flat = zeros(out_shape, DType::int64);
@@ -128,7 +135,7 @@ Array take_along_axis(const Array &arr, const Array &indices, std::optional<int6
 
 Array put(const Array &a, const Array &indices, const Array &values, std::string_view mode) {
   const Array flat = ravel(a);
-  const Array idx = ravel(mode_indices(as_indices(indices, "put"), flat.size(), mode));
+  const Array idx = ravel(mode_indices(indices, flat.size(), mode, "put"));
   const Array v = broadcast_to(ravel(values.astype(a.dtype())), idx.shape());
   return reshape(wrap(ir::scatter(Op::ScatterSet, node_of(flat), node_of(idx), node_of(v), 0)),
                  a.shape());
@@ -216,6 +223,9 @@ Array bincount(const Array &x, const std::optional<Array> &weights, int64_t minl
     throw TypeError(fmt::format("x argument to bincount must have an integer type; got {}",
                                 dtype_name(x.dtype())));
   if (minlength < 0) throw ValueError("minlength must be non-negative");
+  // NumPy's check where x can be read; traced, negative values count as 0 (JAX's clip).
+  if (is_signed_integer(x.dtype()) && api::is_concrete(x) && any(x < 0).item<bool>())
+    throw ValueError("'list' argument must have no negative elements");
   if (!length) {
     require_concrete(x, "bincount");
     const int64_t top = x.size() ? max(x).item<int64_t>() : -1;
@@ -223,8 +233,9 @@ Array bincount(const Array &x, const std::optional<Array> &weights, int64_t minl
   }
   const Array w =
       weights ? weights->astype(result_type({*weights, Array(0)})) : ones(x.shape(), default_int);
-  // Negative values are dropped (clip below -length: never counted from the end).
-  const Array idx = where(x < 0, Array(*length), x.astype(DType::int64));
+  // JAX's clip of negative values to 0 (only traced values can be negative here); values past
+  // the end are dropped.
+  const Array idx = maximum(wrap(api::index_node(node_of(x))), 0);
   return wrap(ir::scatter(Op::ScatterAdd, node_of(zeros({*length}, w.dtype())), node_of(idx),
                           node_of(w), 0));
 }
@@ -245,6 +256,17 @@ std::vector<Array> unravel_index(const Array &indices, const Shape &shape) {
   return out;
 }
 
+namespace {
+// mode="raise": NumPy's check of every coordinate, which JAX makes on concrete indices only.
+void require_in_range(const Array &i, int64_t n) {
+  api::require_concrete(i, "ravel_multi_index with mode='raise' needs concrete indices: the error "
+                           "occurred because ravel_multi_index was jit-compiled with "
+                           "mode='raise'. Use mode='wrap' or mode='clip' instead.");
+  if (any(logical_or(i < 0, i >= n)).item<bool>())
+    throw ValueError("invalid entry in coordinates array");
+}
+} // namespace
+
 Array ravel_multi_index(const std::vector<Array> &multi_index, const Shape &dims,
                         std::string_view mode) {
   if (multi_index.size() != dims.size())
@@ -260,6 +282,8 @@ Array ravel_multi_index(const std::vector<Array> &multi_index, const Shape &dims
       i = remainder(i, dims[d]);
     else if (mode != "raise")
       throw ValueError(fmt::format("invalid mode={}. Expected 'raise', 'wrap', or 'clip'", mode));
+    else
+      require_in_range(i, dims[d]);
     out = out + i * strides[d];
   }
   return out;

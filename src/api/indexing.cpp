@@ -135,9 +135,25 @@ struct Advanced {
   bool adjacent = true;
 };
 
+// The axes of the indexed array an item spans: a mask its rank, an ellipsis none (counted apart).
+int64_t spanned_axes(const IndexItem &it) {
+  const auto &v = it.value();
+  if (const auto *a = std::get_if<IndexItem::ArrayNode>(&v))
+    return (*a)->dtype == DType::bool_ ? int64_t((*a)->shape.size()) : 1;
+  return std::holds_alternative<int64_t>(v) || std::holds_alternative<Slice>(v) ? 1 : 0;
+}
+
 Advanced decompose(const Shape &shape, const std::vector<IndexItem> &items) {
+  const int64_t ndim = int64_t(shape.size());
+  int64_t spanned = 0;
+  for (const IndexItem &it : items)
+    spanned += spanned_axes(it);
   std::vector<IndexItem> flat; // bools expanded, integers as 0-d arrays
+  int64_t axis = 0;            // of the indexed array, where the item starts
   for (const IndexItem &it : items) {
+    const int64_t at = axis;
+    axis += std::holds_alternative<Ellipsis>(it.value()) ? std::max<int64_t>(ndim - spanned, 0)
+                                                         : spanned_axes(it);
     if (const int64_t *i = std::get_if<int64_t>(&it.value())) {
       flat.emplace_back(Array(ir::literal_int(*i, DType::int64, false)));
       continue;
@@ -151,6 +167,14 @@ Advanced decompose(const Shape &shape, const std::vector<IndexItem> &items) {
       if (ir::tracing() && !a->realized())
         throw IndexError(fmt::format("Array boolean indices must be concrete; got ShapedArray({})",
                                      ir::type_str(*a)));
+      // A mask selects among the axes it spans, so their sizes must be its own (past the last
+      // axis, consumed_axes reports too many indices).
+      for (int64_t d = 0; d < int64_t(a->shape.size()) && at + d < ndim; ++d)
+        if (a->shape[size_t(d)] != shape[size_t(at + d)])
+          throw IndexError(fmt::format("boolean index did not match indexed array along axis {}; "
+                                       "size of axis is {} but size of corresponding boolean "
+                                       "axis is {}",
+                                       at + d, shape[size_t(at + d)], a->shape[size_t(d)]));
       const Array mask(a);
       const std::vector<bool> values = mask.to_vector<bool>();
       const std::vector<int64_t> strides = row_major_strides(a->shape);
@@ -173,7 +197,7 @@ Advanced decompose(const Shape &shape, const std::vector<IndexItem> &items) {
                        "integer or boolean arrays are valid indices");
     flat.push_back(it);
   }
-  const int64_t ndim = int64_t(shape.size()), consumed = consumed_axes(ndim, flat);
+  const int64_t consumed = consumed_axes(ndim, flat);
   Advanced adv;
   int64_t out_axis = 0, last = -2, position = 0;
   std::vector<Shape> shapes;
@@ -183,7 +207,7 @@ Advanced decompose(const Shape &shape, const std::vector<IndexItem> &items) {
       if (last >= 0 && last != position - 1) adv.adjacent = false;
       last = position;
       adv.axes.push_back(out_axis);
-      adv.indices.push_back(a->dtype == DType::int64 ? a : ir::convert(a, DType::int64));
+      adv.indices.push_back(api::index_node(a));
       shapes.push_back(a->shape);
       adv.basic.emplace_back(Slice{});
     } else {

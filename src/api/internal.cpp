@@ -172,6 +172,7 @@ int64_t integer_limit(DType t, bool max) {
 }
 
 NodePtr cast_node(const NodePtr &x, DType dtype, bool weak) {
+  checked_dtype(dtype); // before integer_limit reads its width
   // A weak literal's value is a C++ int64_t; only a narrower (or unsigned) dtype can miss it.
   if (x->op == ir::Op::Literal && x->weak && is_integer(x->dtype) && is_integer(dtype) &&
       dtype != DType::int64 &&
@@ -180,6 +181,14 @@ NodePtr cast_node(const NodePtr &x, DType dtype, bool weak) {
     throw OverflowError(
         fmt::format("Python integer {} out of bounds for {}", x->ivalue, dtype_name(dtype)));
   return ir::convert(x, dtype, weak);
+}
+
+NodePtr index_node(const NodePtr &indices) {
+  if (indices->dtype == DType::int64) return indices;
+  if (indices->dtype != DType::uint64) return ir::convert(indices, DType::int64);
+  const NodePtr top = broadcast_node(
+      ir::literal_int(std::numeric_limits<int64_t>::max(), DType::uint64, false), indices->shape);
+  return ir::convert(ir::binary(ir::Op::Min, indices, top), DType::int64);
 }
 
 std::vector<NodePtr> promote_and_broadcast(const std::vector<NodePtr> &xs, ResultType type) {
@@ -202,8 +211,10 @@ double epsilon(DType dtype) {
   }
 }
 
+bool is_concrete(const Array &x) { return !ir::tracing() || x.node()->realized(); }
+
 void require_concrete(const Array &x, const std::string &what) {
-  if (ir::tracing() && !x.node()->realized()) throw ConcretizationTypeError(what);
+  if (!is_concrete(x)) throw ConcretizationTypeError(what);
 }
 
 Array to_inexact(const Array &x) {

@@ -60,9 +60,15 @@ int64_t integer_limit(DType t, bool max);
 // x converted to dtype; a weak literal that does not fit an integer dtype raises as NumPy does.
 NodePtr cast_node(const NodePtr &x, DType dtype, bool weak);
 
+// Integer indices as int64: uint64 values past INT64_MAX saturate to it, past the end of any axis
+// (converted, they would turn negative and count from the end).
+NodePtr index_node(const NodePtr &indices);
+
 // Converts and broadcasts operands to a common dtype (or the given one) and shape.
 std::vector<NodePtr> promote_and_broadcast(const std::vector<NodePtr> &xs, ResultType type);
 
+// Whether x's values can be read: it is not being traced (inside jit or a transformation).
+bool is_concrete(const Array &x);
 // JAX's ConcretizationTypeError with message `what` when x is being traced (inside jit or a
 // transformation): a size that depends on x's values needs a concrete x.
 void require_concrete(const Array &x, const std::string &what);

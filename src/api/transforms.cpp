@@ -103,6 +103,11 @@ std::vector<int> argument_positions(const std::vector<int> &argnums,
                                     const std::string &argnums_text, const std::vector<Array> &args,
                                     const char *name, bool allow_int) {
   const auto n = int(args.size());
+  // JAX's max(argnums) raises for an empty tuple: nothing would be differentiated.
+  if (argnums.empty())
+    throw ValueError(fmt::format("{} with argnums=(): max() arg is an empty sequence (name at "
+                                 "least one argument to differentiate with respect to)",
+                                 name));
   const int max_argnum = *std::max_element(argnums.begin(), argnums.end());
   if (max_argnum >= n)
     throw TypeError(fmt::format("differentiating with respect to argnums={} requires at least {} "

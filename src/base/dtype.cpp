@@ -69,6 +69,12 @@ DType dtype(std::string_view name) {
   throw DTypeError(fmt::format("data type '{}' not understood", name));
 }
 
+DType checked_dtype(DType t) {
+  if (int(t) >= num_dtypes)
+    throw DTypeError(fmt::format("Cannot interpret '{}' as a data type", int(t)));
+  return t;
+}
+
 namespace {
 
 int integer_bits(DType t) { return int(itemsize(t)) * 8; }
@@ -95,6 +101,8 @@ DType float_of_rank(int rank) { return rank == 1 ? DType::float32 : DType::float
 } // namespace
 
 DType promote_types(DType a, DType b) {
+  checked_dtype(a);
+  checked_dtype(b);
   if (a == b) return a;
   if (kind_of(a) > kind_of(b)) std::swap(a, b);
   // Now b has the higher kind.

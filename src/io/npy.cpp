@@ -6,15 +6,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -53,6 +56,95 @@ std::string snippet(std::string_view text) {
 
 [[noreturn]] void bad_header(const std::string &path, const std::string &why) {
   throw IOError("Cannot parse header of " + quoted(path) + ": " + why);
+}
+
+// Writes all of `bytes` to fd; 0, or the errno of the failed write.
+int write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : EIO;
+    bytes.remove_prefix(size_t(n));
+  }
+  return 0;
+}
+
+// Writes the parts to an open fd and closes it; 0, or the errno of the failure.
+int write_and_close(int fd, std::span<const std::string_view> parts) {
+  int err = 0;
+  for (std::string_view part : parts)
+    if (!err) err = write_all(fd, part);
+  if (::close(fd) != 0 && !err) err = errno;
+  return err;
+}
+
+// The path a symbolic link finally names (possibly not existing yet): a file replaced through a
+// link is replaced at its target, and the link stays.
+std::string follow_links(std::string p) {
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    char buf[PATH_MAX];
+    const ssize_t n = ::readlink(p.c_str(), buf, sizeof buf);
+    if (n <= 0 || size_t(n) == sizeof buf) return p;
+    std::string target(buf, size_t(n));
+    const size_t slash = p.rfind('/');
+    if (target[0] != '/' && slash != std::string::npos) target = p.substr(0, slash + 1) + target;
+    p = std::move(target);
+  }
+  return p; // A loop of links: the open reports ELOOP.
+}
+
+// Writes parts as the file at `path`, as np.save does, but never destroys what was there: a
+// regular file (or a new one) is written to a temporary file beside it, renamed over it when
+// complete, so a failed write leaves the old file whole; anything else (a device such as
+// /dev/full, a FIFO) is written in place and left alone on failure, for renaming would replace
+// the device itself.
+void write_replacing(const std::string &path, std::span<const std::string_view> parts) {
+  struct stat st;
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (!exists && errno != ENOENT) os_error(errno, path);
+  auto write_in_place = [&] {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) os_error(errno, path);
+    if (const int err = write_and_close(fd, parts)) os_error(err, path);
+  };
+  if (exists && !S_ISREG(st.st_mode)) return write_in_place();
+
+  const std::string target = follow_links(path);
+  const size_t slash = target.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : target.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
+  static std::atomic<uint64_t> counter{0};
+  std::string temp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
+    // The name's start only: a name near NAME_MAX leaves no room for the suffix.
+    temp = dir + "." + base.substr(0, 64) + "." + std::to_string(::getpid()) + "." +
+           std::to_string(counter.fetch_add(1)) + ".tmp";
+    // 0666: the umask applies, as to a file np.save creates.
+    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) {
+    const int err = errno;
+    // A writable file in a directory we may not create files in: only writing in place works.
+    if (exists && (err == EACCES || err == EPERM || err == EROFS)) return write_in_place();
+    os_error(err, path);
+  }
+  if (exists) {
+    // The replacement keeps the old file's permissions and, where allowed, its owner.
+    (void)::fchmod(fd, st.st_mode & 07777);
+    // Changing the owner needs privileges; without them the file is the writer's, as a new one.
+    const bool other_owner = st.st_uid != ::geteuid() || st.st_gid != ::getegid();
+    if (other_owner && ::fchown(fd, st.st_uid, st.st_gid) != 0) errno = 0;
+  }
+  int err = write_and_close(fd, parts);
+  if (!err && ::rename(temp.c_str(), target.c_str()) != 0) err = errno;
+  if (err) {
+    ::unlink(temp.c_str()); // Ours alone: the file at `path` was never touched.
+    os_error(err, path);
+  }
 }
 
 struct FileCloser {
@@ -477,20 +569,8 @@ void write_npy(const std::string &path, DType dtype, const std::vector<int64_t> 
   for (size_t i = 0; i < preamble - 8; ++i)
     pre += char(header_len >> (8 * i) & 0xff);
 
-  File f(std::fopen(path.c_str(), "wb"));
-  if (!f) os_error(errno, path);
-  bool ok = std::fwrite(pre.data(), 1, pre.size(), f.get()) == pre.size() &&
-            std::fwrite(header.data(), 1, header.size(), f.get()) == header.size() &&
-            (nbytes == 0 || std::fwrite(data, 1, nbytes, f.get()) == nbytes);
-  int err = errno;
-  if (std::fclose(f.release()) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
-    std::remove(path.c_str()); // Leave no half-written file behind.
-    os_error(err, path);
-  }
+  const std::string_view parts[] = {pre, header, {static_cast<const char *>(data), size_t(nbytes)}};
+  write_replacing(path, parts);
 }
 
 } // namespace jx::io

@@ -25,7 +25,9 @@ NpyArray read_npy(const std::string &path);
 
 // Writes `data` (C order, native byte order, product(shape) elements) as a .npy file: format
 // 1.0, or 2.0 when the header does not fit 1.0's 16-bit length. Throws jx::ValueError for a
-// negative dimension and jx::IOError when the file cannot be written.
+// negative dimension and jx::IOError when the file cannot be written. A regular file is replaced
+// whole (a temporary file beside it, renamed over it; through a symbolic link, its target), so a
+// failed write leaves the old file as it was; a device or FIFO is written in place, never removed.
 void write_npy(const std::string &path, jx::DType dtype, const std::vector<int64_t> &shape,
                const void *data);
 

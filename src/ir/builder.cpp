@@ -573,6 +573,7 @@ int64_t integer_of(double value, DType dtype) {
 } // namespace
 
 NodePtr literal(double value, DType dtype, bool weak) {
+  checked_dtype(dtype);
   if (is_complex(dtype))
     return complex(literal(value, real_dtype(dtype), weak), literal(0, real_dtype(dtype), weak));
   if (dtype == DType::bool_) return literal_int(value != 0, dtype, weak);
@@ -584,17 +585,20 @@ NodePtr literal(double value, DType dtype, bool weak) {
 }
 
 NodePtr literal_int(int64_t value, DType dtype, bool weak) {
+  checked_dtype(dtype);
   if (is_inexact(dtype)) return literal(static_cast<double>(value), dtype, weak);
   value = dtype == DType::bool_ ? value != 0 : wrap_to(value, dtype);
   return finish({.op = Op::Literal, .dtype = dtype, .weak = weak, .ivalue = value});
 }
 
 NodePtr constant(runtime::BufferPtr data, DType dtype, Shape shape) {
+  checked_dtype(dtype);
   return finish(
       {.op = Op::Constant, .dtype = dtype, .shape = std::move(shape), .data = std::move(data)});
 }
 
 NodePtr iota(DType dtype, Shape shape, int64_t axis) {
+  checked_dtype(dtype);
   check(axis >= 0 && axis < int64_t(shape.size()), Op::Iota, "axis");
   if (is_complex(dtype)) return convert(iota(real_dtype(dtype), std::move(shape), axis), dtype);
   // Canonical form: a 1-D iota broadcast along the other axes, so work on it (linspace's
@@ -607,6 +611,7 @@ NodePtr iota(DType dtype, Shape shape, int64_t axis) {
 }
 
 NodePtr random_uniform(uint32_t key_hi, uint32_t key_lo, DType dtype, Shape shape) {
+  checked_dtype(dtype);
   check(is_floating(dtype), Op::RandomUniform, "float dtype");
   return finish({.op = Op::RandomUniform,
                  .dtype = dtype,
@@ -615,6 +620,7 @@ NodePtr random_uniform(uint32_t key_hi, uint32_t key_lo, DType dtype, Shape shap
 }
 
 NodePtr parameter(int64_t position, DType dtype, Shape shape, int64_t trace, bool weak) {
+  checked_dtype(dtype);
   return finish({.op = Op::Parameter,
                  .dtype = dtype,
                  .weak = weak,
@@ -678,6 +684,7 @@ NodePtr complex(NodePtr re, NodePtr im) {
 }
 
 NodePtr convert(NodePtr x, DType dtype, bool weak) {
+  checked_dtype(dtype); // astype's, and every other conversion's
   if (x->dtype == dtype && x->weak == weak) return x;
   // Conversions into, out of and between complex types are built on the parts: the imaginary
   // part dropped (NumPy's astype), nonzero when either part is (bool).

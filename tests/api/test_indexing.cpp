@@ -92,3 +92,33 @@ TEST(Indexing, AtOnLargeBroadcastIsLazy) {
   EXPECT_EQ(w.node()->realized(), nullptr);
   EXPECT_EQ(w(2, 0, slice(0, 2)).to_vector<double>(), (std::vector<double>{2, 2}));
 }
+
+// A mask must have the sizes of the axes it spans (NumPy's and JAX's IndexError): a shorter one
+// used to select from the start of the axis, arange(5.)[[T, F, T]] reading [0, 2].
+TEST(Indexing, MaskOfOtherSizeRaises) {
+  const Array mask = jnp::array({true, false, true});
+  const std::string message = "boolean index did not match indexed array along axis 0; size of "
+                              "axis is 5 but size of corresponding boolean axis is 3";
+  auto raises = [](auto f, const std::string &part) {
+    try {
+      f();
+      ADD_FAILURE() << "no exception; expected: " << part;
+    } catch (const jx::IndexError &e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  raises([&] { jnp::arange(5.)[mask]; }, message);
+  raises([&] { jnp::arange(5.).at(mask).get(); }, message);
+  raises([&] { jnp::arange(5.).at(mask).set(1.); }, message);
+  // After an ellipsis and through a 2-d mask: the axis of the array named.
+  raises(
+      [&] {
+        jnp::zeros({2, 3, 4})(ellipsis, jnp::ones({3, 5}, jnp::bool_));
+      },
+      "along axis 2; size of axis is 4 but size of corresponding boolean axis is 5");
+  // Masks of the right sizes still select.
+  EXPECT_EQ(jnp::arange(3.)[mask].to_vector<double>(), (std::vector<double>{0, 2}));
+  EXPECT_EQ(grid()(ellipsis, jnp::array({false, true, false, true})).to_vector<int64_t>(),
+            (V{1, 3, 5, 7, 9, 11}));
+  EXPECT_EQ(jnp::arange(3.).at(mask).set(7.).to_vector<double>(), (std::vector<double>{7, 1, 7}));
+}

@@ -284,6 +284,38 @@ TEST(Distributed, DifferentProgramsAreRefused) {
   }
 }
 
+// Arrays of other shapes or dtypes on different processes: every process raises the same
+// ValueError before any data moves (one process used to read mixed data while another failed in
+// MPI), and the communicator stays usable.
+TEST(Distributed, GathersOfDifferentArraysAreRefusedEverywhere) {
+  if (jx::process_count() == 1) GTEST_SKIP() << "one process";
+  const int me = jx::process_index();
+  auto refused = [](const std::function<void()> &f, const std::string &part) {
+    try {
+      f();
+      ADD_FAILURE() << "no error; expected: " << part;
+    } catch (const jx::ValueError &e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  refused([&] { jx::multihost_utils::broadcast_one_to_all(jnp::zeros({me + 1})); },
+          "broadcast_one_to_all needs an array of one shape and dtype on every process, but got "
+          "float64[1] on process 0, float64[2] on process 1");
+  refused(
+      [&] {
+        jx::multihost_utils::broadcast_one_to_all(
+            jnp::zeros({2}, me == 0 ? jx::float32 : jx::float64));
+      },
+      "float32[2] on process 0, float64[2] on process 1");
+  const Sharding rows = jx::NamedSharding(jx::make_mesh({8}, {"x"}), P("x"));
+  const Array x = jx::device_put(jnp::ones({8 * (me + 1)}), rows);
+  refused([&] { jx::multihost_utils::process_allgather(x); },
+          "process_allgather needs an array of one shape and dtype on every process, but got "
+          "float64[8] on process 0, float64[16] on process 1");
+  const Array b = jx::multihost_utils::broadcast_one_to_all(jnp::full({3}, double(me + 7)));
+  EXPECT_EQ(b.to_vector<double>(), std::vector<double>(3, 7.0));
+}
+
 } // namespace
 
 int main(int argc, char **argv) {

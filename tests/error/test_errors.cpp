@@ -269,6 +269,26 @@ TEST(Errors, DTypes) {
                                "must be a float dtype, got bool");
 }
 
+// A DType outside the enum (a cast integer) names no dtype: NumPy's TypeError wherever it enters,
+// where astype and the creation functions accepted it.
+TEST(Errors, OutOfRangeDTypes) {
+  const jx::DType bad = jx::DType(42);
+  const std::string message = "Cannot interpret '42' as a data type";
+  expect_error<jx::DTypeError>([&] { jnp::zeros({2}).astype(bad); }, message);
+  expect_error<jx::DTypeError>([&] { jnp::zeros({2}, bad); }, message);
+  expect_error<jx::DTypeError>([&] { jnp::ones({2}, bad); }, message);
+  expect_error<jx::DTypeError>([&] { jnp::full({2}, 1.0, bad); }, message);
+  expect_error<jx::DTypeError>([&] { jnp::array(1.0, bad); }, message);
+  expect_error<jx::DTypeError>([&] { jnp::arange(3, bad); }, message);
+  expect_error<jx::DTypeError>([&] { jnp::promote_types(bad, jnp::float32); }, message);
+  expect_error<jx::DTypeError>([&] { jx::promote_types(jnp::int8, bad); }, message);
+  expect_error<jx::DTypeError>([&] { jnp::can_cast(bad, jnp::float32, "unsafe"); }, message);
+  expect_error<jx::DTypeError>([&] { jnp::iinfo(bad); }, message);
+  expect_error<jx::DTypeError>([&] { jnp::finfo(bad); }, message);
+  expect_error<jx::DTypeError>([&] { jnp::zeros({2}).astype(jx::DType(255)); },
+                               "Cannot interpret '255' as a data type");
+}
+
 // Ops with no complex form raise lax's TypeError naming the op and the dtype.
 TEST(Errors, ComplexOperands) {
   const Array z = jnp::array(std::vector<std::complex<double>>{{1, 2}, {-1, 0.5}});

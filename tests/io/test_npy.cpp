@@ -3,10 +3,12 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -193,6 +195,62 @@ TEST_F(NpyTest, WriteToMissingDirectory) {
   std::string p = path("no/such/dir/x.npy");
   expect_error<jx::IOError>([&] { write_npy(p, DType::int32, {1}, &v); },
                             "No such file or directory: '" + p + "'");
+}
+
+// A write that fails part way (here: past RLIMIT_FSIZE) leaves the file that was there whole, and
+// no temporary file behind; it used to truncate the file, then remove it.
+TEST_F(NpyTest, FailedWriteLeavesTheOldFileIntact) {
+  const std::string p = write_file("keep.npy", "old contents");
+  ::chmod(p.c_str(), 0640);
+  struct rlimit old_limit;
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN); // EFBIG instead of the signal
+  struct rlimit limit = old_limit;
+  limit.rlim_cur = 4096;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limit), 0);
+  std::vector<double> big(4096);
+  expect_error<jx::IOError>([&] { write_npy(p, DType::float64, {4096}, big.data()); },
+                            "File too large: '" + p + "'");
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_EQ(read_bytes(p), "old contents");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+  // A complete write replaces the file and keeps its permissions.
+  double v = 2.5;
+  write_npy(p, DType::float64, {}, &v);
+  EXPECT_EQ(values<double>(read_npy(p)), std::vector<double>{2.5});
+  EXPECT_EQ(fs::status(p).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+}
+
+// A device is written in place, as np.save does: writing /dev/full fails with ENOSPC, and the
+// device stays (the clean-up of a failed write used to remove whatever was at the path).
+TEST_F(NpyTest, FailedWriteToADeviceKeepsTheDevice) {
+  if (!fs::is_character_file("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  int32_t v = 1;
+  expect_error<jx::IOError>([&] { write_npy("/dev/full", DType::int32, {1}, &v); },
+                            "No space left on device: '/dev/full'");
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  // Writing /dev/null succeeds in place; the device is not replaced by a file.
+  write_npy("/dev/null", DType::int32, {1}, &v);
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+}
+
+// Through a symbolic link the target is replaced and the link stays; a dangling link's target is
+// created.
+TEST_F(NpyTest, WriteThroughASymlinkReplacesItsTarget) {
+  const std::string target = write_file("target.npy", "old");
+  fs::create_symlink("target.npy", path("link.npy"));
+  int32_t v = 7;
+  write_npy(path("link.npy"), DType::int32, {1}, &v);
+  EXPECT_TRUE(fs::is_symlink(path("link.npy")));
+  EXPECT_EQ(values<int32_t>(read_npy(target)), std::vector<int32_t>{7});
+  fs::create_symlink("new.npy", path("dangling.npy"));
+  write_npy(path("dangling.npy"), DType::int32, {1}, &v);
+  EXPECT_TRUE(fs::is_symlink(path("dangling.npy")));
+  EXPECT_EQ(values<int32_t>(read_npy(path("new.npy"))), std::vector<int32_t>{7});
+  expect_error<jx::IOError>([&] { write_npy(dir_.string(), DType::int32, {1}, &v); },
+                            "Is a directory");
 }
 
 // ---- Files written by NumPy (tests/golden/make_npy_golden.py) ------------------------------

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "api/internal.h"
 #include "heat/heat_step.h"
@@ -45,6 +46,22 @@ TEST(ForiLoop, ZeroAndNegativeTripCountsReturnTheInit) {
         jnp::array(3.0, jx::float64));
     EXPECT_EQ(out.item<double>(), 3.0);
   }
+}
+
+// Bounds far apart: upper - lower overflowed int64 (INT64_MIN - (INT64_MAX - 1) wrapped to 2
+// trips, where JAX runs none); uint64 bounds past INT64_MAX count as unsigned.
+TEST(ForiLoop, TripCountsOfExtremeBoundsDoNotOverflow) {
+  const auto doubled = [](const Array &, const Array &x) { return x * 2.0; };
+  const Array init = jnp::array(3.0, jx::float64);
+  const int64_t lowest = std::numeric_limits<int64_t>::min();
+  const int64_t highest = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(lax::fori_loop(Array(highest - 1), Array(lowest), doubled, init).item<double>(), 3.0);
+  EXPECT_EQ(lax::fori_loop(Array(highest), Array(lowest), doubled, init).item<double>(), 3.0);
+  EXPECT_EQ(lax::fori_loop(Array(highest - 2), Array(highest), doubled, init).item<double>(), 12.0);
+  const uint64_t top = std::numeric_limits<uint64_t>::max();
+  const auto u = [](uint64_t v) { return jnp::array<uint64_t>({v}).reshape({}); };
+  EXPECT_EQ(lax::fori_loop(u(top - 1), u(top), doubled, init).item<double>(), 6.0);
+  EXPECT_EQ(lax::fori_loop(u(top), u(1), doubled, init).item<double>(), 3.0);
 }
 
 TEST(ForiLoop, TracedBoundsRunUnderJit) {

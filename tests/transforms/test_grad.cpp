@@ -124,6 +124,22 @@ TEST(Grad, ErrorsAreJaxs) {
       "Differentiation rule for 'nextafter' not implemented");
 }
 
+// An empty argnums list differentiates nothing: JAX's max(argnums) raises ValueError (it was a
+// max over an empty range here, a crash).
+TEST(Grad, EmptyArgnumsRaiseValueError) {
+  const Array x = jnp::array({1.0, 2.0});
+  auto two = [](const Array &a, const Array &b) { return jnp::sum(a * b); };
+  const std::vector<int> none;
+  expect_error<jx::ValueError>([&] { jx::grad(two, none)(x, x); },
+                               "grad with argnums=(): max() arg is an empty sequence");
+  expect_error<jx::ValueError>([&] { jx::value_and_grad(two, none)(x, x); },
+                               "max() arg is an empty sequence");
+  expect_error<jx::ValueError>([&] { jx::jacfwd(two, none)(x, x); },
+                               "jacfwd with argnums=(): max() arg is an empty sequence");
+  expect_error<jx::ValueError>([&] { jx::jacrev(two, none)(x, x); },
+                               "jacrev with argnums=(): max() arg is an empty sequence");
+}
+
 TEST(Grad, JaxValuesAtTiesAndZeros) {
   // reduce_max splits the cotangent evenly among ties; prod is exact where x has zeros.
   auto max = [](const Array &a) { return jnp::max(a); };
