@@ -14,6 +14,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -64,6 +65,9 @@ struct Shard;
 
 class Array {
 public:
+  // An Array with no value yet (`Array x; ... x = jnp::zeros(...)`): any use of it before the
+  // assignment raises the ValueError of node().
+  Array() = default;
   // A C++ scalar is weakly typed, as a Python scalar in JAX: 2.0 * f32 stays float32.
   template <class T>
   requires std::is_arithmetic_v<T> Array(T value) : Array(from_scalar(value)) {}
@@ -83,6 +87,10 @@ public:
   bool weak_type() const;
 
   Array astype(DType dtype) const;
+  // x.T: the axes reversed (jnp.transpose(x)).
+  Array T() const;
+  // x.mT: the last two axes swapped (jnp.matrix_transpose; ValueError below two dimensions).
+  Array mT() const;
 
   // x[i], x[1:5], x[:, None], x[..., 0]: x(0), x(slice(1, 5)), x(slice(), newaxis), x(ellipsis, 0).
   // x[idx], x[mask], x[i, :, j]: integer and bool arrays as items (NumPy's advanced indexing;
@@ -105,8 +113,8 @@ public:
 
   // Raw realized data, dtype() elements in C order. Valid while this Array lives.
   const void *data() const;
-  // The array's graph node; a jx::ValueError for an Array that was moved from (or made from a
-  // null node), whose value is gone.
+  // The array's graph node; a jx::ValueError for an Array without a value (default-constructed,
+  // moved from, or made from a null node).
   const std::shared_ptr<const ir::Node> &node() const {
     if (!node_) no_value();
     return node_;
@@ -218,15 +226,26 @@ Array operator&(const Array &a, const Array &b);
 Array operator|(const Array &a, const Array &b);
 Array operator^(const Array &a, const Array &b);
 Array operator~(const Array &a);
+// jnp.left_shift and jnp.right_shift (x << y, x >> y); `os << x` still prints x.
+Array operator<<(const Array &a, const Array &b);
+Array operator>>(const Array &a, const Array &b);
 
 // NumPy's str(x): "[[1. 2.]\n [3. 4.]]".
 std::string to_string(const Array &x);
 std::ostream &operator<<(std::ostream &os, const Array &x);
+// A dtype prints as its NumPy name: "float32".
+inline std::ostream &operator<<(std::ostream &os, DType t) { return os << dtype_name(t); }
 
 } // namespace jx
 
 template <> struct fmt::formatter<jx::Array> : fmt::formatter<std::string> {
   auto format(const jx::Array &x, format_context &ctx) const {
     return fmt::formatter<std::string>::format(jx::to_string(x), ctx);
+  }
+};
+
+template <> struct fmt::formatter<jx::DType> : fmt::formatter<std::string_view> {
+  auto format(jx::DType t, format_context &ctx) const {
+    return fmt::formatter<std::string_view>::format(jx::dtype_name(t), ctx);
   }
 };

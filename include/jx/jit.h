@@ -4,6 +4,8 @@
 
 #include <jx/array.h>
 
+#include <any>
+#include <array>
 #include <fmt/format.h>
 #include <functional>
 #include <map>
@@ -13,6 +15,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace jx {
@@ -86,33 +89,15 @@ CostAnalysis cost_analysis(const Program &program);
 MemoryAnalysis memory_analysis(const Program &program);
 std::string signature(const std::vector<ShapeDtypeStruct> &specs);
 
-// Outputs: an Array, a std::vector<Array> or a std::tuple of Arrays, flattened in order.
-template <class T> struct Outputs;
-template <> struct Outputs<Array> {
-  static std::vector<Array> flatten(const Array &a) { return {a}; }
-  static Array unflatten(const std::vector<Array> &v) { return v.at(0); }
-};
-template <> struct Outputs<std::vector<Array>> {
-  static std::vector<Array> flatten(const std::vector<Array> &v) { return v; }
-  static std::vector<Array> unflatten(const std::vector<Array> &v) { return v; }
-};
-template <class... T> struct Outputs<std::tuple<T...>> {
-  static std::vector<Array> flatten(const std::tuple<T...> &t) {
-    return std::apply([](const auto &...a) { return std::vector<Array>{a...}; }, t);
-  }
-  static std::tuple<T...> unflatten(const std::vector<Array> &v) {
-    return [&]<size_t... I>(std::index_sequence<I...>) { return std::tuple<T...>{v.at(I)...}; }
-    (std::index_sequence_for<T...>{});
-  }
-};
-
 template <class A> constexpr bool is_array_v = std::is_same_v<std::decay_t<A>, Array>;
 template <class A> constexpr bool is_spec_v = std::is_same_v<std::decay_t<A>, ShapeDtypeStruct>;
 
-// JAX's argument pytrees: an Array (for lower(), or its ShapeDtypeStruct), and std::vector,
-// std::tuple and std::map<std::string, ...> of them, nested. A tree's leaves are traced in order
-// (a map's by key, as JAX sorts a dict's); its structure (lengths, keys) is part of the
-// signature. Any other argument is static.
+// JAX's pytrees, for jit's arguments and for outputs: an Array (for lower(), or its
+// ShapeDtypeStruct), and std::vector, std::array, std::tuple, std::pair and
+// std::map<std::string, ...> of them, nested. A tree's leaves are traced in order (a map's by key,
+// as JAX sorts a dict's); its structure (lengths, keys) is part of the signature. Any other
+// argument is static. flatten appends the leaves' specs (where `specs` is given) and arrays
+// (where `arrays` is given); rebuild gives the tree's structure with the next params as leaves.
 template <class T> struct ArgTree {
   static constexpr bool is_tree = false;
   using Arg = T; // a static argument: passed as it is
@@ -120,15 +105,16 @@ template <class T> struct ArgTree {
 template <class Leaf> struct ArgLeaf {
   static constexpr bool is_tree = true;
   using Arg = Array;
-  static void flatten(const Leaf &a, std::vector<ShapeDtypeStruct> &specs,
+  static void flatten(const Leaf &a, std::vector<ShapeDtypeStruct> *specs,
                       std::vector<Array> *arrays) {
     if constexpr (std::is_same_v<Leaf, ShapeDtypeStruct>) {
-      specs.push_back(a);
+      if (specs) specs->push_back(a);
     } else {
       // A placed argument's sharding is part of the signature, as in JAX.
-      specs.push_back({a.shape(), a.dtype(),
-                       a.committed() ? std::optional<Sharding>(a.sharding()) : std::nullopt,
-                       a.weak_type()});
+      if (specs)
+        specs->push_back({a.shape(), a.dtype(),
+                          a.committed() ? std::optional<Sharding>(a.sharding()) : std::nullopt,
+                          a.weak_type()});
       if (arrays) arrays->push_back(a);
     }
   }
@@ -139,20 +125,23 @@ template <class Leaf> struct ArgLeaf {
 };
 template <> struct ArgTree<Array> : ArgLeaf<Array> {};
 template <> struct ArgTree<ShapeDtypeStruct> : ArgLeaf<ShapeDtypeStruct> {};
-template <class T> struct ArgTree<std::vector<T>> {
+// std::vector and std::array: their elements' trees in order.
+template <class List, class T> struct ArgList {
   static constexpr bool is_tree = ArgTree<T>::is_tree;
-  using Arg = std::vector<typename ArgTree<T>::Arg>;
-  static void flatten(const std::vector<T> &v, std::vector<ShapeDtypeStruct> &specs,
+  static void flatten(const List &v, std::vector<ShapeDtypeStruct> *specs,
                       std::vector<Array> *arrays) {
     for (const T &x : v)
       ArgTree<T>::flatten(x, specs, arrays);
   }
-  static std::string structure(const std::vector<T> &v) {
+  static std::string structure(const List &v) {
     std::string s = "[";
     for (const T &x : v)
       s += ArgTree<T>::structure(x) + ",";
     return s + "]";
   }
+};
+template <class T> struct ArgTree<std::vector<T>> : ArgList<std::vector<T>, T> {
+  using Arg = std::vector<typename ArgTree<T>::Arg>;
   static Arg rebuild(const std::vector<T> &v, const std::vector<Array> &params, size_t &next) {
     Arg out;
     for (const T &x : v)
@@ -160,27 +149,47 @@ template <class T> struct ArgTree<std::vector<T>> {
     return out;
   }
 };
-template <class... T> struct ArgTree<std::tuple<T...>> {
+template <class T, size_t N> struct ArgTree<std::array<T, N>> : ArgList<std::array<T, N>, T> {
+  using Arg = std::array<typename ArgTree<T>::Arg, N>;
+  static Arg rebuild(const std::array<T, N> &v, const std::vector<Array> &params, size_t &next) {
+    Arg out;
+    for (size_t i = 0; i < N; ++i)
+      out[i] = ArgTree<T>::rebuild(v[i], params, next);
+    return out;
+  }
+};
+// std::tuple and std::pair (TupleArg: the same of the elements' Args).
+template <class Tuple, class TupleArg, class... T> struct ArgTuple {
   static constexpr bool is_tree = (ArgTree<T>::is_tree && ...);
-  using Arg = std::tuple<typename ArgTree<T>::Arg...>;
-  static void flatten(const std::tuple<T...> &t, std::vector<ShapeDtypeStruct> &specs,
+  using Arg = TupleArg;
+  static void flatten(const Tuple &t, std::vector<ShapeDtypeStruct> *specs,
                       std::vector<Array> *arrays) {
     std::apply([&](const auto &...x) { (ArgTree<T>::flatten(x, specs, arrays), ...); }, t);
   }
-  static std::string structure(const std::tuple<T...> &t) {
+  static std::string structure(const Tuple &t) {
     return std::apply(
-        [](const auto &...x) { return "(" + ((ArgTree<T>::structure(x) + ",") + ... + ")"); }, t);
+        [](const auto &...x) {
+          return "(" + ((ArgTree<T>::structure(x) + ",") + ... + std::string(")"));
+        },
+        t);
   }
-  static Arg rebuild(const std::tuple<T...> &t, const std::vector<Array> &params, size_t &next) {
+  static Arg rebuild(const Tuple &t, const std::vector<Array> &params, size_t &next) {
     // Braced init keeps the left-to-right order.
     return std::apply(
         [&](const auto &...x) { return Arg{ArgTree<T>::rebuild(x, params, next)...}; }, t);
   }
 };
+template <class... T>
+struct ArgTree<std::tuple<T...>>
+    : ArgTuple<std::tuple<T...>, std::tuple<typename ArgTree<T>::Arg...>, T...> {};
+template <class A, class B>
+struct ArgTree<std::pair<A, B>>
+    : ArgTuple<std::pair<A, B>, std::pair<typename ArgTree<A>::Arg, typename ArgTree<B>::Arg>, A,
+               B> {};
 template <class T> struct ArgTree<std::map<std::string, T>> {
   static constexpr bool is_tree = ArgTree<T>::is_tree;
   using Arg = std::map<std::string, typename ArgTree<T>::Arg>;
-  static void flatten(const std::map<std::string, T> &m, std::vector<ShapeDtypeStruct> &specs,
+  static void flatten(const std::map<std::string, T> &m, std::vector<ShapeDtypeStruct> *specs,
                       std::vector<Array> *arrays) {
     for (const auto &[key, x] : m)
       ArgTree<T>::flatten(x, specs, arrays);
@@ -205,31 +214,69 @@ template <class A, bool = is_tree_v<A>> struct ArgOf { using type = A; };
 template <class A> struct ArgOf<A, true> { using type = typename ArgTree<std::decay_t<A>>::Arg; };
 template <class A> using arg_of_t = typename ArgOf<std::decay_t<A>>::type;
 
+// Trees whose structure their type fixes: an Array, and std::tuple, std::pair and std::array of
+// such trees.
+template <class T> constexpr bool fixed_tree_v = std::is_same_v<T, Array>;
+template <class... T> constexpr bool fixed_tree_v<std::tuple<T...>> = (fixed_tree_v<T> && ...);
+template <class A, class B>
+constexpr bool fixed_tree_v<std::pair<A, B>> = (fixed_tree_v<A> && fixed_tree_v<B>);
+template <class T, size_t N> constexpr bool fixed_tree_v<std::array<T, N>> = fixed_tree_v<T>;
+
+// A traced function's outputs: a tree of Arrays, flattened in order.
+template <class T> struct Outputs {
+  static_assert(ArgTree<T>::is_tree && std::is_same_v<typename ArgTree<T>::Arg, T>,
+                "a traced function returns an Array, or std::vector, std::array, std::tuple, "
+                "std::pair or std::map<std::string, ...> of Arrays, nested");
+  static std::vector<Array> flatten(const T &out) {
+    std::vector<Array> arrays;
+    ArgTree<T>::flatten(out, nullptr, &arrays);
+    return arrays;
+  }
+  // like's structure with the arrays as its leaves, in order.
+  static T unflatten(const T &like, const std::vector<Array> &arrays) {
+    size_t next = 0;
+    return ArgTree<T>::rebuild(like, arrays, next);
+  }
+  // Where the type fixes the structure, or a std::vector<Array> (all of them).
+  static T unflatten(const std::vector<Array> &arrays) {
+    if constexpr (std::is_same_v<T, std::vector<Array>>) {
+      return arrays;
+    } else {
+      static_assert(fixed_tree_v<T>, "this output's structure is known only from a trace");
+      return unflatten(T{}, arrays);
+    }
+  }
+  // JAX's treedef: out's structure, its leaves Arrays without a value (what unflatten needs of a
+  // traced output, without keeping its graph alive).
+  static T treedef(const T &out) { return unflatten(out, std::vector<Array>(flatten(out).size())); }
+};
+
 } // namespace detail
 
 // A compiled function (jax.stages.Compiled): call it with arrays of the compiled signature.
 template <class Out> class Compiled {
 public:
-  explicit Compiled(std::shared_ptr<const detail::Program> program)
-      : program_(std::move(program)) {}
+  // outputs: the traced output's treedef (detail::Outputs<Out>::treedef).
+  Compiled(std::shared_ptr<const detail::Program> program, std::shared_ptr<const Out> outputs)
+      : program_(std::move(program)), outputs_(std::move(outputs)) {}
 
   // Raises jx::TypeError when the arguments' count, shapes or dtypes differ from the signature.
-  // Arrays or argument trees (std::vector, std::tuple, std::map of Arrays), as traced.
+  // Arrays or argument trees (std::vector, std::array, std::tuple, std::pair, std::map of
+  // Arrays), as traced.
   template <class... A> Out operator()(const A &...args) const {
-    std::vector<ShapeDtypeStruct> specs;
     std::vector<Array> arrays;
     (
         [&] {
           if constexpr (detail::is_tree_v<A>)
-            detail::ArgTree<A>::flatten(args, specs, &arrays);
+            detail::ArgTree<A>::flatten(args, nullptr, &arrays);
           else
             arrays.push_back(Array(args)); // a C++ scalar for an array argument
         }(),
         ...);
-    return detail::Outputs<Out>::unflatten(detail::call(*program_, arrays));
+    return call(arrays);
   }
   Out call(const std::vector<Array> &args) const {
-    return detail::Outputs<Out>::unflatten(detail::call(*program_, args));
+    return detail::Outputs<Out>::unflatten(*outputs_, detail::call(*program_, args));
   }
   // The kernel plan and each kernel's optimized LLVM IR.
   std::string as_text() const { return detail::compiled_text(*program_); }
@@ -243,29 +290,32 @@ public:
 
 private:
   std::shared_ptr<const detail::Program> program_;
+  std::shared_ptr<const Out> outputs_;
 };
 
 // A traced, not yet compiled function (jax.stages.Lowered).
 template <class Out> class Lowered {
 public:
-  explicit Lowered(std::shared_ptr<detail::Program> program) : program_(std::move(program)) {}
+  Lowered(std::shared_ptr<detail::Program> program, std::shared_ptr<const Out> outputs)
+      : program_(std::move(program)), outputs_(std::move(outputs)) {}
   // The graph after tracing (and, as they land, after the passes).
   std::string as_text() const { return detail::lowered_text(*program_); }
   // The traced graph as Graphviz: a node per op, edges with their types.
   std::string as_dot() const { return detail::lowered_dot(*program_); }
   Compiled<Out> compile() const {
     detail::compile(*program_);
-    return Compiled<Out>(program_);
+    return Compiled<Out>(program_, outputs_);
   }
 
 private:
   std::shared_ptr<detail::Program> program_;
+  std::shared_ptr<const Out> outputs_;
 };
 
-// jax.jit(f): F takes Arrays, argument trees (std::vector, std::tuple and
+// jax.jit(f): F takes Arrays, argument trees (std::vector, std::array, std::tuple, std::pair and
 // std::map<std::string, ...> of Arrays, nested: JAX's pytrees; each structure a signature) and
-// static non-array arguments (part of the cache key, printable with fmt), and returns an Array,
-// std::vector<Array> or std::tuple of Arrays.
+// static non-array arguments (part of the cache key, printable with fmt), and returns such a tree
+// of Arrays (an Array, std::pair(value, grads) of value_and_grad, ...).
 template <class F> class Jitted {
 public:
   explicit Jitted(F f, JitOptions options = {})
@@ -280,18 +330,21 @@ public:
     std::vector<Array> arrays;
     (collect(args, specs, &arrays), ...);
     std::string key = detail::signature(specs) + static_key(args...);
-    std::shared_ptr<detail::Program> program;
+    Traced<Out> traced;
     {
       std::lock_guard lock(state_->mutex);
-      if (auto it = state_->cache.find(key); it != state_->cache.end()) program = it->second;
+      // A trace of another output type (static arguments that print alike, as 1 and 1L, for a
+      // generic f) is no hit: traced anew.
+      if (auto it = state_->cache.find(key); it != state_->cache.end())
+        if (auto *hit = std::any_cast<Traced<Out>>(&it->second)) traced = *hit;
     }
-    if (!program) {
-      program = lower_impl<Out>(specs, args...);
-      detail::compile(*program);
+    if (!traced.program) {
+      traced = lower_impl<Out>(specs, args...);
+      detail::compile(*traced.program);
       std::lock_guard lock(state_->mutex);
-      state_->cache.emplace(key, program);
+      state_->cache.insert_or_assign(key, traced);
     }
-    return detail::Outputs<Out>::unflatten(detail::call(*program, arrays));
+    return detail::Outputs<Out>::unflatten(*traced.outputs, detail::call(*traced.program, arrays));
   }
 
   // jax.jit(f).lower(ShapeDtypeStruct(...) or Array, ...): an Array argument stands for its spec.
@@ -299,7 +352,8 @@ public:
     using Out = std::decay_t<std::invoke_result_t<const F &, const detail::arg_of_t<S> &...>>;
     std::vector<ShapeDtypeStruct> specs;
     (collect(specs_or_static, specs, nullptr), ...);
-    return Lowered<Out>(lower_impl<Out>(specs, specs_or_static...));
+    Traced<Out> traced = lower_impl<Out>(specs, specs_or_static...);
+    return Lowered<Out>(std::move(traced.program), std::move(traced.outputs));
   }
 
   // Number of distinct signatures traced so far.
@@ -314,13 +368,18 @@ private:
     F f;
     JitOptions options;
     mutable std::mutex mutex;
-    std::map<std::string, std::shared_ptr<detail::Program>> cache;
+    std::map<std::string, std::any> cache; // Traced<Out> of the call's Out
+  };
+  // A trace: its program and its output's treedef.
+  template <class Out> struct Traced {
+    std::shared_ptr<detail::Program> program;
+    std::shared_ptr<const Out> outputs;
   };
 
   template <class A>
   static void collect(const A &a, std::vector<ShapeDtypeStruct> &specs,
                       std::vector<Array> *arrays) {
-    if constexpr (detail::is_tree_v<A>) detail::ArgTree<A>::flatten(a, specs, arrays);
+    if constexpr (detail::is_tree_v<A>) detail::ArgTree<A>::flatten(a, &specs, arrays);
   }
   template <class... A> static std::string static_key(const A &...args) {
     std::string key;
@@ -340,8 +399,8 @@ private:
 
   // Traces f with parameters in place of array arguments (Arrays or ShapeDtypeStructs).
   template <class Out, class... A>
-  std::shared_ptr<detail::Program> lower_impl(const std::vector<ShapeDtypeStruct> &specs,
-                                              const A &...args) const {
+  Traced<Out> lower_impl(const std::vector<ShapeDtypeStruct> &specs, const A &...args) const {
+    std::shared_ptr<const Out> outputs;
     auto body = [&](const std::vector<Array> &params) {
       size_t next = 0;
       auto pick = [&](const auto &a) -> decltype(auto) {
@@ -356,10 +415,12 @@ private:
       auto call = [&](auto &&...picked) {
         return state_->f(std::forward<decltype(picked)>(picked)...);
       };
-      return detail::Outputs<Out>::flatten(
-          std::apply(call, std::tuple<decltype(pick(args))...>{pick(args)...}));
+      const Out out = std::apply(call, std::tuple<decltype(pick(args))...>{pick(args)...});
+      outputs = std::make_shared<const Out>(detail::Outputs<Out>::treedef(out));
+      return detail::Outputs<Out>::flatten(out);
     };
-    return detail::trace(specs, body, state_->options);
+    std::shared_ptr<detail::Program> program = detail::trace(specs, body, state_->options);
+    return {std::move(program), std::move(outputs)};
   }
 
   std::shared_ptr<State> state_;

@@ -4,6 +4,7 @@
 
 #include <jx/array.h>
 
+#include <complex>
 #include <initializer_list>
 #include <limits>
 #include <numbers>
@@ -146,6 +147,43 @@ Array vander(const Array &x, std::optional<int64_t> n = std::nullopt, bool incre
 // indexing: "xy" (Cartesian, the default) or "ij" (matrix).
 std::vector<Array> meshgrid(const std::vector<Array> &xi, std::string_view indexing = "xy");
 Array indices(const Shape &dimensions, DType dtype = int64);
+// One slice of jnp.mgrid / jnp.ogrid, which C++ writes without slice syntax: {0, 5} is 0:5,
+// {0, 1, 0.25} is 0:1:0.25 (arange's values: int64 when all three are integers, else float64),
+// and a complex step is a number of points with stop included, as NumPy's 0:1:5j: {0, 1, 5i}
+// (std::complex_literals) is linspace(0, 1, 5). A jx::slice works too (start 0 and step 1 when
+// absent; a stop is required).
+struct GridSlice {
+  template <class A, class B, class C = int>
+  requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B> && std::is_arithmetic_v<C>
+  GridSlice(A start, B stop, C step = 1)
+      : start(double(start)), stop(double(stop)), step(double(step)),
+        integral(std::is_integral_v<A> && std::is_integral_v<B> && std::is_integral_v<C>) {}
+  template <class A, class B>
+  requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B> GridSlice(A start, B stop,
+                                                                        std::complex<double> step)
+      : start(double(start)), stop(double(stop)), step(step), integral(false) {}
+  GridSlice(const Slice &s);
+
+  double start, stop;
+  std::complex<double> step;
+  bool integral;
+};
+// jnp.mgrid[s0, s1, ...] is mgrid({s0, s1, ...}): the axes' values as a dense grid, stacked into
+// one array of shape (number of slices, len(s0), len(s1), ...) in their promoted dtype;
+// jnp.mgrid[s] (one slice, no tuple) is mgrid(s): its values, 1-D.
+Array mgrid(const std::vector<GridSlice> &slices);
+inline Array mgrid(std::initializer_list<GridSlice> slices) {
+  return mgrid(std::vector<GridSlice>(slices));
+}
+Array mgrid(const GridSlice &slice);
+// jnp.ogrid[s0, s1, ...] is ogrid({s0, s1, ...}): the open grid, axis i's values along dimension
+// i of array i and size 1 elsewhere, each in its own dtype (as JAX's, where NumPy promotes them);
+// jnp.ogrid[s] is ogrid(s): its values, 1-D.
+std::vector<Array> ogrid(const std::vector<GridSlice> &slices);
+inline std::vector<Array> ogrid(std::initializer_list<GridSlice> slices) {
+  return ogrid(std::vector<GridSlice>(slices));
+}
+Array ogrid(const GridSlice &slice);
 // Window functions.
 Array bartlett(int64_t m);
 Array blackman(int64_t m);

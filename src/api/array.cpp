@@ -15,8 +15,8 @@ using api::node_of;
 Array::Array(std::shared_ptr<const ir::Node> node) : node_(std::move(node)) {}
 
 void Array::no_value() {
-  throw ValueError("this Array has no value: it was moved from (or made from a null node); "
-                   "assign it a new value before using it");
+  throw ValueError("this Array has no value: it was moved from (or default-constructed, or made "
+                   "from a null node); assign it a new value before using it");
 }
 
 Array Array::from_scalar_double(double v) { return Array(ir::literal(v, default_float, true)); }
@@ -37,6 +37,10 @@ DType Array::dtype() const { return node()->dtype; }
 bool Array::weak_type() const { return node()->weak; }
 
 Array Array::astype(DType dtype) const { return Array(ir::convert(node(), dtype, false)); }
+
+Array Array::T() const { return numpy::transpose(*this); }
+
+Array Array::mT() const { return numpy::matrix_transpose(*this); }
 
 Array Array::reshape(const Shape &shape) const { return numpy::reshape(*this, shape); }
 
@@ -84,5 +88,7 @@ Array operator&(const Array &a, const Array &b) { return numpy::bitwise_and(a, b
 Array operator|(const Array &a, const Array &b) { return numpy::bitwise_or(a, b); }
 Array operator^(const Array &a, const Array &b) { return numpy::bitwise_xor(a, b); }
 Array operator~(const Array &a) { return numpy::invert(a); }
+Array operator<<(const Array &a, const Array &b) { return numpy::left_shift(a, b); }
+Array operator>>(const Array &a, const Array &b) { return numpy::right_shift(a, b); }
 
 } // namespace jx

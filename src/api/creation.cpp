@@ -1,5 +1,5 @@
 // jnp array creation: array, zeros/ones/full(_like), arange, linspace, logspace, geomspace, eye,
-// identity, meshgrid, indices, window functions.
+// identity, meshgrid, indices, mgrid, ogrid, window functions.
 #include <jx/numpy.h>
 
 #include <cmath>
@@ -219,6 +219,45 @@ Array indices(const Shape &dimensions, DType dtype) {
   if (grids.empty()) return zeros({0}, dtype);
   return stack(grids);
 }
+
+GridSlice::GridSlice(const Slice &s)
+    : start(double(s.start.value_or(0))), stop(double(s.stop.value_or(0))),
+      step(double(s.step.value_or(1))), integral(true) {
+  if (!s.stop) throw ValueError("mgrid and ogrid need a stop in every slice");
+}
+
+namespace {
+
+// One slice's values, as JAX's _make_1d_grid_from_slice: a complex step counts points.
+Array grid_axis(const GridSlice &s) {
+  if (s.step.imag() != 0) return linspace(s.start, s.stop, int64_t(std::abs(s.step)));
+  return arange_impl(s.start, s.stop, s.step.real(), s.integral, std::nullopt);
+}
+
+} // namespace
+
+Array mgrid(const std::vector<GridSlice> &slices) {
+  if (slices.empty()) return arange(0);
+  std::vector<Array> axes;
+  for (const GridSlice &s : slices)
+    axes.push_back(grid_axis(s));
+  return stack(meshgrid(axes, "ij"));
+}
+
+Array mgrid(const GridSlice &slice) { return grid_axis(slice); }
+
+std::vector<Array> ogrid(const std::vector<GridSlice> &slices) {
+  std::vector<Array> out;
+  for (size_t i = 0; i < slices.size(); ++i) {
+    const Array values = grid_axis(slices[i]);
+    Shape along(slices.size(), 1);
+    along[i] = values.size();
+    out.push_back(reshape(values, along));
+  }
+  return out;
+}
+
+Array ogrid(const GridSlice &slice) { return grid_axis(slice); }
 
 namespace {
 // a0 + a1 cos(pi n / (M - 1)) + a2 cos(2 pi n / (M - 1)) over n = 1 - M, 3 - M, ..., M - 1.

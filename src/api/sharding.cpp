@@ -443,6 +443,7 @@ Array::Array(std::shared_ptr<const ir::Node> node, Sharding sharding)
 }
 
 Sharding Array::sharding() const {
+  if (!node_) no_value(); // an Array without a value has no placement either
   return sharding_ ? *sharding_ : Sharding(SingleDeviceSharding(Device{0}));
 }
 

@@ -7,6 +7,7 @@
 
 #include <limits>
 #include <map>
+#include <sstream>
 #include <tuple>
 #include <unistd.h>
 
@@ -197,6 +198,64 @@ TEST(Api, JitOfTuplesAndMapsOfArrays) {
           .compile();
   EXPECT_EQ(compiled(params, std::tuple{x, std::vector<Array>{}}).to_vector<double>(),
             y.to_vector<double>());
+}
+
+// `Array x;` declares an array to assign later; using it before that raises jx's ValueError.
+TEST(Api, DefaultArrayHasNoValueUntilAssigned) {
+  Array a;
+  EXPECT_THROW(a.shape(), jx::ValueError);
+  EXPECT_THROW((void)(a + 1), jx::ValueError);
+  EXPECT_THROW(jnp::sum(a), jx::ValueError);
+  EXPECT_THROW(a.to_vector<double>(), jx::ValueError);
+  EXPECT_THROW(a.sharding(), jx::ValueError);
+  EXPECT_THROW(fmt::format("{}", a), jx::ValueError);
+  EXPECT_THROW(jx::jit([](const Array &x) { return x * 2; })(a), jx::ValueError);
+  try {
+    a.ndim();
+    ADD_FAILURE() << "no exception";
+  } catch (const jx::ValueError &e) {
+    EXPECT_NE(std::string(e.what()).find("this Array has no value"), std::string::npos) << e.what();
+  }
+  a = jnp::zeros({2, 3});
+  EXPECT_EQ(a.shape(), (Shape{2, 3}));
+  std::vector<Array> rows(2);
+  rows[1] = jnp::ones({2});
+  EXPECT_EQ(rows[1].to_vector<double>(), (std::vector<double>{1, 1}));
+  EXPECT_THROW(rows[0].dtype(), jx::ValueError);
+}
+
+// x.T reverses the axes (ndarray.T); x.mT swaps the last two, JAX's ValueError below 2-D.
+TEST(Api, TransposeProperties) {
+  const Array x = jnp::arange(24.0).reshape({2, 3, 4});
+  EXPECT_EQ(x.T().shape(), (Shape{4, 3, 2}));
+  EXPECT_EQ(x.T().to_vector<double>(), jnp::transpose(x).to_vector<double>());
+  EXPECT_EQ(x.mT().shape(), (Shape{2, 4, 3}));
+  EXPECT_EQ(x.mT().to_vector<double>(), jnp::swapaxes(x, -1, -2).to_vector<double>());
+  EXPECT_EQ(jnp::arange(3.0).T().shape(), (Shape{3}));
+  EXPECT_EQ(Array(2.0).T().shape(), (Shape{}));
+  try {
+    jnp::arange(3.0).mT();
+    ADD_FAILURE() << "no exception";
+  } catch (const jx::ValueError &e) {
+    EXPECT_STREQ(e.what(), "x must be at least two-dimensional for matrix_transpose; got ndim=1");
+  }
+}
+
+// x << y and x >> y are jnp.left_shift and right_shift, a C++ scalar on either side (weakly
+// typed); `os << x` still prints x.
+TEST(Api, ShiftOperators) {
+  const Array x = jnp::array<int32_t>({1, 2, 4});
+  EXPECT_EQ((x << 2).dtype(), jnp::int32);
+  EXPECT_EQ((x << 2).to_vector<int>(), (std::vector<int>{4, 8, 16}));
+  EXPECT_EQ((x >> 1).to_vector<int>(), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ((1 << x).to_vector<int>(), (std::vector<int>{2, 4, 16}));
+  EXPECT_EQ((64 >> x).dtype(), jnp::int32);
+  EXPECT_EQ((64 >> x).to_vector<int>(), (std::vector<int>{32, 16, 4}));
+  EXPECT_EQ((x << x).to_vector<int>(), jnp::left_shift(x, x).to_vector<int>());
+  EXPECT_THROW((void)(jnp::arange(3.0) << 1), jx::TypeError);
+  std::ostringstream os;
+  os << x << ' ' << (x >> 2);
+  EXPECT_EQ(os.str(), "[1 2 4] [0 0 1]");
 }
 
 // bool arange as NumPy: at most two elements (it built an ill-typed graph; API fuzzer).
@@ -506,4 +565,38 @@ TEST(Api, LogaddexpIsStable) {
   EXPECT_EQ(got[3], -inf);
   EXPECT_EQ(got[4], inf);
   EXPECT_EQ(got[5], 3.0);
+}
+
+// float16 and bfloat16 step to their own neighbours (NumPy's and JAX's), eagerly and compiled:
+// stepping in float32 and rounding back gave nextafter(1, 2) == 1 and spacing(1) == 0.
+TEST(Api, NextafterAndSpacingOfSixteenBitFloats) {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto after = [](double x, double y, jx::DType t) {
+    return jnp::nextafter(jnp::array(x, t), jnp::array(y, t)).astype(jx::float64).item<double>();
+  };
+  auto spacing = [](double x, jx::DType t) {
+    return jnp::spacing(jnp::array(x, t)).astype(jx::float64).item<double>();
+  };
+  EXPECT_EQ(after(1, 2, jx::float16), 1 + 0x1p-10);
+  EXPECT_EQ(after(1, 0, jx::float16), 1 - 0x1p-11);
+  EXPECT_EQ(after(-1, 0, jx::float16), -1 + 0x1p-11);
+  EXPECT_EQ(after(0, -1, jx::float16), -0x1p-24);
+  EXPECT_EQ(after(0x1p-14, 0, jx::float16), 0x1p-14 - 0x1p-24); // into the subnormals
+  EXPECT_EQ(after(65504, inf, jx::float16), inf);
+  EXPECT_EQ(after(inf, 0, jx::float16), 65504);
+  EXPECT_EQ(after(1, 1, jx::float16), 1);
+  EXPECT_TRUE(std::isnan(after(1, std::nan(""), jx::float16)));
+  EXPECT_EQ(after(1, 2, jx::bfloat16), 1 + 0x1p-7);
+  EXPECT_EQ(after(1, 0, jx::bfloat16), 1 - 0x1p-8);
+  EXPECT_EQ(after(0, 1, jx::bfloat16), 0x1p-133);
+  const double negative_zero = after(-0x1p-133, 0, jx::bfloat16);
+  EXPECT_TRUE(negative_zero == 0 && std::signbit(negative_zero));
+  EXPECT_EQ(spacing(1, jx::float16), 0x1p-10);
+  EXPECT_EQ(spacing(-1, jx::float16), -0x1p-10);
+  EXPECT_EQ(spacing(0, jx::float16), 0x1p-24);
+  EXPECT_EQ(spacing(65504, jx::float16), inf);
+  EXPECT_EQ(spacing(1, jx::bfloat16), 0x1p-7);
+  auto stepped = jx::jit([](const Array &x) { return jnp::nextafter(x, 2.0); });
+  EXPECT_EQ(stepped(jnp::array(1.0, jx::float16)).astype(jx::float64).item<double>(), 1 + 0x1p-10);
+  EXPECT_EQ(after(1, 2, jx::float32), 1 + 0x1p-23);
 }

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <complex>
 #include <functional>
 
 #include "test_util.h"
@@ -119,6 +121,43 @@ TEST(Breadth, SplitsAndListsHaveNumpysShapes) {
   EXPECT_TRUE(jnp::isscalar(Array(1.0)));
 }
 
+// jnp.mgrid[0:2, 0:3] is jnp::mgrid({{0, 2}, {0, 3}}) (and ogrid likewise), a complex step a
+// number of points with stop included: NumPy's values, shapes and dtypes.
+TEST(Breadth, MgridAndOgridAreNumpys) {
+  using namespace std::complex_literals;
+  const Array m = jnp::mgrid({{0, 2}, {0, 3}});
+  EXPECT_EQ(m.shape(), (Shape{2, 2, 3}));
+  EXPECT_EQ(m.dtype(), jnp::int64);
+  EXPECT_EQ(m.to_vector<int64_t>(), (std::vector<int64_t>{0, 0, 0, 1, 1, 1, 0, 1, 2, 0, 1, 2}));
+  // np.mgrid[-1:1:5j]: one slice gives its values, 1-D.
+  const Array points = jnp::mgrid({-1, 1, 5i});
+  EXPECT_EQ(points.dtype(), jnp::float64);
+  EXPECT_EQ(points.to_vector<double>(), (std::vector<double>{-1, -0.5, 0, 0.5, 1}));
+  // np.mgrid[0:4:2, 0:1:3j]: the axes' dtypes promote.
+  const Array mixed = jnp::mgrid({{0, 4, 2}, {0, 1, 3i}});
+  EXPECT_EQ(mixed.shape(), (Shape{2, 2, 3}));
+  EXPECT_EQ(mixed.dtype(), jnp::float64);
+  EXPECT_EQ(mixed.to_vector<double>(),
+            (std::vector<double>{0, 0, 0, 2, 2, 2, 0, 0.5, 1, 0, 0.5, 1}));
+  EXPECT_EQ(jnp::mgrid({0.0, 1.0, 0.25}).to_vector<double>(),
+            (std::vector<double>{0, 0.25, 0.5, 0.75}));
+  // np.mgrid[1:7:2,] (a tuple of one slice) is stacked; jx::slice is a slice too.
+  const Array one = jnp::mgrid({jx::slice(1, 7, 2)});
+  EXPECT_EQ(one.shape(), (Shape{1, 3}));
+  EXPECT_EQ(one.to_vector<int64_t>(), (std::vector<int64_t>{1, 3, 5}));
+  EXPECT_EQ(jnp::mgrid({}).shape(), (Shape{0}));
+  expect_error<jx::ValueError>([] { jnp::mgrid(jx::slice(2, jx::none)); }, "need a stop");
+  // ogrid: one open array per slice, each of its own dtype (as JAX's), broadcasting to mgrid.
+  const std::vector<Array> open = jnp::ogrid({{0, 4, 2}, {0, 1, 3i}});
+  ASSERT_EQ(open.size(), 2u);
+  EXPECT_EQ(open[0].shape(), (Shape{2, 1}));
+  EXPECT_EQ(open[0].dtype(), jnp::int64);
+  EXPECT_EQ(open[1].shape(), (Shape{1, 3}));
+  EXPECT_EQ(open[1].dtype(), jnp::float64);
+  EXPECT_EQ(jnp::stack(jnp::broadcast_arrays(open)).to_vector<double>(), mixed.to_vector<double>());
+  EXPECT_EQ(jnp::ogrid({5, 0, -2}).to_vector<int64_t>(), (std::vector<int64_t>{5, 3, 1}));
+}
+
 // jax.nn.relu and relu6 have derivative 0 at their kinks (JAX's custom_jvp), and logsumexp's
 // gradient is softmax, through the stop_gradient of the shift.
 TEST(Breadth, ActivationDerivativesAreJaxs) {
@@ -215,6 +254,79 @@ TEST(Breadth, BadIndicesRaiseJaxsErrors) {
       [&] { jx::jit(count)(x); }, "The size argument of jnp.nonzero must be statically specified");
   auto sized = [](const Array &v) { return jnp::nonzero(v, 3)[0]; };
   EXPECT_EQ(jx::jit(sized)(x).to_vector<int64_t>(), (std::vector<int64_t>{1, 2, 3}));
+}
+
+// mode="raise" checks every coordinate (NumPy's ValueError; JAX's on concrete indices, and its
+// ConcretizationTypeError under jit): ((5,), (0,)) in (2, 3) used to give 15.
+TEST(Breadth, RavelMultiIndexRaiseChecksCoordinates) {
+  expect_error<jx::ValueError>(
+      [] {
+        jnp::ravel_multi_index({jnp::array({5}), jnp::array({0})}, {2, 3});
+      },
+      "invalid entry in coordinates array");
+  expect_error<jx::ValueError>(
+      [] {
+        jnp::ravel_multi_index({jnp::array({0}), jnp::array({-1})}, {2, 3});
+      },
+      "invalid entry in coordinates array");
+  EXPECT_EQ(
+      jnp::ravel_multi_index({jnp::array({1, 0}), jnp::array({2, 1})}, {2, 3}).to_vector<int64_t>(),
+      (std::vector<int64_t>{5, 1}));
+  EXPECT_EQ(jnp::ravel_multi_index({jnp::array({5}), jnp::array({0})}, {2, 3}, "clip")
+                .to_vector<int64_t>(),
+            (std::vector<int64_t>{3}));
+  auto raised = [](const Array &i) { return jnp::ravel_multi_index({i, i}, {2, 3}); };
+  expect_error<jx::ConcretizationTypeError>([&] { jx::jit(raised)(jnp::array({0})); },
+                                            "Use mode='wrap' or mode='clip' instead.");
+}
+
+// NumPy rejects negative values it can see; traced ones count as 0 (JAX's clip). -1 used to be
+// dropped.
+TEST(Breadth, BincountOfNegativeValues) {
+  const Array x = jnp::array({-1, 0, 2});
+  expect_error<jx::ValueError>([&] { jnp::bincount(x); },
+                               "'list' argument must have no negative elements");
+  expect_error<jx::ValueError>([&] { jnp::bincount(x, std::nullopt, 0, 4); },
+                               "'list' argument must have no negative elements");
+  auto counted = [](const Array &v) { return jnp::bincount(v, std::nullopt, 0, 4); };
+  EXPECT_EQ(jx::jit(counted)(x).to_vector<int64_t>(), (std::vector<int64_t>{2, 0, 1, 0}));
+  EXPECT_EQ(jnp::bincount(jnp::array<uint8_t>({1, 1, 3})).to_vector<int64_t>(),
+            (std::vector<int64_t>{0, 2, 0, 1}));
+}
+
+// JAX's take_along_axis counts negative indices from the end, then clips (or fills): -1 is the
+// last element, where it used to be clipped to the first. take's clip is NumPy's (-1 to 0).
+TEST(Breadth, TakeAlongAxisClipCountsNegativeIndicesFromTheEnd) {
+  const Array x = jnp::arange(5.0);
+  const Array i = jnp::array({-1, -6, 7, 2});
+  EXPECT_EQ(jnp::take_along_axis(x, i, 0, "clip").to_vector<double>(),
+            (std::vector<double>{4, 0, 4, 2}));
+  const std::vector<double> filled = jnp::take_along_axis(x, i, 0).to_vector<double>();
+  EXPECT_EQ(filled[0], 4);
+  EXPECT_TRUE(std::isnan(filled[1]) && std::isnan(filled[2]));
+  EXPECT_EQ(filled[3], 2);
+  EXPECT_EQ(jnp::take(x, i, 0, "clip").to_vector<double>(), (std::vector<double>{0, 0, 4, 2}));
+}
+
+// uint64 indices past INT64_MAX are past the end (clamped on reads, filled by mode "fill", dropped
+// by updates, by their value with "wrap"); converted to int64 they had turned negative: 2^63 read
+// element 0 and 2^64 - 1 the last.
+TEST(Breadth, Uint64IndicesPastInt64MaxArePastTheEnd) {
+  const Array x = jnp::arange(5.0);
+  const Array idx = jnp::array<uint64_t>({uint64_t(1) << 63, 2, ~uint64_t(0)});
+  using D = std::vector<double>;
+  EXPECT_EQ(x(idx).to_vector<double>(), (D{4, 2, 4}));
+  EXPECT_EQ(x.at(idx).get().to_vector<double>(), (D{4, 2, 4}));
+  EXPECT_EQ(x.at(idx).set(9.0).to_vector<double>(), (D{0, 1, 9, 3, 4}));
+  EXPECT_EQ(jnp::take(x, idx, 0, "clip").to_vector<double>(), (D{4, 2, 4}));
+  EXPECT_EQ(jnp::take(x, idx, 0, "wrap").to_vector<double>(), (D{3, 2, 0})); // 2^63 % 5 == 3
+  EXPECT_EQ(jnp::take_along_axis(x, idx, 0, "clip").to_vector<double>(), (D{4, 2, 4}));
+  for (const D &filled : {jnp::take(x, idx).to_vector<double>(),
+                          jnp::take_along_axis(x, idx, 0).to_vector<double>()}) {
+    EXPECT_TRUE(std::isnan(filled[0]) && std::isnan(filled[2]));
+    EXPECT_EQ(filled[1], 2);
+  }
+  EXPECT_EQ(jnp::put(x, idx, jnp::array({7.0, 8.0, 9.0})).to_vector<double>(), (D{0, 1, 8, 3, 4}));
 }
 
 // The binary search and the comparison with every element agree, NaNs and ties included.

@@ -37,6 +37,15 @@ TEST(Format, Ostream) {
   EXPECT_EQ(os.str(), "[0 1 2]");
 }
 
+// A dtype prints as its NumPy name, through fmt (with its format spec) and ostream.
+TEST(Format, DTypes) {
+  EXPECT_EQ(fmt::format("{}", jnp::float32), "float32");
+  EXPECT_EQ(fmt::format("[{:>6}]", jx::bool_), "[  bool]");
+  std::ostringstream os;
+  os << jnp::complex128 << ' ' << jnp::arange(3).dtype();
+  EXPECT_EQ(os.str(), "complex128 int64");
+}
+
 class FormatGolden : public ::testing::TestWithParam<const char *> {};
 
 // str(x) from NumPy itself, for wrapping, summarization, scientific notation and dtypes.
