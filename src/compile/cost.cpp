@@ -2,6 +2,7 @@
 // counts per instruction, and the bytes the devices read from each other.
 #include <unordered_set>
 
+#include "compile/executable.h"
 #include "compile/lower.h"
 #include "ir/builder.h"
 
@@ -61,6 +62,26 @@ Cost kernel_cost(const passes::KernelPlan &plan) {
   return cost;
 }
 
+// A control step's regions (compiled in stage 5, their own costs counted there): a scan's body
+// times its length, a while's condition and body once (its trip count is not known before it
+// runs; XLA's cost analysis counts a while's body once too), a case's costliest branch.
+Cost control_cost(const ProgramStep &s) {
+  Cost cost;
+  const ir::Node &op = *s.node;
+  for (const std::shared_ptr<const Executable> &region : s.regions) {
+    const Cost c = region->cost();
+    if (op.op == ir::Op::Case) {
+      cost.flops = std::max(cost.flops, c.flops);
+      cost.transcendentals = std::max(cost.transcendentals, c.transcendentals);
+      cost.bytes_accessed = std::max(cost.bytes_accessed, c.bytes_accessed);
+      cost.communication_bytes = std::max(cost.communication_bytes, c.communication_bytes);
+    } else {
+      cost += op.op == ir::Op::Scan ? c * double(op.attrs[2]) : c;
+    }
+  }
+  return cost;
+}
+
 } // namespace
 
 Cost cost_analysis(const std::vector<passes::Step> &plan, const ProgramPlan &program) {
@@ -71,14 +92,13 @@ Cost cost_analysis(const std::vector<passes::Step> &plan, const ProgramPlan &pro
     if (!kernel && p.kind != passes::Step::Kind::Contraction &&
         p.kind != passes::Step::Kind::Library)
       continue;
-    const Cost c = kernel_cost(p.plan);
-    cost.flops += c.flops;
-    cost.transcendentals += c.transcendentals;
-    cost.bytes_accessed += c.bytes_accessed;
+    cost += kernel_cost(p.plan);
   }
-  for (const ProgramStep &s : program.steps)
+  for (const ProgramStep &s : program.steps) {
     for (const sharding::Transfer &t : s.placement.transfers)
       cost.communication_bytes += t.bytes;
+    if (s.kind == ProgramStep::Kind::Control) cost += control_cost(s);
+  }
   return cost;
 }
 

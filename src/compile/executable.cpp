@@ -91,6 +91,9 @@ Executable::Memory Executable::memory() const {
       if (s.run.donors[r] >= 0) m.alias_bytes += bytes(*s.roots[r]);
     if (s.kind == ProgramStep::Kind::Contraction)
       scratch = std::max(scratch, runtime::gemm_partials(s.run.tasks) * bytes(*s.node));
+    // A region's intermediates live while it runs, one region at a time.
+    for (const std::shared_ptr<const Executable> &region : s.regions)
+      scratch = std::max(scratch, region->memory().temp_bytes);
   }
   m.arena_bytes = int64_t(program_.arena_bytes);
   m.temp_bytes = m.arena_bytes + scratch;

@@ -26,6 +26,18 @@ class Executable;
 struct Cost {
   double flops = 0, transcendentals = 0, bytes_accessed = 0;
   double communication_bytes = 0; // read by devices from other devices' shards
+
+  Cost &operator+=(const Cost &c) {
+    flops += c.flops;
+    transcendentals += c.transcendentals;
+    bytes_accessed += c.bytes_accessed;
+    communication_bytes += c.communication_bytes;
+    return *this;
+  }
+  Cost operator*(double times) const {
+    return {flops * times, transcendentals * times, bytes_accessed * times,
+            communication_bytes * times};
+  }
 };
 
 // One step of a compiled program: what the plan says, and what the runtime needs.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <map>
 #include <thread>
 
 #include "backend/orc_jit.h"
@@ -241,6 +242,33 @@ TEST(Jit, CostAnalysisCountsOpsAndBytes) {
   EXPECT_EQ(dot.cost_analysis().flops, 2 * 8 * 4 * 16);
 }
 
+// A loop's body counts times its trip count when that is static (fori_loop with concrete bounds
+// is a scan), a while's body once, a cond's costliest branch; as_text shows the body's plan.
+TEST(Jit, CostAnalysisCountsLoopBodies) {
+  jx::ShapeDtypeStruct spec{{1000}, jnp::float64};
+  auto loop = jx::jit([](const Array &x) {
+                return jx::lax::fori_loop(
+                    0, 10, [](const Array &, const Array &v) { return jnp::exp(v) * 2 + v; }, x);
+              })
+                  .lower(spec)
+                  .compile();
+  const jx::CostAnalysis cost = loop.cost_analysis();
+  EXPECT_EQ(cost.transcendentals, 10 * 1000);
+  EXPECT_GE(cost.flops, 10 * 2000);
+  EXPECT_GE(cost.bytes_accessed, 10 * 16000);
+  // The body's kernel (exp(v) * 2 + v, fused into one add) under the scan.
+  EXPECT_NE(loop.as_text().find("region 0:\n"), std::string::npos) << loop.as_text();
+  EXPECT_NE(loop.as_text().find("kernel add : f64[1000]"), std::string::npos) << loop.as_text();
+  auto branches = jx::jit([](const Array &p, const Array &x) {
+                    return jx::lax::cond(
+                        p, [](const Array &v) { return jnp::exp(v); },
+                        [](const Array &v) { return jnp::sin(v) + jnp::cos(v); }, x);
+                  })
+                      .lower(jx::ShapeDtypeStruct{{}, jnp::bool_}, spec)
+                      .compile();
+  EXPECT_EQ(branches.cost_analysis().transcendentals, 2000);
+}
+
 TEST(Jit, MemoryAnalysisCountsArgumentsOutputsAliasesAndTheArena) {
   const jx::ShapeDtypeStruct square{{128, 128}, jnp::float64};
   const int64_t bytes = 128 * 128 * 8;
@@ -300,6 +328,58 @@ TEST(Jit, WeakArgumentKeepsWeakType) {
 }
 
 namespace {
+
+// Outputs are trees as arguments are (JAX's pytrees): value_and_grad's (value, gradients) pair,
+// and pairs, tuples, std::arrays, vectors and maps nested, each rebuilt as the trace returned it.
+TEST(Jit, OutputTrees) {
+  auto loss = [](const Array &w, const Array &b) { // logistic regression
+    const Array x = jnp::array({0.5, -1.0, 2.0, 1.5, -0.5, 0.25}, jx::Shape{3, 2});
+    const Array y = jnp::array({1.0, 0.0, 1.0});
+    const Array p = 1.0 / (1.0 + jnp::exp(-(jnp::matmul(x, w) + b)));
+    return -jnp::mean(y * jnp::log(p) + (1.0 - y) * jnp::log(1.0 - p));
+  };
+  const Array w = jnp::array({0.3, -0.2}), b = jnp::array(0.1, jnp::float64);
+  const auto [value, grads] = jx::value_and_grad(loss, {0, 1})(w, b);
+  const std::pair<Array, std::vector<Array>> jitted =
+      jx::jit(jx::value_and_grad(loss, {0, 1}))(w, b);
+  auto near = [](const Array &a, const Array &e) {
+    const std::vector<double> x = values(a), y = values(e);
+    ASSERT_EQ(x.size(), y.size());
+    for (size_t i = 0; i < x.size(); ++i)
+      EXPECT_NEAR(x[i], y[i], 1e-14 * std::abs(y[i])) << i;
+  };
+  near(jitted.first, value);
+  ASSERT_EQ(jitted.second.size(), 2u);
+  near(jitted.second[0], grads[0]);
+  near(jitted.second[1], grads[1]);
+
+  auto stats = jx::jit([](const Array &x) {
+    return std::pair{jnp::sum(x), std::tuple{jnp::min(x), jnp::max(x)}};
+  });
+  const Array x = jnp::arange(6.0).reshape({2, 3});
+  const auto [total, range] = stats(x);
+  EXPECT_EQ(total.item<double>(), 15);
+  EXPECT_EQ(std::get<0>(range).item<double>(), 0);
+  EXPECT_EQ(std::get<1>(range).item<double>(), 5);
+
+  // A structure that depends on a static argument: each signature keeps its own.
+  auto rows = jx::jit([](const Array &m, int n) {
+    std::map<std::string, std::vector<Array>> parts{{"t", {m.T()}}};
+    for (int i = 0; i < n; ++i)
+      parts["rows"].push_back(m(i));
+    return std::pair{std::array<Array, 2>{m * 2, m + 1}, parts};
+  });
+  const auto [scaled, two] = rows(x, 2);
+  EXPECT_EQ(values(scaled[1]), values(x + 1));
+  ASSERT_EQ(two.at("rows").size(), 2u);
+  EXPECT_EQ(values(two.at("rows")[1]), (std::vector<double>{3, 4, 5}));
+  EXPECT_EQ(two.at("t")[0].shape(), (jx::Shape{3, 2}));
+  EXPECT_EQ(rows(x, 1).second.at("rows").size(), 1u);
+  EXPECT_EQ(rows(x, 2).second.at("rows").size(), 2u);
+  EXPECT_EQ(rows.cache_size(), 2u);
+  const auto compiled = rows.lower(ShapeDtypeStruct{{2, 3}, jnp::float64}, 2).compile();
+  EXPECT_EQ(values(compiled(x).second.at("rows")[0]), (std::vector<double>{0, 1, 2}));
+}
 
 TEST(Jit, SiblingReductionsShareAKernelAndKeepTheirBits) {
   // Three reductions over axis 1 of (64, 300, 40): one kernel (multi-output fusion), each result
