@@ -4,11 +4,11 @@
 //   b(broadcast(x), broadcast(y)) -> broadcast(b(x, y))   (same dims, same input shapes)
 //   b(broadcast(x), fill) -> broadcast(b(x, fill'))       (fill: a 0-d value broadcast)
 // and likewise for reshape and transpose (same sizes, but it lets later ops sink further), for
-// select, and through chains of such movements. Every operand must carry the same movement (same
-// op, attributes and input shape) or be a fill, which is re-broadcast to the smaller shape.
-// Exact: the same scalar operations on the same values. Never moves an op below a slice, pad,
-// concatenate, slice_update or diagonal (the op could then compute elements nobody reads), or
-// below a realized node (its inputs may no longer be cheap to compute).
+// the ternary ops (select, fma), and through chains of such movements. Every operand must carry the
+// same movement (same op, attributes and input shape) or be a fill, which is re-broadcast to the
+// smaller shape. Exact: the same scalar operations on the same values. Never moves an op below a
+// slice, pad, concatenate, slice_update or diagonal (the op could then compute elements nobody
+// reads), or below a realized node (its inputs may no longer be cheap to compute).
 #include "ir/builder.h"
 #include "passes/passes.h"
 #include "passes/rewrite.h"
@@ -40,7 +40,7 @@ NodePtr elementwise_like(const Node &n, const std::vector<NodePtr> &in) {
   case ir::OpKind::Unary:
     return n.op == Op::Convert ? ir::convert(in[0], n.dtype, n.weak) : ir::unary(n.op, in[0]);
   case ir::OpKind::Binary: return ir::binary(n.op, in[0], in[1]);
-  default: return ir::select(in[0], in[1], in[2]);
+  default: return n.op == Op::Fma ? ir::fma(in[0], in[1], in[2]) : ir::select(in[0], in[1], in[2]);
   }
 }
 

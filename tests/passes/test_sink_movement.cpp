@@ -129,6 +129,20 @@ TEST(SinkMovement, BinaryWithDifferentMovementsUnchanged) {
   EXPECT_EQ(sink(plain), plain);
 }
 
+// Both ternary ops: fma is rebuilt as an fma, not as a select (jax.random.uniform's scaling of
+// random bits computed over a reshaped iota, as a traced key gives).
+TEST(SinkMovement, TernaryOps) {
+  NodePtr x = reshape(vec<double>({0.25, 0.5, 0.75, 1}), {2, 2});
+  NodePtr out =
+      expect_sunk(fma(x, fill(3.0, DType::float64, {2, 2}), fill(-1.0, DType::float64, {2, 2})));
+  EXPECT_EQ(count(out, Op::Fma), 1);
+  EXPECT_EQ(out->op, Op::Reshape);
+  NodePtr p = reshape(vec<bool>({true, false, false, true}), {2, 2});
+  out = expect_sunk(select(p, x, fill(7.0, DType::float64, {2, 2})));
+  EXPECT_EQ(count(out, Op::Select), 1);
+  EXPECT_EQ(out->op, Op::Reshape);
+}
+
 TEST(SinkMovement, FillsFollowTheOtherOperand) {
   NodePtr x = vec(values);
   NodePtr bx = broadcast(x, {2, 10}, {1});
