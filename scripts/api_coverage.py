@@ -50,7 +50,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The headers that open namespace jx itself (its transformations, placement and trees).
 JX_HEADERS = ["include/jx/array.h", "include/jx/distributed.h", "include/jx/dtype.h",
               "include/jx/error.h", "include/jx/jit.h", "include/jx/shape.h",
-              "include/jx/sharding.h", "include/jx/transforms.h"]
+              "include/jx/sharding.h", "include/jx/transforms.h", "include/jx/tree.h"]
 
 # module -> (the JAX module, jx's C++ namespace, jx's headers declaring it)
 MODULES = {

@@ -2,7 +2,7 @@
 // (jax.jit, with jax's lower(...).compile() staging).
 #pragma once
 
-#include <jx/array.h>
+#include <jx/tree.h>
 
 #include <any>
 #include <array>
@@ -15,22 +15,11 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
 namespace jx {
-
-// jax.ShapeDtypeStruct: an argument known by shape and dtype only.
-struct ShapeDtypeStruct {
-  Shape shape;
-  DType dtype = float64;
-  // Where the argument lives (jax.ShapeDtypeStruct's sharding=): the in_sharding when jit's
-  // options give none.
-  std::optional<Sharding> sharding = std::nullopt;
-  // jax.ShapeDtypeStruct's weak_type=: the argument promotes as a C++ scalar would (a scalar
-  // passed to a jitted function keeps its weak type, as in JAX).
-  bool weak_type = false;
-};
 
 // Compiled::cost_analysis(), as XLA's: operation counts per call and the bytes the kernels read
 // and write (each kernel's input and output buffers).
@@ -89,167 +78,28 @@ CostAnalysis cost_analysis(const Program &program);
 MemoryAnalysis memory_analysis(const Program &program);
 std::string signature(const std::vector<ShapeDtypeStruct> &specs);
 
-template <class A> constexpr bool is_array_v = std::is_same_v<std::decay_t<A>, Array>;
-template <class A> constexpr bool is_spec_v = std::is_same_v<std::decay_t<A>, ShapeDtypeStruct>;
-
-// JAX's pytrees, for jit's arguments and for outputs: an Array (for lower(), or its
-// ShapeDtypeStruct), and std::vector, std::array, std::tuple, std::pair and
-// std::map<std::string, ...> of them, nested. A tree's leaves are traced in order (a map's by key,
-// as JAX sorts a dict's); its structure (lengths, keys) is part of the signature. Any other
-// argument is static. flatten appends the leaves' specs (where `specs` is given) and arrays
-// (where `arrays` is given); rebuild gives the tree's structure with the next params as leaves.
-template <class T> struct ArgTree {
-  static constexpr bool is_tree = false;
-  using Arg = T; // a static argument: passed as it is
-};
-template <class Leaf> struct ArgLeaf {
-  static constexpr bool is_tree = true;
-  using Arg = Array;
-  static void flatten(const Leaf &a, std::vector<ShapeDtypeStruct> *specs,
-                      std::vector<Array> *arrays) {
-    if constexpr (std::is_same_v<Leaf, ShapeDtypeStruct>) {
-      if (specs) specs->push_back(a);
-    } else {
-      // A placed argument's sharding is part of the signature, as in JAX.
-      if (specs)
-        specs->push_back({a.shape(), a.dtype(),
-                          a.committed() ? std::optional<Sharding>(a.sharding()) : std::nullopt,
-                          a.weak_type()});
-      if (arrays) arrays->push_back(a);
-    }
-  }
-  static std::string structure(const Leaf &) { return "*"; }
-  static Array rebuild(const Leaf &, const std::vector<Array> &params, size_t &next) {
-    return params.at(next++);
-  }
-};
-template <> struct ArgTree<Array> : ArgLeaf<Array> {};
-template <> struct ArgTree<ShapeDtypeStruct> : ArgLeaf<ShapeDtypeStruct> {};
-// std::vector and std::array: their elements' trees in order.
-template <class List, class T> struct ArgList {
-  static constexpr bool is_tree = ArgTree<T>::is_tree;
-  static void flatten(const List &v, std::vector<ShapeDtypeStruct> *specs,
-                      std::vector<Array> *arrays) {
-    for (const T &x : v)
-      ArgTree<T>::flatten(x, specs, arrays);
-  }
-  static std::string structure(const List &v) {
-    std::string s = "[";
-    for (const T &x : v)
-      s += ArgTree<T>::structure(x) + ",";
-    return s + "]";
-  }
-};
-template <class T> struct ArgTree<std::vector<T>> : ArgList<std::vector<T>, T> {
-  using Arg = std::vector<typename ArgTree<T>::Arg>;
-  static Arg rebuild(const std::vector<T> &v, const std::vector<Array> &params, size_t &next) {
-    Arg out;
-    for (const T &x : v)
-      out.push_back(ArgTree<T>::rebuild(x, params, next));
-    return out;
-  }
-};
-template <class T, size_t N> struct ArgTree<std::array<T, N>> : ArgList<std::array<T, N>, T> {
-  using Arg = std::array<typename ArgTree<T>::Arg, N>;
-  static Arg rebuild(const std::array<T, N> &v, const std::vector<Array> &params, size_t &next) {
-    Arg out;
-    for (size_t i = 0; i < N; ++i)
-      out[i] = ArgTree<T>::rebuild(v[i], params, next);
-    return out;
-  }
-};
-// std::tuple and std::pair (TupleArg: the same of the elements' Args).
-template <class Tuple, class TupleArg, class... T> struct ArgTuple {
-  static constexpr bool is_tree = (ArgTree<T>::is_tree && ...);
-  using Arg = TupleArg;
-  static void flatten(const Tuple &t, std::vector<ShapeDtypeStruct> *specs,
-                      std::vector<Array> *arrays) {
-    std::apply([&](const auto &...x) { (ArgTree<T>::flatten(x, specs, arrays), ...); }, t);
-  }
-  static std::string structure(const Tuple &t) {
-    return std::apply(
-        [](const auto &...x) {
-          return "(" + ((ArgTree<T>::structure(x) + ",") + ... + std::string(")"));
+// A static argument's part of a jit signature (jax.jit's static_argnums): its value printed, an
+// enum's type and value, or else its type and the value's std::hash, where the cache entry also
+// keeps the value to compare with == (two values of one hash are other signatures).
+template <class T> std::string static_key(const T &a) {
+  if constexpr (fmt::is_formattable<T>::value) {
+    return fmt::format("{}", a);
+  } else if constexpr (std::is_enum_v<T>) {
+    return fmt::format("{}:{}", typeid(T).name(), static_cast<std::underlying_type_t<T>>(a));
+  } else {
+    static_assert(
+        requires(const T &x) {
+          { std::hash<T>{}(x) } -> std::convertible_to<size_t>;
+          { x == x } -> std::convertible_to<bool>;
         },
-        t);
+        "a static argument of jx::jit is printable with fmt, an enum, or hashable (std::hash) and "
+        "comparable with ==");
+    return fmt::format("{}#{:x}", typeid(T).name(), std::hash<T>{}(a));
   }
-  static Arg rebuild(const Tuple &t, const std::vector<Array> &params, size_t &next) {
-    // Braced init keeps the left-to-right order.
-    return std::apply(
-        [&](const auto &...x) { return Arg{ArgTree<T>::rebuild(x, params, next)...}; }, t);
-  }
-};
-template <class... T>
-struct ArgTree<std::tuple<T...>>
-    : ArgTuple<std::tuple<T...>, std::tuple<typename ArgTree<T>::Arg...>, T...> {};
-template <class A, class B>
-struct ArgTree<std::pair<A, B>>
-    : ArgTuple<std::pair<A, B>, std::pair<typename ArgTree<A>::Arg, typename ArgTree<B>::Arg>, A,
-               B> {};
-template <class T> struct ArgTree<std::map<std::string, T>> {
-  static constexpr bool is_tree = ArgTree<T>::is_tree;
-  using Arg = std::map<std::string, typename ArgTree<T>::Arg>;
-  static void flatten(const std::map<std::string, T> &m, std::vector<ShapeDtypeStruct> *specs,
-                      std::vector<Array> *arrays) {
-    for (const auto &[key, x] : m)
-      ArgTree<T>::flatten(x, specs, arrays);
-  }
-  static std::string structure(const std::map<std::string, T> &m) {
-    std::string s = "{";
-    for (const auto &[key, x] : m)
-      s += fmt::format("{:?}:", key) + ArgTree<T>::structure(x) + ",";
-    return s + "}";
-  }
-  static Arg rebuild(const std::map<std::string, T> &m, const std::vector<Array> &params,
-                     size_t &next) {
-    Arg out;
-    for (const auto &[key, x] : m)
-      out.emplace(key, ArgTree<T>::rebuild(x, params, next));
-    return out;
-  }
-};
-template <class A> constexpr bool is_tree_v = ArgTree<std::decay_t<A>>::is_tree;
-// What f receives for an argument: the tree with Arrays for its specs, or the static value.
-template <class A, bool = is_tree_v<A>> struct ArgOf { using type = A; };
-template <class A> struct ArgOf<A, true> { using type = typename ArgTree<std::decay_t<A>>::Arg; };
-template <class A> using arg_of_t = typename ArgOf<std::decay_t<A>>::type;
-
-// Trees whose structure their type fixes: an Array, and std::tuple, std::pair and std::array of
-// such trees.
-template <class T> constexpr bool fixed_tree_v = std::is_same_v<T, Array>;
-template <class... T> constexpr bool fixed_tree_v<std::tuple<T...>> = (fixed_tree_v<T> && ...);
-template <class A, class B>
-constexpr bool fixed_tree_v<std::pair<A, B>> = (fixed_tree_v<A> && fixed_tree_v<B>);
-template <class T, size_t N> constexpr bool fixed_tree_v<std::array<T, N>> = fixed_tree_v<T>;
-
-// A traced function's outputs: a tree of Arrays, flattened in order.
-template <class T> struct Outputs {
-  static_assert(ArgTree<T>::is_tree && std::is_same_v<typename ArgTree<T>::Arg, T>,
-                "a traced function returns an Array, or std::vector, std::array, std::tuple, "
-                "std::pair or std::map<std::string, ...> of Arrays, nested");
-  static std::vector<Array> flatten(const T &out) {
-    std::vector<Array> arrays;
-    ArgTree<T>::flatten(out, nullptr, &arrays);
-    return arrays;
-  }
-  // like's structure with the arrays as its leaves, in order.
-  static T unflatten(const T &like, const std::vector<Array> &arrays) {
-    size_t next = 0;
-    return ArgTree<T>::rebuild(like, arrays, next);
-  }
-  // Where the type fixes the structure, or a std::vector<Array> (all of them).
-  static T unflatten(const std::vector<Array> &arrays) {
-    if constexpr (std::is_same_v<T, std::vector<Array>>) {
-      return arrays;
-    } else {
-      static_assert(fixed_tree_v<T>, "this output's structure is known only from a trace");
-      return unflatten(T{}, arrays);
-    }
-  }
-  // JAX's treedef: out's structure, its leaves Arrays without a value (what unflatten needs of a
-  // traced output, without keeping its graph alive).
-  static T treedef(const T &out) { return unflatten(out, std::vector<Array>(flatten(out).size())); }
-};
+}
+// Whether static_key identifies T's values (else the cache compares them with ==).
+template <class T>
+constexpr bool keyed_by_value_v = fmt::is_formattable<T>::value || std::is_enum_v<T>;
 
 } // namespace detail
 
@@ -336,10 +186,14 @@ public:
       // A trace of another output type (static arguments that print alike, as 1 and 1L, for a
       // generic f) is no hit: traced anew.
       if (auto it = state_->cache.find(key); it != state_->cache.end())
-        if (auto *hit = std::any_cast<Traced<Out>>(&it->second)) traced = *hit;
+        if (auto *hit = std::any_cast<Traced<Out>>(&it->second)) {
+          const auto *statics = std::any_cast<decltype(unkeyed(args...))>(&hit->statics);
+          if (statics && *statics == unkeyed(args...)) traced = *hit;
+        }
     }
     if (!traced.program) {
       traced = lower_impl<Out>(specs, args...);
+      traced.statics = unkeyed(args...);
       detail::compile(*traced.program);
       std::lock_guard lock(state_->mutex);
       state_->cache.insert_or_assign(key, traced);
@@ -370,11 +224,21 @@ private:
     mutable std::mutex mutex;
     std::map<std::string, std::any> cache; // Traced<Out> of the call's Out
   };
-  // A trace: its program and its output's treedef.
+  // A trace: its program, its output's treedef, and the static arguments its key holds by hash.
   template <class Out> struct Traced {
     std::shared_ptr<detail::Program> program;
     std::shared_ptr<const Out> outputs;
+    std::any statics;
   };
+  // The static arguments that static_key identifies by hash only, as a tuple to compare.
+  template <class... A> static auto unkeyed(const A &...args) {
+    return std::tuple_cat([&] {
+      if constexpr (detail::is_tree_v<A> || detail::keyed_by_value_v<A>)
+        return std::tuple<>{};
+      else
+        return std::tuple<A>{args};
+    }()...);
+  }
 
   template <class A>
   static void collect(const A &a, std::vector<ShapeDtypeStruct> &specs,
@@ -390,7 +254,7 @@ private:
             key += ';';
             key += detail::ArgTree<A>::structure(args);
           } else {
-            key += fmt::format(";{}", args);
+            key += ';' + detail::static_key(args);
           }
         }(),
         ...);
@@ -420,7 +284,7 @@ private:
       return detail::Outputs<Out>::flatten(out);
     };
     std::shared_ptr<detail::Program> program = detail::trace(specs, body, state_->options);
-    return {std::move(program), std::move(outputs)};
+    return {std::move(program), std::move(outputs), {}};
   }
 
   std::shared_ptr<State> state_;

@@ -1,11 +1,16 @@
 // jax.lax's control flow: loops and branches traced once into sub-graphs (regions) that run as
 // programs of their own inside the compiled program, so a whole loop is one jit call. A carry or
 // an operand list is a list of arrays (JAX's pytree of arrays); each function also takes and
-// returns a single array. Values the functions read from outside (closures) are inputs of the
-// loop, computed once before it.
+// returns a single array, and any pytree (include/jx/tree.h: std::pair, std::tuple, std::map,
+// JX_PYTREE aggregates, nested) as a carry, operands or results. Values the functions read from
+// outside (closures) are inputs of the loop, computed once before it.
 #pragma once
 
 #include <jx/array.h>
+#include <jx/tree.h>
+
+#include <memory>
+#include <string>
 
 #include <functional>
 #include <optional>
@@ -32,7 +37,117 @@ std::pair<Arrays, Arrays> scan(const ScanFn &f, const Arrays &init, const Arrays
 
 inline Arrays as_list(const Array &a) { return {a}; }
 inline Arrays as_list(Arrays a) { return a; }
+
+// Pytrees other than the Array and the list of Arrays the overloads below take as they are.
+template <class T>
+constexpr bool other_tree_v =
+    jx::detail::is_tree_v<T> && !std::is_same_v<T, Array> && !std::is_same_v<T, Arrays>;
+template <class T> Arrays leaves(const T &tree) { return jx::detail::Outputs<T>::flatten(tree); }
+template <class T> std::string structure(const T &tree) {
+  return jx::detail::ArgTree<T>::structure(tree);
+}
+// like's structure with these leaves.
+template <class T> T with_leaves(const T &like, const Arrays &arrays) {
+  return jx::detail::Outputs<T>::unflatten(like, arrays);
+}
+// JAX's TypeError where a body's carry or a branch's results change structure (`what`: "scan body
+// function carry input and carry output", "cond branch outputs", ...).
+void check_same_structure(const char *what, const std::string &first, const std::string &second);
+// A result tree kept from a trace: its structure, for the results' leaves.
+template <class T> struct TracedTree {
+  explicit TracedTree(const char *what) : what(what) {}
+  const char *what; // "cond branch outputs", for the error
+  std::shared_ptr<const T> like;
+  Arrays keep(const T &tree) {
+    if (like)
+      check_same_structure(what, structure(*like), structure(tree));
+    else
+      like = std::make_shared<const T>(jx::detail::Outputs<T>::treedef(tree));
+    return leaves(tree);
+  }
+  T rebuild(const Arrays &arrays) const { return with_leaves(*like, arrays); }
+};
 } // namespace detail
+
+// Pytree carries, operands and results (other_tree_v: not an Array nor a list of Arrays): the
+// loops and branches below on the trees' leaves, the trees rebuilt around them.
+template <class C, class B, class T>
+requires detail::other_tree_v<T> T while_loop(C cond_fun, B body_fun, const T &init_val) {
+  const std::string in = detail::structure(init_val);
+  return detail::with_leaves(
+      init_val,
+      detail::while_loop(
+          [&](const Arrays &v) { return Arrays{cond_fun(detail::with_leaves(init_val, v))}; },
+          [&](const Arrays &v) {
+            const T next = body_fun(detail::with_leaves(init_val, v));
+            detail::check_same_structure("while_loop body function carry input and carry output",
+                                         in, detail::structure(next));
+            return detail::leaves(next);
+          },
+          detail::leaves(init_val), false));
+}
+template <class B, class T>
+requires detail::other_tree_v<T> T fori_loop(const Array &lower, const Array &upper, B body_fun,
+                                             const T &init_val) {
+  const std::string in = detail::structure(init_val);
+  return detail::with_leaves(init_val, detail::fori_loop(
+                                           lower, upper,
+                                           [&](const Array &i, const Arrays &v) {
+                                             const T next =
+                                                 body_fun(i, detail::with_leaves(init_val, v));
+                                             detail::check_same_structure(
+                                                 "scan body function carry input and carry output",
+                                                 in, detail::structure(next));
+                                             return detail::leaves(next);
+                                           },
+                                           detail::leaves(init_val), false));
+}
+// Branches of pytree operands and results: every branch gives results of one structure.
+template <class T, class F, class O>
+requires detail::other_tree_v<O>
+auto cond(const Array &pred, T true_fun, F false_fun, const O &operands) {
+  using R = decltype(true_fun(operands));
+  detail::TracedTree<R> results{"cond branch outputs"};
+  auto branch = [&](const auto &fn) {
+    return [&](const Arrays &v) { return results.keep(fn(detail::with_leaves(operands, v))); };
+  };
+  return results.rebuild(
+      detail::cond(pred, branch(true_fun), branch(false_fun), detail::leaves(operands)));
+}
+template <class B, class O>
+requires detail::other_tree_v<O>
+auto switch_(const Array &index, const std::vector<B> &branches, const O &operands) {
+  using R = decltype(branches.at(0)(operands));
+  detail::TracedTree<R> results{"switch branch outputs"};
+  std::vector<detail::RegionFn> fns;
+  for (const B &b : branches)
+    fns.push_back(
+        [&](const Arrays &v) { return results.keep(b(detail::with_leaves(operands, v))); });
+  return results.rebuild(detail::switch_(index, fns, detail::leaves(operands), "switch"));
+}
+// scan of a pytree carry over pytree xs (each leaf's rows), giving a pytree per step: f(carry, x)
+// returns (carry, y); (the last carry, the ys' leaves stacked as y's tree).
+template <class F, class T, class X>
+requires(detail::other_tree_v<T> ||
+         detail::other_tree_v<X>) auto scan(F f, const T &init, const X &xs,
+                                            std::optional<int64_t> length = std::nullopt,
+                                            bool reverse = false) {
+  using Step = decltype(f(init, xs));
+  using Y = std::decay_t<std::tuple_element_t<1, Step>>;
+  const std::string in = detail::structure(init);
+  std::shared_ptr<const Y> y_like;
+  auto [carry, ys] = detail::scan(
+      [&](const Arrays &c, const Arrays &x) {
+        const auto [next, y] = f(detail::with_leaves(init, c), detail::with_leaves(xs, x));
+        detail::check_same_structure("scan body function carry input and carry output", in,
+                                     detail::structure(static_cast<const T &>(next)));
+        y_like = std::make_shared<const Y>(jx::detail::Outputs<Y>::treedef(y));
+        return std::pair<Arrays, Arrays>{detail::leaves(static_cast<const T &>(next)),
+                                         detail::leaves(y)};
+      },
+      detail::leaves(init), detail::leaves(xs), length, reverse, false);
+  return std::pair<T, Y>(detail::with_leaves(init, carry), detail::with_leaves(*y_like, ys));
+}
 
 // jax.lax.while_loop(cond_fun, body_fun, init_val): while cond_fun(val) (a bool scalar), val =
 // body_fun(val), whose result has val's types (a weakly typed init value takes the body's dtype).

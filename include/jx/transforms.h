@@ -38,7 +38,7 @@ template <size_t> using ArrayArg = const Array &;
 // transformed function says (`array_arity` member: its function's). Otherwise arities are tried
 // in increasing order: a jitted function's call operator accepts anything until instantiated, so
 // a jitted function taking several arrays must be wrapped in a lambda.
-template <class F, size_t N = 1> constexpr int array_arity() {
+template <class F, size_t N = 1> constexpr int list_arity() {
   if constexpr (requires { F::array_arity; }) {
     return F::array_arity;
   } else if constexpr ([]<size_t... I>(std::index_sequence<I...>) {
@@ -46,12 +46,16 @@ template <class F, size_t N = 1> constexpr int array_arity() {
                        }(std::make_index_sequence<N>{})) {
     return int(N);
   } else if constexpr (N < 8) {
-    return array_arity<F, N + 1>();
+    return list_arity<F, N + 1>();
   } else {
-    static_assert(std::is_invocable_v<const F &, const std::vector<Array> &>,
-                  "jx transforms take a function of Arrays or of a std::vector<Array>");
-    return -1;
+    return std::is_invocable_v<const F &, const std::vector<Array> &> ? -1 : -2;
   }
+}
+// -2 from list_arity: f takes other trees than Arrays (JAX's pytrees), so only a call tells.
+template <class F> constexpr int array_arity() {
+  constexpr int arity = list_arity<F>();
+  static_assert(arity != -2, "jx transforms take a function of Arrays or of a std::vector<Array>");
+  return arity;
 }
 
 template <class F> auto call_with_arrays(const F &f, const std::vector<Array> &args) {
@@ -104,6 +108,9 @@ std::vector<Array> jacobian(const TraceFn &f, const std::vector<Array> &args,
                             const std::vector<int> &argnums, const std::string &argnums_text,
                             bool forward, int arity);
 
+// vmap's in_axes over pytree arguments name one axis per argument: ValueError otherwise.
+[[noreturn]] void throw_vmap_in_axes(size_t given, size_t arguments);
+
 // vmap over flattened outputs; axes already one per argument and per output.
 std::vector<Array> vmap(const TraceFn &f, const std::vector<Array> &args,
                         const std::vector<std::optional<int64_t>> &in_axes,
@@ -125,6 +132,62 @@ template <class R> std::vector<Array> flatten_with_aux(const R &result) {
 template <class R> typename AuxPair<R>::type aux_of(const std::vector<Array> &outs) {
   return Outputs<typename AuxPair<R>::type>::unflatten({outs.begin() + 1, outs.end()});
 }
+
+// Whether a transformed function's arguments are its arrays as a list (jx's first convention:
+// Arrays, or one std::vector<Array> whose elements argnums and in_axes then name); otherwise they
+// are JAX's pytrees, each argument one tree (argnums and in_axes name whole arguments).
+template <class... A>
+constexpr bool array_list_v = (is_array_v<A> && ...) ||
+                              (sizeof...(A) == 1 && (std::is_same_v<A, std::vector<Array>> && ...));
+
+// A call's arguments as trees: their leaves in order and where each argument's leaves start; f
+// called with the arguments rebuilt around other leaves (static arguments passed as they are).
+template <class... A> class TreeArgs {
+public:
+  explicit TreeArgs(const A &...args) : args_(args...) {
+    (add(args), ...);
+    starts_.push_back(leaves_.size());
+  }
+  const std::vector<Array> &leaves() const { return leaves_; }
+  // Argument i's leaves are [start(i), start(i + 1)).
+  size_t start(size_t i) const { return starts_.at(i); }
+  static constexpr size_t count = sizeof...(A);
+
+  template <class F> auto call(const F &f, const std::vector<Array> &xs) const {
+    size_t next = 0;
+    auto pick = [&](const auto &a) {
+      using T = std::decay_t<decltype(a)>;
+      if constexpr (is_tree_v<T>)
+        return ArgTree<T>::rebuild(a, xs, next);
+      else
+        return a;
+    };
+    // Braced init keeps the left-to-right order of pick().
+    return std::apply(
+        [&](const auto &...a) { return std::apply(f, std::tuple<arg_of_t<A>...>{pick(a)...}); },
+        args_);
+  }
+  // Argument I with the given leaves (its gradients, say).
+  template <size_t I> auto rebuild(const std::vector<Array> &leaves) const {
+    using T = std::decay_t<std::tuple_element_t<I, std::tuple<A...>>>;
+    size_t next = 0;
+    return ArgTree<T>::rebuild(std::get<I>(args_), leaves, next);
+  }
+
+private:
+  template <class T> void add(const T &a) {
+    starts_.push_back(leaves_.size());
+    if constexpr (is_tree_v<T>) ArgTree<T>::flatten(a, nullptr, &leaves_);
+  }
+  std::tuple<const A &...> args_;
+  std::vector<Array> leaves_;
+  std::vector<size_t> starts_;
+};
+
+// argnums as positions among count arguments (negative: from the end), with JAX's errors for an
+// empty list (ValueError) and positions out of range. `name`: the transformation, for errors.
+std::vector<size_t> argument_positions(const std::vector<int> &argnums, size_t count,
+                                       const std::string &argnums_text, const char *name);
 
 } // namespace detail
 
@@ -200,6 +263,88 @@ template <class F> auto vjp(const F &f, const std::vector<Array> &primals) {
                                           VjpFunction<Out>(std::move(map)));
 }
 
+namespace detail {
+// A tuple of pytree arguments (jvp's, linearize's, vjp's primals) as TreeArgs.
+template <class... P> TreeArgs<P...> tree_args(const std::tuple<P...> &args) {
+  return std::apply([](const P &...a) { return TreeArgs<P...>(a...); }, args);
+}
+// JAX's TypeError where tangents or cotangents are trees of another structure than the primals'.
+[[noreturn]] void throw_tangent_structure(const char *what, const std::string &primals,
+                                          const std::string &tangents);
+template <class... P>
+std::vector<Array> same_structure_leaves(const char *what, const std::tuple<P...> &primals,
+                                         const std::tuple<P...> &others) {
+  const std::string p = ArgTree<std::tuple<P...>>::structure(primals),
+                    o = ArgTree<std::tuple<P...>>::structure(others);
+  if (p != o) throw_tangent_structure(what, p, o);
+  return Outputs<std::tuple<P...>>::flatten(others);
+}
+// f's output over the primals' leaves, flattened; its structure kept in `like`.
+template <class F, class... P, class Out>
+TraceFn tree_body(const F &f, const TreeArgs<P...> &trees, std::shared_ptr<const Out> &like) {
+  return [&f, &trees, &like](const std::vector<Array> &xs) {
+    Out out = trees.call(f, xs);
+    like = std::make_shared<const Out>(Outputs<Out>::treedef(out));
+    return Outputs<Out>::flatten(out);
+  };
+}
+} // namespace detail
+
+// jvp, linearize and vjp of a function of pytrees: primals (and tangents) as a std::tuple of
+// trees, one per argument, as JAX's tuples of pytrees; outputs, tangents and cotangents trees of
+// their values' structures.
+template <class F, class... P>
+auto jvp(const F &f, const std::tuple<P...> &primals, const std::tuple<P...> &tangents) {
+  const auto trees = detail::tree_args(primals);
+  using Out = decltype(trees.call(f, {}));
+  std::shared_ptr<const Out> like;
+  const std::vector<Array> dots = detail::same_structure_leaves("jvp", primals, tangents);
+  std::vector<Array> flat = detail::jvp(detail::tree_body<F, P...>(f, trees, like), trees.leaves(),
+                                        dots, int(trees.leaves().size()));
+  const auto half = std::ptrdiff_t(flat.size() / 2);
+  return std::pair<Out, Out>(
+      detail::Outputs<Out>::unflatten(*like, {flat.begin(), flat.begin() + half}),
+      detail::Outputs<Out>::unflatten(*like, {flat.begin() + half, flat.end()}));
+}
+
+// jax.linearize of pytrees: (f(*primals), a function of the tangents, a std::tuple of trees of
+// the primals' structures, to the output's tangent).
+template <class F, class... P> auto linearize(const F &f, const std::tuple<P...> &primals) {
+  const auto trees = detail::tree_args(primals);
+  using Out = decltype(trees.call(f, {}));
+  std::shared_ptr<const Out> like;
+  auto [outs, map] = detail::linearize(detail::tree_body<F, P...>(f, trees, like), trees.leaves(),
+                                       int(trees.leaves().size()));
+  const LinearizedFunction<std::vector<Array>> flat_map(std::move(map));
+  const std::tuple<P...> structure = detail::Outputs<std::tuple<P...>>::treedef(primals);
+  auto tangent_map = [flat_map, structure, like](const std::tuple<P...> &tangents) {
+    return detail::Outputs<Out>::unflatten(
+        *like, flat_map(detail::same_structure_leaves("linearize", structure, tangents)));
+  };
+  return std::pair(detail::Outputs<Out>::unflatten(*like, outs), std::move(tangent_map));
+}
+
+// jax.vjp of pytrees: (f(*primals), a function of a cotangent of the output's structure to a
+// std::tuple of the primals' cotangents, trees of their structures).
+template <class F, class... P> auto vjp(const F &f, const std::tuple<P...> &primals) {
+  const auto trees = detail::tree_args(primals);
+  using Out = decltype(trees.call(f, {}));
+  std::shared_ptr<const Out> like;
+  auto [outs, map] = detail::vjp(detail::tree_body<F, P...>(f, trees, like), trees.leaves(),
+                                 int(trees.leaves().size()));
+  const std::tuple<P...> structure = detail::Outputs<std::tuple<P...>>::treedef(primals);
+  auto cotangent_map = [map = std::shared_ptr<const detail::LinearMap>(std::move(map)), structure,
+                        like](const Out &cotangent) {
+    const std::string expected = detail::ArgTree<Out>::structure(*like),
+                      got = detail::ArgTree<Out>::structure(cotangent);
+    if (expected != got) detail::throw_tangent_structure("vjp", expected, got);
+    return detail::Outputs<std::tuple<P...>>::unflatten(
+        structure,
+        detail::apply(*map, detail::LinearKind::kVjp, detail::Outputs<Out>::flatten(cotangent)));
+  };
+  return std::pair(detail::Outputs<Out>::unflatten(*like, outs), std::move(cotangent_map));
+}
+
 // jx::has_aux as the last argument of jvp, linearize and vjp (JAX's has_aux=True): f returns
 // (output, aux) as a std::pair or std::tuple, the output one Array; aux (an Array, a
 // std::vector<Array> or a std::tuple of Arrays) is returned last, not differentiated.
@@ -265,7 +410,7 @@ Array mark_custom_jvp(int64_t id, const Array &out, const std::vector<Array> &ar
 
 template <class F> class CustomJvpFunction {
 public:
-  static constexpr int array_arity = detail::array_arity<F>();
+  static constexpr int array_arity = detail::list_arity<F>();
   CustomJvpFunction(F f, int64_t id) : f_(std::move(f)), id_(id) {}
   template <class... A> Array operator()(const A &...args) const {
     const std::vector<Array> list = argument_list(args...);
@@ -307,7 +452,7 @@ Array mark_custom_vjp(int64_t id, const Array &out, const Array &fwd_out,
 
 template <class F, class Fwd> class CustomVjpFunction {
 public:
-  static constexpr int array_arity = detail::array_arity<F>();
+  static constexpr int array_arity = detail::list_arity<F>();
   CustomVjpFunction(F f, Fwd fwd, int64_t id) : f_(std::move(f)), fwd_(std::move(fwd)), id_(id) {}
   template <class... A> Array operator()(const A &...args) const {
     const std::vector<Array> list = argument_list(args...);
@@ -354,14 +499,146 @@ std::string argnums_text(const std::vector<int> &argnums, bool many);
 // has_aux and f's result disagree.
 [[noreturn]] void throw_wrong_aux(bool returned_pair);
 
+// Whether the arguments are all of one type (argnums at run time then name trees of that type).
+template <class A0, class... A> constexpr bool same_types_v = (std::is_same_v<A, A0> && ...);
+
+// The leaves of the arguments at positions, in order.
+template <class Trees>
+std::vector<int> leaf_positions(const Trees &trees, const std::vector<size_t> &positions) {
+  std::vector<int> flat;
+  for (size_t p : positions)
+    for (size_t i = trees.start(p); i < trees.start(p + 1); ++i)
+      flat.push_back(int(i));
+  return flat;
+}
+// Results per leaf of leaf_positions, split per argument.
+template <class Trees>
+std::vector<std::vector<Array>> by_argument(const Trees &trees,
+                                            const std::vector<size_t> &positions,
+                                            const std::vector<Array> &results) {
+  std::vector<std::vector<Array>> out;
+  size_t at = 0;
+  for (size_t p : positions) {
+    const size_t n = trees.start(p + 1) - trees.start(p);
+    out.emplace_back(results.begin() + std::ptrdiff_t(at),
+                     results.begin() + std::ptrdiff_t(at + n));
+    at += n;
+  }
+  return out;
+}
+
+// grad and value_and_grad of a function of pytrees (TreeArgs): the gradients of the arguments at
+// argnums, each as its argument's tree, made by gradient(trees, positions, leaves per argument).
+template <bool WithValue, class F, class G, class... A>
+auto tree_value_and_grad(const F &f, const std::vector<int> &argnums, bool many,
+                         GradOptions options, const G &gradient, const A &...args) {
+  const TreeArgs<A...> trees(args...);
+  using Out = decltype(trees.call(f, {}));
+  constexpr bool pair = AuxPair<Out>::value;
+  static_assert(std::is_same_v<Out, Array> || pair,
+                "jx::grad differentiates a function returning an Array, or a (value, aux) "
+                "std::pair or std::tuple with GradOptions::has_aux");
+  if (options.has_aux != pair) throw_wrong_aux(pair);
+  const std::string text = argnums_text(argnums, many);
+  const std::vector<size_t> positions =
+      argument_positions(argnums, trees.count, text, WithValue ? "value_and_grad" : "grad");
+  const std::vector<int> flat = leaf_positions(trees, positions);
+  std::shared_ptr<const void> aux_like;
+  const TraceFn body = [&](const std::vector<Array> &xs) {
+    Out out = trees.call(f, xs);
+    if constexpr (pair) {
+      using Aux = typename AuxPair<Out>::type;
+      aux_like = std::make_shared<const Aux>(Outputs<Aux>::treedef(std::get<1>(out)));
+      return flatten_with_aux(out);
+    } else {
+      return std::vector<Array>{out};
+    }
+  };
+  std::vector<Array> outs, grads;
+  if (flat.empty()) { // only empty containers differentiated: no leaf has a gradient
+    outs = body(trees.leaves());
+  } else {
+    std::tie(outs, grads) = value_and_grad(body, trees.leaves(), flat, text, options.allow_int,
+                                           int(trees.leaves().size()));
+  }
+  auto g = gradient(trees, positions, by_argument(trees, positions, grads));
+  if constexpr (pair) {
+    using Aux = typename AuxPair<Out>::type;
+    Aux aux = Outputs<Aux>::unflatten(*std::static_pointer_cast<const Aux>(aux_like),
+                                      std::vector<Array>(outs.begin() + 1, outs.end()));
+    if constexpr (WithValue)
+      return std::pair(std::pair<Array, Aux>(outs[0], std::move(aux)), std::move(g));
+    else
+      return std::pair(std::move(g), std::move(aux));
+  } else if constexpr (WithValue) {
+    return std::pair(outs[0], std::move(g));
+  } else {
+    return g;
+  }
+}
+
+// Argument i (known at run time) of trees whose arguments are all of one type, with the leaves.
+template <size_t I = 0, class Trees>
+auto rebuild_at(const Trees &trees, size_t i, const std::vector<Array> &leaves) {
+  if constexpr (I + 1 < Trees::count)
+    if (i != I) return rebuild_at<I + 1>(trees, i, leaves);
+  return trees.template rebuild<I>(leaves);
+}
+
+// grad with argnums at run time over pytrees: the arguments are of one type T; the gradient a T,
+// or a std::vector<T> for a list of argnums.
+template <bool Many> struct RuntimeGradients {
+  template <class Trees>
+  auto operator()(const Trees &trees, const std::vector<size_t> &positions,
+                  const std::vector<std::vector<Array>> &leaves) const {
+    using T = decltype(trees.template rebuild<0>({}));
+    std::vector<T> out;
+    for (size_t k = 0; k < positions.size(); ++k)
+      out.push_back(rebuild_at(trees, positions[k], leaves[k]));
+    if constexpr (Many)
+      return out;
+    else
+      return out.at(0);
+  }
+};
+
+// grad with argnums fixed at compile time: argument I's type (a std::tuple for several).
+template <int... I> struct FixedGradients {
+  template <class Trees>
+  auto operator()(const Trees &trees, const std::vector<size_t> &,
+                  const std::vector<std::vector<Array>> &leaves) const {
+    if constexpr (sizeof...(I) == 1)
+      return trees.template rebuild<size_t(I)...>(leaves[0]);
+    else
+      return [&]<size_t... K>(std::index_sequence<K...>) {
+        return std::tuple{trees.template rebuild<size_t(I)>(leaves[K])...};
+      }
+    (std::make_index_sequence<sizeof...(I)>{});
+  }
+};
+
 // grad and value_and_grad: `Many` for a list of argnums (gradients as a std::vector<Array>).
 template <class F, bool Many, bool WithValue> class GradFunction {
 public:
-  static constexpr int array_arity = detail::array_arity<F>();
+  static constexpr int array_arity = detail::list_arity<F>();
   GradFunction(F f, std::vector<int> argnums, GradOptions options)
       : f_(std::move(f)), argnums_(std::move(argnums)), options_(options) {}
 
   template <class... A> auto operator()(const A &...args) const {
+    if constexpr (!array_list_v<A...>) {
+      static_assert(same_types_v<A...>,
+                    "jx::grad with argnums given at run time needs arguments of one type; name "
+                    "the differentiated arguments at compile time: jx::grad(f, jx::argnums<1>) or "
+                    "jx::argnums<0, 2>");
+      return tree_value_and_grad<WithValue>(f_, argnums_, Many, options_, RuntimeGradients<Many>{},
+                                            args...);
+    } else {
+      return list_grad(args...);
+    }
+  }
+
+private:
+  template <class... A> auto list_grad(const A &...args) const {
     const std::vector<Array> list = argument_list(args...);
     using Out = decltype(call_with_arrays(f_, list));
     constexpr bool pair = AuxPair<Out>::value;
@@ -399,27 +676,67 @@ public:
     }
   }
 
-private:
   F f_;
   std::vector<int> argnums_;
   GradOptions options_;
 };
 
+template <class F, bool WithValue, int... I> class FixedGradFunction {
+public:
+  static constexpr int array_arity = list_arity<F>();
+  FixedGradFunction(F f, GradOptions options) : f_(std::move(f)), options_(options) {}
+  template <class... A> auto operator()(const A &...args) const {
+    // grad(f) of an array list differentiates its first array, as jx::grad(f, 0) always has.
+    if constexpr (array_list_v<A...> && sizeof...(I) == 1 && ((I == 0) && ...))
+      return GradFunction<F, false, WithValue>(f_, {0}, options_)(args...);
+    else
+      return tree_value_and_grad<WithValue>(f_, {I...}, sizeof...(I) > 1, options_,
+                                            FixedGradients<I...>{}, args...);
+  }
+
+private:
+  F f_;
+  GradOptions options_;
+};
+
 } // namespace detail
+
+// Argnums fixed at compile time, for functions of pytrees: jx::grad(f, jx::argnums<0, 2>) gives a
+// std::tuple of the gradients of arguments 0 and 2, each a tree of its argument's type.
+template <int... I> struct Argnums {};
+template <int... I> inline constexpr Argnums<I...> argnums{};
 
 // jax.grad(f, argnums, has_aux, allow_int): a function taking f's arguments and returning the
 // gradient of f's scalar float result with respect to argument `argnum` (negative: from the end),
 // or with has_aux the pair (gradient, aux).
-template <class F> auto grad(F f, int argnum = 0, GradOptions options = {}) {
+template <class F> auto grad(F f, int argnum, GradOptions options = {}) {
   return detail::GradFunction<F, false, false>(std::move(f), {argnum}, options);
+}
+// With respect to argument 0, whatever the arguments' types (a tree of argument 0's type; with
+// options: grad(f, jx::argnums<0>, options), since grad(f, {0, 1}) names argnums).
+template <class F> auto grad(F f) {
+  return detail::FixedGradFunction<F, false, 0>(std::move(f), {});
+}
+// Argnums fixed at compile time: each gradient a tree of its argument's type (a std::tuple of
+// them for several).
+template <class F, int... I> auto grad(F f, Argnums<I...>, GradOptions options = {}) {
+  static_assert(sizeof...(I) > 0, "jx::argnums names at least one argument");
+  return detail::FixedGradFunction<F, false, I...>(std::move(f), options);
 }
 // Gradients with respect to several arguments, as a std::vector<Array> in argnums' order.
 template <class F> auto grad(F f, std::vector<int> argnums, GradOptions options = {}) {
   return detail::GradFunction<F, true, false>(std::move(f), std::move(argnums), options);
 }
 // jax.value_and_grad: (f's value, its gradient); with has_aux ((value, aux), gradient).
-template <class F> auto value_and_grad(F f, int argnum = 0, GradOptions options = {}) {
+template <class F> auto value_and_grad(F f, int argnum, GradOptions options = {}) {
   return detail::GradFunction<F, false, true>(std::move(f), {argnum}, options);
+}
+template <class F> auto value_and_grad(F f) {
+  return detail::FixedGradFunction<F, true, 0>(std::move(f), {});
+}
+template <class F, int... I> auto value_and_grad(F f, Argnums<I...>, GradOptions options = {}) {
+  static_assert(sizeof...(I) > 0, "jx::argnums names at least one argument");
+  return detail::FixedGradFunction<F, true, I...>(std::move(f), options);
 }
 template <class F> auto value_and_grad(F f, std::vector<int> argnums, GradOptions options = {}) {
   return detail::GradFunction<F, true, true>(std::move(f), std::move(argnums), options);
@@ -443,23 +760,55 @@ private:
 namespace detail {
 template <class F> class VmapFunction {
 public:
-  static constexpr int array_arity = detail::array_arity<F>();
+  static constexpr int array_arity = detail::list_arity<F>();
   VmapFunction(F f, VmapAxes in_axes, VmapAxes out_axes, std::optional<int64_t> axis_size)
       : f_(std::move(f)), in_(std::move(in_axes)), out_(std::move(out_axes)), size_(axis_size) {}
 
   template <class... A> auto operator()(const A &...args) const {
-    const std::vector<Array> list = argument_list(args...);
-    using Out = decltype(call_with_arrays(f_, list));
-    const TraceFn body = [&](const std::vector<Array> &xs) {
-      return Outputs<Out>::flatten(call_with_arrays(f_, xs));
-    };
-    std::vector<std::optional<int64_t>> in_axes = in_.axes();
-    if (in_.one()) in_axes.assign(list.size(), in_axes.at(0));
-    return Outputs<Out>::unflatten(
-        vmap(body, list, in_axes, out_.axes(), out_.one(), size_, array_arity));
+    if constexpr (array_list_v<A...>) {
+      const std::vector<Array> list = argument_list(args...);
+      return mapped([&](const std::vector<Array> &xs) { return call_with_arrays(f_, xs); }, list,
+                    std::vector<size_t>{}, array_arity);
+    } else {
+      // Pytrees: an argument's axis (in_axes one per argument, or one for all) maps each of its
+      // leaves.
+      const TreeArgs<A...> trees(args...);
+      std::vector<size_t> starts;
+      for (size_t i = 0; i <= trees.count; ++i)
+        starts.push_back(trees.start(i));
+      return mapped([&](const std::vector<Array> &xs) { return trees.call(f_, xs); },
+                    trees.leaves(), starts, int(trees.leaves().size()));
+    }
   }
 
 private:
+  // vmap of call over the arrays; starts: where each argument's leaves start (empty: an array
+  // list, one axis per array).
+  template <class Call>
+  auto mapped(const Call &call, const std::vector<Array> &arrays, const std::vector<size_t> &starts,
+              int arity) const {
+    using Out = decltype(call(arrays));
+    std::shared_ptr<const Out> like;
+    const TraceFn body = [&](const std::vector<Array> &xs) {
+      Out out = call(xs);
+      like = std::make_shared<const Out>(Outputs<Out>::treedef(out));
+      return Outputs<Out>::flatten(out);
+    };
+    std::vector<std::optional<int64_t>> in_axes = in_.axes();
+    if (in_.one()) {
+      in_axes.assign(arrays.size(), in_axes.at(0));
+    } else if (!starts.empty()) {
+      if (in_axes.size() != starts.size() - 1)
+        throw_vmap_in_axes(in_axes.size(), starts.size() - 1);
+      std::vector<std::optional<int64_t>> per_leaf;
+      for (size_t i = 0; i + 1 < starts.size(); ++i)
+        per_leaf.insert(per_leaf.end(), starts[i + 1] - starts[i], in_axes[i]);
+      in_axes = std::move(per_leaf);
+    }
+    std::vector<Array> outs = vmap(body, arrays, in_axes, out_.axes(), out_.one(), size_, arity);
+    return Outputs<Out>::unflatten(*like, outs);
+  }
+
   F f_;
   VmapAxes in_, out_;
   std::optional<int64_t> size_;
@@ -476,26 +825,57 @@ auto vmap(F f, VmapAxes in_axes = 0, VmapAxes out_axes = 0, std::optional<int64_
 }
 
 namespace detail {
-template <class F, bool Many> class JacobianFunction {
+// Fixed: FixedGradients<I...> where argnums are fixed at compile time (each Jacobian a tree of its
+// argument's type), else void (argnums at run time).
+template <class F, bool Many, class Fixed = void> class JacobianFunction {
 public:
-  static constexpr int array_arity = detail::array_arity<F>();
+  static constexpr int array_arity = detail::list_arity<F>();
   JacobianFunction(F f, std::vector<int> argnums, bool forward)
       : f_(std::move(f)), argnums_(std::move(argnums)), forward_(forward) {}
 
   template <class... A> auto operator()(const A &...args) const {
-    const std::vector<Array> list = argument_list(args...);
-    using Out = decltype(call_with_arrays(f_, list));
-    static_assert(std::is_same_v<Out, Array>, "jx::jacfwd and jacrev take a function returning "
-                                              "one Array");
-    const TraceFn body = [&](const std::vector<Array> &xs) {
-      return std::vector<Array>{call_with_arrays(f_, xs)};
-    };
-    std::vector<Array> jacobians =
-        jacobian(body, list, argnums_, argnums_text(argnums_, Many), forward_, array_arity);
-    if constexpr (Many)
-      return jacobians;
-    else
-      return jacobians.at(0);
+    if constexpr (array_list_v<A...>) {
+      const std::vector<Array> list = argument_list(args...);
+      using Out = decltype(call_with_arrays(f_, list));
+      static_assert(std::is_same_v<Out, Array>, "jx::jacfwd and jacrev take a function returning "
+                                                "one Array");
+      const TraceFn body = [&](const std::vector<Array> &xs) {
+        return std::vector<Array>{call_with_arrays(f_, xs)};
+      };
+      std::vector<Array> jacobians =
+          jacobian(body, list, argnums_, argnums_text(argnums_, Many), forward_, array_arity);
+      if constexpr (Many)
+        return jacobians;
+      else
+        return jacobians.at(0);
+    } else {
+      // Pytrees: each differentiated argument's Jacobians (output shape + leaf shape) as a tree
+      // of the argument's structure.
+      const TreeArgs<A...> trees(args...);
+      using Out = decltype(trees.call(f_, {}));
+      static_assert(std::is_same_v<Out, Array>, "jx::jacfwd and jacrev take a function returning "
+                                                "one Array");
+      const std::string text = argnums_text(argnums_, Many);
+      const std::vector<size_t> positions =
+          argument_positions(argnums_, trees.count, text, forward_ ? "jacfwd" : "jacrev");
+      const TraceFn body = [&](const std::vector<Array> &xs) {
+        return std::vector<Array>{trees.call(f_, xs)};
+      };
+      const std::vector<int> flat = leaf_positions(trees, positions);
+      const std::vector<Array> jacobians =
+          flat.empty()
+              ? std::vector<Array>{}
+              : jacobian(body, trees.leaves(), flat, text, forward_, int(trees.leaves().size()));
+      const auto per_argument = by_argument(trees, positions, jacobians);
+      if constexpr (std::is_void_v<Fixed>) {
+        static_assert(same_types_v<A...>, "jx::jacfwd and jacrev with argnums given at run time "
+                                          "need arguments of one type; name them at compile "
+                                          "time: jx::jacfwd(f, jx::argnums<1>)");
+        return RuntimeGradients<Many>{}(trees, positions, per_argument);
+      } else {
+        return Fixed{}(trees, positions, per_argument);
+      }
+    }
   }
 
 private:
@@ -503,23 +883,41 @@ private:
   std::vector<int> argnums_;
   bool forward_;
 };
+
 } // namespace detail
 
 // jax.jacfwd(f, argnums): the Jacobian of f's Array result with respect to argument `argnum`,
 // of shape result shape + argument shape, by forward mode (f's JVP mapped over the argument's
-// basis: one batched graph, as JAX's vmap of jvp). With a list of argnums, one per argnum.
-template <class F> auto jacfwd(F f, int argnum = 0) {
+// basis: one batched graph, as JAX's vmap of jvp). With a list of argnums, one per argnum. Of a
+// pytree argument: a tree of Jacobians, one per leaf (result shape + leaf shape); jacfwd(f)
+// differentiates argument 0 whatever the arguments' types, jx::argnums<I...> names arguments at
+// compile time (a std::tuple for several).
+template <class F> auto jacfwd(F f) {
+  return detail::JacobianFunction<F, false, detail::FixedGradients<0>>(std::move(f), {0}, true);
+}
+template <class F> auto jacfwd(F f, int argnum) {
   return detail::JacobianFunction<F, false>(std::move(f), {argnum}, true);
 }
 template <class F> auto jacfwd(F f, std::vector<int> argnums) {
   return detail::JacobianFunction<F, true>(std::move(f), std::move(argnums), true);
 }
+template <class F, int... I> auto jacfwd(F f, Argnums<I...>) {
+  return detail::JacobianFunction<F, (sizeof...(I) > 1), detail::FixedGradients<I...>>(
+      std::move(f), {I...}, true);
+}
 // jax.jacrev: the same Jacobian by reverse mode (f's VJP mapped over the result's basis).
-template <class F> auto jacrev(F f, int argnum = 0) {
+template <class F> auto jacrev(F f) {
+  return detail::JacobianFunction<F, false, detail::FixedGradients<0>>(std::move(f), {0}, false);
+}
+template <class F> auto jacrev(F f, int argnum) {
   return detail::JacobianFunction<F, false>(std::move(f), {argnum}, false);
 }
 template <class F> auto jacrev(F f, std::vector<int> argnums) {
   return detail::JacobianFunction<F, true>(std::move(f), std::move(argnums), false);
+}
+template <class F, int... I> auto jacrev(F f, Argnums<I...>) {
+  return detail::JacobianFunction<F, (sizeof...(I) > 1), detail::FixedGradients<I...>>(
+      std::move(f), {I...}, false);
 }
 // jax.hessian: jacfwd(jacrev(f)), of shape result shape + argument shape + argument shape.
 template <class F> auto hessian(F f, int argnum = 0) {

@@ -405,6 +405,13 @@ Arrays switch_(const Array &index, const std::vector<RegionFn> &branches, const 
   return switch_impl(index, branches, operands, api, names, 0);
 }
 
+void check_same_structure(const char *what, const std::string &first, const std::string &second) {
+  if (first != second)
+    throw TypeError(fmt::format("{} must have the same pytree structure, but they differ: "
+                                "PyTreeDef({}) and PyTreeDef({})",
+                                what, first, second));
+}
+
 Arrays cond(const Array &pred, const RegionFn &true_fun, const RegionFn &false_fun,
             const Arrays &operands) {
   if (pred.ndim() != 0)

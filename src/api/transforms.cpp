@@ -102,34 +102,16 @@ transpose_traced(const Linearized &lin, size_t differentiated) {
 std::vector<int> argument_positions(const std::vector<int> &argnums,
                                     const std::string &argnums_text, const std::vector<Array> &args,
                                     const char *name, bool allow_int) {
-  const auto n = int(args.size());
-  // JAX's max(argnums) raises for an empty tuple: nothing would be differentiated.
-  if (argnums.empty())
-    throw ValueError(fmt::format("{} with argnums=(): max() arg is an empty sequence (name at "
-                                 "least one argument to differentiate with respect to)",
-                                 name));
-  const int max_argnum = *std::max_element(argnums.begin(), argnums.end());
-  if (max_argnum >= n)
-    throw TypeError(fmt::format("differentiating with respect to argnums={} requires at least {} "
-                                "positional arguments to be passed by the caller, but got only "
-                                "{} positional arguments.",
-                                argnums_text, max_argnum + 1, n));
   std::vector<int> positions;
-  for (int i : argnums) {
-    if (i < -n)
-      throw ValueError(fmt::format("Positional argument indices, e.g. for `static_argnums`, must "
-                                   "have value greater than or equal to -len(args) and less "
-                                   "than len(args), but got value {} for len(args) == {}.",
-                                   i, n));
-    const int k = (i + n) % n;
-    const DType dtype = args[size_t(k)].dtype();
+  for (size_t k : detail::argument_positions(argnums, args.size(), argnums_text, name)) {
+    const DType dtype = args[k].dtype();
     if (!is_inexact(dtype) && !allow_int)
       throw TypeError(fmt::format("{} requires real- or complex-valued inputs (input dtype "
                                   "that is a sub-dtype of np.inexact), but got {}. If you want "
                                   "to use Boolean- or integer-valued inputs, use vjp or set "
                                   "allow_int to True.",
                                   name, dtype_name(dtype)));
-    positions.push_back(k);
+    positions.push_back(int(k));
   }
   return positions;
 }
@@ -245,6 +227,47 @@ Array stop_gradient(const Array &x) {
 } // namespace jx
 
 namespace jx::detail {
+
+void throw_tangent_structure(const char *what, const std::string &primals,
+                             const std::string &tangents) {
+  throw TypeError(fmt::format("primal and tangent arguments to jax.{} must have the same tree "
+                              "structure; primals have tree structure PyTreeDef({}) whereas "
+                              "tangents have tree structure PyTreeDef({}).",
+                              what, primals, tangents));
+}
+
+void throw_vmap_in_axes(size_t given, size_t arguments) {
+  throw ValueError(fmt::format("vmap in_axes must be an int, None, or a tuple of entries "
+                               "corresponding to the positional arguments passed to the function, "
+                               "but got len(in_axes)={}, len(args)={}",
+                               given, arguments));
+}
+
+std::vector<size_t> argument_positions(const std::vector<int> &argnums, size_t count,
+                                       const std::string &argnums_text, const char *name) {
+  const auto n = int(count);
+  // JAX's max(argnums) raises for an empty tuple: nothing would be differentiated.
+  if (argnums.empty())
+    throw ValueError(fmt::format("{} with argnums=(): max() arg is an empty sequence (name at "
+                                 "least one argument to differentiate with respect to)",
+                                 name));
+  const int max_argnum = *std::max_element(argnums.begin(), argnums.end());
+  if (max_argnum >= n)
+    throw TypeError(fmt::format("differentiating with respect to argnums={} requires at least {} "
+                                "positional arguments to be passed by the caller, but got only "
+                                "{} positional arguments.",
+                                argnums_text, max_argnum + 1, n));
+  std::vector<size_t> positions;
+  for (int i : argnums) {
+    if (i < -n)
+      throw ValueError(fmt::format("Positional argument indices, e.g. for `static_argnums`, must "
+                                   "have value greater than or equal to -len(args) and less "
+                                   "than len(args), but got value {} for len(args) == {}.",
+                                   i, n));
+    positions.push_back(size_t((i + n) % n));
+  }
+  return positions;
+}
 
 std::vector<Array> jvp(const TraceFn &f, const std::vector<Array> &primals,
                        const std::vector<Array> &tangents, int arity) {
