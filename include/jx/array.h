@@ -49,15 +49,26 @@ class Array;
 class IndexItem {
 public:
   using ArrayNode = std::shared_ptr<const ir::Node>;
-  template <std::integral T> IndexItem(T i) : v_(static_cast<int64_t>(i)) {}
+  // An unsigned index past INT64_MAX is held as INT64_MAX (past the end of every axis, so it
+  // raises NumPy's IndexError) with its own value kept for the message; converted, it would turn
+  // negative and count from the end.
+  template <std::integral T>
+  IndexItem(T i)
+      : v_(std::is_unsigned_v<T> && uint64_t(i) > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(i)),
+        unsigned_(std::is_unsigned_v<T> && uint64_t(i) > uint64_t(INT64_MAX)
+                      ? std::optional<uint64_t>(uint64_t(i))
+                      : std::nullopt) {}
   IndexItem(Slice s) : v_(s) {}
   IndexItem(NewAxis n) : v_(n) {}
   IndexItem(Ellipsis e) : v_(e) {}
   IndexItem(const Array &a);
   const std::variant<int64_t, Slice, NewAxis, Ellipsis, ArrayNode> &value() const { return v_; }
+  // An integer index as NumPy writes it in messages (an unsigned one past INT64_MAX as itself).
+  std::string integer_text() const;
 
 private:
   std::variant<int64_t, Slice, NewAxis, Ellipsis, ArrayNode> v_;
+  std::optional<uint64_t> unsigned_;
 };
 
 class At;

@@ -89,8 +89,8 @@ ResolvedIndex resolve(const Shape &shape, const std::vector<IndexItem> &items) {
     const int64_t n = shape[axis];
     if (const int64_t *i = std::get_if<int64_t>(&v)) {
       if (*i < -n || *i >= n)
-        throw IndexError(
-            fmt::format("index {} is out of bounds for axis {} with size {}", *i, axis, n));
+        throw IndexError(fmt::format("index {} is out of bounds for axis {} with size {}",
+                                     it.integer_text(), axis, n));
       int64_t at = *i < 0 ? *i + n : *i;
       r.starts.push_back(at);
       r.limits.push_back(at + 1);
@@ -291,6 +291,12 @@ bool any_array(const std::vector<IndexItem> &items) {
 }
 
 } // namespace
+
+std::string IndexItem::integer_text() const {
+  if (unsigned_) return fmt::format("{}", *unsigned_);
+  const int64_t *i = std::get_if<int64_t>(&v_);
+  return i ? fmt::format("{}", *i) : std::string();
+}
 
 Array Array::index(const std::vector<IndexItem> &items) const {
   if (!any_array(items)) {

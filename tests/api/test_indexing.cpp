@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ir/node.h"
+#include "test_util.h"
 
 namespace jnp = jx::numpy;
 using jx::Array;
@@ -121,4 +122,22 @@ TEST(Indexing, MaskOfOtherSizeRaises) {
   EXPECT_EQ(grid()(ellipsis, jnp::array({false, true, false, true})).to_vector<int64_t>(),
             (V{1, 3, 5, 7, 9, 11}));
   EXPECT_EQ(jnp::arange(3.).at(mask).set(7.).to_vector<double>(), (std::vector<double>{7, 1, 7}));
+}
+
+TEST(Indexing, UnsignedIndicesPastInt64MaxRaise) {
+  using test_util::expect_error;
+  const Array x = jnp::arange(3.0);
+  const uint64_t top = std::numeric_limits<uint64_t>::max();
+  // Converted to int64 they would count from the end (x[-1]); NumPy raises with the value.
+  expect_error<jx::IndexError>([&] { x[top]; },
+                               "index 18446744073709551615 is out of bounds for axis 0 with size 3");
+  expect_error<jx::IndexError>([&] { x[uint64_t(1) << 63]; },
+                               "index 9223372036854775808 is out of bounds for axis 0 with size 3");
+  expect_error<jx::IndexError>([&] { jnp::ones({2, 3})(1, top); },
+                               "index 18446744073709551615 is out of bounds for axis 1 with size 3");
+  expect_error<jx::IndexError>([&] { x.at(top).set(1.0); },
+                               "index 18446744073709551615 is out of bounds for axis 0 with size 3");
+  // Within range an unsigned index reads as itself.
+  EXPECT_EQ(x[uint64_t(2)].item<double>(), 2.0);
+  EXPECT_EQ(x[uint8_t(1)].item<double>(), 1.0);
 }

@@ -617,8 +617,8 @@ void Fuzzer::random_call() {
   case 0: {
     const int64_t num = chance(0.9) ? between(-1, 4) : (chance(0.5) ? kMax : int64_t(1) << 62);
     call(fmt::format("random.split(PRNGKey({}), {})", seed, num), [&] {
-      std::vector<jx::random::Key> keys = jx::random::split(jx::random::PRNGKey(seed), num);
-      return jnp::array(std::vector<int64_t>{int64_t(keys.size())});
+      const jx::Array keys = jx::random::split(jx::random::PRNGKey(seed), num);
+      return jnp::array(std::vector<int64_t>{keys.shape()[0]});
     });
     break;
   }
