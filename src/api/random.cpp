@@ -249,8 +249,11 @@ Array scaled_uniform(const Array &key, const Shape &shape, DType dtype, const Ar
   Array lo = jnp::broadcast_to(minval.astype(dtype), shape);
   Array hi = jnp::broadcast_to(maxval.astype(dtype), shape);
   Array f = unit_uniform(key, shape, dtype);
-  // One rounding, as XLA:CPU contracts jax.random.uniform's f * (hi - lo) + lo.
-  const Array scaled = wrap(ir::fma(node_of(f), node_of(hi - lo), node_of(lo)));
+  // One rounding, as XLA:CPU contracts jax.random.uniform's f * (hi - lo) + lo; float16 and
+  // bfloat16 arithmetic XLA:CPU runs in float32 op by op, each result rounded back: no contraction.
+  const Array scaled = is_storage_float(dtype)
+                           ? f * (hi - lo) + lo
+                           : wrap(ir::fma(node_of(f), node_of(hi - lo), node_of(lo)));
   return jnp::maximum(lo, scaled);
 }
 

@@ -107,6 +107,10 @@ std::vector<Case> samplers() {
       {"uniform_bf16", [](const Array &k) { return jr::uniform(k, {11}, jx::bfloat16); }},
       {"uniform_range_f32", [=](const Array &k) { return jr::uniform(k, {9}, f32, -3.3, 5.7); }},
       {"uniform_range_f64", [=](const Array &k) { return jr::uniform(k, {9}, f64, -3.3, 5.7); }},
+      {"uniform_range_f16",
+       [](const Array &k) { return jr::uniform(k, {9}, jx::float16, -3.3, 5.7); }},
+      {"uniform_range_bf16",
+       [](const Array &k) { return jr::uniform(k, {9}, jx::bfloat16, -3.3, 5.7); }},
       {"uniform_bounds_f64",
        [=](const Array &k) {
          return jr::uniform(k, {2, 3}, f64, jnp::array(std::vector<double>{0.0, 1.0, 2.0}),
@@ -120,6 +124,8 @@ std::vector<Case> samplers() {
        [=](const Array &k) {
          return jr::normal(k, {4, 5}, f64);
        }},
+      {"normal_f16", [](const Array &k) { return jr::normal(k, {7}, jx::float16); }},
+      {"normal_bf16", [](const Array &k) { return jr::normal(k, {7}, jx::bfloat16); }},
       {"randint_i32",
        [](const Array &k) {
          return jr::randint(k, {3, 4}, 0, 10, jx::int32);
