@@ -97,8 +97,8 @@ Array chain10(const Array &x) {
 }
 
 Array softmax(const Array &x) {
-  auto e = jnp::exp(x - jnp::max(x, {1}, true));
-  return e / jnp::sum(e, {1}, true);
+  auto e = jnp::exp(x - jnp::max(x, {.axis = 1, .keepdims = true}));
+  return e / jnp::sum(e, {.axis = 1, .keepdims = true});
 }
 
 // Complex arithmetic and exp, elementwise (ir::finish's formulas on the parts).

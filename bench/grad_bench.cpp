@@ -96,8 +96,8 @@ Inputs realized(Inputs in) {
 }
 
 Array log_softmax(const Array &z) {
-  auto m = jnp::max(z, 1, true);
-  return z - m - jnp::log(jnp::sum(jnp::exp(z - m), 1, true));
+  auto m = jnp::max(z, {.axis = 1, .keepdims = true});
+  return z - m - jnp::log(jnp::sum(jnp::exp(z - m), {.axis = 1, .keepdims = true}));
 }
 
 // Rows of one-hot labels over `classes`, drawn from `key`.
@@ -141,8 +141,8 @@ Array matmul_sq(const Array &a, const Array &b) { return jnp::sum(jnp::square(jn
 Array diff_loss(const Array &x) { return jnp::sum(jnp::square(seeds::calc_fd_kernel(x))); }
 
 Array softmax_rows(const Array &x) {
-  auto e = jnp::exp(x - jnp::max(x, 1, true));
-  return e / jnp::sum(e, 1, true);
+  auto e = jnp::exp(x - jnp::max(x, {.axis = 1, .keepdims = true}));
+  return e / jnp::sum(e, {.axis = 1, .keepdims = true});
 }
 
 // One example's softmax: x is a row.

@@ -21,8 +21,8 @@ constexpr int64_t kIn = 784, kHidden = 512, kClasses = 10;
 constexpr int kBatches = 16;
 
 Array log_softmax(const Array &z) {
-  auto m = jnp::max(z, 1, true);
-  return z - m - jnp::log(jnp::sum(jnp::exp(z - m), 1, true));
+  auto m = jnp::max(z, {.axis = 1, .keepdims = true});
+  return z - m - jnp::log(jnp::sum(jnp::exp(z - m), {.axis = 1, .keepdims = true}));
 }
 
 Array loss(const Array &w1, const Array &b1, const Array &w2, const Array &b2, const Array &w3,

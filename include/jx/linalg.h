@@ -53,16 +53,36 @@ private:
 };
 
 // L with a = L L^T (upper: U = L^T); a symmetrized as (a + a^T) / 2 first unless told not to.
-Array cholesky(const Array &a, bool upper = false, bool symmetrize_input = true);
+// Keywords only, as JAX's: cholesky(a, {.upper = true}).
+struct CholeskyOptions {
+  KeywordOnly keyword_only{};
+  bool upper = false;
+  bool symmetrize_input = true;
+};
+Array cholesky(const Array &a, const CholeskyOptions &options = {});
 Array det(const Array &a);
 SlogdetResult slogdet(const Array &a);
 Array inv(const Array &a);
 // x with a x = b: b is a vector when 1-D, else (..., n, k) matrices; leading axes broadcast.
 Array solve(const Array &a, const Array &b);
-// Ascending eigenvalues and the eigenvectors as columns, from the UPLO triangle ("L" or "U").
+// Ascending eigenvalues and the eigenvectors as columns, from the UPLO triangle ("L", the
+// default, or "U"): eigh(a, UPLO, symmetrize_input), or eigh(a, {.symmetrize_input = false});
+// eigvalsh(a, UPLO) takes symmetrize_input by keyword only, as JAX's.
+struct EighOptions {
+  KeywordOnly keyword_only{};
+  std::optional<std::string> UPLO = std::nullopt;
+  bool symmetrize_input = true;
+};
+EighResult eigh(const Array &a, const EighOptions &options);
+template <class = void>
 EighResult eigh(const Array &a, std::optional<std::string> UPLO = std::nullopt,
-                bool symmetrize_input = true);
-Array eigvalsh(const Array &a, const std::string &UPLO = "L", bool symmetrize_input = true);
+                bool symmetrize_input = true) {
+  return eigh(a, {.UPLO = std::move(UPLO), .symmetrize_input = symmetrize_input});
+}
+Array eigvalsh(const Array &a, const EighOptions &options);
+template <class = void> Array eigvalsh(const Array &a, const std::string &UPLO = "L") {
+  return eigvalsh(a, {.UPLO = UPLO});
+}
 // A real matrix's eigenvalues and right eigenvectors (columns of unit length, LAPACK's geev),
 // complex always, as jnp.linalg.eig's.
 EigResult eig(const Array &a);
@@ -77,10 +97,34 @@ LstsqResult lstsq(const Array &a, const Array &b, std::optional<double> rcond = 
 Array pinv(const Array &a, std::optional<double> rtol = std::nullopt);
 Array matrix_power(const Array &a, int64_t n);
 Array matrix_rank(const Array &M, std::optional<double> rtol = std::nullopt);
-Array norm(const Array &x, const NormOrder &ord = {}, const Axes &axis = {}, bool keepdims = false);
-Array vector_norm(const Array &x, const Axes &axis = {}, bool keepdims = false,
-                  const NormOrder &ord = 2);
-Array matrix_norm(const Array &x, bool keepdims = false, const NormOrder &ord = "fro");
+// norm(x, ord, axis, keepdims) in NumPy's order, or norm(x, {.axis = -1, .keepdims = true}).
+struct NormOptions {
+  KeywordOnly keyword_only{};
+  NormOrder ord = {};
+  Axes axis = {};
+  bool keepdims = false;
+};
+Array norm(const Array &x, const NormOptions &options);
+template <class = void>
+Array norm(const Array &x, const NormOrder &ord = {}, const Axes &axis = {},
+           bool keepdims = false) {
+  return norm(x, {.ord = ord, .axis = axis, .keepdims = keepdims});
+}
+// The array API's vector_norm(x, /, *, axis, keepdims, ord) and matrix_norm(x, /, *, keepdims,
+// ord): keywords only, vector_norm(x, {.axis = 0, .ord = 1}).
+struct VectorNormOptions {
+  KeywordOnly keyword_only{};
+  Axes axis = {};
+  bool keepdims = false;
+  NormOrder ord = 2;
+};
+Array vector_norm(const Array &x, const VectorNormOptions &options = {});
+struct MatrixNormOptions {
+  KeywordOnly keyword_only{};
+  bool keepdims = false;
+  NormOrder ord = "fro";
+};
+Array matrix_norm(const Array &x, const MatrixNormOptions &options = {});
 Array cond(const Array &x, const NormOrder &p = {});
 // The chained product in the order of fewest multiplications (NumPy's); a first or last 1-D
 // operand is a row or column vector.
@@ -89,14 +133,27 @@ Array tensorinv(const Array &a, int64_t ind = 2);
 Array tensorsolve(const Array &a, const Array &b,
                   std::optional<std::vector<int64_t>> axes = std::nullopt);
 
-// The array API's spellings, over the last axes.
-Array cross(const Array &x1, const Array &x2, int64_t axis = -1);
-Array diagonal(const Array &x, int64_t offset = 0);
+// The array API's spellings, over the last axes; their optional parameters are keyword-only
+// (JAX's): cross(a, b, {.axis = 0}), diagonal(x, {.offset = 1}), tensordot(a, b, {.axes = 1}).
+struct CrossOptions {
+  KeywordOnly keyword_only{};
+  int64_t axis = -1;
+};
+struct OffsetOptions {
+  KeywordOnly keyword_only{};
+  int64_t offset = 0;
+};
+struct TensordotOptions {
+  KeywordOnly keyword_only{};
+  int64_t axes = 2;
+};
+Array cross(const Array &x1, const Array &x2, const CrossOptions &options = {});
+Array diagonal(const Array &x, const OffsetOptions &options = {});
 Array matmul(const Array &x1, const Array &x2);
 Array matrix_transpose(const Array &x);
 Array outer(const Array &x1, const Array &x2);
-Array tensordot(const Array &x1, const Array &x2, int64_t axes = 2);
-Array trace(const Array &x, int64_t offset = 0);
-Array vecdot(const Array &x1, const Array &x2, int64_t axis = -1);
+Array tensordot(const Array &x1, const Array &x2, const TensordotOptions &options = {});
+Array trace(const Array &x, const OffsetOptions &options = {});
+Array vecdot(const Array &x1, const Array &x2, const VecdotOptions &options = {});
 
 } // namespace jx::numpy::linalg

@@ -36,10 +36,27 @@ Array squareplus(const Array &x, double b = 4.0);
 Array log1mexp(const Array &x);
 Array softmax(const Array &x, const numpy::Axes &axis = -1);
 Array log_softmax(const Array &x, const numpy::Axes &axis = -1);
-Array logsumexp(const Array &a, const numpy::Axes &axis = {}, bool keepdims = false);
-Array logmeanexp(const Array &a, const numpy::Axes &axis = {}, bool keepdims = false);
-// (x - mean) / sqrt(variance + epsilon) over axis.
-Array standardize(const Array &x, const numpy::Axes &axis = -1, double epsilon = 1e-5);
+// logsumexp(a, axis) and logmeanexp(a, axis); keepdims by keyword (JAX's third positionals are b
+// and where): logsumexp(a, {.axis = -1, .keepdims = true}).
+Array logsumexp(const Array &a, const numpy::AxisOptions &options);
+Array logmeanexp(const Array &a, const numpy::AxisOptions &options);
+template <class = void> Array logsumexp(const Array &a, const numpy::Axes &axis = {}) {
+  return logsumexp(a, {.axis = axis});
+}
+template <class = void> Array logmeanexp(const Array &a, const numpy::Axes &axis = {}) {
+  return logmeanexp(a, {.axis = axis});
+}
+// (x - mean) / sqrt(variance + epsilon) over axis: standardize(x, axis), epsilon by keyword (JAX's
+// third positional is mean): standardize(x, {.axis = 0, .epsilon = 1e-3}).
+struct StandardizeOptions {
+  numpy::KeywordOnly keyword_only{};
+  numpy::Axes axis = -1;
+  double epsilon = 1e-5;
+};
+Array standardize(const Array &x, const StandardizeOptions &options);
+template <class = void> Array standardize(const Array &x, const numpy::Axes &axis = -1) {
+  return standardize(x, {.axis = axis});
+}
 // x's integers as one-hot vectors along a new last axis (out-of-range values: all zeros).
 Array one_hot(const Array &x, int64_t num_classes, DType dtype = DType::float64);
 

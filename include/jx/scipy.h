@@ -25,7 +25,12 @@ Array kl_div(const Array &x, const Array &y);
 Array expit(const Array &x);
 Array logit(const Array &x);
 Array ndtr(const Array &x);
-Array logsumexp(const Array &a, const numpy::Axes &axis = {}, bool keepdims = false);
+// logsumexp(a, axis); keepdims by keyword (scipy's third positional is b):
+// logsumexp(a, {.axis = 0, .keepdims = true}).
+Array logsumexp(const Array &a, const numpy::AxisOptions &options);
+template <class = void> Array logsumexp(const Array &a, const numpy::Axes &axis = {}) {
+  return logsumexp(a, {.axis = axis});
+}
 Array softmax(const Array &x, const numpy::Axes &axis = {});
 Array log_softmax(const Array &x, const numpy::Axes &axis = {});
 Array i0(const Array &x);

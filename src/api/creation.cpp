@@ -109,8 +109,9 @@ Array arange_impl(double start, double stop, double step, bool integral,
   return wrap(v);
 }
 
-Array linspace(const Array &start, const Array &stop, int64_t num, bool endpoint, int64_t axis,
-               std::optional<DType> dtype) {
+Array linspace(const Array &start, const Array &stop, const LinspaceOptions &o) {
+  const int64_t num = o.num;
+  const bool endpoint = o.endpoint;
   if (num < 0) throw ValueError(fmt::format("Number of samples, {}, must be non-negative.", num));
   // NumPy: step = (stop - start) / div; y = iota * step + start; y[-1] = stop when endpoint.
   std::vector<NodePtr> bounds{node_of(start), node_of(stop)};
@@ -119,7 +120,7 @@ Array linspace(const Array &start, const Array &stop, int64_t num, bool endpoint
   std::vector<NodePtr> b = api::promote_and_broadcast(bounds, {compute, false});
   const Shape &bshape = b[0]->shape;
   const int64_t out_rank = int64_t(bshape.size()) + 1;
-  axis = api::normalize_axis(axis, out_rank);
+  const int64_t axis = api::normalize_axis(o.axis, out_rank);
   Shape shape = bshape;
   shape.insert(shape.begin(), num);
   auto spread = [&](const NodePtr &n) {
@@ -148,13 +149,13 @@ Array linspace(const Array &start, const Array &stop, int64_t num, bool endpoint
   Array out = wrap(y);
   if (endpoint && num > 1) out = out.at(-1).set(wrap(b[1]));
   if (axis != 0) out = moveaxis(out, 0, axis);
-  DType result = dtype ? *dtype : compute;
+  DType result = o.dtype ? *o.dtype : compute;
   if (!is_inexact(result)) out = floor(out);
   return out.astype(result);
 }
 
-Array eye(int64_t n, std::optional<int64_t> m, int64_t k, DType dtype) {
-  int64_t cols = m ? *m : n;
+Array eye(int64_t n, const EyeOptions &o) {
+  const int64_t cols = o.M ? *o.M : n, k = o.k;
   if (n < 0 || cols < 0) throw ValueError("negative dimensions are not allowed");
   Shape shape{n, cols};
   NodePtr row = ir::iota(DType::int64, shape, 0), col = ir::iota(DType::int64, shape, 1);
@@ -163,7 +164,7 @@ Array eye(int64_t n, std::optional<int64_t> m, int64_t k, DType dtype) {
                  ir::binary(ir::Op::Add, row,
                             api::broadcast_node(ir::literal_int(k, DType::int64, false), shape)),
                  col);
-  return wrap(ir::convert(diag, dtype));
+  return wrap(ir::convert(diag, o.dtype));
 }
 
 Array identity(int64_t n, DType dtype) { return eye(n, std::nullopt, 0, dtype); }
@@ -171,18 +172,18 @@ Array empty(const Shape &shape, DType dtype) { return zeros(shape, dtype); }
 Array empty_like(const Array &x, std::optional<DType> dtype) { return zeros_like(x, dtype); }
 Array copy(const Array &x) { return x; }
 
-Array logspace(const Array &start, const Array &stop, int64_t num, bool endpoint, const Array &base,
-               std::optional<DType> dtype, int64_t axis) {
-  const Array lin = linspace(start, stop, num, endpoint, axis);
-  Array b = api::to_inexact(base);
-  if (b.ndim() > 0) b = expand_dims(b, api::normalize_axis(axis, lin.ndim()));
+Array logspace(const Array &start, const Array &stop, const LogspaceOptions &o) {
+  const Array lin = linspace(start, stop, {.num = o.num, .endpoint = o.endpoint, .axis = o.axis});
+  Array b = api::to_inexact(o.base);
+  if (b.ndim() > 0) b = expand_dims(b, api::normalize_axis(o.axis, lin.ndim()));
   const Array out = power(b, lin);
-  return dtype ? out.astype(*dtype) : out;
+  return o.dtype ? out.astype(*o.dtype) : out;
 }
 
 // NumPy's: a logspace between the magnitudes, in the sign of start, with the endpoints exact.
-Array geomspace(const Array &start, const Array &stop, int64_t num, bool endpoint,
-                std::optional<DType> dtype, int64_t axis) {
+Array geomspace(const Array &start, const Array &stop, const LinspaceOptions &o) {
+  const int64_t num = o.num;
+  const bool endpoint = o.endpoint;
   const DType type = result_type({api::to_inexact(start), api::to_inexact(stop)});
   const Array sign = numpy::sign(start.astype(type));
   const Array lo = start.astype(type) / sign, hi = stop.astype(type) / sign;
@@ -190,8 +191,8 @@ Array geomspace(const Array &start, const Array &stop, int64_t num, bool endpoin
   if (num > 0) out = out.at(0).set(lo);
   if (num > 1 && endpoint) out = out.at(-1).set(hi);
   out = out * sign;
-  if (axis != 0) out = moveaxis(out, 0, axis);
-  return dtype ? out.astype(*dtype) : out;
+  if (o.axis != 0) out = moveaxis(out, 0, o.axis);
+  return o.dtype ? out.astype(*o.dtype) : out;
 }
 
 std::vector<Array> meshgrid(const std::vector<Array> &xi, std::string_view indexing) {

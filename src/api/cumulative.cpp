@@ -71,11 +71,11 @@ Array cumulative(bool product, const Array &x, std::optional<int64_t> axis, bool
 
 Array cumsum(const Array &x, std::optional<int64_t> axis) { return running(false, x, axis); }
 Array cumprod(const Array &x, std::optional<int64_t> axis) { return running(true, x, axis); }
-Array cumulative_sum(const Array &x, std::optional<int64_t> axis, bool include_initial) {
-  return cumulative(false, x, axis, include_initial);
+Array cumulative_sum(const Array &x, const CumulativeOptions &o) {
+  return cumulative(false, x, o.axis, o.include_initial);
 }
-Array cumulative_prod(const Array &x, std::optional<int64_t> axis, bool include_initial) {
-  return cumulative(true, x, axis, include_initial);
+Array cumulative_prod(const Array &x, const CumulativeOptions &o) {
+  return cumulative(true, x, o.axis, o.include_initial);
 }
 Array nancumsum(const Array &x, std::optional<int64_t> axis) {
   return cumsum(is_inexact(x.dtype()) ? where(isnan(x), zeros_like(x), x) : x, axis);
@@ -86,15 +86,16 @@ Array nancumprod(const Array &x, std::optional<int64_t> axis) {
 
 // NumPy's: each step's jump beyond discont is brought into [-period/2, period/2) by whole periods
 // (+period/2 for a positive jump of exactly half a period), and the corrections accumulate.
-Array unwrap(const Array &p, std::optional<double> discont, int64_t axis, double period) {
+Array unwrap(const Array &p, const UnwrapOptions &o) {
+  const double period = o.period;
   const Array x = api::to_inexact(p);
-  const int64_t a = api::normalize_axis(axis, x.ndim());
+  const int64_t a = api::normalize_axis(o.axis, x.ndim());
   const Array dd = diff(x, 1, a);
   const double high = period / 2, low = -high;
   Array ddmod = remainder(dd - low, period) + low;
   ddmod = where(logical_and(ddmod == low, dd > 0), full_like(ddmod, high), ddmod);
   Array correction = ddmod - dd;
-  correction = where(abs(dd) < discont.value_or(high), zeros_like(correction), correction);
+  correction = where(abs(dd) < o.discont.value_or(high), zeros_like(correction), correction);
   const Array rest = api::slice_along(x, a, 1, none) + cumsum(correction, a);
   return concatenate({api::slice_along(x, a, 0, 1), rest}, a);
 }

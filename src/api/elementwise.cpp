@@ -260,10 +260,10 @@ Array fmod(const Array &a, const Array &b) {
   return binary_promoted(Op::Fmod, wrap(numeric(node_of(a))), wrap(numeric(node_of(b))));
 }
 
-Array clip(const Array &x, const std::optional<Array> &min, const std::optional<Array> &max) {
+Array clip(const Array &x, const ClipOptions &o) {
   Array out = x;
-  if (min) out = maximum(*min, out);
-  if (max) out = minimum(*max, out);
+  if (o.min) out = maximum(*o.min, out);
+  if (o.max) out = minimum(*o.max, out);
   return out;
 }
 
@@ -303,7 +303,8 @@ Array logical_not(const Array &x) {
   return wrap(ir::unary(Op::Not, node_of(x.astype(DType::bool_))));
 }
 
-Array isclose(const Array &a, const Array &b, double rtol, double atol, bool equal_nan) {
+Array isclose(const Array &a, const Array &b, const IscloseOptions &o) {
+  const double rtol = o.rtol, atol = o.atol;
   const api::ResultType type = api::result_type({node_of(a), node_of(b)});
   const Array x(api::cast_node(node_of(a), type.dtype, type.weak)),
       y(api::cast_node(node_of(b), type.dtype, type.weak));
@@ -315,11 +316,11 @@ Array isclose(const Array &a, const Array &b, double rtol, double atol, bool equ
   out = logical_or(out, logical_and(logical_and(x_inf, y_inf), equal(x, y)));
   const Array x_nan = isnan(x), y_nan = isnan(y);
   out = logical_and(out, logical_not(logical_or(x_nan, y_nan)));
-  return equal_nan ? logical_or(out, logical_and(x_nan, y_nan)) : out;
+  return o.equal_nan ? logical_or(out, logical_and(x_nan, y_nan)) : out;
 }
 
-Array allclose(const Array &a, const Array &b, double rtol, double atol, bool equal_nan) {
-  return all(isclose(a, b, rtol, atol, equal_nan));
+Array allclose(const Array &a, const Array &b, const IscloseOptions &options) {
+  return all(isclose(a, b, options));
 }
 
 Array array_equal(const Array &a1, const Array &a2, bool equal_nan) {

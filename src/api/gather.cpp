@@ -76,8 +76,9 @@ Array nonzero_positions(const Array &a, std::optional<int64_t> size, std::string
 
 } // namespace
 
-Array take(const Array &a, const Array &indices, std::optional<int64_t> axis, std::string_view mode,
-           const std::optional<Array> &fill_value) {
+Array take(const Array &a, const Array &indices, const TakeOptions &o) {
+  const std::optional<int64_t> &axis = o.axis;
+  const std::string_view mode = o.mode;
   const Array x = axis ? a : ravel(a);
   const int64_t ax = api::normalize_axis(axis.value_or(0), x.ndim());
   const int64_t n = x.shape()[ax];
@@ -90,7 +91,7 @@ Array take(const Array &a, const Array &indices, std::optional<int64_t> axis, st
   Shape mask_shape(size_t(ax), 1);
   mask_shape.insert(mask_shape.end(), idx.shape().begin(), idx.shape().end());
   mask_shape.resize(size_t(taken.ndim()), 1);
-  const Array fill = fill_value ? fill_value->astype(x.dtype()) : default_fill(x.dtype());
+  const Array fill = o.fill_value ? o.fill_value->astype(x.dtype()) : default_fill(x.dtype());
   return where(reshape(outside(idx, n), mask_shape), fill, taken);
 }
 
@@ -164,60 +165,62 @@ Array put_along_axis(const Array &arr, const Array &indices, const Array &values
   return axis ? out : reshape(out, arr.shape());
 }
 
-std::vector<Array> nonzero(const Array &a, std::optional<int64_t> size, int64_t fill_value) {
+std::vector<Array> nonzero(const Array &a, const NonzeroOptions &o) {
   if (a.ndim() == 0)
     throw ValueError("Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar)"
                      ".nonzero() instead.");
-  const Array positions = nonzero_positions(a, size, "nonzero");
+  const Array positions = nonzero_positions(a, o.size, "nonzero");
   const Array padded = positions < 0;
   std::vector<Array> out;
   const std::vector<int64_t> strides = row_major_strides(a.shape());
   for (int64_t d = 0; d < a.ndim(); ++d) {
     const Array coord = remainder(floor_divide(positions, strides[size_t(d)]), a.shape()[d]);
-    out.push_back(where(padded, Array(fill_value), coord));
+    out.push_back(where(padded, Array(o.fill_value), coord));
   }
   return out;
 }
 
-Array flatnonzero(const Array &a, std::optional<int64_t> size, int64_t fill_value) {
-  const Array positions = nonzero_positions(a, size, "flatnonzero");
-  return where(positions < 0, Array(fill_value), positions);
+Array flatnonzero(const Array &a, const NonzeroOptions &o) {
+  const Array positions = nonzero_positions(a, o.size, "flatnonzero");
+  return where(positions < 0, Array(o.fill_value), positions);
 }
 
-Array argwhere(const Array &a, std::optional<int64_t> size, int64_t fill_value) {
+Array argwhere(const Array &a, const NonzeroOptions &options) {
   const Array x = atleast_1d(a);
-  std::vector<Array> coords = nonzero(x, size, fill_value);
+  std::vector<Array> coords = nonzero(x, options);
   const Array out = stack(coords, 1);
   return a.ndim() == 0 ? out(slice(), slice(0, 0)) : out;
 }
 
 std::vector<Array> where(const Array &condition) { return nonzero(condition); }
 
-Array extract(const Array &condition, const Array &arr, std::optional<int64_t> size,
-              double fill_value) {
-  const Array positions = nonzero_positions(condition, size, "extract");
+Array extract(const Array &condition, const Array &arr, const SizeOptions &o) {
+  const Array positions = nonzero_positions(condition, o.size, "extract");
   const Array flat = ravel(arr);
   const Array taken = wrap(ir::take(node_of(flat), node_of(maximum(positions, 0)), 0, false));
-  return where(positions < 0, full({}, fill_value, flat.dtype()), taken);
+  return where(positions < 0, full({}, o.fill_value.value_or(0), flat.dtype()), taken);
 }
 
-Array compress(const Array &condition, const Array &a, std::optional<int64_t> axis,
-               std::optional<int64_t> size, double fill_value) {
+Array compress(const Array &condition, const Array &a, const CompressOptions &o) {
+  const std::optional<int64_t> &axis = o.axis;
   if (condition.ndim() != 1) throw ValueError("condition must be a 1D array");
   const Array x = axis ? a : ravel(a);
   const int64_t ax = api::normalize_axis(axis.value_or(0), x.ndim());
   const Array cond = condition.astype(DType::bool_);
   const int64_t n = std::min(cond.size(), x.shape()[ax]);
   const Array kept = api::slice_along(cond, 0, 0, n);
-  const Array positions = nonzero_positions(kept, size, "compress");
+  const Array positions = nonzero_positions(kept, o.size, "compress");
   const Array taken = wrap(ir::take(node_of(x), node_of(maximum(positions, 0)), ax, false));
   Shape mask_shape(size_t(x.ndim()), 1);
   mask_shape[size_t(ax)] = positions.size();
-  return where(reshape(positions < 0, mask_shape), full({}, fill_value, x.dtype()), taken);
+  return where(reshape(positions < 0, mask_shape), full({}, o.fill_value.value_or(0), x.dtype()),
+               taken);
 }
 
-Array bincount(const Array &x, const std::optional<Array> &weights, int64_t minlength,
-               std::optional<int64_t> length) {
+Array bincount(const Array &x, const BincountOptions &o) {
+  const std::optional<Array> &weights = o.weights;
+  const int64_t minlength = o.minlength;
+  std::optional<int64_t> length = o.length;
   if (x.ndim() != 1) throw ValueError("bincount only accepts 1-dimensional input");
   if (is_inexact(x.dtype()))
     throw TypeError(fmt::format("x argument to bincount must have an integer type; got {}",

@@ -60,10 +60,10 @@ Array square_operand(const Array &a, fmt::format_string<std::string> format) {
 
 } // namespace
 
-Array cholesky(const Array &a, bool upper, bool symmetrize_input) {
+Array cholesky(const Array &a, const CholeskyOptions &o) {
   const Array x = square_operand(a, "The input to cholesky must be a square matrix. Got shape {}.");
-  const Array l = run(ir::Op::Cholesky, symmetrize_input ? symmetrized(x) : x);
-  return upper ? matrix_transpose(l) : l;
+  const Array l = run(ir::Op::Cholesky, o.symmetrize_input ? symmetrized(x) : x);
+  return o.upper ? matrix_transpose(l) : l;
 }
 
 Array det(const Array &a) {
@@ -126,8 +126,8 @@ Array symmetric_operand(const Array &a, const std::string &UPLO, bool symmetrize
 }
 } // namespace
 
-EighResult eigh(const Array &a, std::optional<std::string> UPLO, bool symmetrize_input) {
-  const Array x = symmetric_operand(a, UPLO.value_or("L"), symmetrize_input);
+EighResult eigh(const Array &a, const EighOptions &o) {
+  const Array x = symmetric_operand(a, o.UPLO.value_or("L"), o.symmetrize_input);
   const int64_t n = x.shape().back();
   const Array packed = run(ir::Op::Eigh, x, 0);
   return {squeeze(slice_along(packed, -2, 0, 1), -2),
@@ -150,8 +150,8 @@ EigResult eig(const Array &a) {
 
 Array eigvals(const Array &a) { return run(ir::Op::Eig, nonsymmetric_operand(a), 1); }
 
-Array eigvalsh(const Array &a, const std::string &UPLO, bool symmetrize_input) {
-  return run(ir::Op::Eigh, symmetric_operand(a, UPLO, symmetrize_input), 1);
+Array eigvalsh(const Array &a, const EighOptions &o) {
+  return run(ir::Op::Eigh, symmetric_operand(a, o.UPLO.value_or("L"), o.symmetrize_input), 1);
 }
 
 SVDResult svd(const Array &a, bool full_matrices) {
@@ -224,7 +224,7 @@ Array pinv(const Array &a, std::optional<double> rtol) {
   if (x.size() == 0) return zeros(with(batch_of(x), {n, m}), x.dtype());
   const double tol = rtol ? *rtol : 10 * double(std::max(m, n)) * api::epsilon(x.dtype());
   auto [u, s, vh] = svd(x, false);
-  const Array cutoff = Array(tol).astype(x.dtype()) * amax(s, -1, true);
+  const Array cutoff = Array(tol).astype(x.dtype()) * amax(s, {.axis = -1, .keepdims = true});
   const Array kept =
       where(s > cutoff, s, Array(std::numeric_limits<double>::infinity()).astype(x.dtype()));
   return matmul(matrix_transpose(vh), matrix_transpose(u) / expand_dims(kept, -1));
@@ -256,7 +256,7 @@ Array matrix_rank(const Array &M, std::optional<double> rtol) {
   const int64_t m = x.shape()[x.ndim() - 2], n = x.shape().back();
   const Array s = svdvals(x);
   const double r = rtol ? *rtol : double(std::max(m, n)) * api::epsilon(x.dtype());
-  const Array tol = Array(r).astype(x.dtype()) * amax(s, -1, true);
+  const Array tol = Array(r).astype(x.dtype()) * amax(s, {.axis = -1, .keepdims = true});
   return count_nonzero(s > tol, -1);
 }
 
@@ -274,22 +274,25 @@ std::string order_text(const NormOrder &ord) {
 Array vector_norm_of(const Array &x, const NormOrder &ord, const Axes &axis, bool keepdims) {
   if (ord.name()) throw ValueError(fmt::format("Invalid order '{}' for vector norm.", *ord.name()));
   const double p = ord.number().value_or(2);
-  if (p == 2) return sqrt(sum(real(x * conj(x)), axis, keepdims));
-  if (std::isinf(p)) return p > 0 ? amax(abs(x), axis, keepdims) : amin(abs(x), axis, keepdims);
-  if (p == 0) return sum((x != 0).astype(x.dtype()), axis, keepdims);
-  if (p == 1) return sum(abs(x), axis, keepdims);
+  const ReduceOptions over{.axis = axis, .keepdims = keepdims};
+  if (p == 2) return sqrt(sum(real(x * conj(x)), over));
+  if (std::isinf(p)) return p > 0 ? amax(abs(x), over) : amin(abs(x), over);
+  if (p == 0) return sum((x != 0).astype(x.dtype()), over);
+  if (p == 1) return sum(abs(x), over);
   const Array q = Array(p).astype(x.dtype());
-  return power(sum(power(abs(x), q), axis, keepdims), 1 / q);
+  return power(sum(power(abs(x), q), over), 1 / q);
 }
 
 Array matrix_norm_of(const Array &x, const NormOrder &ord, int64_t row, int64_t col,
                      bool keepdims) {
   const std::string text = ord.is_none() ? "fro" : order_text(ord);
-  if (text == "fro") return sqrt(sum(real(x * conj(x)), {row, col}, keepdims));
+  if (text == "fro")
+    return sqrt(sum(real(x * conj(x)), {.axis = {row, col}, .keepdims = keepdims}));
   auto sums = [&](int64_t along, int64_t then, bool largest) {
     if (!keepdims && then > along) --then;
-    const Array s = sum(abs(x), along, keepdims);
-    return largest ? amax(s, then, keepdims) : amin(s, then, keepdims);
+    const Array s = sum(abs(x), {.axis = along, .keepdims = keepdims});
+    return largest ? amax(s, {.axis = then, .keepdims = keepdims})
+                   : amin(s, {.axis = then, .keepdims = keepdims});
   };
   if (text == "1") return sums(row, col, true);
   if (text == "-1") return sums(row, col, false);
@@ -310,7 +313,10 @@ Array matrix_norm_of(const Array &x, const NormOrder &ord, int64_t row, int64_t 
 
 } // namespace
 
-Array norm(const Array &a, const NormOrder &ord, const Axes &axis, bool keepdims) {
+Array norm(const Array &a, const NormOptions &o) {
+  const NormOrder &ord = o.ord;
+  const Axes &axis = o.axis;
+  const bool keepdims = o.keepdims;
   const Array x = to_inexact(a);
   std::vector<int64_t> axes;
   if (axis.is_none()) {
@@ -333,19 +339,19 @@ Array norm(const Array &a, const NormOrder &ord, const Axes &axis, bool keepdims
                                fmt::join(axes, ", ")));
 }
 
-Array vector_norm(const Array &x, const Axes &axis, bool keepdims, const NormOrder &ord) {
+Array vector_norm(const Array &x, const VectorNormOptions &o) {
   const Array y = to_inexact(x);
-  if (axis.is_none()) {
-    const Array flat = vector_norm_of(ravel(y), ord, 0, false);
-    return keepdims ? reshape(flat, Shape(size_t(y.ndim()), 1)) : flat;
+  if (o.axis.is_none()) {
+    const Array flat = vector_norm_of(ravel(y), o.ord, 0, false);
+    return o.keepdims ? reshape(flat, Shape(size_t(y.ndim()), 1)) : flat;
   }
-  return vector_norm_of(y, ord, axis, keepdims);
+  return vector_norm_of(y, o.ord, o.axis, o.keepdims);
 }
 
-Array matrix_norm(const Array &x, bool keepdims, const NormOrder &ord) {
+Array matrix_norm(const Array &x, const MatrixNormOptions &o) {
   const Array y = to_inexact(x);
   require_matrices(y);
-  return matrix_norm_of(y, ord, y.ndim() - 2, y.ndim() - 1, keepdims);
+  return matrix_norm_of(y, o.ord, y.ndim() - 2, y.ndim() - 1, o.keepdims);
 }
 
 Array cond(const Array &x, const NormOrder &p) {
@@ -368,7 +374,7 @@ Array cond(const Array &x, const NormOrder &p) {
     throw ValueError(
         fmt::format("jnp.linalg.cond: for p={}, array must be square; got arr.shape={}",
                     p.name() ? fmt::format("'{}'", text) : text, shape_str(y.shape())));
-  return matrix_norm(y, false, p) * matrix_norm(inv(y), false, p);
+  return matrix_norm(y, {.ord = p}) * matrix_norm(inv(y), {.ord = p});
 }
 
 Array multi_dot(const std::vector<Array> &arrays) {
@@ -455,10 +461,12 @@ Array tensorsolve(const Array &a, const Array &b, std::optional<std::vector<int6
   return reshape(solve(reshape(x, {b.size(), shape_size(out)}), ravel(b)), out);
 }
 
-Array cross(const Array &x1, const Array &x2, int64_t axis) {
-  return numpy::cross(x1, x2, axis, axis, axis);
+Array cross(const Array &x1, const Array &x2, const CrossOptions &o) {
+  return numpy::cross(x1, x2, {.axis = o.axis});
 }
-Array diagonal(const Array &x, int64_t offset) { return numpy::diagonal(x, offset, -2, -1); }
+Array diagonal(const Array &x, const OffsetOptions &o) {
+  return numpy::diagonal(x, o.offset, -2, -1);
+}
 Array matmul(const Array &x1, const Array &x2) { return numpy::matmul(x1, x2); }
 Array matrix_transpose(const Array &x) { return numpy::matrix_transpose(x); }
 Array outer(const Array &x1, const Array &x2) {
@@ -468,10 +476,12 @@ Array outer(const Array &x1, const Array &x2) {
                     x1.ndim(), x2.ndim()));
   return numpy::outer(x1, x2);
 }
-Array tensordot(const Array &x1, const Array &x2, int64_t axes) {
-  return numpy::tensordot(x1, x2, axes);
+Array tensordot(const Array &x1, const Array &x2, const TensordotOptions &o) {
+  return numpy::tensordot(x1, x2, o.axes);
 }
-Array trace(const Array &x, int64_t offset) { return numpy::trace(x, offset, -2, -1); }
-Array vecdot(const Array &x1, const Array &x2, int64_t axis) { return numpy::vecdot(x1, x2, axis); }
+Array trace(const Array &x, const OffsetOptions &o) { return numpy::trace(x, o.offset, -2, -1); }
+Array vecdot(const Array &x1, const Array &x2, const VecdotOptions &options) {
+  return numpy::vecdot(x1, x2, options);
+}
 
 } // namespace jx::numpy::linalg

@@ -92,8 +92,8 @@ Array poly_combine(const Array &a1, const Array &a2, bool subtract) {
 
 } // namespace
 
-Array tri(int64_t n, std::optional<int64_t> m, int64_t k, DType dtype) {
-  return tri_mask(n, m.value_or(n), k).astype(dtype);
+Array tri(int64_t n, const EyeOptions &o) {
+  return tri_mask(n, o.M.value_or(n), o.k).astype(o.dtype);
 }
 
 Array tril(const Array &m, int64_t k) {
@@ -107,11 +107,11 @@ Array triu(const Array &m, int64_t k) {
   return where(mask, zeros_like(m), m);
 }
 
-std::pair<Array, Array> tril_indices(int64_t n, int64_t k, std::optional<int64_t> m) {
-  return mask_indices(n, m.value_or(n), k, true);
+std::pair<Array, Array> tril_indices(int64_t n, const TriIndicesOptions &o) {
+  return mask_indices(n, o.m.value_or(n), o.k, true);
 }
-std::pair<Array, Array> triu_indices(int64_t n, int64_t k, std::optional<int64_t> m) {
-  return mask_indices(n, m.value_or(n), k - 1, false);
+std::pair<Array, Array> triu_indices(int64_t n, const TriIndicesOptions &o) {
+  return mask_indices(n, o.m.value_or(n), o.k - 1, false);
 }
 std::pair<Array, Array> tril_indices_from(const Array &arr, int64_t k) {
   if (arr.ndim() != 2) throw ValueError("input array must be 2-d");
@@ -133,9 +133,9 @@ std::vector<Array> diag_indices_from(const Array &arr) {
   return diag_indices(arr.shape()[0], arr.ndim());
 }
 
-Array diagonal(const Array &a, int64_t offset, int64_t axis1, int64_t axis2) {
-  const int64_t a1 = api::normalize_axis(axis1, a.ndim()),
-                a2 = api::normalize_axis(axis2, a.ndim());
+Array diagonal(const Array &a, const DiagonalOptions &o) {
+  const int64_t offset = o.offset, a1 = api::normalize_axis(o.axis1, a.ndim()),
+                a2 = api::normalize_axis(o.axis2, a.ndim());
   if (a1 == a2) throw ValueError("axis1 and axis2 cannot be the same");
   Array x = offset >= 0 ? slice_along(a, a2, offset, none) : slice_along(a, a1, -offset, none);
   const int64_t n = std::min(x.shape()[a1], x.shape()[a2]);
@@ -143,8 +143,8 @@ Array diagonal(const Array &a, int64_t offset, int64_t axis1, int64_t axis2) {
   return wrap(ir::diagonal(node_of(x), a1, a2));
 }
 
-Array trace(const Array &a, int64_t offset, int64_t axis1, int64_t axis2) {
-  return sum(diagonal(a, offset, axis1, axis2), -1);
+Array trace(const Array &a, const DiagonalOptions &options) {
+  return sum(diagonal(a, options), -1);
 }
 
 Array diag(const Array &v, int64_t k) {
@@ -158,12 +158,12 @@ Array diag(const Array &v, int64_t k) {
 }
 Array diagflat(const Array &v, int64_t k) { return diag(ravel(v), k); }
 
-Array vander(const Array &x, std::optional<int64_t> n, bool increasing) {
+Array vander(const Array &x, const VanderOptions &o) {
   if (x.ndim() != 1) throw ValueError("x must be a one-dimensional array or sequence.");
-  const int64_t columns = n.value_or(x.size());
+  const int64_t columns = o.N.value_or(x.size());
   if (columns < 0) throw ValueError("N must be nonnegative.");
   Array powers = arange(columns, x.dtype() == DType::bool_ ? DType::int64 : x.dtype());
-  if (!increasing) powers = (columns - 1) - powers;
+  if (!o.increasing) powers = (columns - 1) - powers;
   return power(expand_dims(x, 1), powers);
 }
 
@@ -196,8 +196,10 @@ Array kron(const Array &a, const Array &b) {
 }
 
 // NumPy's cases: a 2-vector's missing third component is zero (not 0 * x, which is NaN for x =
-// inf); two 2-vectors give the scalar z component.
-Array cross(const Array &a, const Array &b, int64_t axisa, int64_t axisb, int64_t axisc) {
+// inf); two 2-vectors give the scalar z component. axis, when given, is all three axes.
+Array cross(const Array &a, const Array &b, const CrossOptions &o) {
+  const int64_t axisa = o.axis.value_or(o.axisa), axisb = o.axis.value_or(o.axisb),
+                axisc = o.axis.value_or(o.axisc);
   const Array x = moveaxis(a, axisa, -1), y = moveaxis(b, axisb, -1);
   const int64_t na = x.shape().back(), nb = y.shape().back();
   if ((na != 2 && na != 3) || (nb != 2 && nb != 3))
@@ -218,7 +220,8 @@ Array cross(const Array &a, const Array &b, int64_t axisa, int64_t axisb, int64_
   return moveaxis(stack(parts, -1), -1, axisc);
 }
 
-Array vecdot(const Array &x1, const Array &x2, int64_t axis) {
+Array vecdot(const Array &x1, const Array &x2, const VecdotOptions &o) {
+  const int64_t axis = o.axis;
   const int64_t a1 = api::normalize_axis(axis, x1.ndim()),
                 a2 = api::normalize_axis(axis, x2.ndim());
   if (x1.shape()[a1] != x2.shape()[a2])
@@ -272,7 +275,9 @@ Array polyder(const Array &p, int64_t m) {
   }
   return out;
 }
-Array polyint(const Array &p, int64_t m, const Array &k) {
+Array polyint(const Array &p, const PolyintOptions &o) {
+  const int64_t m = o.m;
+  const Array &k = o.k;
   if (m < 0) throw ValueError("Order of integral must be positive (see polyder)");
   Array constants = atleast_1d(k);
   if (constants.size() == 1 && m > 1) constants = broadcast_to(constants, {m});
@@ -297,9 +302,10 @@ Array poly(const Array &seq_of_zeros) {
   return a;
 }
 
-Array trapezoid(const Array &y, const std::optional<Array> &x, double dx, int64_t axis) {
-  const int64_t ax = api::normalize_axis(axis, y.ndim());
-  Array d = dx;
+Array trapezoid(const Array &y, const TrapezoidOptions &o) {
+  const std::optional<Array> &x = o.x;
+  const int64_t ax = api::normalize_axis(o.axis, y.ndim());
+  Array d = o.dx;
   if (x) {
     if (x->ndim() == 1) {
       Shape along(y.ndim(), 1);
@@ -313,8 +319,8 @@ Array trapezoid(const Array &y, const std::optional<Array> &x, double dx, int64_
   return sum(d * (slice_along(f, ax, 1, none) + slice_along(f, ax, none, -1)) / 2.0, ax);
 }
 
-Array ediff1d(const Array &ary, const std::optional<Array> &to_end,
-              const std::optional<Array> &to_begin) {
+Array ediff1d(const Array &ary, const Ediff1dOptions &o) {
+  const std::optional<Array> &to_end = o.to_end, &to_begin = o.to_begin;
   const Array flat = ravel(ary);
   std::vector<Array> parts;
   if (to_begin) parts.push_back(ravel(to_begin->astype(flat.dtype())));
@@ -324,10 +330,11 @@ Array ediff1d(const Array &ary, const std::optional<Array> &to_end,
 }
 
 // Central differences inside, one-sided at the edges (edge_order 1), with uniform spacing.
-std::vector<Array> gradient(const Array &f, const Axes &axis, double spacing) {
+std::vector<Array> gradient(const Array &f, const GradientOptions &o) {
+  const double spacing = o.spacing;
   const Array x = to_inexact(f);
   std::vector<Array> out;
-  for (int64_t a : api::normalize_axes(axis, x.ndim())) {
+  for (int64_t a : api::normalize_axes(o.axis, x.ndim())) {
     const int64_t n = x.shape()[a];
     if (n < 2)
       throw ValueError("Shape of array too small to calculate a numerical gradient, at least "

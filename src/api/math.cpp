@@ -91,14 +91,13 @@ Array sinc(const Array &x) {
 Array isneginf(const Array &x) { return logical_and(isinf(x), signbit(x)); }
 Array isposinf(const Array &x) { return logical_and(isinf(x), logical_not(signbit(x))); }
 
-Array nan_to_num(const Array &x, double nan, std::optional<double> posinf,
-                 std::optional<double> neginf) {
+Array nan_to_num(const Array &x, const NanToNumOptions &o) {
   if (!is_floating(x.dtype())) return x;
   const double big = x.dtype() == DType::float32 ? std::numeric_limits<float>::max()
                                                  : std::numeric_limits<double>::max();
-  Array out = where(isnan(x), full_like(x, nan), x);
-  out = where(isposinf(x), full_like(x, posinf.value_or(big)), out);
-  return where(isneginf(x), full_like(x, neginf.value_or(-big)), out);
+  Array out = where(isnan(x), full_like(x, o.nan), x);
+  out = where(isposinf(x), full_like(x, o.posinf.value_or(big)), out);
+  return where(isneginf(x), full_like(x, o.neginf.value_or(-big)), out);
 }
 
 std::pair<Array, Array> divmod(const Array &a, const Array &b) {
@@ -200,10 +199,10 @@ Array select(const std::vector<Array> &condlist, const std::vector<Array> &choic
 }
 
 // Every element against every test element (jnp's method for small tests: compare_all).
-Array isin(const Array &element, const Array &test_elements, bool invert) {
+Array isin(const Array &element, const Array &test_elements, const IsinOptions &o) {
   const Array tests = ravel(test_elements);
   const Array found = any(expand_dims(element, -1) == tests, -1);
-  return invert ? logical_not(found) : found;
+  return o.invert ? logical_not(found) : found;
 }
 
 Array i0(const Array &x) { return scipy::special::i0(x); }

@@ -120,20 +120,21 @@ Array softmax(const Array &x, const jnp::Axes &axis) { return scipy::special::so
 Array log_softmax(const Array &x, const jnp::Axes &axis) {
   return scipy::special::log_softmax(x, axis);
 }
-Array logsumexp(const Array &a, const jnp::Axes &axis, bool keepdims) {
-  return scipy::special::logsumexp(a, axis, keepdims);
+Array logsumexp(const Array &a, const jnp::AxisOptions &options) {
+  return scipy::special::logsumexp(a, options);
 }
-Array logmeanexp(const Array &a, const jnp::Axes &axis, bool keepdims) {
+Array logmeanexp(const Array &a, const jnp::AxisOptions &options) {
   int64_t count = 1;
-  for (int64_t i : api::normalize_axes(axis, a.ndim()))
+  for (int64_t i : api::normalize_axes(options.axis, a.ndim()))
     count *= a.shape()[i];
-  return logsumexp(a, axis, keepdims) - std::log(double(count));
+  return logsumexp(a, options) - std::log(double(count));
 }
-Array standardize(const Array &x, const jnp::Axes &axis, double epsilon) {
+Array standardize(const Array &x, const StandardizeOptions &o) {
   const Array f = to_inexact(x);
-  const Array mean = jnp::mean(f, axis, true);
-  const Array variance = jnp::mean(jnp::square(f), axis, true) - jnp::square(mean);
-  return (f - mean) * (1.0 / jnp::sqrt(variance + epsilon));
+  const Array mean = jnp::mean(f, {.axis = o.axis, .keepdims = true});
+  const Array variance =
+      jnp::mean(jnp::square(f), {.axis = o.axis, .keepdims = true}) - jnp::square(mean);
+  return (f - mean) * (1.0 / jnp::sqrt(variance + o.epsilon));
 }
 Array one_hot(const Array &x, int64_t num_classes, DType dtype) {
   if (num_classes < 0)

@@ -78,7 +78,9 @@ Array rollaxis(const Array &x, int64_t axis, int64_t start) {
   return transpose(x, axes);
 }
 
-Array rot90(const Array &m, int64_t k, std::pair<int64_t, int64_t> axes) {
+Array rot90(const Array &m, const Rot90Options &o) {
+  const std::pair<int64_t, int64_t> &axes = o.axes;
+  int64_t k = o.k;
   const int64_t n = m.ndim();
   if (axes.first == axes.second || std::abs(axes.first - axes.second) == n)
     throw ValueError("Axes must be different.");
@@ -112,7 +114,9 @@ Array atleast_3d(const Array &x) {
   return x;
 }
 
-Array concat(const std::vector<Array> &xs, int64_t axis) { return concatenate(xs, axis); }
+Array concat(const std::vector<Array> &xs, const ConcatOptions &o) {
+  return concatenate(xs, o.axis);
+}
 
 namespace {
 std::vector<Array> each(const std::vector<Array> &xs, Array (*f)(const Array &)) {
@@ -161,10 +165,10 @@ std::vector<Array> dsplit(const Array &x, int64_t count) {
   return split(x, count, 2);
 }
 
-std::vector<Array> unstack(const Array &x, int64_t axis) {
+std::vector<Array> unstack(const Array &x, const UnstackOptions &o) {
   if (x.ndim() == 0)
     throw ValueError("Unstack requires arrays with rank > 0, however a scalar array was passed.");
-  const int64_t a = api::normalize_axis(axis, x.ndim());
+  const int64_t a = api::normalize_axis(o.axis, x.ndim());
   std::vector<Array> out;
   for (int64_t i = 0; i < x.shape()[a]; ++i) {
     std::vector<IndexItem> idx(a, Slice{});

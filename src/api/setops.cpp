@@ -42,7 +42,7 @@ SortedRuns sorted_runs(const Array &ar, int64_t axis, bool equal_nan) {
       keys.push_back(rows(jx::slice(), c));
     perm = lexsort(keys, -1);
   }
-  const Array aux = n ? take(moved, perm, 0, "clip") : moved;
+  const Array aux = n ? take(moved, perm, {.axis = 0, .mode = "clip"}) : moved;
   if (aux.size() == 0) return {aux, zeros({perm.size()}, DType::bool_), perm};
   const Array a = later_rows(aux), b = first_rows(aux);
   Array differ = a != b;
@@ -71,8 +71,8 @@ UniqueParts unique_parts(const Array &ar, int64_t axis, bool equal_nan, std::opt
   const SortedRuns s = sorted_runs(ar, axis, equal_nan);
   const Array count = sum(s.mask).astype(DType::int64);
   const int64_t rows = size ? *size : count.item<int64_t>();
-  const Array ind = flatnonzero(s.mask, rows);
-  Array result = s.aux.size() ? take(s.aux, ind, 0, "clip") : s.aux;
+  const Array ind = flatnonzero(s.mask, {.size = rows});
+  Array result = s.aux.size() ? take(s.aux, ind, {.axis = 0, .mode = "clip"}) : s.aux;
   if (size && fill_value) {
     const Array fill = fill_value->astype(result.dtype());
     if (result.shape()[0]) {
@@ -85,16 +85,17 @@ UniqueParts unique_parts(const Array &ar, int64_t axis, bool equal_nan, std::opt
       result = full(shape, fill, result.dtype());
     }
   }
-  UniqueParts p{moveaxis(result, 0, axis), s.aux.size() ? take(s.perm, ind, 0, "clip") : s.perm,
+  UniqueParts p{moveaxis(result, 0, axis),
+                s.aux.size() ? take(s.perm, ind, {.axis = 0, .mode = "clip"}) : s.perm,
                 zeros({extent}, DType::int64), zeros({0}, DType::int64), count};
   if (s.aux.size()) p.inverse = p.inverse.at(s.perm).set(cumsum(s.mask.astype(DType::int64)) - 1);
   const int64_t n = s.mask.size();
   if (s.aux.size()) {
     Array idx = zeros({0}, DType::int64);
     if (!size) {
-      idx = append(flatnonzero(s.mask, rows), full({1}, Array(n), DType::int64));
+      idx = append(flatnonzero(s.mask, {.size = rows}), full({1}, Array(n), DType::int64));
     } else {
-      idx = flatnonzero(s.mask, *size + 1);
+      idx = flatnonzero(s.mask, {.size = *size + 1});
       const Array tail = later_rows(idx);
       idx = idx.at(jx::slice(1, std::nullopt)).set(where(tail != 0, tail, Array(n)));
     }
@@ -148,14 +149,15 @@ Joined joined_unique(const Array &x, const Array &y, bool assume_unique) {
   const Array arr = concatenate({ux, uy});
   const Array valid = concatenate({arange(x.size()) < cx, arange(y.size()) < cy});
   const Array perm = lexsort({arr, logical_not(valid)});
-  return {take(arr, perm, 0, "clip"), (cx + cy).astype(DType::int64)};
+  return {take(arr, perm, {.axis = 0, .mode = "clip"}), (cx + cy).astype(DType::int64)};
 }
 
 // The first `size` sorted values where flags hold (as JAX's: the gather past the end gives 0), with
 // fill_results' fill.
 Array flagged_values(const Array &aux, const Array &flags, int64_t size,
                      const std::optional<Array> &fill_value) {
-  const Array vals = take(aux, flatnonzero(flags, size, aux.size()), 0, "fill", Array(0));
+  const Array vals = take(aux, flatnonzero(flags, {.size = size, .fill_value = aux.size()}),
+                          {.axis = 0, .mode = "fill", .fill_value = Array(0)});
   return fill_results(vals, sum(flags).astype(DType::int64), fill_value);
 }
 
@@ -171,68 +173,66 @@ std::pair<Array, Array> promoted_flat(const Array &a, const Array &b) {
 
 } // namespace
 
-Array unique(const Array &ar, std::optional<int64_t> axis, bool equal_nan,
-             std::optional<int64_t> size, const std::optional<Array> &fill_value) {
-  require_concrete_unique(ar, size);
-  if (!axis) return unique_parts(ravel(ar), 0, equal_nan, size, fill_value).values;
-  return unique_parts(ar, *axis, equal_nan, size, fill_value).values;
+Array unique(const Array &ar, const UniqueOptions &o) {
+  require_concrete_unique(ar, o.size);
+  if (!o.axis) return unique_parts(ravel(ar), 0, o.equal_nan, o.size, o.fill_value).values;
+  return unique_parts(ar, *o.axis, o.equal_nan, o.size, o.fill_value).values;
 }
 
-UniqueAllResult unique_all(const Array &x, std::optional<int64_t> size,
-                           const std::optional<Array> &fill_value) {
-  const UniqueParts p = unique_flat(x, false, size, fill_value);
+UniqueAllResult unique_all(const Array &x, const SizeOptions &o) {
+  const UniqueParts p = unique_flat(x, false, o.size, o.fill_value);
   return {p.values, p.indices, p.inverse, p.counts};
 }
 
-UniqueCountsResult unique_counts(const Array &x, std::optional<int64_t> size,
-                                 const std::optional<Array> &fill_value) {
-  const UniqueParts p = unique_flat(x, false, size, fill_value);
+UniqueCountsResult unique_counts(const Array &x, const SizeOptions &o) {
+  const UniqueParts p = unique_flat(x, false, o.size, o.fill_value);
   return {p.values, p.counts};
 }
 
-UniqueInverseResult unique_inverse(const Array &x, std::optional<int64_t> size,
-                                   const std::optional<Array> &fill_value) {
-  const UniqueParts p = unique_flat(x, false, size, fill_value);
+UniqueInverseResult unique_inverse(const Array &x, const SizeOptions &o) {
+  const UniqueParts p = unique_flat(x, false, o.size, o.fill_value);
   return {p.values, p.inverse};
 }
 
-Array unique_values(const Array &x, std::optional<int64_t> size,
-                    const std::optional<Array> &fill_value) {
-  return unique_flat(x, false, size, fill_value).values;
+Array unique_values(const Array &x, const SizeOptions &o) {
+  return unique_flat(x, false, o.size, o.fill_value).values;
 }
 
-Array union1d(const Array &ar1, const Array &ar2, std::optional<int64_t> size,
-              const std::optional<Array> &fill_value) {
-  if (!size) {
+Array union1d(const Array &ar1, const Array &ar2, const SizeOptions &o) {
+  if (!o.size) {
     api::require_concrete(ar1, "The error arose in union1d()");
     api::require_concrete(ar2, "The error arose in union1d()");
   }
-  return unique(concatenate({ravel(ar1), ravel(ar2)}), std::nullopt, true, size, fill_value);
+  return unique(concatenate({ravel(ar1), ravel(ar2)}),
+                {.size = o.size, .fill_value = o.fill_value});
 }
 
-Array setdiff1d(const Array &ar1, const Array &ar2, bool assume_unique, std::optional<int64_t> size,
-                const std::optional<Array> &fill_value) {
+Array setdiff1d(const Array &ar1, const Array &ar2, const SetOptions &o) {
+  const bool assume_unique = o.assume_unique;
+  const std::optional<int64_t> &size = o.size;
+  const std::optional<Array> &fill_value = o.fill_value;
   Array arr1 = ravel(ar1);
   const Array arr2 = ravel(ar2);
   if (!size) api::require_concrete(ar1, "The error arose in setdiff1d()");
   const Array fill = (fill_value ? *fill_value : Array(0)).astype(arr1.dtype());
   if (arr1.size() == 0) return full({size.value_or(0)}, fill, arr1.dtype());
   if (!assume_unique)
-    arr1 =
-        unique(arr1, std::nullopt, true, size ? std::optional<int64_t>(arr1.size()) : std::nullopt);
-  Array mask = isin(arr1, arr2, true);
-  if (!size) return take(arr1, flatnonzero(mask), 0, "clip");
+    arr1 = unique(arr1, {.size = size ? std::optional<int64_t>(arr1.size()) : std::nullopt});
+  Array mask = isin(arr1, arr2, {.invert = true});
+  if (!size) return take(arr1, flatnonzero(mask), {.axis = 0, .mode = "clip"});
   if (!assume_unique) {
     // unique's padding repeats its first value: drop it.
     const Array n_unique = arr1.size() + 1 - sum(arr1 == arr1(0)).astype(DType::int64);
     mask = where(arange(arr1.size()) < n_unique, mask, Array(false));
   }
   return where(arange(*size) < sum(mask).astype(DType::int64),
-               take(arr1, flatnonzero(mask, *size), 0, "clip"), fill);
+               take(arr1, flatnonzero(mask, {.size = *size}), {.axis = 0, .mode = "clip"}), fill);
 }
 
-Array intersect1d(const Array &ar1, const Array &ar2, bool assume_unique,
-                  std::optional<int64_t> size, const std::optional<Array> &fill_value) {
+Array intersect1d(const Array &ar1, const Array &ar2, const SetOptions &o) {
+  const bool assume_unique = o.assume_unique;
+  const std::optional<int64_t> &size = o.size;
+  const std::optional<Array> &fill_value = o.fill_value;
   const auto [arr1, arr2] = promoted_flat(ar1, ar2);
   if (size) {
     const Joined j = joined_unique(arr1, arr2, assume_unique);
@@ -246,11 +246,13 @@ Array intersect1d(const Array &ar1, const Array &ar2, bool assume_unique,
   const Array aux = sorted_uniques(arr1, arr2, assume_unique);
   if (aux.size() == 0) return aux;
   const Array lower = first_rows(aux);
-  return take(lower, flatnonzero(later_rows(aux) == lower), 0, "clip");
+  return take(lower, flatnonzero(later_rows(aux) == lower), {.axis = 0, .mode = "clip"});
 }
 
-Array setxor1d(const Array &ar1, const Array &ar2, bool assume_unique, std::optional<int64_t> size,
-               const std::optional<Array> &fill_value) {
+Array setxor1d(const Array &ar1, const Array &ar2, const SetOptions &o) {
+  const bool assume_unique = o.assume_unique;
+  const std::optional<int64_t> &size = o.size;
+  const std::optional<Array> &fill_value = o.fill_value;
   const auto [arr1, arr2] = promoted_flat(ar1, ar2);
   if (size) {
     const Joined j = joined_unique(arr1, arr2, assume_unique);
@@ -271,7 +273,7 @@ Array setxor1d(const Array &ar1, const Array &ar2, bool assume_unique, std::opti
   const Array flag = concatenate(
       {ones({1}, DType::bool_), later_rows(aux) != first_rows(aux), ones({1}, DType::bool_)});
   const Array alone = logical_and(later_rows(flag), first_rows(flag));
-  return take(aux, flatnonzero(alone), 0, "clip");
+  return take(aux, flatnonzero(alone), {.axis = 0, .mode = "clip"});
 }
 
 } // namespace jx::numpy

@@ -167,7 +167,8 @@ Array stack(const std::vector<Array> &xs, int64_t axis) {
 }
 
 Array pad(const Array &x, const std::vector<std::pair<int64_t, int64_t>> &pad_width,
-          const Array &constant_values) {
+          const PadOptions &options) {
+  const Array &constant_values = options.constant_values;
   const int64_t r = x.ndim();
   if (pad_width.size() != 1 && int64_t(pad_width.size()) != r)
     throw ValueError(fmt::format("pad_width has {} entries, expected 1 or {} (one per axis)",
@@ -184,15 +185,16 @@ Array pad(const Array &x, const std::vector<std::pair<int64_t, int64_t>> &pad_wi
   return wrap(ir::pad(node_of(x), value, lo, hi));
 }
 
-Array pad(const Array &x, int64_t pad_width, const Array &constant_values) {
-  return pad(x, {{pad_width, pad_width}}, constant_values);
+Array pad(const Array &x, int64_t pad_width, const PadOptions &options) {
+  return pad(x, {{pad_width, pad_width}}, options);
 }
 
-Array diff(const Array &a, int64_t n, int64_t axis, const std::optional<Array> &prepend,
-           const std::optional<Array> &append) {
+Array diff(const Array &a, const DiffOptions &o) {
+  const int64_t n = o.n;
+  const std::optional<Array> &prepend = o.prepend, &append = o.append;
   if (n < 0) throw ValueError(fmt::format("order must be non-negative but got {}", n));
   if (a.ndim() == 0) throw ValueError("diff requires input that is at least one dimensional");
-  axis = api::normalize_axis(axis, a.ndim());
+  const int64_t axis = api::normalize_axis(o.axis, a.ndim());
   if (n == 0) return a;
   // Scalars become one slice along axis; arrays join as they are (concatenate checks them).
   auto as_edge = [&](const Array &e) {

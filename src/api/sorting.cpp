@@ -188,18 +188,20 @@ Array median_of(const Array &a, const Axes &axis, bool keepdims, bool skip_nan) 
 
 } // namespace
 
-Array sort(const Array &x, std::optional<int64_t> axis, bool descending) {
+Array sort(const Array &x, const SortOptions &o) {
+  const std::optional<int64_t> &axis = o.axis;
   const Array in = axis ? x : ravel(x);
   const int64_t a = api::normalize_axis(axis.value_or(0), in.ndim());
   const Array sorted = lax::sort(in, a);
-  return descending ? flip(sorted, a) : sorted;
+  return o.descending ? flip(sorted, a) : sorted;
 }
 
 // Descending and stable, as jnp: the stable ascending order of the reversed line, reversed.
-Array argsort(const Array &x, std::optional<int64_t> axis, bool descending) {
+Array argsort(const Array &x, const SortOptions &o) {
+  const std::optional<int64_t> &axis = o.axis;
   const Array in = axis ? x : ravel(x);
   const int64_t a = api::normalize_axis(axis.value_or(0), in.ndim());
-  if (!descending) return wrap(ir::argsort({node_of(in)}, a));
+  if (!o.descending) return wrap(ir::argsort({node_of(in)}, a));
   const Array reversed = wrap(ir::argsort({node_of(flip(in, a))}, a));
   return flip((in.shape()[a] - 1) - reversed, a);
 }
@@ -229,7 +231,8 @@ Array argpartition(const Array &x, int64_t kth, int64_t axis) {
   return argsort(x, a);
 }
 
-Array searchsorted(const Array &a, const Array &v, std::string_view side, std::string_view method) {
+Array searchsorted(const Array &a, const Array &v, const SearchsortedOptions &o) {
+  const std::string_view side = o.side, method = o.method;
   if (a.ndim() != 1) throw ValueError("a should be 1-dimensional");
   if (side != "left" && side != "right")
     throw ValueError(fmt::format("'{}' is an invalid value for keyword 'side'", side));
@@ -270,8 +273,8 @@ Array digitize(const Array &x, const Array &bins, bool right) {
 
 // jnp's: the segment of xp that x falls in (searchsorted, right), its end values gathered, a
 // slope step of at most one spacing of eps taken flat.
-Array interp(const Array &x, const Array &xp, const Array &fp, const std::optional<Array> &left,
-             const std::optional<Array> &right) {
+Array interp(const Array &x, const Array &xp, const Array &fp, const InterpOptions &o) {
+  const std::optional<Array> &left = o.left, &right = o.right;
   if (xp.ndim() != 1 || fp.ndim() != 1) throw ValueError("xp and fp must be one-dimensional");
   if (xp.size() != fp.size()) throw ValueError("fp and xp are not of the same length.");
   if (xp.size() == 0) throw ValueError("array of sample points is empty");
@@ -297,42 +300,35 @@ Array interp(const Array &x, const Array &xp, const Array &fp, const std::option
   return where(xf > xpf(-1), right ? right->astype(type) : fpf(-1), f);
 }
 
-Array quantile(const Array &a, double q, const Axes &axis, std::string_view method, bool keepdims) {
-  return quantiles(a, {q}, axis, method, keepdims, false, true, quantile_range, 1);
+Array quantile(const Array &a, double q, const QuantileOptions &o) {
+  return quantiles(a, {q}, o.axis, o.method, o.keepdims, false, true, quantile_range, 1);
 }
-Array quantile(const Array &a, const std::vector<double> &q, const Axes &axis,
-               std::string_view method, bool keepdims) {
-  return quantiles(a, q, axis, method, keepdims, false, false, quantile_range, 1);
+Array quantile(const Array &a, const std::vector<double> &q, const QuantileOptions &o) {
+  return quantiles(a, q, o.axis, o.method, o.keepdims, false, false, quantile_range, 1);
 }
-Array percentile(const Array &a, double q, const Axes &axis, std::string_view method,
-                 bool keepdims) {
-  return quantiles(a, {q}, axis, method, keepdims, false, true, percentile_range, 100);
+Array percentile(const Array &a, double q, const QuantileOptions &o) {
+  return quantiles(a, {q}, o.axis, o.method, o.keepdims, false, true, percentile_range, 100);
 }
-Array percentile(const Array &a, const std::vector<double> &q, const Axes &axis,
-                 std::string_view method, bool keepdims) {
-  return quantiles(a, q, axis, method, keepdims, false, false, percentile_range, 100);
+Array percentile(const Array &a, const std::vector<double> &q, const QuantileOptions &o) {
+  return quantiles(a, q, o.axis, o.method, o.keepdims, false, false, percentile_range, 100);
 }
-Array nanquantile(const Array &a, double q, const Axes &axis, std::string_view method,
-                  bool keepdims) {
-  return quantiles(a, {q}, axis, method, keepdims, true, true, quantile_range, 1);
+Array nanquantile(const Array &a, double q, const QuantileOptions &o) {
+  return quantiles(a, {q}, o.axis, o.method, o.keepdims, true, true, quantile_range, 1);
 }
-Array nanquantile(const Array &a, const std::vector<double> &q, const Axes &axis,
-                  std::string_view method, bool keepdims) {
-  return quantiles(a, q, axis, method, keepdims, true, false, quantile_range, 1);
+Array nanquantile(const Array &a, const std::vector<double> &q, const QuantileOptions &o) {
+  return quantiles(a, q, o.axis, o.method, o.keepdims, true, false, quantile_range, 1);
 }
-Array nanpercentile(const Array &a, double q, const Axes &axis, std::string_view method,
-                    bool keepdims) {
-  return quantiles(a, {q}, axis, method, keepdims, true, true, percentile_range, 100);
+Array nanpercentile(const Array &a, double q, const QuantileOptions &o) {
+  return quantiles(a, {q}, o.axis, o.method, o.keepdims, true, true, percentile_range, 100);
 }
-Array nanpercentile(const Array &a, const std::vector<double> &q, const Axes &axis,
-                    std::string_view method, bool keepdims) {
-  return quantiles(a, q, axis, method, keepdims, true, false, percentile_range, 100);
+Array nanpercentile(const Array &a, const std::vector<double> &q, const QuantileOptions &o) {
+  return quantiles(a, q, o.axis, o.method, o.keepdims, true, false, percentile_range, 100);
 }
-Array median(const Array &a, const Axes &axis, bool keepdims) {
-  return median_of(a, axis, keepdims, false);
+Array median(const Array &a, const AxisOptions &o) {
+  return median_of(a, o.axis, o.keepdims, false);
 }
-Array nanmedian(const Array &a, const Axes &axis, bool keepdims) {
-  return median_of(a, axis, keepdims, true);
+Array nanmedian(const Array &a, const AxisOptions &o) {
+  return median_of(a, o.axis, o.keepdims, true);
 }
 
 } // namespace jx::numpy

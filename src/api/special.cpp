@@ -216,24 +216,25 @@ Array ndtr(const Array &x) {
 }
 
 // log(sum(exp(a))) shifted by the finite maximum (held constant for derivatives), as jax's.
-Array logsumexp(const Array &a, const jnp::Axes &axis, bool keepdims) {
+Array logsumexp(const Array &a, const jnp::AxisOptions &o) {
   const Array x = to_inexact(a);
-  const Array amax = jnp::max(x, axis, true);
+  const Array amax = jnp::max(x, {.axis = o.axis, .keepdims = true});
   const Array shift = stop_gradient(jnp::where(jnp::isfinite(amax), amax, jnp::zeros_like(amax)));
-  const Array sum = jnp::sum(jnp::exp(x - shift), axis, keepdims);
-  return jnp::log(jnp::abs(sum)) + (keepdims ? shift : jnp::squeeze(shift, axis));
+  const Array sum = jnp::sum(jnp::exp(x - shift), {.axis = o.axis, .keepdims = o.keepdims});
+  return jnp::log(jnp::abs(sum)) + (o.keepdims ? shift : jnp::squeeze(shift, o.axis));
 }
 
 Array softmax(const Array &x, const jnp::Axes &axis) {
   const Array f = to_inexact(x);
-  const Array unnormalized = jnp::exp(f - stop_gradient(jnp::max(f, axis, true)));
-  return unnormalized / jnp::sum(unnormalized, axis, true);
+  const Array unnormalized =
+      jnp::exp(f - stop_gradient(jnp::max(f, {.axis = axis, .keepdims = true})));
+  return unnormalized / jnp::sum(unnormalized, {.axis = axis, .keepdims = true});
 }
 
 Array log_softmax(const Array &x, const jnp::Axes &axis) {
   const Array f = to_inexact(x);
-  const Array shifted = f - stop_gradient(jnp::max(f, axis, true));
-  return shifted - jnp::log(jnp::sum(jnp::exp(shifted), axis, true));
+  const Array shifted = f - stop_gradient(jnp::max(f, {.axis = axis, .keepdims = true}));
+  return shifted - jnp::log(jnp::sum(jnp::exp(shifted), {.axis = axis, .keepdims = true}));
 }
 
 // exp(-|x|) I0(x): Cephes' series on [0, 8] and in 1/x beyond (NumPy's i0).

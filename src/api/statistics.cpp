@@ -22,43 +22,50 @@ int64_t reduced_count(const Array &x, const Axes &axis) {
   return count;
 }
 
-// The mean of squared deviations, divided by max(count - ddof, 0) as NumPy's.
-Array variance(const Array &x, const Axes &axis, int64_t ddof, bool keepdims) {
+// The mean of squared deviations, divided by max(count - ddof, 0) as NumPy's (count: the elements
+// where= keeps).
+Array variance(const Array &x, const VarOptions &o) {
   if (is_storage_float(x.dtype())) // in float32, rounded once (jnp's _var_promote_types)
-    return variance(x.astype(DType::float32), axis, ddof, keepdims).astype(x.dtype());
+    return variance(x.astype(DType::float32), o).astype(x.dtype());
   const Array f = to_inexact(x);
-  const Array centered = f - mean(f, axis, true);
-  const double normalizer = double(std::max<int64_t>(reduced_count(x, axis) - ddof, 0));
+  const Array centered = f - mean(f, {.axis = o.axis, .keepdims = true, .where = o.where});
   // |centered|^2: real(c conj(c)) for complex numbers (jnp's _var), c * c for reals.
-  return sum(real(centered * conj(centered)), axis, keepdims) / normalizer;
+  const Array total = sum(real(centered * conj(centered)),
+                          {.axis = o.axis, .keepdims = o.keepdims, .where = o.where});
+  if (!o.where) return total / double(std::max<int64_t>(reduced_count(x, o.axis) - o.ddof, 0));
+  const Array count = sum(broadcast_to(o.where->astype(DType::bool_), x.shape()),
+                          {.axis = o.axis, .keepdims = o.keepdims});
+  return total / maximum(count - o.ddof, 0).astype(total.dtype());
 }
 
 Array nan_filled(const Array &x, double fill) { return where(isnan(x), full_like(x, fill), x); }
 
-Array nan_arg(bool is_max, const Array &x, std::optional<int64_t> axis, bool keepdims) {
-  if (!is_floating(x.dtype()))
-    return is_max ? argmax(x, axis, keepdims) : argmin(x, axis, keepdims);
+Array nan_arg(bool is_max, const Array &x, const ArgReduceOptions &o) {
+  if (!is_floating(x.dtype())) return is_max ? argmax(x, o) : argmin(x, o);
   const Array filled = nan_filled(x, is_max ? -inf : inf);
-  const Array index = is_max ? argmax(filled, axis, keepdims) : argmin(filled, axis, keepdims);
-  const Array all_nan = axis ? all(isnan(x), *axis, keepdims) : all(isnan(x), {}, keepdims);
+  const Array index = is_max ? argmax(filled, o) : argmin(filled, o);
+  const Array all_nan =
+      all(isnan(x), {.axis = o.axis ? Axes(*o.axis) : Axes(), .keepdims = o.keepdims});
   return where(all_nan, full_like(index, -1), index);
+}
+
+// The count of x's elements that are not NaN (and that where= keeps).
+Array not_nan_count(const Array &x, const Axes &axis, bool keepdims,
+                    const std::optional<Array> &where) {
+  return sum(logical_not(isnan(x)), {.axis = axis, .keepdims = keepdims, .where = where});
 }
 
 } // namespace
 
-Array var(const Array &x, const Axes &axis, int64_t ddof, bool keepdims) {
-  return variance(x, axis, ddof, keepdims);
-}
-Array std(const Array &x, const Axes &axis, int64_t ddof, bool keepdims) {
-  return sqrt(variance(x, axis, ddof, keepdims));
-}
+Array var(const Array &x, const VarOptions &options) { return variance(x, options); }
+Array std(const Array &x, const VarOptions &options) { return sqrt(variance(x, options)); }
 
-Array average(const Array &a, const Axes &axis, const std::optional<Array> &weights,
-              bool keepdims) {
-  if (!weights) return mean(a, axis, keepdims);
-  const DType type = result_type({to_inexact(a), to_inexact(*weights)});
+Array average(const Array &a, const AverageOptions &o) {
+  if (!o.weights) return mean(a, {.axis = o.axis, .keepdims = o.keepdims});
+  const Axes &axis = o.axis;
+  const DType type = result_type({to_inexact(a), to_inexact(*o.weights)});
   const Array values = a.astype(type);
-  Array w = weights->astype(type);
+  Array w = o.weights->astype(type);
   if (a.shape() != w.shape()) {
     if (axis.is_none())
       throw ValueError("Axis must be specified when shapes of a and weights differ.");
@@ -72,60 +79,67 @@ Array average(const Array &a, const Axes &axis, const std::optional<Array> &weig
     along[ax] = w.shape()[0];
     w = reshape(w, along);
   }
-  return sum(values * w, axis, keepdims) / sum(broadcast_to(w, a.shape()), axis, keepdims);
+  return sum(values * w, {.axis = axis, .keepdims = o.keepdims}) /
+         sum(broadcast_to(w, a.shape()), {.axis = axis, .keepdims = o.keepdims});
 }
 
-Array ptp(const Array &x, const Axes &axis, bool keepdims) {
-  return max(x, axis, keepdims) - min(x, axis, keepdims);
+Array ptp(const Array &x, const AxisOptions &o) {
+  return max(x, {.axis = o.axis, .keepdims = o.keepdims}) -
+         min(x, {.axis = o.axis, .keepdims = o.keepdims});
 }
 
-Array count_nonzero(const Array &x, const Axes &axis, bool keepdims) {
-  return sum(x != 0, axis, keepdims);
+Array count_nonzero(const Array &x, const AxisOptions &o) {
+  return sum(x != 0, {.axis = o.axis, .keepdims = o.keepdims});
 }
 
-Array nansum(const Array &x, const Axes &axis, bool keepdims) {
-  return sum(is_inexact(x.dtype()) ? nan_filled(x, 0) : x, axis, keepdims);
+Array nansum(const Array &x, const ReduceOptions &o) {
+  return sum(is_inexact(x.dtype()) ? nan_filled(x, 0) : x, o);
 }
-Array nanprod(const Array &x, const Axes &axis, bool keepdims) {
-  return prod(is_inexact(x.dtype()) ? nan_filled(x, 1) : x, axis, keepdims);
+Array nanprod(const Array &x, const ReduceOptions &o) {
+  return prod(is_inexact(x.dtype()) ? nan_filled(x, 1) : x, o);
 }
-Array nanmax(const Array &x, const Axes &axis, bool keepdims) {
-  if (!is_floating(x.dtype())) return max(x, axis, keepdims);
-  const Array out = max(nan_filled(x, -inf), axis, keepdims);
-  return where(all(isnan(x), axis, keepdims), full_like(out, nan), out);
+// An all-NaN slice is NaN without initial; with it, the slice's result is initial (JAX's).
+Array nanmax(const Array &x, const ReduceOptions &o) {
+  if (!is_floating(x.dtype())) return max(x, o);
+  const Array out = max(nan_filled(x, -inf), o);
+  if (o.initial) return out;
+  return where(all(isnan(x), {.axis = o.axis, .keepdims = o.keepdims}), full_like(out, nan), out);
 }
-Array nanmin(const Array &x, const Axes &axis, bool keepdims) {
-  if (!is_floating(x.dtype())) return min(x, axis, keepdims);
-  const Array out = min(nan_filled(x, inf), axis, keepdims);
-  return where(all(isnan(x), axis, keepdims), full_like(out, nan), out);
+Array nanmin(const Array &x, const ReduceOptions &o) {
+  if (!is_floating(x.dtype())) return min(x, o);
+  const Array out = min(nan_filled(x, inf), o);
+  if (o.initial) return out;
+  return where(all(isnan(x), {.axis = o.axis, .keepdims = o.keepdims}), full_like(out, nan), out);
 }
-Array nanmean(const Array &x, const Axes &axis, bool keepdims) {
-  if (!is_inexact(x.dtype())) return mean(x, axis, keepdims);
-  const Array count = sum(logical_not(isnan(x)), axis, keepdims).astype(x.dtype());
-  return nansum(x, axis, keepdims) / count;
+Array nanmean(const Array &x, const MeanOptions &o) {
+  if (!is_inexact(x.dtype())) return mean(x, o);
+  const Array count = not_nan_count(x, o.axis, o.keepdims, o.where).astype(x.dtype());
+  return nansum(x, {.axis = o.axis, .keepdims = o.keepdims, .where = o.where}) / count;
 }
 // jnp's: NaN where fewer than ddof + 1 values are not NaN.
-Array nanvar(const Array &x, const Axes &axis, int64_t ddof, bool keepdims) {
-  if (!is_inexact(x.dtype())) return var(x, axis, ddof, keepdims);
-  const Array centered = where(isnan(x), zeros_like(x), x - nanmean(x, axis, true));
-  const Array normalizer = sum(logical_not(isnan(x)), axis, keepdims) - ddof;
-  const Array total = sum(centered * centered, axis, keepdims);
+Array nanvar(const Array &x, const VarOptions &o) {
+  if (!is_inexact(x.dtype())) return var(x, o);
+  const Array centered =
+      where(isnan(x), zeros_like(x),
+            x - nanmean(x, {.axis = o.axis, .keepdims = true, .where = o.where}));
+  const Array normalizer = not_nan_count(x, o.axis, o.keepdims, o.where) - o.ddof;
+  const Array total =
+      sum(centered * centered, {.axis = o.axis, .keepdims = o.keepdims, .where = o.where});
   const Array too_few = normalizer <= 0;
   return where(too_few, full_like(total, nan), total) /
          where(too_few, ones_like(normalizer), normalizer).astype(x.dtype());
 }
-Array nanstd(const Array &x, const Axes &axis, int64_t ddof, bool keepdims) {
-  return sqrt(nanvar(x, axis, ddof, keepdims));
+Array nanstd(const Array &x, const VarOptions &options) { return sqrt(nanvar(x, options)); }
+Array nanargmax(const Array &x, const ArgReduceOptions &options) {
+  return nan_arg(true, x, options);
 }
-Array nanargmax(const Array &x, std::optional<int64_t> axis, bool keepdims) {
-  return nan_arg(true, x, axis, keepdims);
-}
-Array nanargmin(const Array &x, std::optional<int64_t> axis, bool keepdims) {
-  return nan_arg(false, x, axis, keepdims);
+Array nanargmin(const Array &x, const ArgReduceOptions &options) {
+  return nan_arg(false, x, options);
 }
 
-Array cov(const Array &m, const std::optional<Array> &y, bool rowvar, bool bias,
-          std::optional<int64_t> ddof) {
+Array cov(const Array &m, const CovOptions &o) {
+  const std::optional<Array> &y = o.y;
+  const bool rowvar = o.rowvar;
   if (m.ndim() > 2) throw ValueError("m has more than 2 dimensions");
   if (y && y->ndim() > 2) throw ValueError("y has more than 2 dimensions");
   const DType type = y ? result_type({to_inexact(m), to_inexact(*y)}) : to_inexact(m).dtype();
@@ -136,19 +150,21 @@ Array cov(const Array &m, const std::optional<Array> &y, bool rowvar, bool bias,
   Array x = variables(m);
   if (x.shape()[0] == 0) return zeros({0, 0}, type);
   if (y) x = concatenate({x, variables(*y)}, 0);
-  const int64_t factor = std::max<int64_t>(x.shape()[1] - ddof.value_or(bias ? 0 : 1), 0);
-  const Array centered = x - mean(x, 1, true);
+  const int64_t factor = std::max<int64_t>(x.shape()[1] - o.ddof.value_or(o.bias ? 0 : 1), 0);
+  const Array centered = x - mean(x, {.axis = 1, .keepdims = true});
   return squeeze(matmul(centered, conj(transpose(centered))) * (1.0 / double(factor)));
 }
 
-Array corrcoef(const Array &x, const std::optional<Array> &y, bool rowvar) {
-  const Array c = cov(x, y, rowvar);
+Array corrcoef(const Array &x, const CorrcoefOptions &o) {
+  const Array c = cov(x, {.y = o.y, .rowvar = o.rowvar});
   if (c.ndim() == 0) return c / c;
   const Array stddev = sqrt(diagonal(c));
   return clip(c / expand_dims(stddev, 1) / expand_dims(stddev, 0), -1, 1);
 }
 
-Array histogram_bin_edges(const Array &a, const Bins &bins, const std::optional<Range> &range) {
+Array histogram_bin_edges(const Array &a, const BinEdgesOptions &o) {
+  const Bins &bins = o.bins;
+  const std::optional<Range> &range = o.range;
   const Array x = to_inexact(a);
   if (const Array *edges = std::get_if<Array>(&bins)) {
     if (edges->ndim() != 1)
@@ -163,29 +179,27 @@ Array histogram_bin_edges(const Array &a, const Bins &bins, const std::optional<
   const Array flat = hi == lo; // NumPy's: a range of one value widened by half on each side
   lo = where(flat, lo - 0.5, lo);
   hi = where(flat, hi + 0.5, hi);
-  return linspace(lo, hi, count + 1, true, 0, x.dtype());
+  return linspace(lo, hi, {.num = count + 1, .dtype = x.dtype()});
 }
 
-std::pair<Array, Array> histogram(const Array &a, const Bins &bins,
-                                  const std::optional<Range> &range,
-                                  const std::optional<Array> &weights, bool density) {
+std::pair<Array, Array> histogram(const Array &a, const HistogramOptions &o) {
+  const std::optional<Array> &weights = o.weights;
   if (weights && weights->shape() != a.shape())
     throw ValueError("weights should have the same shape as a.");
   const Array x = ravel(a), w = weights ? ravel(*weights) : ones(x.shape(), x.dtype());
-  const Array edges = histogram_bin_edges(x, bins, range);
+  const Array edges = histogram_bin_edges(x, o.bins, o.range);
   const int64_t n = edges.size();
   // The last bin is closed: a value equal to the last edge goes in it; others out of range drop.
   Array bin = searchsorted(edges, x, "right");
   bin = where(x == edges(-1), Array(n - 1), bin);
   Array counts = zeros({n}, w.dtype()).at(bin).add(w)(jx::slice(1, std::nullopt));
-  if (density) counts = counts / diff(edges) / sum(counts);
+  if (o.density) counts = counts / diff(edges) / sum(counts);
   return {counts, edges};
 }
 
-std::pair<Array, std::vector<Array>> histogramdd(const Array &sample, const std::vector<Bins> &bins,
-                                                 const std::optional<std::vector<Range>> &range,
-                                                 const std::optional<Array> &weights,
-                                                 bool density) {
+std::pair<Array, std::vector<Array>> histogramdd(const Array &sample, const HistogramddOptions &o) {
+  const std::vector<Bins> &bins = o.bins;
+  const std::optional<std::vector<Range>> &range = o.range;
   if (sample.ndim() != 2)
     throw ValueError(fmt::format("histogramdd: sample must be 2-dimensional (N, D), got shape {}",
                                  shape_str(sample.shape())));
@@ -209,10 +223,10 @@ std::pair<Array, std::vector<Array>> histogramdd(const Array &sample, const std:
     nbins.push_back(e.size() + 1);
   }
   const Array flat = ravel_multi_index(bin_index, nbins, "clip");
-  Array hist = bincount(flat, weights, 0, shape_size(nbins)).reshape(nbins);
+  Array hist = bincount(flat, {.weights = o.weights, .length = shape_size(nbins)}).reshape(nbins);
   std::vector<IndexItem> core(size_t(d), jx::slice(1, -1));
   hist = hist.index(core);
-  if (density) {
+  if (o.density) {
     hist = hist.astype(to_inexact(sample).dtype());
     hist = hist / sum(hist);
     for (int64_t i = 0; i < d; ++i) {
@@ -225,10 +239,8 @@ std::pair<Array, std::vector<Array>> histogramdd(const Array &sample, const std:
 }
 
 std::tuple<Array, Array, Array> histogram2d(const Array &x, const Array &y,
-                                            const std::vector<Bins> &bins,
-                                            const std::optional<std::vector<Range>> &range,
-                                            const std::optional<Array> &weights, bool density) {
-  const auto [hist, edges] = histogramdd(stack({x, y}, 1), bins, range, weights, density);
+                                            const HistogramddOptions &options) {
+  const auto [hist, edges] = histogramdd(stack({x, y}, 1), options);
   return {hist, edges[0], edges[1]};
 }
 

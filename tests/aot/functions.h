@@ -275,7 +275,7 @@ inline auto sort_and_scan() {
   const ShapeDtypeStruct x{{9, 40}, jx::float64}, k{{9, 40}, jx::int32};
   return jx::jit([](const Array &v, const Array &keys) {
            return std::tuple{jnp::sort(v),
-                             jnp::sort(v, 0, true),
+                             jnp::sort(v, {.axis = 0, .descending = true}),
                              jnp::argsort(v, 0),
                              jnp::lexsort({v, keys}),
                              jnp::cumsum(keys, 1),

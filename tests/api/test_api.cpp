@@ -45,13 +45,13 @@ TEST(Api, LinspaceWithArrayEndpoints) {
   EXPECT_EQ(x.shape(), (Shape{513, 100}));
   EXPECT_EQ(x(0).to_vector<double>(), a.to_vector<double>());
   EXPECT_EQ(x(-1).to_vector<double>(), b.to_vector<double>()); // endpoint is exactly stop
-  EXPECT_EQ(jnp::linspace(a, b, 7, true, 1).shape(), (Shape{100, 7}));
+  EXPECT_EQ(jnp::linspace(a, b, {.num = 7, .axis = 1}).shape(), (Shape{100, 7}));
   // As NumPy: i * step, so 3 * 0.2 = 0.6000000000000001.
   EXPECT_EQ(jnp::linspace(0, 1, 5, false).to_vector<double>(),
             (std::vector<double>{0, 0.2, 0.4, 3 * 0.2, 0.8}));
   EXPECT_EQ(jnp::linspace(0, 1, 1).to_vector<double>(), (std::vector<double>{0}));
   EXPECT_EQ(jnp::linspace(0, 1, 0).shape(), (Shape{0}));
-  EXPECT_EQ(jnp::linspace(0, 10, 3, true, 0, jnp::int32).to_vector<int>(),
+  EXPECT_EQ(jnp::linspace(0, 10, {.num = 3, .dtype = jnp::int32}).to_vector<int>(),
             (std::vector<int>{0, 5, 10}));
 }
 
@@ -273,9 +273,9 @@ TEST(Api, ReductionShapes) {
   Array x = jnp::ones({2, 3, 4});
   EXPECT_EQ(jnp::sum(x).shape(), (Shape{}));
   EXPECT_EQ(jnp::sum(x, -1).shape(), (Shape{2, 3}));
-  EXPECT_EQ(jnp::sum(x, {0, 2}, true).shape(), (Shape{1, 3, 1}));
-  EXPECT_EQ(jnp::argmax(x, -2, true).shape(), (Shape{2, 1, 4}));
-  EXPECT_EQ(jnp::argmin(x, std::nullopt, true).shape(), (Shape{1, 1, 1}));
+  EXPECT_EQ(jnp::sum(x, {.axis = {0, 2}, .keepdims = true}).shape(), (Shape{1, 3, 1}));
+  EXPECT_EQ(jnp::argmax(x, {.axis = -2, .keepdims = true}).shape(), (Shape{2, 1, 4}));
+  EXPECT_EQ(jnp::argmin(x, {.keepdims = true}).shape(), (Shape{1, 1, 1}));
   EXPECT_EQ(jnp::sum(jnp::zeros({0, 3}), 0).to_vector<double>(), (std::vector<double>{0, 0, 0}));
   EXPECT_EQ(jnp::prod(jnp::zeros({0})).item<double>(), 1);
   EXPECT_TRUE(jnp::all(jnp::zeros({0}, jnp::bool_)).item<bool>());
@@ -315,7 +315,7 @@ TEST(Api, StackConcatenatePadRollFlip) {
   EXPECT_EQ(jnp::stack({a, b}, -1).shape(), (Shape{3, 2}));
   EXPECT_EQ(jnp::stack({a, b}, -1).to_vector<int64_t>(), (std::vector<int64_t>{0, 3, 1, 4, 2, 5}));
   EXPECT_EQ(jnp::concatenate({a, jnp::zeros({0}, jnp::int64), b}).size(), 6);
-  EXPECT_EQ(jnp::pad(a, {{1, 2}}, 9).to_vector<int64_t>(),
+  EXPECT_EQ(jnp::pad(a, {{1, 2}}, {.constant_values = 9}).to_vector<int64_t>(),
             (std::vector<int64_t>{9, 0, 1, 2, 9, 9}));
   EXPECT_EQ(jnp::roll(a, 1).to_vector<int64_t>(), (std::vector<int64_t>{2, 0, 1}));
   EXPECT_EQ(jnp::roll(a, -4).to_vector<int64_t>(), (std::vector<int64_t>{1, 2, 0}));

@@ -111,7 +111,7 @@ TEST(Breadth, SplitsAndListsHaveNumpysShapes) {
   EXPECT_EQ(pieces[1].shape(), (Shape{7}));
   EXPECT_EQ(pieces[3].shape(), (Shape{0}));
   EXPECT_EQ(jnp::concatenate(pieces).to_vector<double>(), x.to_vector<double>());
-  EXPECT_EQ(jnp::unstack(jnp::zeros({2, 3}), 1).size(), 3u);
+  EXPECT_EQ(jnp::unstack(jnp::zeros({2, 3}), {.axis = 1}).size(), 3u);
   EXPECT_EQ(jnp::meshgrid({jnp::zeros({2}), jnp::zeros({3}), jnp::zeros({4})})[0].shape(),
             (Shape{3, 2, 4}));
   EXPECT_EQ(jnp::cov(jnp::arange(4.0)).ndim(), 0);
@@ -234,7 +234,7 @@ TEST(Breadth, BadIndicesRaiseJaxsErrors) {
                               "take requires integer indices, got float64");
   expect_error<jx::IndexError>([&] { jnp::take(jnp::zeros({0}), jnp::array({0})); },
                                "Cannot do a non-empty jnp.take() from an empty axis.");
-  expect_error<jx::ValueError>([&] { jnp::take(x, jnp::array({0}), 0, "raise"); },
+  expect_error<jx::ValueError>([&] { jnp::take(x, jnp::array({0}), {.axis = 0, .mode = "raise"}); },
                                "Invalid mode 'raise' for jnp.take");
   expect_error<jx::ValueError>([&] { jnp::nonzero(Array(1.0)); },
                                "Calling nonzero on 0d arrays is not allowed.");
@@ -252,7 +252,7 @@ TEST(Breadth, BadIndicesRaiseJaxsErrors) {
   auto count = [](const Array &v) { return jnp::nonzero(v)[0]; };
   expect_error<jx::ConcretizationTypeError>(
       [&] { jx::jit(count)(x); }, "The size argument of jnp.nonzero must be statically specified");
-  auto sized = [](const Array &v) { return jnp::nonzero(v, 3)[0]; };
+  auto sized = [](const Array &v) { return jnp::nonzero(v, {.size = 3})[0]; };
   EXPECT_EQ(jx::jit(sized)(x).to_vector<int64_t>(), (std::vector<int64_t>{1, 2, 3}));
 }
 
@@ -286,9 +286,9 @@ TEST(Breadth, BincountOfNegativeValues) {
   const Array x = jnp::array({-1, 0, 2});
   expect_error<jx::ValueError>([&] { jnp::bincount(x); },
                                "'list' argument must have no negative elements");
-  expect_error<jx::ValueError>([&] { jnp::bincount(x, std::nullopt, 0, 4); },
+  expect_error<jx::ValueError>([&] { jnp::bincount(x, {.length = 4}); },
                                "'list' argument must have no negative elements");
-  auto counted = [](const Array &v) { return jnp::bincount(v, std::nullopt, 0, 4); };
+  auto counted = [](const Array &v) { return jnp::bincount(v, {.length = 4}); };
   EXPECT_EQ(jx::jit(counted)(x).to_vector<int64_t>(), (std::vector<int64_t>{2, 0, 1, 0}));
   EXPECT_EQ(jnp::bincount(jnp::array<uint8_t>({1, 1, 3})).to_vector<int64_t>(),
             (std::vector<int64_t>{0, 2, 0, 1}));
@@ -305,7 +305,8 @@ TEST(Breadth, TakeAlongAxisClipCountsNegativeIndicesFromTheEnd) {
   EXPECT_EQ(filled[0], 4);
   EXPECT_TRUE(std::isnan(filled[1]) && std::isnan(filled[2]));
   EXPECT_EQ(filled[3], 2);
-  EXPECT_EQ(jnp::take(x, i, 0, "clip").to_vector<double>(), (std::vector<double>{0, 0, 4, 2}));
+  EXPECT_EQ(jnp::take(x, i, {.axis = 0, .mode = "clip"}).to_vector<double>(),
+            (std::vector<double>{0, 0, 4, 2}));
 }
 
 // uint64 indices past INT64_MAX are past the end (clamped on reads, filled by mode "fill", dropped
@@ -318,8 +319,9 @@ TEST(Breadth, Uint64IndicesPastInt64MaxArePastTheEnd) {
   EXPECT_EQ(x(idx).to_vector<double>(), (D{4, 2, 4}));
   EXPECT_EQ(x.at(idx).get().to_vector<double>(), (D{4, 2, 4}));
   EXPECT_EQ(x.at(idx).set(9.0).to_vector<double>(), (D{0, 1, 9, 3, 4}));
-  EXPECT_EQ(jnp::take(x, idx, 0, "clip").to_vector<double>(), (D{4, 2, 4}));
-  EXPECT_EQ(jnp::take(x, idx, 0, "wrap").to_vector<double>(), (D{3, 2, 0})); // 2^63 % 5 == 3
+  EXPECT_EQ(jnp::take(x, idx, {.axis = 0, .mode = "clip"}).to_vector<double>(), (D{4, 2, 4}));
+  EXPECT_EQ(jnp::take(x, idx, {.axis = 0, .mode = "wrap"}).to_vector<double>(),
+            (D{3, 2, 0})); // 2^63 % 5 == 3
   EXPECT_EQ(jnp::take_along_axis(x, idx, 0, "clip").to_vector<double>(), (D{4, 2, 4}));
   for (const D &filled : {jnp::take(x, idx).to_vector<double>(),
                           jnp::take_along_axis(x, idx, 0).to_vector<double>()}) {
@@ -338,12 +340,14 @@ TEST(Breadth, SearchsortedMethodsAgree) {
                         jnp::array({jnp::nan, -jnp::inf, jnp::inf})});
   for (const char *side : {"left", "right"})
     for (const Array &haystack : {a, sorted, a(jx::slice(0, 1)), a(jx::slice(0, 0))})
-      EXPECT_TRUE(jnp::array_equal(jnp::searchsorted(haystack, v, side),
-                                   jnp::searchsorted(haystack, v, side, "compare_all"))
-                      .item<bool>())
+      EXPECT_TRUE(
+          jnp::array_equal(jnp::searchsorted(haystack, v, side),
+                           jnp::searchsorted(haystack, v, {.side = side, .method = "compare_all"}))
+              .item<bool>())
           << side << " " << haystack.size();
-  expect_error<jx::ValueError>([&] { jnp::searchsorted(a, v, "left", "sort2"); },
-                               "'sort2' is an invalid value for keyword 'method'");
+  expect_error<jx::ValueError>(
+      [&] { jnp::searchsorted(a, v, {.side = "left", .method = "sort2"}); },
+      "'sort2' is an invalid value for keyword 'method'");
 }
 
 TEST(Breadth, SetRoutinesUnderJitNeedASize) {
@@ -357,12 +361,12 @@ TEST(Breadth, SetRoutinesUnderJitNeedASize) {
       [&] { jx::jit([](const Array &v, const Array &w) { return jnp::union1d(v, w); })(x, y); },
       "The error arose in union1d()");
   expect_error<jx::ValueError>(
-      [&] { jnp::unique(jnp::zeros({0}), std::nullopt, true, 3); },
+      [&] { jnp::unique(jnp::zeros({0}), {.size = 3}); },
       "jnp.unique: for zero-sized input with nonzero size argument, fill_value must be specified");
   auto sized = [](const Array &v, const Array &w) {
-    return std::tuple{jnp::unique(v, std::nullopt, true, 5), jnp::unique_all(v, 7).counts,
-                      jnp::intersect1d(v, w, false, 3),      jnp::setdiff1d(v, w, false, 4),
-                      jnp::setxor1d(v, w, false, 5),         jnp::union1d(v, w, 6)};
+    return std::tuple{jnp::unique(v, {.size = 5}),         jnp::unique_all(v, {.size = 7}).counts,
+                      jnp::intersect1d(v, w, {.size = 3}), jnp::setdiff1d(v, w, {.size = 4}),
+                      jnp::setxor1d(v, w, {.size = 5}),    jnp::union1d(v, w, {.size = 6})};
   };
   const auto eager = sized(x, y);
   const auto jitted = jx::jit(sized)(x, y);
@@ -395,8 +399,9 @@ TEST(Breadth, HistogramsUnderJitAndErrors) {
           jnp::histogram(jnp::array({-1.0, 0.0, 1.0, 2.0}), int64_t(2), jnp::Range{0, 1}).first)
           .item<double>(),
       2.0);
-  expect_error<jx::ValueError>([&] { jnp::histogram(x, int64_t(3), std::nullopt, jnp::ones({3})); },
-                               "weights should have the same shape as a.");
+  expect_error<jx::ValueError>(
+      [&] { jnp::histogram(x, {.bins = int64_t(3), .weights = jnp::ones({3})}); },
+      "weights should have the same shape as a.");
   expect_error<jx::ValueError>([&] { jnp::histogram(x, int64_t(0)); },
                                "`bins` must be positive, when an integer");
   expect_error<jx::ValueError>(

@@ -78,7 +78,7 @@ TEST(DTypeGolden, ReductionsAccumulateInNumPysDTypes) {
   expect_matches(jnp::min(in("uint32")), "min_u32");
   expect_matches(jnp::argmax(in("uint64")), "argmax_u64");
   expect_matches(jnp::argmin(in("int8")), "argmin_i8");
-  expect_matches(jnp::linspace(0, 255, 7, true, 0, jnp::uint8), "linspace_u8");
+  expect_matches(jnp::linspace(0, 255, {.num = 7, .dtype = jnp::uint8}), "linspace_u8");
   expect_matches(jnp::arange(-5, 20, 3, jnp::int16), "arange_i16");
 }
 
@@ -202,7 +202,8 @@ void check_storage_float(const std::string &t, bool jitted) {
                  "less_" + t);
   expect_matches(run(
                      [&](Args a) {
-                       return jnp::clip(jnp::nan_to_num(a[0], 0, 0, 0), -1e5, 1e5)
+                       return jnp::clip(jnp::nan_to_num(a[0], {.nan = 0, .posinf = 0, .neginf = 0}),
+                                        -1e5, 1e5)
                            .astype(dtype)
                            .astype(jnp::int32);
                      },

@@ -469,7 +469,7 @@ private:
     if (kind == 2 && s.size() == 1 && t != DType::bool_) {
       const double start = pick({0.0, -1.0, 2.5, -3.25}), stop = pick({1.0, 10.0, -2.0, 0.1});
       const bool endpoint = chance(0.7);
-      return emit(jnp::linspace(start, stop, s[0], endpoint, 0, t),
+      return emit(jnp::linspace(start, stop, {.num = s[0], .endpoint = endpoint, .dtype = t}),
                   fmt::format("jnp.linspace({}, {}, {}, endpoint={}, dtype={})", py_float(start),
                               py_float(stop), s[0], py_value(endpoint), py_dtype(t)),
                   {}, false);
@@ -1014,7 +1014,7 @@ private:
       text = "(" + text.substr(0, text.size() - 2) + (widths.size() == 1 ? ",)" : ")");
     }
     Value c = chance(0.5) ? Value{Array(0), "0"} : scalar(pick_dtype(kAnyDType));
-    return emit(jnp::pad(x.a, widths, c.a),
+    return emit(jnp::pad(x.a, widths, {.constant_values = c.a}),
                 fmt::format("jnp.pad({}, {}, constant_values={})", x.ref, text, c.ref), {x.id},
                 x.approx);
   }
@@ -1135,13 +1135,22 @@ private:
       Fn fn;
       bool needs_exact, sums, needs_elements;
     };
+#define JX_REDUCTION(f)                                                                            \
+  [](const Array &a, const jnp::Axes &axis, bool keepdims) {                                       \
+    return jnp::f(a, {.axis = axis, .keepdims = keepdims});                                        \
+  }
     static const R table[] = {
-        {"sum", jnp::sum, false, true, false},   {"prod", jnp::prod, false, true, false},
-        {"mean", jnp::mean, false, true, false}, {"max", jnp::max, false, false, true},
-        {"min", jnp::min, false, false, true},   {"amax", jnp::amax, false, false, true},
-        {"amin", jnp::amin, false, false, true}, {"all", jnp::all, true, false, false},
-        {"any", jnp::any, true, false, false},
+        {"sum", JX_REDUCTION(sum), false, true, false},
+        {"prod", JX_REDUCTION(prod), false, true, false},
+        {"mean", JX_REDUCTION(mean), false, true, false},
+        {"max", JX_REDUCTION(max), false, false, true},
+        {"min", JX_REDUCTION(min), false, false, true},
+        {"amax", JX_REDUCTION(amax), false, false, true},
+        {"amin", JX_REDUCTION(amin), false, false, true},
+        {"all", JX_REDUCTION(all), true, false, false},
+        {"any", JX_REDUCTION(any), true, false, false},
     };
+#undef JX_REDUCTION
     const R &op = table[uni(0, std::size(table) - 1)];
     if (op.needs_exact && x.approx) return std::nullopt;
     const int64_t r = x.a.ndim();
@@ -1192,14 +1201,14 @@ private:
     case 3:
     case 4: {
       const bool descending = form == 4;
-      return emit(jnp::sort(x.a, axis, descending),
+      return emit(jnp::sort(x.a, {.axis = axis, .descending = descending}),
                   fmt::format("jnp.sort({}, axis={}{})", x.ref, axis,
                               descending ? ", descending=True" : ""),
                   {x.id}, x.approx);
     }
     default: {
       const bool descending = chance(0.3);
-      return emit(jnp::argsort(x.a, axis, descending),
+      return emit(jnp::argsort(x.a, {.axis = axis, .descending = descending}),
                   fmt::format("jnp.argsort({}, axis={}{})", x.ref, axis,
                               descending ? ", descending=True" : ""),
                   {x.id}, false);
@@ -1259,7 +1268,7 @@ private:
     text += itext;
     const int64_t form = uni(0, 6);
     if (form == 0)
-      return emit(jnp::take(x.a, indices, axis, "clip"),
+      return emit(jnp::take(x.a, indices, {.axis = axis, .mode = "clip"}),
                   fmt::format("jnp.take({}, {}, axis={}, mode='clip')", x.ref, itext, axis), {x.id},
                   x.approx);
     if (form == 1)
@@ -1287,7 +1296,8 @@ private:
     if (r > 0 && chance(0.7)) axis = random_axis(r);
     if (axis ? x.a.shape()[api_axis(*axis, r)] == 0 : x.a.size() == 0) return std::nullopt;
     const bool keepdims = chance(0.3), max = chance(0.5);
-    Array out = max ? jnp::argmax(x.a, axis, keepdims) : jnp::argmin(x.a, axis, keepdims);
+    Array out = max ? jnp::argmax(x.a, {.axis = axis, .keepdims = keepdims})
+                    : jnp::argmin(x.a, {.axis = axis, .keepdims = keepdims});
     return emit(out,
                 fmt::format("jnp.{}({}, axis={}{})", max ? "argmax" : "argmin", x.ref,
                             axis ? fmt::format("{}", *axis) : "None",

@@ -573,7 +573,9 @@ void Fuzzer::creation() {
     std::optional<DType> dt;
     if (chance(0.3)) dt = t;
     call(fmt::format("linspace({}, {}, {}, {}, {})", desc(a), desc(b), num, endpoint, axis),
-         [&] { return jnp::linspace(a, b, num, endpoint, axis, dt); });
+         [&] {
+           return jnp::linspace(a, b, {.num = num, .endpoint = endpoint, .dtype = dt, .axis = axis});
+         });
     break;
   }
   case 8: {
@@ -723,11 +725,19 @@ void Fuzzer::binary() {
 }
 
 void Fuzzer::reduction() {
-  using Reduce = Array (*)(const Array &, const jnp::Axes &, bool);
+  // sum, prod, max and min take initial; mean, all and any only where (MeanOptions).
+  using Reduce = Array (*)(const Array &, const jnp::ReduceOptions &);
+#define JX_REDUCE(f) +[](const Array &x, const jnp::ReduceOptions &o) { return jnp::f(x, o); }
+#define JX_MEAN(f)                                                                                 \
+  +[](const Array &x, const jnp::ReduceOptions &o) {                                               \
+    return jnp::f(x, {.axis = o.axis, .keepdims = o.keepdims, .where = o.where});                  \
+  }
   static const std::vector<std::pair<const char *, Reduce>> ops = {
-      {"sum", jnp::sum},   {"prod", jnp::prod}, {"max", jnp::max},
-      {"min", jnp::min},   {"amax", jnp::amax}, {"amin", jnp::amin},
-      {"mean", jnp::mean}, {"all", jnp::all},   {"any", jnp::any}};
+      {"sum", JX_REDUCE(sum)},   {"prod", JX_REDUCE(prod)}, {"max", JX_REDUCE(max)},
+      {"min", JX_REDUCE(min)},   {"amax", JX_REDUCE(amax)}, {"amin", JX_REDUCE(amin)},
+      {"mean", JX_MEAN(mean)},   {"all", JX_MEAN(all)},     {"any", JX_MEAN(any)}};
+#undef JX_REDUCE
+#undef JX_MEAN
   Array x = pick();
   const bool keepdims = chance(0.4);
   if (chance(0.2)) {
@@ -735,13 +745,25 @@ void Fuzzer::reduction() {
     const bool max = chance(0.5);
     call(fmt::format("{}({}, {}, {})", max ? "argmax" : "argmin", desc(x),
                      axis ? fmt::format("{}", *axis) : "None", keepdims),
-         [&] { return max ? jnp::argmax(x, axis, keepdims) : jnp::argmin(x, axis, keepdims); });
+         [&] {
+           return max ? jnp::argmax(x, {.axis = axis, .keepdims = keepdims})
+                      : jnp::argmin(x, {.axis = axis, .keepdims = keepdims});
+         });
     return;
   }
   const auto &[name, f] = one_of(ops);
   jnp::Axes axes = axes_arg(x.ndim());
-  call(fmt::format("{}({}, {}, {})", name, desc(x), desc(axes), keepdims),
-       [&] { return f(x, axes, keepdims); });
+  // where=: a mask that broadcasts to x (or, rarely, does not); initial=: a scalar (or an array).
+  std::optional<Array> where, initial;
+  if (chance(0.3)) where = operand(&x) > 0;
+  const std::string_view op = name;
+  if (op != "mean" && op != "all" && op != "any" && chance(0.3))
+    initial = chance(0.9) ? scalar() : pick();
+  call(fmt::format("{}({}, {}, {}, where={}, initial={})", name, desc(x), desc(axes), keepdims,
+                   where ? desc(*where) : "None", initial ? desc(*initial) : "None"),
+       [&] {
+         return f(x, {.axis = axes, .keepdims = keepdims, .initial = initial, .where = where});
+       });
 }
 
 void Fuzzer::reshape_call() {
@@ -932,12 +954,13 @@ void Fuzzer::pad_diff() {
     for (auto &[lo, hi] : widths)
       text.push_back(fmt::format("({}, {})", lo, hi));
     call(fmt::format("pad({}, [{}], {})", desc(x), fmt::join(text, ", "), desc(c)),
-         [&] { return jnp::pad(x, widths, c); });
+         [&] { return jnp::pad(x, widths, {.constant_values = c}); });
     break;
   }
   case 1: {
     const int64_t w = wild(-1, 3);
-    call(fmt::format("pad({}, {}, {})", desc(x), w, desc(c)), [&] { return jnp::pad(x, w, c); });
+    call(fmt::format("pad({}, {}, {})", desc(x), w, desc(c)),
+         [&] { return jnp::pad(x, w, {.constant_values = c}); });
     break;
   }
   default: {
@@ -1137,7 +1160,7 @@ struct JitFunctions {
   static Array f0(const Array &x) { return jnp::sin(x) * 2.0 + x; }
   static Array f1(const Array &x, const Array &y) { return jnp::where(x > y, x - y, y * 0.5); }
   static std::tuple<Array, Array> f2(const Array &x) {
-    return {jnp::sum(x, -1), jnp::max(x, 0, true)};
+    return {jnp::sum(x, -1), jnp::max(x, {.axis = 0, .keepdims = true})};
   }
   static Array f3(const Array &x, const Array &y) { return jnp::matmul(x, y) + 1; }
   static Array f4(const Array &x, int64_t n) { return jnp::reshape(x, {n, -1}) * 3; }

@@ -345,7 +345,9 @@ namespace {
 
 // The child's work: one program, checked against values computed here.
 void compile_and_check() {
-  auto f = jx::jit([](const Array &x) { return jnp::exp(x - jnp::max(x, {1}, true)) * 3; })
+  auto f = jx::jit([](const Array &x) {
+             return jnp::exp(x - jnp::max(x, {.axis = 1, .keepdims = true})) * 3;
+           })
                .lower(jx::ShapeDtypeStruct{{4, 50}, jnp::float64})
                .compile();
   Array x = jnp::cos(jnp::arange(200.0).reshape({4, 50}) * 0.7);

@@ -200,8 +200,8 @@ namespace {
 void compile_and_check() {
   // Softmax over rows: a reduction kernel and an elementwise kernel.
   auto softmax = jx::jit([](const Array &x) {
-                   Array e = jnp::exp(x - jnp::max(x, {1}, true));
-                   return e / jnp::sum(e, {1}, true);
+                   Array e = jnp::exp(x - jnp::max(x, {.axis = 1, .keepdims = true}));
+                   return e / jnp::sum(e, {.axis = 1, .keepdims = true});
                  })
                      .lower(jx::ShapeDtypeStruct{{8, 100}, jnp::float64})
                      .compile();

@@ -161,7 +161,7 @@ TEST(JitSharding, PlanShowsTheHaloExchangeAndItsBytes) {
 TEST(JitSharding, ReductionAcrossShardsGathers) {
   // Every device's rows of the (8, 1)-sharded output read all of the column-sharded input.
   const Sharding rows = seeds::diff_layout(8, 1), cols = seeds::diff_layout(1, 8);
-  auto f = [](const Array &a) { return a - jnp::sum(a, {1}, true); };
+  auto f = [](const Array &a) { return a - jnp::sum(a, {.axis = 1, .keepdims = true}); };
   auto compiled = jx::jit(f, {.in_shardings = {cols}, .out_shardings = {rows}})
                       .lower(jx::ShapeDtypeStruct{{64, 64}, jx::float64})
                       .compile();
