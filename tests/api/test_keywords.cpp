@@ -276,12 +276,15 @@ TEST(ReductionWhere, MaskMustBroadcastToTheOperand) {
                                "Incompatible shapes for broadcasting");
 }
 
-TEST(ReductionWhere, UnderJitAndGrad) {
+TEST(ReductionWhere, UnderJitVmapAndGrad) {
   const Array m = mask({true, false, true, false, true, true}, {2, 3});
   auto masked_mean = [](const Array &x, const Array &w) {
     return jnp::mean(x, {.axis = 1, .where = w});
   };
   expect_near(jx::jit(masked_mean)(rows(), m), {2, 7});
+  // Mapped over the rows, each row with its own mask: the rows' masked means.
+  auto row_mean = [](const Array &row, const Array &w) { return jnp::mean(row, {.where = w}); };
+  expect_near(jx::vmap(row_mean)(rows(), m), {2, 7});
   // d/dx sum(x^2 where m) = 2x where m, 0 elsewhere.
   auto masked_squares = [&](const Array &x) { return jnp::sum(x * x, {.where = m}); };
   expect_near(jx::grad(masked_squares)(rows()), {2, 0, 6, 0, 12, 16});
