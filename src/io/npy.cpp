@@ -112,6 +112,12 @@ void write_replacing(const std::string &path, std::span<const std::string_view> 
   if (exists && !S_ISREG(st.st_mode)) return write_in_place();
 
   const std::string target = follow_links(path);
+  // A link that names no file in a directory (/proc/self/fd/N of a memfd or a deleted file):
+  // renaming onto its text would create an unrelated file, so the open file is written in place.
+  struct stat target_st;
+  if (exists && (::stat(target.c_str(), &target_st) != 0 || target_st.st_dev != st.st_dev ||
+                 target_st.st_ino != st.st_ino))
+    return write_in_place();
   const size_t slash = target.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : target.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? target : target.substr(slash + 1);

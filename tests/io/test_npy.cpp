@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -251,6 +252,25 @@ TEST_F(NpyTest, WriteThroughASymlinkReplacesItsTarget) {
   EXPECT_EQ(values<int32_t>(read_npy(path("new.npy"))), std::vector<int32_t>{7});
   expect_error<jx::IOError>([&] { write_npy(dir_.string(), DType::int32, {1}, &v); },
                             "Is a directory");
+}
+
+// /proc/self/fd/N of a memfd links to text that names no file ("/memfd:x (deleted)"): the open
+// file is written in place, and nothing is created at the link's text.
+TEST_F(NpyTest, WriteThroughAFileDescriptorLinkWritesThatFile) {
+  const int fd = memfd_create("jx-npy-test", 0);
+  ASSERT_GE(fd, 0);
+  const std::string link = "/proc/self/fd/" + std::to_string(fd);
+  const std::string text = fs::read_symlink(link).string();
+  const std::vector<int64_t> shape{0, 3};
+  write_npy(link, DType::float64, shape, nullptr);
+  const NpyArray a = read_npy(link);
+  EXPECT_EQ(a.shape, shape);
+  EXPECT_EQ(a.dtype, DType::float64);
+  int32_t v = 5;
+  write_npy(link, DType::int32, {1}, &v);
+  EXPECT_EQ(values<int32_t>(read_npy(link)), std::vector<int32_t>{5});
+  EXPECT_FALSE(fs::exists(text));
+  ::close(fd);
 }
 
 // ---- Files written by NumPy (tests/golden/make_npy_golden.py) ------------------------------
