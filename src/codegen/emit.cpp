@@ -586,6 +586,9 @@ private:
     Shape shape;
     Op combine;
     std::function<Value *(const Index &out, const Index &red)> term;
+    // The terms are narrower floats widened (a float32 sum's float64 partials): float64 holds
+    // their sum without compensation.
+    bool widened = false;
   };
 
   Reduction describe_reduction(const Node &n) {
@@ -633,7 +636,12 @@ private:
                        : n.op == Op::ReduceProd ? Op::Mul
                        : n.op == Op::ReduceMax  ? Op::Max
                                                 : Op::Min;
-    return {red_shape, combine, term};
+    const Node *source = &x;
+    while (op_kind(source->op) == ir::OpKind::Movement)
+      source = source->inputs[0].get();
+    const bool widened = source->op == Op::Convert && is_floating(source->inputs[0]->dtype) &&
+                         itemsize(source->inputs[0]->dtype) < itemsize(source->dtype);
+    return {red_shape, combine, term, widened};
   }
 
   Value *identity(Op combine, DType t) {
@@ -765,7 +773,8 @@ private:
   }
 
   // A float sum (and contraction) into one value accumulates in float64: float32 terms are
-  // widened, which costs nothing at memory bandwidth and leaves one rounding, at the end. Past
+  // widened, which costs nothing at memory bandwidth and leaves one rounding, at the end; float64
+  // terms (not themselves widened float32) are summed compensated (compensated_sum). Past
   // one block (pairwise_block terms; 4x that for float32) the sum runs in blocks along the
   // innermost reduced axis (rows shorter than a block are gathered into one), each summed in lanes
   // that LLVM may reassociate, and the block sums are combined as a binary counter combines
@@ -773,6 +782,7 @@ private:
   // error grows as log2 of the length, as NumPy's pairwise summation; the order depends only on
   // the shape, so every mesh and AOT give the same bits.
   Value *float_sum(const Reduction &red, const Index &kept, DType t) {
+    if (t == DType::float64 && !red.widened) return compensated_sum(red, kept);
     const DType acc_t = DType::float64;
     llvm::Type *acc_ty = reg_type(acc_t);
     Value *zero = llvm::ConstantFP::get(acc_ty, 0.0);
@@ -855,6 +865,108 @@ private:
       });
     });
     return convert(b_.CreateLoad(acc_ty, sum), acc_t, t);
+  }
+
+  // A float64 sum into one value: Neumaier's compensated summation in vector lanes along the
+  // innermost reduced axis (compensated_vectors vectors of compensated_width, built here because
+  // the loop vectorizer only splits reassociable reductions and the SLP vectorizer is off), folded
+  // into one compensated total at the end. The error is about one rounding of the result,
+  // whatever the length (NumPy's pairwise sum grows as log2 n); the order depends only on the
+  // shape, so every mesh and AOT give the same bits.
+  Value *compensated_sum(const Reduction &red, const Index &kept) {
+    llvm::Type *f64 = reg_type(DType::float64);
+    auto *vec = llvm::FixedVectorType::get(f64, compensated_width);
+    struct Compensated {
+      llvm::AllocaInst *sum, *error;
+    };
+    auto finite = [&](Value *v) {
+      return b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v),
+                              llvm::ConstantFP::getInfinity(v->getType()));
+    };
+    auto accumulator = [&](llvm::Type *type) {
+      Value *zero = llvm::ConstantFP::get(type, 0.0);
+      return Compensated{slot(type, zero), slot(type, zero)};
+    };
+    // Neumaier: sum + x rounded, and what the rounding lost (exact, whichever operand is larger).
+    auto add = [&](Compensated acc, Value *x) {
+      llvm::Type *type = x->getType();
+      Value *s = b_.CreateLoad(type, acc.sum);
+      Value *t = b_.CreateFAdd(s, x);
+      Value *s_larger = b_.CreateFCmpOGE(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, s),
+                                         b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
+      Value *larger = b_.CreateSelect(s_larger, s, x), *smaller = b_.CreateSelect(s_larger, x, s);
+      Value *lost = b_.CreateFAdd(b_.CreateFSub(larger, t), smaller);
+      b_.CreateStore(t, acc.sum);
+      b_.CreateStore(b_.CreateFAdd(b_.CreateLoad(type, acc.error), lost), acc.error);
+    };
+    // The compensated total, or the plain sum where that is infinite or NaN (its error is NaN).
+    auto result = [&](Compensated acc) {
+      Value *s = b_.CreateLoad(f64, acc.sum);
+      return b_.CreateSelect(finite(s), b_.CreateFAdd(s, b_.CreateLoad(f64, acc.error)), s);
+    };
+    // Kahan, in the vector lanes: four adds a step (Neumaier's comparison and selects bound the
+    // loop by the FP ports rather than by memory). Its compensation is exact while the running
+    // sum is at least the term in magnitude; past a larger term it misses one rounding of the
+    // smaller sum. Past an infinite sum the compensation is inf - inf, which turns the lane NaN:
+    // a NaN total is summed again plainly (below).
+    auto add_kahan = [&](Compensated acc, Value *x) {
+      llvm::Type *type = x->getType();
+      Value *s = b_.CreateLoad(type, acc.sum);
+      Value *y = b_.CreateFSub(x, b_.CreateLoad(type, acc.error));
+      Value *t = b_.CreateFAdd(s, y);
+      b_.CreateStore(b_.CreateFSub(b_.CreateFSub(t, s), y), acc.error);
+      b_.CreateStore(t, acc.sum);
+    };
+    auto term = [&](const Index &r0, Value *i) {
+      Index r = r0;
+      r.push_back(i);
+      return red.term(kept, r);
+    };
+    const Compensated total = accumulator(f64);
+    constexpr int64_t lanes = compensated_vectors * compensated_width;
+    const int64_t extent = red.shape.back(), groups = extent / lanes;
+    const Shape outer(red.shape.begin(), red.shape.end() - 1);
+    if (groups == 0) {
+      nest(red.shape, 0, {}, [&](const Index &r) { add(total, red.term(kept, r)); });
+      return result(total);
+    }
+    std::vector<Compensated> vectors;
+    for (int64_t v = 0; v < compensated_vectors; ++v)
+      vectors.push_back(accumulator(vec));
+    nest(outer, 0, {}, [&](const Index &r0) {
+      loop(c64(0), c64(groups), [&](Value *g) {
+        Value *first = b_.CreateMul(g, c64(lanes), "", true, true);
+        for (int64_t v = 0; v < compensated_vectors; ++v) {
+          // Consecutive terms: the backend merges a load per lane into one vector load.
+          Value *x = llvm::PoisonValue::get(vec);
+          for (int64_t l = 0; l < compensated_width; ++l) {
+            Value *i = b_.CreateAdd(first, c64(v * compensated_width + l), "", true, true);
+            x = b_.CreateInsertElement(x, term(r0, i), l);
+          }
+          add_kahan(vectors[size_t(v)], x);
+        }
+      });
+      for (int64_t rest = groups * lanes; rest < extent; ++rest)
+        add(total, term(r0, c64(rest)));
+    });
+    // Kahan's error terms are what the sums still owe (subtracted from the next term).
+    for (const Compensated &acc : vectors) {
+      Value *sums = b_.CreateLoad(vec, acc.sum), *errors = b_.CreateLoad(vec, acc.error);
+      for (int64_t l = 0; l < compensated_width; ++l) {
+        add(total, b_.CreateExtractElement(sums, l));
+        add(total, b_.CreateFNeg(b_.CreateExtractElement(errors, l)));
+      }
+    }
+    // A NaN here is a NaN term, inf - inf, or a lane that passed an infinity: IEEE's plain sum
+    // tells them apart (rare, so the second pass costs nothing in the common case).
+    llvm::AllocaInst *sum = slot(f64, result(total));
+    when(b_.CreateFCmpUNO(b_.CreateLoad(f64, sum), b_.CreateLoad(f64, sum)), [&] {
+      b_.CreateStore(llvm::ConstantFP::get(f64, 0.0), sum);
+      nest(red.shape, 0, {}, [&](const Index &r) {
+        b_.CreateStore(b_.CreateFAdd(b_.CreateLoad(f64, sum), red.term(kept, r)), sum);
+      });
+    });
+    return b_.CreateLoad(f64, sum);
   }
 
   // body() runs where cond holds.
@@ -1564,6 +1676,9 @@ private:
   static constexpr int64_t reduce_unroll = 4;
   // Terms per block of a pairwise float64 sum: each vector lane of a block sums a few of them.
   static constexpr int64_t pairwise_block = 256;
+  // A compensated float64 sum's vectors (independent, to hide the adds' latency) and their width
+  // (AVX2's; memory bounds the sum before the width does).
+  static constexpr int64_t compensated_vectors = 4, compensated_width = 4;
   const KernelPlan &plan_;
   llvm::Type *i64_;
   llvm::Function *fn_ = nullptr;
