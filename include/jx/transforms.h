@@ -91,10 +91,12 @@ std::vector<Array> apply(const LinearMap &map, LinearKind kind, const std::vecto
 std::pair<std::vector<Array>, std::shared_ptr<const LinearMap>>
 linearize(const TraceFn &f, const std::vector<Array> &primals, int arity);
 
-// vjp over flattened outputs, of which the first `differentiated` (all if -1) have cotangents
-// (the rest: grad's aux). The map takes their cotangents to the primals'.
+// vjp over flattened outputs, of which the first differentiated() (all if empty; asked once f is
+// traced, when an output tree's size is known) have cotangents (the rest: aux). The map takes
+// their cotangents to the primals'.
 std::pair<std::vector<Array>, std::shared_ptr<const LinearMap>>
-vjp(const TraceFn &f, const std::vector<Array> &primals, int arity, int differentiated = -1);
+vjp(const TraceFn &f, const std::vector<Array> &primals, int arity,
+    const std::function<size_t()> &differentiated = {});
 
 // value_and_grad over flattened outputs (the value, then aux's arrays): the outputs and the
 // gradients with respect to args[argnums[i]]. `argnums_text`: "0" or "(0, 1)", for errors.
@@ -391,8 +393,109 @@ template <class F> auto linearize(const F &f, const std::vector<Array> &primals,
 // jax.vjp(f, *primals, has_aux=True): (output, the VJP function at primals, aux).
 template <class F> auto vjp(const F &f, const std::vector<Array> &primals, HasAux) {
   using R = detail::ResultOf<F>;
-  auto [outs, map] = detail::vjp(detail::with_aux_body(f), primals, detail::array_arity<F>(), 1);
+  auto [outs, map] = detail::vjp(detail::with_aux_body(f), primals, detail::array_arity<F>(),
+                                 [] { return size_t(1); });
   return std::tuple(outs[0], VjpFunction<Array>(std::move(map)), detail::aux_of<R>(outs));
+}
+
+namespace detail {
+// f over pytrees returning (output, aux) as a std::pair or std::tuple of trees.
+template <class R> struct TreeAux {
+  static_assert(sizeof(R) == 0, "with jx::has_aux, f returns an (output, aux) std::pair or "
+                                "std::tuple of trees");
+};
+template <class Out, class Aux> struct TreeAux<std::pair<Out, Aux>> {
+  using Output = Out;
+  using AuxTree = Aux;
+};
+template <class Out, class Aux>
+struct TreeAux<std::tuple<Out, Aux>> : TreeAux<std::pair<Out, Aux>> {};
+
+// The output's leaves, then aux's; both structures kept.
+template <class R> struct TreeAuxResult {
+  using Out = typename TreeAux<R>::Output;
+  using Aux = typename TreeAux<R>::AuxTree;
+  std::shared_ptr<const Out> like;
+  std::shared_ptr<const Aux> aux_like;
+
+  template <class F, class... P> TraceFn body(const F &f, const TreeArgs<P...> &trees) {
+    return [this, &f, &trees](const std::vector<Array> &xs) {
+      const R result = trees.call(f, xs);
+      const Out &out = std::get<0>(result);
+      const Aux &aux = std::get<1>(result);
+      like = std::make_shared<const Out>(Outputs<Out>::treedef(out));
+      aux_like = std::make_shared<const Aux>(Outputs<Aux>::treedef(aux));
+      std::vector<Array> flat = Outputs<Out>::flatten(out);
+      const std::vector<Array> aux_leaves = Outputs<Aux>::flatten(aux);
+      flat.insert(flat.end(), aux_leaves.begin(), aux_leaves.end());
+      return flat;
+    };
+  }
+  size_t outputs() const { return Outputs<Out>::flatten(*like).size(); }
+  // The output (leaves [0, outputs)) and aux (the rest) of a flat primal result.
+  Out output(const std::vector<Array> &flat) const {
+    return Outputs<Out>::unflatten(*like, {flat.begin(), flat.begin() + std::ptrdiff_t(outputs())});
+  }
+  Aux aux(const std::vector<Array> &flat) const {
+    return Outputs<Aux>::unflatten(*aux_like,
+                                   {flat.begin() + std::ptrdiff_t(outputs()), flat.end()});
+  }
+};
+template <class F, class... P>
+using TreeAuxOf = TreeAuxResult<decltype(std::declval<const TreeArgs<P...> &>().call(
+    std::declval<const F &>(), {}))>;
+} // namespace detail
+
+// jax.jvp(f, primals, tangents, has_aux=True) of pytrees: (output, its tangent, aux), trees.
+template <class F, class... P>
+auto jvp(const F &f, const std::tuple<P...> &primals, const std::tuple<P...> &tangents, HasAux) {
+  const auto trees = detail::tree_args(primals);
+  detail::TreeAuxOf<F, P...> result;
+  const std::vector<Array> dots = detail::same_structure_leaves("jvp", primals, tangents);
+  const std::vector<Array> flat =
+      detail::jvp(result.body(f, trees), trees.leaves(), dots, int(trees.leaves().size()));
+  const auto half = std::ptrdiff_t(flat.size() / 2);
+  const std::vector<Array> values(flat.begin(), flat.begin() + half),
+      tangent_leaves(flat.begin() + half, flat.end());
+  return std::tuple(result.output(values), result.output(tangent_leaves), result.aux(values));
+}
+
+// jax.linearize(f, *primals, has_aux=True) of pytrees: (output, its JVP at primals, aux).
+template <class F, class... P> auto linearize(const F &f, const std::tuple<P...> &primals, HasAux) {
+  const auto trees = detail::tree_args(primals);
+  auto result = std::make_shared<detail::TreeAuxOf<F, P...>>();
+  auto [outs, map] =
+      detail::linearize(result->body(f, trees), trees.leaves(), int(trees.leaves().size()));
+  auto output_only = std::make_shared<detail::LinearMap>(*map);
+  output_only->outputs.resize(result->outputs());
+  const LinearizedFunction<std::vector<Array>> flat_map(std::move(output_only));
+  const std::tuple<P...> structure = detail::Outputs<std::tuple<P...>>::treedef(primals);
+  auto tangent_map = [flat_map, structure, result](const std::tuple<P...> &tangents) {
+    std::vector<Array> leaves =
+        flat_map(detail::same_structure_leaves("linearize", structure, tangents));
+    return result->output(leaves);
+  };
+  return std::tuple(result->output(outs), std::move(tangent_map), result->aux(outs));
+}
+
+// jax.vjp(f, *primals, has_aux=True) of pytrees: (output, the VJP function, aux).
+template <class F, class... P> auto vjp(const F &f, const std::tuple<P...> &primals, HasAux) {
+  const auto trees = detail::tree_args(primals);
+  auto result = std::make_shared<detail::TreeAuxOf<F, P...>>();
+  auto [outs, map] = detail::vjp(result->body(f, trees), trees.leaves(), int(trees.leaves().size()),
+                                 [&] { return result->outputs(); });
+  using Out = typename detail::TreeAuxOf<F, P...>::Out;
+  const std::tuple<P...> structure = detail::Outputs<std::tuple<P...>>::treedef(primals);
+  auto cotangent_map = [map = std::shared_ptr<const detail::LinearMap>(std::move(map)), structure,
+                        result](const Out &cotangent) {
+    const std::string expected = detail::ArgTree<Out>::structure(*result->like),
+                      got = detail::ArgTree<Out>::structure(cotangent);
+    if (expected != got) detail::throw_tangent_structure("vjp", expected, got);
+    return detail::Outputs<std::tuple<P...>>::unflatten(
+        structure,
+        detail::apply(*map, detail::LinearKind::kVjp, detail::Outputs<Out>::flatten(cotangent)));
+  };
+  return std::tuple(result->output(outs), std::move(cotangent_map), result->aux(outs));
 }
 
 // jax.lax.stop_gradient(x): x, but a constant to every transformation (its derivative is zero,
@@ -825,6 +928,67 @@ auto vmap(F f, VmapAxes in_axes = 0, VmapAxes out_axes = 0, std::optional<int64_
 }
 
 namespace detail {
+// The Jacobian of a tree-valued function: the output's structure with, in place of each output
+// Array, what the Jacobian of that Array is (R: the arguments' trees of Jacobians), as JAX nests
+// them. std containers keep their kind; a JX_PYTREE aggregate, whose fields cannot hold another
+// type, becomes a std::vector over its leaves, in field order.
+template <class T, class R, class = void> struct WithLeaves {
+  using type = std::vector<R>;
+  template <class Next> static type build(const T &out, Next &next) {
+    std::vector<Array> leaves;
+    ArgTree<T>::flatten(out, nullptr, &leaves);
+    type result;
+    for (size_t i = 0; i < leaves.size(); ++i)
+      result.push_back(next());
+    return result;
+  }
+};
+template <class R> struct WithLeaves<Array, R> {
+  using type = R;
+  template <class Next> static type build(const Array &, Next &next) { return next(); }
+};
+template <class T, class R> struct WithLeaves<std::vector<T>, R> {
+  using type = std::vector<typename WithLeaves<T, R>::type>;
+  template <class Next> static type build(const std::vector<T> &out, Next &next) {
+    type result;
+    for (const T &x : out)
+      result.push_back(WithLeaves<T, R>::build(x, next));
+    return result;
+  }
+};
+template <class T, size_t N, class R> struct WithLeaves<std::array<T, N>, R> {
+  using type = std::array<typename WithLeaves<T, R>::type, N>;
+  template <class Next> static type build(const std::array<T, N> &out, Next &next) {
+    return [&]<size_t... K>(std::index_sequence<K...>) {
+      return type{WithLeaves<T, R>::build(out[K], next)...}; // braces: in order
+    }
+    (std::make_index_sequence<N>{});
+  }
+};
+template <class... T, class R> struct WithLeaves<std::tuple<T...>, R> {
+  using type = std::tuple<typename WithLeaves<T, R>::type...>;
+  template <class Next> static type build(const std::tuple<T...> &out, Next &next) {
+    return std::apply([&](const T &...x) { return type{WithLeaves<T, R>::build(x, next)...}; },
+                      out);
+  }
+};
+template <class A, class B, class R> struct WithLeaves<std::pair<A, B>, R> {
+  using type = std::pair<typename WithLeaves<A, R>::type, typename WithLeaves<B, R>::type>;
+  template <class Next> static type build(const std::pair<A, B> &out, Next &next) {
+    return type{WithLeaves<A, R>::build(out.first, next),
+                WithLeaves<B, R>::build(out.second, next)};
+  }
+};
+template <class T, class R> struct WithLeaves<std::map<std::string, T>, R> {
+  using type = std::map<std::string, typename WithLeaves<T, R>::type>;
+  template <class Next> static type build(const std::map<std::string, T> &out, Next &next) {
+    type result;
+    for (const auto &[key, x] : out)
+      result.emplace(key, WithLeaves<T, R>::build(x, next));
+    return result;
+  }
+};
+
 // Fixed: FixedGradients<I...> where argnums are fixed at compile time (each Jacobian a tree of its
 // argument's type), else void (argnums at run time).
 template <class F, bool Many, class Fixed = void> class JacobianFunction {
@@ -833,12 +997,25 @@ public:
   JacobianFunction(F f, std::vector<int> argnums, bool forward)
       : f_(std::move(f)), argnums_(std::move(argnums)), forward_(forward) {}
 
+  // Arrays to an Array-valued f, or one std::vector<Array> of arguments: Jacobians as a list;
+  // a tree-valued f of Arrays takes the pytree path (the same Jacobians, nested in its output).
+  template <class... A> static constexpr bool list_form() {
+    if constexpr (!array_list_v<A...>)
+      return false;
+    else if constexpr (!(is_array_v<A> && ...))
+      return true;
+    else
+      return std::is_same_v<decltype(call_with_arrays(std::declval<const F &>(),
+                                                      std::declval<const std::vector<Array> &>())),
+                            Array>;
+  }
+
   template <class... A> auto operator()(const A &...args) const {
-    if constexpr (array_list_v<A...>) {
+    if constexpr (list_form<A...>()) {
       const std::vector<Array> list = argument_list(args...);
       using Out = decltype(call_with_arrays(f_, list));
-      static_assert(std::is_same_v<Out, Array>, "jx::jacfwd and jacrev take a function returning "
-                                                "one Array");
+      static_assert(std::is_same_v<Out, Array>, "jx::jacfwd and jacrev of a function of a "
+                                                "std::vector<Array> take one returning one Array");
       const TraceFn body = [&](const std::vector<Array> &xs) {
         return std::vector<Array>{call_with_arrays(f_, xs)};
       };
@@ -850,30 +1027,55 @@ public:
         return jacobians.at(0);
     } else {
       // Pytrees: each differentiated argument's Jacobians (output shape + leaf shape) as a tree
-      // of the argument's structure.
+      // of the argument's structure; of a tree-valued f, one such per output leaf, nested in the
+      // output's structure (WithLeaves).
       const TreeArgs<A...> trees(args...);
       using Out = decltype(trees.call(f_, {}));
-      static_assert(std::is_same_v<Out, Array>, "jx::jacfwd and jacrev take a function returning "
-                                                "one Array");
       const std::string text = argnums_text(argnums_, Many);
       const std::vector<size_t> positions =
           argument_positions(argnums_, trees.count, text, forward_ ? "jacfwd" : "jacrev");
-      const TraceFn body = [&](const std::vector<Array> &xs) {
-        return std::vector<Array>{trees.call(f_, xs)};
-      };
       const std::vector<int> flat = leaf_positions(trees, positions);
-      const std::vector<Array> jacobians =
-          flat.empty()
-              ? std::vector<Array>{}
-              : jacobian(body, trees.leaves(), flat, text, forward_, int(trees.leaves().size()));
-      const auto per_argument = by_argument(trees, positions, jacobians);
-      if constexpr (std::is_void_v<Fixed>) {
-        static_assert(same_types_v<A...>, "jx::jacfwd and jacrev with argnums given at run time "
-                                          "need arguments of one type; name them at compile "
-                                          "time: jx::jacfwd(f, jx::argnums<1>)");
-        return RuntimeGradients<Many>{}(trees, positions, per_argument);
+      // The Jacobians of output leaf k (the only one there is of an Array-valued f).
+      std::optional<Out> structure;
+      auto of_output = [&](size_t k) {
+        const TraceFn body = [&, k](const std::vector<Array> &xs) {
+          const Out out = trees.call(f_, xs);
+          if constexpr (std::is_same_v<Out, Array>) {
+            return std::vector<Array>{out};
+          } else {
+            if (!structure) structure = Outputs<Out>::treedef(out);
+            const std::vector<Array> leaves = Outputs<Out>::flatten(out);
+            // An empty output traces once for its structure; its leaf is never used.
+            return std::vector<Array>{leaves.empty() ? Array(0.0) : leaves.at(k)};
+          }
+        };
+        const std::vector<Array> jacobians =
+            flat.empty()
+                ? std::vector<Array>{}
+                : jacobian(body, trees.leaves(), flat, text, forward_, int(trees.leaves().size()));
+        const auto per_argument = by_argument(trees, positions, jacobians);
+        if constexpr (std::is_void_v<Fixed>) {
+          static_assert(same_types_v<A...>, "jx::jacfwd and jacrev with argnums given at run time "
+                                            "need arguments of one type; name them at compile "
+                                            "time: jx::jacfwd(f, jx::argnums<1>)");
+          return RuntimeGradients<Many>{}(trees, positions, per_argument);
+        } else {
+          return Fixed{}(trees, positions, per_argument);
+        }
+      };
+      if constexpr (std::is_same_v<Out, Array>) {
+        return of_output(0);
       } else {
-        return Fixed{}(trees, positions, per_argument);
+        using R = decltype(of_output(0));
+        std::vector<R> per_leaf{of_output(0)};
+        // Without a differentiated leaf nothing traced f: its structure comes from one call.
+        if (!structure) structure = Outputs<Out>::treedef(trees.call(f_, trees.leaves()));
+        const size_t outputs = Outputs<Out>::flatten(*structure).size();
+        for (size_t k = 1; k < outputs; ++k)
+          per_leaf.push_back(of_output(k));
+        size_t next_leaf = 0;
+        auto next = [&] { return per_leaf.at(next_leaf++); };
+        return WithLeaves<Out, R>::build(*structure, next);
       }
     }
   }
@@ -919,9 +1121,15 @@ template <class F, int... I> auto jacrev(F f, Argnums<I...>) {
   return detail::JacobianFunction<F, (sizeof...(I) > 1), detail::FixedGradients<I...>>(
       std::move(f), {I...}, false);
 }
-// jax.hessian: jacfwd(jacrev(f)), of shape result shape + argument shape + argument shape.
-template <class F> auto hessian(F f, int argnum = 0) {
+// jax.hessian: jacfwd(jacrev(f)), of shape result shape + argument shape + argument shape. Of a
+// pytree argument P: for each leaf of P, in order (a P of gradients is an output tree), a P of
+// second derivatives: H[i].b = d2f / d(leaf i) d(b); nested in a std container's own structure.
+template <class F> auto hessian(F f) { return jacfwd(jacrev(std::move(f))); }
+template <class F> auto hessian(F f, int argnum) {
   return jacfwd(jacrev(std::move(f), argnum), argnum);
+}
+template <class F, int... I> auto hessian(F f, Argnums<I...> argnums) {
+  return jacfwd(jacrev(std::move(f), argnums), argnums);
 }
 
 } // namespace jx

@@ -321,13 +321,14 @@ linearize(const TraceFn &f, const std::vector<Array> &primals, int arity) {
 }
 
 std::pair<std::vector<Array>, std::shared_ptr<const LinearMap>>
-vjp(const TraceFn &f, const std::vector<Array> &primals, int arity, int differentiated) {
+vjp(const TraceFn &f, const std::vector<Array> &primals, int arity,
+    const std::function<size_t()> &differentiated) {
   if (arity >= 0 && size_t(arity) != primals.size())
     throw TypeError(fmt::format("vjp: the function takes {} array arguments, but {} primals were "
                                 "given",
                                 arity, primals.size()));
   const Linearized lin = linearize_traced(f, primals, {});
-  const size_t d = differentiated < 0 ? lin.traced.outputs.size() : size_t(differentiated);
+  const size_t d = differentiated ? differentiated() : lin.traced.outputs.size();
   auto [ct_params, cts] = transpose_traced(lin, d);
   auto map = std::make_shared<LinearMap>();
   map->inputs = std::move(ct_params);

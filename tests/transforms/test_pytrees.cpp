@@ -176,6 +176,68 @@ TEST(Pytrees, JacobiansOfATreeAreATree) {
   EXPECT_EQ(jx_.shape(), (jx::Shape{3, 3}));
 }
 
+// A tree-valued function's Jacobians nest in its output's structure, as JAX's: a std container
+// keeps its kind, a JX_PYTREE aggregate becomes a std::vector over its leaves.
+TEST(Pytrees, JacobiansOfTreeValuedFunctions) {
+  const Array x = jnp::array({0.5, -1.0, 2.0});
+  auto pair = [](const Array &v) { return std::tuple{jnp::sin(v), jnp::sum(v * v)}; };
+  const auto [dsin, dsq] = jx::jacrev(pair)(x);
+  expect_near(dsin, jnp::diag(jnp::cos(x)));
+  expect_near(dsq, 2.0 * x);
+  const auto [fsin, fsq] = jx::jacfwd(pair)(x);
+  expect_near(fsin, dsin);
+  expect_near(fsq, dsq);
+  auto named = [](const Array &v) {
+    return std::map<std::string, Array>{{"double", 2.0 * v}, {"total", jnp::sum(v)}};
+  };
+  const std::map<std::string, Array> by_name = jx::jacrev(named)(x);
+  expect_near(by_name.at("double"), 2.0 * jnp::eye(3));
+  expect_near(by_name.at("total"), jnp::ones({3}));
+  // Of an aggregate: one entry per leaf (w, then b).
+  auto scaled = [](const Array &v) { return Params{3.0 * v, jnp::sum(v)}; };
+  const std::vector<Array> of_params = jx::jacfwd(scaled)(x);
+  ASSERT_EQ(of_params.size(), 2u);
+  expect_near(of_params[0], 3.0 * jnp::eye(3));
+  expect_near(of_params[1], jnp::ones({3}));
+  // An empty output has empty Jacobians.
+  auto nothing = [](const Array &) { return std::vector<Array>{}; };
+  EXPECT_TRUE(jx::jacrev(nothing)(x).empty());
+}
+
+// hessian of a Params tree: for each leaf of the gradient (w, b), a Params of its derivatives.
+// f = sum(w^2) b + b^3: grad w = 2 w b, grad b = sum(w^2) + 3 b^2.
+TEST(Pytrees, HessianOfATree) {
+  auto f = [](const Params &p) { return jnp::sum(p.w * p.w) * p.b + p.b * p.b * p.b; };
+  const Params p = make_params();
+  const double b = 0.25;
+  const std::vector<Params> h = jx::hessian(f)(p);
+  ASSERT_EQ(h.size(), 2u);
+  expect_near(h[0].w, 2 * b * jnp::eye(3));
+  expect_near(h[0].b, 2.0 * p.w);
+  expect_near(h[1].w, 2.0 * p.w);
+  expect_near(h[1].b, jnp::array(6 * b));
+  // Under jit, and of a std::map argument (nested maps, as JAX's dict of dicts).
+  const std::vector<Params> jitted = jx::jit(jx::hessian(f))(p);
+  expect_near(jitted[0].w, h[0].w);
+  auto g = [](const std::map<std::string, Array> &q) { return jnp::sum(q.at("u") * q.at("v")); };
+  const std::map<std::string, Array> q{{"u", jnp::array({1.0, 2.0})},
+                                       {"v", jnp::array({3.0, 4.0})}};
+  const auto hq = jx::hessian(g)(q);
+  expect_near(hq.at("u").at("v"), jnp::eye(2));
+  expect_near(hq.at("u").at("u"), jnp::zeros({2, 2}));
+  // Of several arguments: rows (H00, H01), (H10, H11); jacrev of Arrays gives its list of
+  // gradients, so the rows come in a std::vector.
+  auto two = [](const Array &u, const Array &v) { return jnp::sum(u * u * v); };
+  const Array u = jnp::array({1.0, 2.0}), v = jnp::array({3.0, 4.0});
+  const auto rows = jx::hessian(two, jx::argnums<0, 1>)(u, v);
+  ASSERT_EQ(rows.size(), 2u);
+  const auto &[row0, row1] = std::pair{rows[0], rows[1]};
+  expect_near(std::get<0>(row0), 2.0 * jnp::diag(v));
+  expect_near(std::get<1>(row0), 2.0 * jnp::diag(u));
+  expect_near(std::get<0>(row1), 2.0 * jnp::diag(u));
+  expect_near(std::get<1>(row1), jnp::zeros({2, 2}));
+}
+
 TEST(Pytrees, JvpVjpAndLinearizeOfTrees) {
   auto f = [](const Params &p, const Array &x) {
     return std::pair(jnp::sum(p.w * x) + p.b, Params{p.w * p.b, jnp::exp(p.b)});
@@ -207,6 +269,43 @@ TEST(Pytrees, JvpVjpAndLinearizeOfTrees) {
                 std::tuple(std::vector<Array>{x, x}), std::tuple(std::vector<Array>{x}));
       },
       "primal and tangent arguments to jax.jvp must have the same tree structure");
+}
+
+// jx::has_aux with pytree primals: f returns (output tree, aux tree); aux is returned as it is,
+// not differentiated.
+TEST(Pytrees, JvpVjpAndLinearizeOfTreesWithAux) {
+  auto f = [](const Params &p, const Array &x) {
+    const Array y = jnp::sum(p.w * x) + p.b;
+    return std::pair(Params{y, p.w * p.b}, std::map<std::string, Array>{{"y", y}, {"x", 2.0 * x}});
+  };
+  const Params p = make_params();
+  const Array x = jnp::array({1.0, 2.0, 3.0});
+  const Params dp{jnp::array({1.0, 0.0, 0.0}), jnp::array(1.0)};
+  const Array dx = jnp::zeros({3});
+  const auto [out, tangent, aux] = jx::jvp(f, std::tuple(p, x), std::tuple(dp, dx), jx::has_aux);
+  expect_near(out.w, jnp::array(4.75));
+  expect_near(tangent.w, jnp::array(2.0));
+  expect_near(tangent.b, dp.w * p.b + p.w);
+  expect_near(aux.at("y"), jnp::array(4.75));
+  expect_near(aux.at("x"), 2.0 * x);
+
+  const auto [value, f_lin, lin_aux] = jx::linearize(f, std::tuple(p, x), jx::has_aux);
+  expect_near(value.b, p.w * p.b);
+  expect_near(f_lin(std::tuple(dp, dx)).b, tangent.b);
+  expect_near(lin_aux.at("x"), 2.0 * x);
+
+  const auto [primal_out, f_vjp, vjp_aux] = jx::vjp(f, std::tuple(p, x), jx::has_aux);
+  expect_near(primal_out.w, jnp::array(4.75));
+  expect_near(vjp_aux.at("y"), jnp::array(4.75));
+  const auto [cp, cx] = f_vjp(Params{jnp::array(1.0), jnp::zeros({3})});
+  expect_near(cp.w, x);
+  expect_near(cp.b, jnp::array(1.0));
+  expect_near(cx, p.w);
+  expect_error<jx::ValueError>(
+      [&] {
+        f_vjp(Params{jnp::array(1.0), jnp::zeros({2})});
+      },
+      "unexpected JAX type");
 }
 
 TEST(Pytrees, VmapMapsEachLeafOfAnArgument) {
