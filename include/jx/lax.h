@@ -258,4 +258,26 @@ Array sort(const Array &operand, int64_t dimension = -1);
 // x + y·i from two float32 or two float64 arrays of one shape (lax.complex: no promotion).
 Array complex(const Array &x, const Array &y);
 
+// lax.dynamic_slice(operand, start_indices, slice_sizes): operand[s0 : s0 + size0, ...] at starts
+// known at run time (0-d integers of one type; a C++ integer takes the others'). A negative start
+// counts from the end (unless allow_negative_indices is false), then every start is clamped into
+// [0, dim - size] so that the slice fits, as JAX's (XLA's) semantics.
+Array dynamic_slice(const Array &operand, const std::vector<Array> &start_indices,
+                    const Shape &slice_sizes, bool allow_negative_indices = true);
+// lax.dynamic_update_slice: operand with update written at the starts (clamped as above).
+Array dynamic_update_slice(const Array &operand, const Array &update,
+                           const std::vector<Array> &start_indices,
+                           bool allow_negative_indices = true);
+// The one-axis forms: a slice of slice_size (or one index) along axis, whole along the others.
+Array dynamic_slice_in_dim(const Array &operand, const Array &start_index, int64_t slice_size,
+                           int64_t axis = 0, bool allow_negative_indices = true);
+Array dynamic_index_in_dim(const Array &operand, const Array &index, int64_t axis = 0,
+                           bool keepdims = true, bool allow_negative_indices = true);
+Array dynamic_update_slice_in_dim(const Array &operand, const Array &update,
+                                  const Array &start_index, int64_t axis,
+                                  bool allow_negative_indices = true);
+// The update may lack the axis (one rank less).
+Array dynamic_update_index_in_dim(const Array &operand, const Array &update, const Array &index,
+                                  int64_t axis, bool allow_negative_indices = true);
+
 } // namespace jx::lax

@@ -1117,6 +1117,13 @@ private:
     case Op::Take: return take(n, x, idx);
     case Op::Pad: return pad(n, x, idx);
     case Op::SliceUpdate: return slice_update(n, x, idx);
+    case Op::DynamicSlice: {
+      Index xi(r);
+      for (int64_t i = 0; i < r; ++i)
+        xi[i] = b_.CreateAdd(idx[i], dynamic_start(n, 1, i, x.shape[i] - n.shape[i]), "", true);
+      return value(x, xi);
+    }
+    case Op::DynamicUpdateSlice: return dynamic_update_slice(n, x, idx);
     case Op::Concatenate: return concatenate(n, idx);
     default: break;
     }
@@ -1213,6 +1220,28 @@ private:
       Value *on_lattice = b_.CreateICmpEQ(b_.CreateSRem(d, c64(stride)), c64(0));
       inside = b_.CreateAnd(inside, b_.CreateAnd(in_range, on_lattice));
       ui[i] = clamp(b_.CreateSDiv(d, c64(stride)), 0, len - 1);
+    }
+    return b_.CreateSelect(inside, value(update, ui), old);
+  }
+
+  // Start `axis` of a dynamic slice (input first + axis), clamped into [0, last].
+  Value *dynamic_start(const Node &n, size_t first, int64_t axis, int64_t last) {
+    return clamp(value(*n.inputs[first + size_t(axis)], {}), 0, last);
+  }
+
+  Value *dynamic_update_slice(const Node &n, const Node &x, const Index &idx) {
+    const Node &update = *n.inputs[1];
+    const int64_t r = x.ndim();
+    Value *old = value(x, idx);
+    if (update.size() == 0) return old;
+    Value *inside = b_.getTrue();
+    Index ui(r);
+    for (int64_t i = 0; i < r; ++i) {
+      const int64_t len = update.shape[i];
+      Value *d = b_.CreateSub(idx[i], dynamic_start(n, 2, i, x.shape[i] - len));
+      inside = b_.CreateAnd(
+          inside, b_.CreateAnd(b_.CreateICmpSGE(d, c64(0)), b_.CreateICmpSLT(d, c64(len))));
+      ui[i] = clamp(d, 0, len - 1);
     }
     return b_.CreateSelect(inside, value(update, ui), old);
   }

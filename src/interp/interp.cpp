@@ -367,6 +367,23 @@ struct Evaluator {
       }
       break;
     }
+    case Op::DynamicSlice:
+    case Op::DynamicUpdateSlice: {
+      const bool update = n.op == Op::DynamicUpdateSlice;
+      const ir::Node &part = update ? *n.inputs[1] : n;
+      int64_t base = 0;
+      for (int64_t i = 0; i < r; ++i) {
+        const int64_t start = value(n.inputs[size_t(i) + (update ? 2 : 1)])->as<int64_t>()[0];
+        base += std::clamp<int64_t>(start, 0, x->shape[i] - part.shape[i]) * in_strides[i];
+      }
+      if (!update) {
+        gather(in, o, n.shape, in_strides, base);
+        break;
+      }
+      std::copy_n(in, n.size(), o);
+      scatter(value(n.inputs[1])->as<T>(), o, part.shape, in_strides, base);
+      break;
+    }
     case Op::Take: {
       const int64_t *indices = value(n.inputs[1])->as<int64_t>();
       const int64_t axis = n.attrs[0], extent = x->shape[axis], count = n.inputs[1]->size();

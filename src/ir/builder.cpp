@@ -227,6 +227,19 @@ Shape infer_shape(const NodeSpec &s) {
   const Shape &x = in(0);
   const int64_t r = static_cast<int64_t>(x.size());
   switch (op) {
+  case Op::DynamicSlice:
+  case Op::DynamicUpdateSlice: {
+    const size_t first = op == Op::DynamicSlice ? 1 : 2;
+    check(s.inputs.size() == first + size_t(r), op, "one start per axis");
+    for (size_t i = first; i < s.inputs.size(); ++i)
+      check(s.inputs[i]->dtype == DType::int64 && in(i).empty(), op, "starts must be 0-d int64");
+    const Shape sizes = op == Op::DynamicSlice ? Shape(s.attrs) : in(1);
+    check(int64_t(sizes.size()) == r && (op == Op::DynamicSlice || s.attrs.empty()), op,
+          "one size per axis");
+    for (int64_t i = 0; i < r; ++i)
+      check(sizes[i] >= 0 && sizes[i] <= x[i], op, "slice larger than the operand");
+    return op == Op::DynamicSlice ? sizes : x;
+  }
   case Op::Take:
     check(s.attrs.size() == 2 && s.attrs[0] >= 0 && s.attrs[0] < r, op, "axis");
     check(s.inputs[1]->dtype == DType::int64, op, "indices must be int64");
@@ -320,6 +333,8 @@ void verify(const NodeSpec &s) {
     for (size_t i = 0; i < s.inputs.size(); ++i) {
       if (s.op == Op::Select && i == 0) continue;
       if ((s.op == Op::Take || is_scatter(s.op)) && i == 1) continue; // int64 indices
+      if ((s.op == Op::DynamicSlice && i >= 1) || (s.op == Op::DynamicUpdateSlice && i >= 2))
+        continue; // int64 starts
       check(in_dtype(i) == s.dtype, s.op, "operand dtype differs from result");
     }
     break;
@@ -860,6 +875,27 @@ NodePtr concatenate(std::vector<NodePtr> xs, int64_t axis) {
                  .weak = weak,
                  .inputs = std::move(xs),
                  .attrs = {axis}});
+}
+
+NodePtr dynamic_slice(NodePtr x, std::vector<NodePtr> starts, std::vector<int64_t> sizes) {
+  if (sizes == x->shape) return x; // every start clamps to 0
+  const DType dtype = x->dtype;
+  const bool weak = x->weak;
+  starts.insert(starts.begin(), std::move(x));
+  return finish({.op = Op::DynamicSlice,
+                 .dtype = dtype,
+                 .weak = weak,
+                 .inputs = std::move(starts),
+                 .attrs = std::move(sizes)});
+}
+
+NodePtr dynamic_update_slice(NodePtr x, NodePtr update, std::vector<NodePtr> starts) {
+  const DType dtype = x->dtype;
+  const bool weak = x->weak;
+  if (update->shape == x->shape && update->weak == weak) return update; // the starts clamp to 0
+  starts.insert(starts.begin(), {std::move(x), std::move(update)});
+  return finish(
+      {.op = Op::DynamicUpdateSlice, .dtype = dtype, .weak = weak, .inputs = std::move(starts)});
 }
 
 NodePtr slice_update(NodePtr x, NodePtr update, std::vector<int64_t> starts,

@@ -63,6 +63,10 @@ NodePtr concatenate(std::vector<NodePtr> xs, int64_t axis);
 NodePtr slice_update(NodePtr x, NodePtr update, std::vector<int64_t> starts,
                      std::vector<int64_t> limits, std::vector<int64_t> steps);
 NodePtr diagonal(NodePtr x, int64_t axis1, int64_t axis2);
+// lax.dynamic_slice and dynamic_update_slice at one 0-d int64 start per axis, clamped so that
+// the slice fits (negative starts are the caller's to wrap).
+NodePtr dynamic_slice(NodePtr x, std::vector<NodePtr> starts, std::vector<int64_t> sizes);
+NodePtr dynamic_update_slice(NodePtr x, NodePtr update, std::vector<NodePtr> starts);
 
 // Reductions; axes sorted and unique.
 NodePtr reduce(Op op, NodePtr x, std::vector<int64_t> axes);

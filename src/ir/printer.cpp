@@ -64,6 +64,7 @@ std::string attr_str(const Node &n) {
   case Op::SliceUpdate:
     return fmt::format("start={} limit={} step={}", range(0, r), range(r, r), range(2 * r, r));
   case Op::Pad: return fmt::format("lo={} hi={}", range(0, r), range(r, r));
+  case Op::DynamicSlice: return fmt::format("sizes={}", range(0, r));
   case Op::Concatenate:
   case Op::ArgMax:
   case Op::ArgMin: return fmt::format("axis={}", n.attrs[0]);

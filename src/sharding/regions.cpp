@@ -117,7 +117,8 @@ Region operand_region(const Node &n, size_t k, const Region &r) {
     out.hi[axis] = std::clamp<int64_t>(r.hi[axis] - offset, 0, x.shape[axis]);
     return out;
   }
-  case Op::SliceUpdate: return k == 0 ? r : whole(x);
+  case Op::SliceUpdate:
+  case Op::DynamicUpdateSlice: return k == 0 ? r : whole(x);
   case Op::Reshape: {
     // Whole rows of the output (all but axis 0 whole) are a contiguous run of elements: the
     // input's rows that hold it (split_reductions' partials read their block of rows).

@@ -94,6 +94,8 @@ public:
       }
       case Op::Concatenate: all_batched(); return ir::concatenate(in, a[0] + 1);
       case Op::Take: return take_rule(n, std::move(in), batched);
+      case Op::DynamicSlice: return dynamic_slice_rule(n, std::move(in), batched);
+      case Op::DynamicUpdateSlice: return dynamic_update_slice_rule(n, std::move(in), batched);
       case Op::Diagonal: return ir::diagonal(in[0], a[0] + 1, a[1] + 1);
       default: break;
       }
@@ -154,7 +156,11 @@ private:
     const bool fill = n.attrs[1] != 0;
     if (!batched[1]) return ir::take(in[0], in[1], axis, fill);
     if (!batched[0]) in[0] = spread(in[0]);
-    const NodePtr &x = in[0], &idx = in[1];
+    return batched_take(in[0], in[1], axis, fill);
+  }
+
+  // take of batched x (b, ...) at batched indices idx (b, i...) along `axis` of x.
+  NodePtr batched_take(const NodePtr &x, const NodePtr &idx, int64_t axis, bool fill) const {
     const NodePtr out =
         ir::take(merged_lines(x, axis), flat_indices(idx, x->shape[size_t(axis)], fill), 0, fill);
     // (b, i..., pre..., post...) back to (b, pre..., i..., post...).
@@ -167,6 +173,84 @@ private:
     for (int64_t d = 1 + k + pre; d < out->ndim(); ++d)
       perm.push_back(d);
     return ir::transpose(out, perm);
+  }
+
+  // Unbatched starts slice every example alike (the batch axis whole); batched ones read each
+  // example's window with a take per axis at its clamped start + iota (JAX's gather).
+  NodePtr dynamic_slice_rule(const ir::Node &n, std::vector<NodePtr> in,
+                             const std::vector<bool> &batched) {
+    if (!batched[0]) in[0] = spread(in[0]);
+    std::vector<NodePtr> starts(in.begin() + 1, in.end());
+    if (std::find(batched.begin() + 1, batched.end(), true) == batched.end()) {
+      starts.insert(starts.begin(), ir::literal_int(0, DType::int64, false));
+      return ir::dynamic_slice(in[0], std::move(starts), prepend(size_, n.attrs));
+    }
+    NodePtr x = in[0];
+    for (size_t k = 0; k < starts.size(); ++k) {
+      const int64_t size = n.attrs[k], extent = n.inputs[0]->shape[k];
+      if (size == extent) continue; // the start clamps to 0
+      const NodePtr idx = window(starts[k], batched[k + 1], extent - size, size);
+      x = batched[k + 1] ? batched_take(x, idx, int64_t(k) + 1, false)
+                         : ir::take(x, idx, int64_t(k) + 1, false);
+    }
+    return x;
+  }
+
+  // Unbatched starts update every example alike; batched ones select, at each position of x, the
+  // update where it is inside its example's window (a take per axis reads it there).
+  NodePtr dynamic_update_slice_rule(const ir::Node &, std::vector<NodePtr> in,
+                                    const std::vector<bool> &batched) {
+    for (size_t i : {size_t(0), size_t(1)})
+      if (!batched[i]) in[i] = spread(in[i]);
+    std::vector<NodePtr> starts(in.begin() + 2, in.end());
+    if (std::find(batched.begin() + 2, batched.end(), true) == batched.end()) {
+      starts.insert(starts.begin(), ir::literal_int(0, DType::int64, false));
+      return ir::dynamic_update_slice(in[0], in[1], std::move(starts));
+    }
+    const NodePtr &x = in[0];
+    NodePtr u = in[1], inside;
+    if (u->size() == 0) return x;
+    for (size_t k = 0; k < starts.size(); ++k) {
+      const auto axis = int64_t(k) + 1;
+      const int64_t len = u->shape[size_t(axis)], extent = x->shape[size_t(axis)];
+      // d = j - clamped start along axis k, over (b, j) or (j).
+      const NodePtr start = clamped(starts[k], extent - len);
+      const Shape line = batched[k + 2] ? Shape{size_, extent} : Shape{extent};
+      const NodePtr d = ir::binary(Op::Sub, ir::iota(DType::int64, line, int64_t(line.size()) - 1),
+                                   batched[k + 2] ? ir::broadcast(start, line, {0})
+                                                  : ir::broadcast(start, line, {}));
+      auto c = [&](int64_t v) {
+        return ir::broadcast(ir::literal_int(v, DType::int64, false), line, {});
+      };
+      NodePtr in_window =
+          ir::binary(Op::And, ir::binary(Op::Ge, d, c(0)), ir::binary(Op::Lt, d, c(len)));
+      in_window = batched[k + 2] ? ir::broadcast(in_window, x->shape, {0, axis})
+                                 : ir::broadcast(in_window, x->shape, {axis});
+      inside = inside ? ir::binary(Op::And, inside, in_window) : in_window;
+      const NodePtr at = ir::select(ir::binary(Op::Lt, d, c(0)), c(0),
+                                    ir::select(ir::binary(Op::Ge, d, c(len)), c(len - 1), d));
+      u = batched[k + 2] ? batched_take(u, at, axis, false) : ir::take(u, at, axis, false);
+    }
+    return ir::select(inside, u, x);
+  }
+
+  // start clamped into [0, last], int64.
+  static NodePtr clamped(const NodePtr &start, int64_t last) {
+    auto c = [&](int64_t v) {
+      return ir::broadcast(ir::literal_int(v, DType::int64, false), start->shape, {});
+    };
+    return ir::binary(Op::Min, ir::binary(Op::Max, start, c(0)), c(last));
+  }
+
+  // The positions a window of `size` reads from its start clamped into [0, last]: (size) or, for a
+  // batched start (b), (b, size).
+  NodePtr window(const NodePtr &start, bool batched, int64_t last, int64_t size) const {
+    const Shape shape = batched ? Shape{size_, size} : Shape{size};
+    const NodePtr offsets = ir::iota(DType::int64, shape, int64_t(shape.size()) - 1);
+    return ir::binary(Op::Add,
+                      ir::broadcast(clamped(start, last), shape,
+                                    batched ? std::vector<int64_t>{0} : std::vector<int64_t>{}),
+                      offsets);
   }
 
   // Batched indices scatter each example's updates into its own x: one scatter into the

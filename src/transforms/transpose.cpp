@@ -118,6 +118,21 @@ NodePtr slice_update_transpose(const ir::Node &ans, const NodePtr &ct, size_t i)
   return ir::slice(ct, b.starts, b.limits, b.steps);
 }
 
+// ct written at the (clamped) starts of zeros, as XLA transposes dynamic-slice.
+NodePtr dynamic_slice_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
+  if (i != 0) not_linear_in(ans, i);
+  return ir::dynamic_update_slice(zeros(ans.inputs[0]), ct,
+                                  {ans.inputs.begin() + 1, ans.inputs.end()});
+}
+
+// dynamic_update_slice(x, u): x gets ct with the updated window zeroed, u that window.
+NodePtr dynamic_update_slice_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
+  const std::vector<NodePtr> starts(ans.inputs.begin() + 2, ans.inputs.end());
+  if (i == 0) return ir::dynamic_update_slice(ct, zeros(ans.inputs[1]), starts);
+  if (i == 1) return ir::dynamic_slice(ct, starts, ans.inputs[1]->shape);
+  not_linear_in(ans, i);
+}
+
 // ct (x's other axes, then the diagonal) spread on the diagonal of the two axes, zeros elsewhere.
 NodePtr diagonal_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
   const NodePtr &x = ans.inputs[0];

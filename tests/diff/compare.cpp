@@ -207,6 +207,11 @@ private:
       if (!any) return nullptr;
       // A gather reads x's error where it reads x (its indices are exact integers).
       if (n.op == Op::Take) return ir::take(err(0), n.inputs[1], n.attrs[0], n.attrs[1] != 0);
+      // Dynamic slices read errors where they read values (their starts are exact integers).
+      if (n.op == Op::DynamicSlice)
+        return ir::dynamic_slice(err(0), {n.inputs.begin() + 1, n.inputs.end()}, n.attrs);
+      if (n.op == Op::DynamicUpdateSlice)
+        return ir::dynamic_update_slice(err(0), err(1), {n.inputs.begin() + 2, n.inputs.end()});
       std::vector<NodePtr> inputs;
       for (size_t i = 0; i < e.size(); ++i)
         inputs.push_back(err(i));

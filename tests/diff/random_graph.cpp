@@ -557,6 +557,7 @@ private:
         {kMovement, 3, &Generator::concatenate_or_stack, "concatenate_or_stack"},
         {kMovement, 2, &Generator::diff, "diff"},
         {kMovement, 3, &Generator::at, "at"},
+        {kMovement, 2, &Generator::dynamic, "dynamic"},
         {kReduction, 6, &Generator::reduce, "reduce"},
         {kReduction, 2, &Generator::arg_reduce, "arg_reduce"},
         {kSorting, 3, &Generator::sort_or_scan, "sort_or_scan"},
@@ -1114,6 +1115,38 @@ private:
                               : at.divide(v.a);
     return emit(out, fmt::format("{}.at[{}].{}({})", x.ref, ix.text, names[method], v.ref),
                 {x.id, v.id}, x.approx || v.approx);
+  }
+
+  // lax.dynamic_slice or dynamic_update_slice at starts that may be negative or past the end
+  // (JAX clamps them), some counted from x's own data so that the kernel reads them at run time.
+  std::optional<Value> dynamic(const Value &x) {
+    const int64_t r = x.a.ndim();
+    if (r == 0) return std::nullopt;
+    std::vector<Array> starts;
+    std::vector<std::string> texts;
+    Shape sizes;
+    for (int64_t k = 0; k < r; ++k) {
+      const int64_t extent = x.a.shape()[size_t(k)];
+      const int64_t v = uni(-extent - 2, extent + 2);
+      sizes.push_back(uni(0, extent));
+      if (!x.approx && chance(0.4)) {
+        starts.push_back(jnp::count_nonzero(x.a).astype(DType::int32) + int32_t(v));
+        texts.push_back(fmt::format("jnp.count_nonzero({}).astype(jnp.int32) + {}", x.ref, v));
+      } else {
+        starts.push_back(Array(v).astype(DType::int32));
+        texts.push_back(fmt::format("jnp.int32({})", v));
+      }
+    }
+    const std::string starts_text = fmt::format("({},)", fmt::join(texts, ", "));
+    if (chance(0.5))
+      return emit(
+          jx::lax::dynamic_slice(x.a, starts, sizes),
+          fmt::format("jax.lax.dynamic_slice({}, {}, {})", x.ref, starts_text, py_tuple(sizes)),
+          {x.id}, x.approx);
+    const Value u = fresh(sizes, x.a.dtype());
+    return emit(jx::lax::dynamic_update_slice(x.a, u.a, starts),
+                fmt::format("jax.lax.dynamic_update_slice({}, {}, {})", x.ref, u.ref, starts_text),
+                {x.id, u.id}, x.approx || u.approx);
   }
 
   // axis=None, one axis, or a tuple of axes (maybe empty) of a rank-r array.

@@ -1,0 +1,205 @@
+// lax.dynamic_slice, dynamic_update_slice and their *_in_dim forms: JAX's clamping (goldens from
+// JAX), the compiled kernels against the reference evaluator, traced starts under jit and in
+// loops, derivatives, batching (batched operands, starts or both), and JAX's errors.
+#include <jx/jx.h>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "api/internal.h"
+#include "test_util.h"
+
+namespace {
+
+namespace jnp = jx::numpy;
+namespace lax = jx::lax;
+using jx::Array;
+using test_util::expect_error;
+
+struct Golden {
+  int64_t i, j;
+  std::vector<int64_t> slice, updated;
+};
+const std::vector<Golden> goldens = {
+#include "golden/dynamic_slice_golden.inc"
+};
+
+// x = arange(30).reshape(5, 6) and the (2, 3) update of the goldens.
+Array operand() { return jnp::arange(30).astype(jx::int64).reshape({5, 6}); }
+Array update() { return (100 + jnp::arange(6)).astype(jx::int64).reshape({2, 3}); }
+
+std::vector<int64_t> values(const Array &a) { return a.astype(jx::int64).to_vector<int64_t>(); }
+
+// The bits of x through the reference evaluator and through compiled kernels, equal.
+void expect_backends_agree(const Array &x) {
+  const auto interpreted = jx::api::evaluate_with(jx::api::Backend::Interpreter, x.node());
+  const auto compiled = jx::api::evaluate_with(jx::api::Backend::Compiler, x.node());
+  const size_t bytes = size_t(x.size()) * itemsize(x.dtype());
+  EXPECT_TRUE(bytes == 0 || std::memcmp(interpreted->data(), compiled->data(), bytes) == 0);
+}
+
+TEST(DynamicSlice, ClampsAsJax) {
+  auto slice = jx::jit([](const Array &x, const Array &i, const Array &j) {
+    return lax::dynamic_slice(x, {i, j}, {2, 3});
+  });
+  auto write = jx::jit([](const Array &x, const Array &u, const Array &i, const Array &j) {
+    return lax::dynamic_update_slice(x, u, {i, j});
+  });
+  for (const Golden &g : goldens) {
+    const std::string where = fmt::format("starts ({}, {})", g.i, g.j);
+    if (g.updated.empty()) continue; // the typed cases below
+    const Array i = Array(g.i).astype(jx::int32), j = Array(g.j).astype(jx::int32);
+    const Array eager = lax::dynamic_slice(operand(), {i, j}, {2, 3});
+    expect_backends_agree(eager);
+    EXPECT_EQ(values(eager), g.slice) << where;
+    EXPECT_EQ(values(slice(operand(), i, j)), g.slice) << where;
+    const Array updated = lax::dynamic_update_slice(operand(), update(), {i, j});
+    expect_backends_agree(updated);
+    EXPECT_EQ(values(updated), g.updated) << where;
+    EXPECT_EQ(values(write(operand(), update(), i, j)), g.updated) << where;
+  }
+}
+
+TEST(DynamicSlice, UnsignedAndNarrowStarts) {
+  const std::vector<std::pair<jx::DType, size_t>> typed = {
+      {jx::uint8, goldens.size() - 3}, {jx::uint32, goldens.size() - 2}, {jx::int8, goldens.size() - 1}};
+  for (const auto &[dtype, k] : typed) {
+    const Golden &g = goldens[k];
+    const Array i = Array(g.i).astype(dtype), j = Array(g.j).astype(dtype);
+    EXPECT_EQ(values(lax::dynamic_slice(operand(), {i, j}, {2, 3})), g.slice)
+        << jx::dtype_name(dtype);
+  }
+  // A uint64 start past INT64_MAX is past the end, not negative.
+  const Array huge = Array(uint64_t(1) << 63).astype(jx::uint64);
+  EXPECT_EQ(values(lax::dynamic_slice(operand(), {huge, huge}, {2, 3})),
+            (std::vector<int64_t>{21, 22, 23, 27, 28, 29}));
+  // allow_negative_indices=false: a negative start clamps to 0.
+  EXPECT_EQ(values(lax::dynamic_slice(operand(), {-1, -1}, {2, 3}, false)),
+            (std::vector<int64_t>{0, 1, 2, 6, 7, 8}));
+}
+
+TEST(DynamicSlice, InDimForms) {
+  const Array x = operand();
+  const Array i = jnp::array(int32_t(2));
+  EXPECT_EQ(values(lax::dynamic_slice_in_dim(x, i, 2, 1)), values(x(jx::slice(), jx::slice(2, 4))));
+  EXPECT_EQ(values(lax::dynamic_index_in_dim(x, i, 0, false)), values(x(2)));
+  EXPECT_EQ(lax::dynamic_index_in_dim(x, i).shape(), (jx::Shape{1, 6}));
+  EXPECT_EQ(lax::dynamic_index_in_dim(x, -1, 1, false).shape(), (jx::Shape{5}));
+  const Array row = jnp::full({6}, -1).astype(jx::int64);
+  EXPECT_EQ(values(lax::dynamic_update_index_in_dim(x, row, i, 0)(2)), values(row));
+  const Array column = jnp::full({5, 1}, -2).astype(jx::int64);
+  EXPECT_EQ(values(lax::dynamic_update_slice_in_dim(x, column, -1, 1)(jx::slice(), 5)),
+            std::vector<int64_t>(5, -2));
+}
+
+TEST(DynamicSlice, TracedStartsInALoop) {
+  // Row i of a carry written at a traced position, then every row read back.
+  auto rows = [](const Array &init) {
+    return lax::fori_loop(
+        0, 5,
+        [](const Array &i, const Array &a) {
+          return lax::dynamic_update_slice(a, jnp::full({1, 4}, i).astype(a.dtype()), {i, 0});
+        },
+        init);
+  };
+  const Array written = jx::jit(rows)(jnp::zeros({5, 4}));
+  EXPECT_EQ(values(written(jx::slice(), 3)), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  auto diagonal_sum = [](const Array &a) {
+    return lax::fori_loop(
+        0, 4,
+        [&a](const Array &i, const Array &acc) {
+          return acc + lax::dynamic_slice(a, {i, i}, {1, 1}).reshape({});
+        },
+        jnp::zeros({}));
+  };
+  const Array m = jnp::arange(16.0).reshape({4, 4});
+  EXPECT_EQ(jx::jit(diagonal_sum)(m).item<double>(), 0 + 5 + 10 + 15);
+}
+
+TEST(DynamicSlice, Derivatives) {
+  const Array x = jnp::arange(12.0).reshape({3, 4});
+  const Array i = jnp::array(int32_t(1)), j = jnp::array(int32_t(5)); // j clamps to 2
+  auto f = [&](const Array &v) { return jnp::sum(jnp::square(lax::dynamic_slice(v, {i, j}, {2, 2}))); };
+  const Array expected = jnp::zeros({3, 4}).at(jx::slice(1, 3), jx::slice(2, 4)).set(
+      2.0 * x(jx::slice(1, 3), jx::slice(2, 4)));
+  EXPECT_EQ(jnp::array_equal(jx::grad(f)(x), expected).item<bool>(), true);
+  EXPECT_EQ(jnp::array_equal(jx::jit(jx::grad(f))(x), expected).item<bool>(), true);
+  const Array jf = jx::jacfwd(f)(x), jr = jx::jacrev(f)(x);
+  EXPECT_EQ(jnp::allclose(jf, jr).item<bool>(), true);
+  // dynamic_update_slice: the operand's gradient is zero in the window, the update's is 1s.
+  const Array u = jnp::ones({2, 2});
+  auto g = [&](const Array &v, const Array &w) {
+    return jnp::sum(lax::dynamic_update_slice(v, w * w, {i, j}));
+  };
+  const auto [gx, gu] = jx::grad(g, jx::argnums<0, 1>)(x, u);
+  EXPECT_EQ(jnp::array_equal(gx, jnp::ones({3, 4}).at(jx::slice(1, 3), jx::slice(2, 4)).set(0.0))
+                .item<bool>(),
+            true);
+  EXPECT_EQ(jnp::array_equal(gu, 2.0 * u).item<bool>(), true);
+}
+
+TEST(DynamicSlice, Batching) {
+  const Array xs = jnp::arange(60).astype(jx::int64).reshape({2, 5, 6});
+  const Array starts = jnp::array(std::vector<int32_t>{-1, 2});
+  auto slice = [](const Array &x, const Array &i) { return lax::dynamic_slice(x, {i, 1}, {2, 3}); };
+  auto write = [](const Array &x, const Array &i) {
+    return lax::dynamic_update_slice(x, jnp::full({2, 3}, -7).astype(jx::int64), {1, i});
+  };
+  for (int which = 0; which < 3; ++which) {
+    // Batched operand, batched starts, both.
+    const bool batch_x = which != 1, batch_i = which != 0;
+    const std::optional<int64_t> no_axis;
+    const jx::VmapAxes axes = {batch_x ? std::optional<int64_t>(0) : no_axis,
+                               batch_i ? std::optional<int64_t>(0) : no_axis};
+    const Array x = batch_x ? xs : xs(0);
+    const Array i = batch_i ? starts : starts(1);
+    const Array sliced = jx::vmap(slice, axes)(x, i);
+    const Array written = jx::jit(jx::vmap(write, axes))(x, i);
+    for (int64_t b = 0; b < 2; ++b) {
+      const Array xb = batch_x ? xs(b) : xs(0), ib = batch_i ? starts(b) : starts(1);
+      EXPECT_EQ(values(sliced(b)), values(slice(xb, ib))) << which << " " << b;
+      EXPECT_EQ(values(written(b)), values(write(xb, ib))) << which << " " << b;
+    }
+    expect_backends_agree(jx::vmap(write, axes)(x, i));
+  }
+}
+
+TEST(DynamicSlice, JaxErrors) {
+  const Array x = jnp::zeros({5, 6});
+  const Array i = Array(1).astype(jx::int32);
+  expect_error<jx::ValueError>([&] { lax::dynamic_slice(x, {i}, {1, 1}); },
+                               "Length of slice indices must match number of operand dimensions "
+                               "(1 vs (5, 6))");
+  expect_error<jx::TypeError>([&] { lax::dynamic_slice(x, {i, Array(1.5)}, {1, 1}); },
+                              "index arguments to dynamic_slice must be integers of the same "
+                              "type, got: int32, float64");
+  expect_error<jx::TypeError>(
+      [&] { lax::dynamic_slice(x, {i, Array(0).astype(jx::int64)}, {1, 1}); },
+      "index arguments to dynamic_slice must be integers of the same type, got: int32, int64");
+  expect_error<jx::TypeError>([&] { lax::dynamic_slice(x, {i, i}, {6, 1}); },
+                              "slice slice_sizes must be less than or equal to operand shape, got "
+                              "slice_sizes (6, 1) for operand shape (5, 6).");
+  expect_error<jx::TypeError>([&] { lax::dynamic_slice(x, {i, i}, {1, -1}); },
+                              "slice slice_sizes must be greater than or equal to zero");
+  expect_error<jx::TypeError>([&] { lax::dynamic_slice(x, {i, jnp::zeros({2}).astype(jx::int32)}, {1, 1}); },
+                              "start_indices arguments to dynamic_slice must be scalars");
+  expect_error<jx::TypeError>([&] { lax::dynamic_update_slice(x, jnp::zeros({2}), {i, i}); },
+                              "dynamic_update_slice update must have the same rank as operand, "
+                              "got update shape (2,) for operand shape (5, 6).");
+  expect_error<jx::TypeError>([&] { lax::dynamic_update_slice(x, jnp::zeros({2, 7}), {i, i}); },
+                              "dynamic_update_slice update shape must be smaller than operand "
+                              "shape, got update shape (2, 7) for operand shape (5, 6).");
+  expect_error<jx::TypeError>(
+      [&] { lax::dynamic_update_slice(x, jnp::zeros({1, 1}, jx::float32), {i, i}); },
+      "lax.dynamic_update_slice requires arguments to have the same dtypes, got float64, "
+      "float32.");
+  expect_error<jx::TypeError>(
+      [&] { lax::dynamic_update_slice(x, jnp::zeros({1, 1}), {i, Array(0.5)}); },
+      "index arguments to dynamic_update_slice must be integers of the same type, got int32, "
+      "float64");
+}
+
+} // namespace
