@@ -5,6 +5,8 @@
 //     zero padding (u + 0.1 * laplacian(u)), N x N float64, --steps steps.
 //   tiny_16: a carry of 16 float64 (x * 0.999 + 0.001), --tiny-steps steps: the loop's own
 //     overhead per iteration.
+//   update_row/column/element_N, scale_N: a fori_loop of --update-steps steps writing a row, a
+//     column or an element of an N x N float64 carry at the loop index, or scaling all of it.
 // --json prints one object per workload and line; --text the heat loop's plan and the single
 // step's (Compiled::as_text without the kernels' IR); --compile the loop's lower + compile time
 // and traced graph size per trip count (10, 1000, 100000: independent of it); --cold-compile one
@@ -69,6 +71,37 @@ template <class Step> Figures measure(Step step, const Array &init, int64_t step
   return {median(loop_ms), median(single_ms), median(cpp_ms)};
 }
 
+// Per-step median over `rounds` of a fori_loop of `steps` steps whose body updates part of an
+// n x n float64 carry at the loop index i (mod n), written as a NumPy loop ports:
+// a.at(i).set(2.0) (a row), a.at(slice(), i) (a column), a.at(i, i) (an element); and the whole
+// array scaled (a * 1.0001), the baseline of issue 33's figures.
+enum class Update { Row, Column, Element, Scale };
+double measure_update(Update kind, const Array &init, int64_t steps, int rounds) {
+  auto looped = jx::jit([&](const Array &a) {
+    return lax::fori_loop(
+        0, steps,
+        [&](const Array &step, const Array &v) {
+          const Array i = step % v.shape()[0];
+          switch (kind) {
+          case Update::Row: return v.at(i).set(2.0);
+          case Update::Column: return v.at(jx::slice(), i).set(2.0);
+          case Update::Element: return v.at(i, i).set(2.0);
+          case Update::Scale: break;
+          }
+          return v * 1.0001;
+        },
+        a);
+  });
+  looped(init).block_until_ready(); // compile and warm up
+  std::vector<double> ms;
+  for (int r = 0; r < rounds; ++r) {
+    auto t0 = Clock::now();
+    looped(init).block_until_ready();
+    ms.push_back(ms_since(t0) / double(steps));
+  }
+  return median(ms);
+}
+
 // Trace and compile of the heat loop per trip count: medians over `rounds` of a fresh jit's
 // lower + compile (the kernel cache warm after the first: what the trip count could add is
 // tracing and the plan), and the traced graph's lines (its size).
@@ -119,7 +152,7 @@ int print_plans(int64_t n, int64_t steps) {
 } // namespace
 
 int main(int argc, char **argv) {
-  int64_t n = 1024, steps = 1000, tiny_steps = 100000;
+  int64_t n = 1024, steps = 1000, tiny_steps = 100000, update_steps = 200;
   int rounds = 5;
   bool json = false, text = false, compile = false, cold = false;
   for (int i = 1; i < argc; ++i) {
@@ -131,6 +164,8 @@ int main(int argc, char **argv) {
       steps = std::atoll(argv[++i]);
     else if (arg == "--tiny-steps" && has_value)
       tiny_steps = std::atoll(argv[++i]);
+    else if (arg == "--update-steps" && has_value)
+      update_steps = std::atoll(argv[++i]);
     else if (arg == "--rounds" && has_value)
       rounds = std::max(1, std::atoi(argv[++i]));
     else if (arg == "--json")
@@ -143,7 +178,8 @@ int main(int argc, char **argv) {
       cold = true;
     else {
       std::fprintf(stderr,
-                   "usage: %s [--n 1024] [--steps 1000] [--tiny-steps 100000] [--rounds 5] "
+                   "usage: %s [--n 1024] [--steps 1000] [--tiny-steps 100000] [--update-steps 200] "
+                   "[--rounds 5] "
                    "[--json | --text | --compile | --cold-compile]\n",
                    argv[0]);
       return 2;
@@ -182,6 +218,14 @@ int main(int argc, char **argv) {
                "{:<10} | {:>14} | {:>15} | {:>17} | {:>14} | {:>16}\n",
                rounds, steps, tiny_steps, "workload", "loop ms/step", "1 jit call ms",
                "C++ loop ms/step", "loop / 1 call", "loop / C++ loop");
+  const std::pair<const char *, Update> updates[] = {{"update_row", Update::Row},
+                                                     {"update_column", Update::Column},
+                                                     {"update_element", Update::Element},
+                                                     {"scale", Update::Scale}};
+  std::vector<std::pair<std::string, double>> update_rows;
+  for (const auto &[name, kind] : updates)
+    update_rows.emplace_back(fmt::format("{}_{}", name, n),
+                             measure_update(kind, u0, update_steps, rounds));
   for (const auto &[name, f] : rows) {
     if (json)
       fmt::print("{{\"name\": \"{}\", \"loop_step_ms\": {:.6g}, \"single_step_ms\": {:.6g}, "
@@ -191,6 +235,16 @@ int main(int argc, char **argv) {
       fmt::print("{:<10} | {:>14.5f} | {:>15.5f} | {:>17.5f} | {:>14.3f} | {:>16.3f}\n", name,
                  f.loop_step_ms, f.single_step_ms, f.cpp_loop_step_ms,
                  f.loop_step_ms / f.single_step_ms, f.loop_step_ms / f.cpp_loop_step_ms);
+  }
+  if (!json)
+    fmt::print("\nupdates of part of a {0} x {0} float64 carry at the loop index, {1} steps\n"
+               "{2:<20} | {3:>12}\n",
+               n, update_steps, "workload", "us/step");
+  for (const auto &[name, ms] : update_rows) {
+    if (json)
+      fmt::print("{{\"name\": \"{}\", \"loop_step_ms\": {:.6g}}}\n", name, ms);
+    else
+      fmt::print("{:<20} | {:>12.2f}\n", name, ms * 1e3);
   }
   return 0;
 }

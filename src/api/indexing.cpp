@@ -290,6 +290,73 @@ bool any_array(const std::vector<IndexItem> &items) {
   return std::any_of(items.begin(), items.end(), is_array);
 }
 
+// x[i, :, j] with 0-d integer arrays (indices known at run time), whole slices and an ellipsis:
+// a window of x, one element along each indexed axis, read by a dynamic slice and written by a
+// dynamic update (one fused kernel) rather than gathered and scattered.
+struct Window {
+  std::vector<NodePtr> starts; // per axis, int64: the index counted from the end and clamped
+  Shape sizes;                 // 1 along an indexed axis, the whole axis elsewhere
+  std::vector<bool> indexed;   // per axis
+  NodePtr inside;              // every index in range (bool 0-d)
+};
+
+std::optional<Window> window_of(const Shape &shape, const std::vector<IndexItem> &items) {
+  const auto ndim = int64_t(shape.size());
+  int64_t ellipses = 0, consumed = 0;
+  bool indexed = false;
+  for (const IndexItem &it : items) {
+    if (std::holds_alternative<Ellipsis>(it.value())) {
+      ++ellipses;
+      continue;
+    }
+    ++consumed;
+    if (is_array(it)) {
+      const NodePtr &a = std::get<IndexItem::ArrayNode>(it.value());
+      if (!a->shape.empty() || !is_integer(a->dtype)) return std::nullopt;
+      indexed = true;
+    } else if (const Slice *sl = std::get_if<Slice>(&it.value())) {
+      if (sl->start || sl->stop || sl->step) return std::nullopt;
+    } else {
+      return std::nullopt; // an integer, None: the general path
+    }
+  }
+  if (!indexed || ellipses > 1 || consumed > ndim) return std::nullopt;
+  Window w;
+  w.inside = ir::literal_int(1, DType::bool_, false);
+  auto whole = [&] {
+    w.starts.push_back(ir::literal_int(0, DType::int64, false));
+    w.sizes.push_back(shape[w.sizes.size()]);
+    w.indexed.push_back(false);
+  };
+  for (const IndexItem &it : items) {
+    if (std::holds_alternative<Ellipsis>(it.value())) {
+      for (int64_t k = 0; k < ndim - consumed; ++k)
+        whole();
+    } else if (is_array(it)) {
+      if (shape[w.sizes.size()] == 0) return std::nullopt; // the general path's error or drop
+      const ir::IndexBounds b = ir::index_bounds(
+          api::index_node(std::get<IndexItem::ArrayNode>(it.value())), shape[w.sizes.size()]);
+      w.starts.push_back(b.clamped);
+      w.sizes.push_back(1);
+      w.indexed.push_back(true);
+      w.inside = ir::binary(Op::And, w.inside, b.inside);
+    } else {
+      whole();
+    }
+  }
+  while (int64_t(w.sizes.size()) < ndim)
+    whole();
+  return w;
+}
+
+// The shape of x[items] for a window: x's without the indexed axes.
+Shape window_result(const Shape &shape, const Window &w) {
+  Shape out;
+  for (size_t k = 0; k < shape.size(); ++k)
+    if (!w.indexed[k]) out.push_back(shape[k]);
+  return out;
+}
+
 } // namespace
 
 std::string IndexItem::integer_text() const {
@@ -304,6 +371,9 @@ Array Array::index(const std::vector<IndexItem> &items) const {
     NodePtr sliced = ir::slice(node(), r.starts, r.limits, r.steps);
     return wrap(ir::reshape(sliced, r.result_shape));
   }
+  if (const std::optional<Window> w = window_of(shape(), items))
+    return wrap(
+        ir::reshape(ir::dynamic_slice(node(), w->starts, w->sizes), window_result(shape(), *w)));
   const Advanced adv = decompose(shape(), items);
   const Array sliced = index(adv.basic);
   const Merged m = merge_indexed(sliced, adv, false);
@@ -369,31 +439,49 @@ Array scatter_into(const Array &base, const std::vector<IndexItem> &items, const
 Array cast_like(const Array &values, const Array &base) {
   return wrap(api::cast_node(values.node(), base.dtype(), base.weak_type()));
 }
+
+// base with values written into a window (an index out of range drops the update, as the
+// scatter would: the window keeps its own values).
+Array window_set(const Array &base, const Window &w, const Array &values) {
+  const NodePtr v = ir::reshape(fitted(values, base, window_result(base.shape(), w)), w.sizes);
+  const NodePtr kept = ir::dynamic_slice(base.node(), w.starts, w.sizes);
+  const NodePtr update = ir::select(api::broadcast_node(w.inside, w.sizes), v, kept);
+  return wrap(ir::dynamic_update_slice(base.node(), update, w.starts));
+}
+
+// Whether an update goes through a scatter (index arrays other than a window's).
+bool scatters(const Array &base, const std::vector<IndexItem> &items) {
+  return any_array(items) && !window_of(base.shape(), items);
+}
 } // namespace
 
 Array At::set(const Array &values) const {
-  if (any_array(items_)) return scatter_into(base_, items_, values, Op::ScatterSet);
+  if (any_array(items_)) {
+    if (const std::optional<Window> w = window_of(base_.shape(), items_))
+      return window_set(base_, *w, values);
+    return scatter_into(base_, items_, values, Op::ScatterSet);
+  }
   ResolvedIndex r = resolve(base_.shape(), items_);
   NodePtr update = ir::reshape(fitted(values, base_, r.result_shape), r.sliced_shape);
   return wrap(ir::slice_update(base_.node(), update, r.starts, r.limits, r.steps));
 }
 
 Array At::add(const Array &values) const {
-  if (any_array(items_)) return scatter_into(base_, items_, values, Op::ScatterAdd);
+  if (scatters(base_, items_)) return scatter_into(base_, items_, values, Op::ScatterAdd);
   return set(get() + cast_like(values, base_));
 }
 Array At::subtract(const Array &values) const {
-  if (any_array(items_))
+  if (scatters(base_, items_))
     return scatter_into(base_, items_, -cast_like(values, base_), Op::ScatterAdd);
   return set(get() - cast_like(values, base_));
 }
 Array At::multiply(const Array &values) const {
-  if (any_array(items_)) return scatter_into(base_, items_, values, Op::ScatterMul);
+  if (scatters(base_, items_)) return scatter_into(base_, items_, values, Op::ScatterMul);
   return set(get() * cast_like(values, base_));
 }
 // As jnp: a scatter of the reciprocals (repeated places divide in turn).
 Array At::divide(const Array &values) const {
-  if (any_array(items_)) {
+  if (scatters(base_, items_)) {
     if (!is_inexact(base_.dtype()))
       throw TypeError("x.at[idx].divide with array indices needs a float array x");
     return scatter_into(base_, items_, 1.0 / cast_like(values, base_), Op::ScatterMul);
@@ -401,11 +489,11 @@ Array At::divide(const Array &values) const {
   return set(get() / cast_like(values, base_));
 }
 Array At::min(const Array &values) const {
-  if (any_array(items_)) return scatter_into(base_, items_, values, Op::ScatterMin);
+  if (scatters(base_, items_)) return scatter_into(base_, items_, values, Op::ScatterMin);
   return set(numpy::minimum(get(), cast_like(values, base_)));
 }
 Array At::max(const Array &values) const {
-  if (any_array(items_)) return scatter_into(base_, items_, values, Op::ScatterMax);
+  if (scatters(base_, items_)) return scatter_into(base_, items_, values, Op::ScatterMax);
   return set(numpy::maximum(get(), cast_like(values, base_)));
 }
 

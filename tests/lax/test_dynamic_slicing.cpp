@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -165,6 +166,42 @@ TEST(DynamicSlice, Batching) {
     }
     expect_backends_agree(jx::vmap(write, axes)(x, i));
   }
+}
+
+// x(i), x(slice(), i) and x.at(i, j).set(...) with 0-d integer arrays read and write a window
+// (dynamic slice and update) with jnp's semantics: a read clamps, an update at an index out of
+// range is dropped, negative indices count from the end.
+TEST(DynamicSlice, IndexingWithRunTimeIndices) {
+  const Array x = operand();
+  for (int64_t k : {-6, -5, -1, 0, 2, 4, 5, 9}) {
+    const Array i = Array(k).astype(jx::int32);
+    const int64_t row = std::clamp<int64_t>(k < 0 ? k + 5 : k, 0, 4);
+    const bool inside = k >= -5 && k < 5;
+    EXPECT_EQ(values(x(i)), values(x(row))) << k;
+    const int64_t column = std::clamp<int64_t>(k < 0 ? k + 6 : k, 0, 5);
+    EXPECT_EQ(values(x(jx::slice(), i)), values(x(jx::slice(), column))) << k;
+    const Array set = x.at(i).set(-1);
+    EXPECT_EQ(values(set), values(inside ? x.at(row).set(-1) : x)) << k;
+    const Array added = x.at(i, 1).add(1000);
+    EXPECT_EQ(values(added), values(inside ? x.at(row, 1).add(1000) : x)) << k;
+    expect_backends_agree(set);
+    EXPECT_NE(set.node()->op, jx::ir::Op::ScatterSet);
+  }
+  // Under jit in a loop, under vmap with a batched index, and through grad.
+  auto rows = jx::jit([](const Array &a) {
+    return lax::fori_loop(
+        0, 5, [](const Array &i, const Array &v) { return v.at(i, i).set(-(i + 1)); }, a);
+  });
+  EXPECT_EQ(values(jnp::diagonal(rows(x))), (std::vector<int64_t>{-1, -2, -3, -4, -5}));
+  const Array batch = jx::vmap([&x](const Array &i) { return x.at(jx::slice(), i).set(0); })(
+      jnp::array(std::vector<int32_t>{0, 7, -1}));
+  EXPECT_EQ(values(batch(0)), values(x.at(jx::slice(), 0).set(0)));
+  EXPECT_EQ(values(batch(1)), values(x));
+  EXPECT_EQ(values(batch(2)), values(x.at(jx::slice(), 5).set(0)));
+  const Array f = jnp::arange(6.0);
+  const Array g = jx::grad(
+      [](const Array &v) { return jnp::sum(v.at(Array(2).astype(jx::int32)).set(0.0) * v); })(f);
+  EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{0, 2, 0, 6, 8, 10}));
 }
 
 TEST(DynamicSlice, JaxErrors) {

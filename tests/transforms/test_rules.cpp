@@ -25,6 +25,9 @@ using jx::Array;
 
 const jx::Shape kShape{2, 3};
 
+// A dynamic slice's start: a 0-d int64 literal.
+NodePtr start(int64_t v) { return ir::literal_int(v, jx::int64, false); }
+
 // Integer literals as a graph node (take's and the scatters' indices).
 NodePtr int_literals(const std::vector<int64_t> &values) { return jnp::array(values).node(); }
 
@@ -91,6 +94,10 @@ NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
     return ir::slice_update(x, ir::slice(y, {0, 0}, {2, 2}, {1, 1}), {0, 1}, {2, 3}, {1, 1});
   case Op::Diagonal: return ir::diagonal(ir::slice(x, {0, 0}, {2, 2}, {1, 1}), 1, 0);
   case Op::Take: return ir::take(x, int_literals({2, -1, 0, 2, 5}), 1, false);
+  case Op::DynamicSlice: // starts (1, 7): the second clamps to 1
+    return ir::dynamic_slice(x, {start(1), start(7)}, {1, 2});
+  case Op::DynamicUpdateSlice:
+    return ir::dynamic_update_slice(x, ir::slice(y, {0, 0}, {1, 2}, {1, 1}), {start(0), start(7)});
   case Op::ReduceSum:
   case Op::ReduceProd:
   case Op::ReduceMax:
