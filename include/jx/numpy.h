@@ -558,6 +558,16 @@ Array flip(const Array &x, const Axes &axis = {});
 // jnp.roll: with axis None the array is rolled flattened.
 Array roll(const Array &x, const std::vector<int64_t> &shift, const Axes &axis = {});
 Array roll(const Array &x, int64_t shift, const Axes &axis = {});
+namespace detail {
+Array roll_traced(const Array &x, const Array &shift, const Axes &axis);
+}
+// A shift known at run time (an integer scalar, or one per axis): a dynamic slice, under jit too.
+// (A template so that roll(x, {1}) stays the std::vector overload.)
+template <class S>
+requires std::is_same_v<S, Array> Array roll(const Array &x, const S &shift,
+                                             const Axes &axis = {}) {
+  return detail::roll_traced(x, shift, axis);
+}
 Array permute_dims(const Array &x, std::vector<int64_t> axes);
 Array matrix_transpose(const Array &x);
 Array rollaxis(const Array &x, int64_t axis, int64_t start = 0);

@@ -1,5 +1,6 @@
 // jnp shape functions: reshape, transpose, expand_dims, squeeze, broadcast_to, concatenate, stack,
 // pad, diff, flip, roll. All build movement nodes; nothing here touches element data.
+#include <jx/lax.h>
 #include <jx/numpy.h>
 
 #include <algorithm>
@@ -261,6 +262,33 @@ Array roll(const Array &x, const std::vector<int64_t> &shift, const Axes &axis) 
 
 Array roll(const Array &x, int64_t shift, const Axes &axis) {
   return roll(x, std::vector<int64_t>{shift}, axis);
+}
+
+// A shift known at run time (JAX's _roll_dynamic): along each axis, x twice end to end, read
+// from (-shift) mod n by a dynamic slice of n.
+Array detail::roll_traced(const Array &x, const Array &shift, const Axes &axis) {
+  if (!is_integer(shift.dtype()) || shift.ndim() > 1)
+    throw TypeError(fmt::format("roll: shift must be an integer scalar or 1-D array, got {}{}",
+                                dtype_name(shift.dtype()), shape_str(shift.shape())));
+  if (axis.is_none()) {
+    if (shift.size() != 1) throw ValueError("roll: shift must be a single value when axis is None");
+    return reshape(roll(ravel(x), shift.reshape({}), 0), x.shape());
+  }
+  const std::vector<int64_t> &raw = axis.axes();
+  if (raw.empty()) return x;
+  const int64_t count = shift.ndim() == 0 ? int64_t(raw.size()) : shift.shape()[0];
+  if (count != int64_t(raw.size()) && raw.size() != 1 && shift.size() != 1)
+    throw ValueError("roll: shift and axis must have the same length");
+  Array out = x;
+  for (int64_t i = 0; i < std::max<int64_t>(count, int64_t(raw.size())); ++i) {
+    const int64_t a = api::normalize_axis(raw[raw.size() == 1 ? 0 : size_t(i)], x.ndim());
+    const int64_t n = x.shape()[size_t(a)];
+    if (n == 0) continue;
+    const Array s = (shift.ndim() == 0 ? shift : shift(shift.size() == 1 ? 0 : i)).astype(int64);
+    const Array start = remainder(-s, n);
+    out = lax::dynamic_slice_in_dim(concatenate({out, out}, a), start, n, a);
+  }
+  return out;
 }
 
 } // namespace numpy

@@ -204,6 +204,24 @@ TEST(DynamicSlice, IndexingWithRunTimeIndices) {
   EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{0, 2, 0, 6, 8, 10}));
 }
 
+// jnp.roll by a shift known at run time equals the static roll, along one axis, several, and
+// flattened; under jit the shift is a traced argument.
+TEST(DynamicSlice, RollByARunTimeShift) {
+  const Array x = operand();
+  auto rolled = jx::jit([](const Array &v, const Array &s) { return jnp::roll(v, s, 1); });
+  for (int64_t k : {-13, -6, -1, 0, 1, 4, 6, 17}) {
+    const Array s = Array(k).astype(jx::int32);
+    EXPECT_EQ(values(jnp::roll(x, s, 1)), values(jnp::roll(x, k, 1))) << k;
+    EXPECT_EQ(values(rolled(x, s)), values(jnp::roll(x, k, 1))) << k;
+    EXPECT_EQ(values(jnp::roll(x, s)), values(jnp::roll(x, k))) << k;
+  }
+  const Array both = jnp::array(std::vector<int64_t>{2, -3});
+  EXPECT_EQ(values(jnp::roll(x, both, std::vector<int64_t>{0, 1})),
+            values(jnp::roll(x, std::vector<int64_t>{2, -3}, std::vector<int64_t>{0, 1})));
+  expect_error<jx::TypeError>([&] { jnp::roll(x, Array(1.5), 0); },
+                              "roll: shift must be an integer");
+}
+
 TEST(DynamicSlice, JaxErrors) {
   const Array x = jnp::zeros({5, 6});
   const Array i = Array(1).astype(jx::int32);
