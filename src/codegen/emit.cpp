@@ -1209,17 +1209,29 @@ private:
     const int64_t r = x.ndim();
     Value *old = value(x, idx);
     if (update.size() == 0) return old;
-    Value *inside = b_.getTrue();
-    Index ui(r);
+    Value *on_lattice = b_.getTrue();
+    Index d(r);
     for (int64_t i = 0; i < r; ++i) {
-      const int64_t start = n.attrs[i], step = n.attrs[2 * r + i], len = update.shape[i];
+      const int64_t start = n.attrs[i], step = n.attrs[2 * r + i];
       const int64_t stride = step > 0 ? step : -step;
-      Value *d = step > 0 ? b_.CreateSub(idx[i], c64(start)) : b_.CreateSub(c64(start), idx[i]);
-      Value *in_range =
-          b_.CreateAnd(b_.CreateICmpSGE(d, c64(0)), b_.CreateICmpSLT(d, c64(len * stride)));
-      Value *on_lattice = b_.CreateICmpEQ(b_.CreateSRem(d, c64(stride)), c64(0));
-      inside = b_.CreateAnd(inside, b_.CreateAnd(in_range, on_lattice));
-      ui[i] = clamp(b_.CreateSDiv(d, c64(stride)), 0, len - 1);
+      Value *from_start =
+          step > 0 ? b_.CreateSub(idx[i], c64(start)) : b_.CreateSub(c64(start), idx[i]);
+      on_lattice =
+          b_.CreateAnd(on_lattice, b_.CreateICmpEQ(b_.CreateSRem(from_start, c64(stride)), c64(0)));
+      d[i] = b_.CreateSDiv(from_start, c64(stride));
+    }
+    return update_or(update, d, on_lattice, old);
+  }
+
+  // update[d] where every d[i] lies in [0, update.shape[i]) and `also` holds, else old.
+  Value *update_or(const Node &update, const Index &d, Value *also, Value *old) {
+    Value *inside = also;
+    Index ui(d.size());
+    for (size_t i = 0; i < d.size(); ++i) {
+      const int64_t len = update.shape[i];
+      inside = b_.CreateAnd(
+          inside, b_.CreateAnd(b_.CreateICmpSGE(d[i], c64(0)), b_.CreateICmpSLT(d[i], c64(len))));
+      ui[i] = clamp(d[i], 0, len - 1);
     }
     return b_.CreateSelect(inside, value(update, ui), old);
   }
@@ -1231,19 +1243,12 @@ private:
 
   Value *dynamic_update_slice(const Node &n, const Node &x, const Index &idx) {
     const Node &update = *n.inputs[1];
-    const int64_t r = x.ndim();
     Value *old = value(x, idx);
     if (update.size() == 0) return old;
-    Value *inside = b_.getTrue();
-    Index ui(r);
-    for (int64_t i = 0; i < r; ++i) {
-      const int64_t len = update.shape[i];
-      Value *d = b_.CreateSub(idx[i], dynamic_start(n, 2, i, x.shape[i] - len));
-      inside = b_.CreateAnd(
-          inside, b_.CreateAnd(b_.CreateICmpSGE(d, c64(0)), b_.CreateICmpSLT(d, c64(len))));
-      ui[i] = clamp(d, 0, len - 1);
-    }
-    return b_.CreateSelect(inside, value(update, ui), old);
+    Index d(idx.size());
+    for (size_t i = 0; i < idx.size(); ++i)
+      d[i] = b_.CreateSub(idx[i], dynamic_start(n, 2, int64_t(i), x.shape[i] - update.shape[i]));
+    return update_or(update, d, b_.getTrue(), old);
   }
 
   // Branches to the one operand that owns the index (binary search over the offsets), so only
