@@ -300,7 +300,10 @@ struct Window {
   NodePtr inside;              // every index in range (bool 0-d)
 };
 
-std::optional<Window> window_of(const Shape &shape, const std::vector<IndexItem> &items) {
+// Per axis of x, whether a 0-d index array of items selects one element of it, where items
+// make a window (above); nullopt where they do not.
+std::optional<std::vector<bool>> window_axes(const Shape &shape,
+                                             const std::vector<IndexItem> &items) {
   const auto ndim = int64_t(shape.size());
   int64_t ellipses = 0, consumed = 0;
   bool indexed = false;
@@ -321,31 +324,40 @@ std::optional<Window> window_of(const Shape &shape, const std::vector<IndexItem>
     }
   }
   if (!indexed || ellipses > 1 || consumed > ndim) return std::nullopt;
-  Window w;
-  w.inside = ir::literal_int(1, DType::bool_, false);
-  auto whole = [&] {
-    w.starts.push_back(ir::literal_int(0, DType::int64, false));
-    w.sizes.push_back(shape[w.sizes.size()]);
-    w.indexed.push_back(false);
-  };
+  std::vector<bool> axes;
   for (const IndexItem &it : items) {
     if (std::holds_alternative<Ellipsis>(it.value())) {
-      for (int64_t k = 0; k < ndim - consumed; ++k)
-        whole();
-    } else if (is_array(it)) {
-      if (shape[w.sizes.size()] == 0) return std::nullopt; // the general path's error or drop
-      const ir::IndexBounds b = ir::index_bounds(
-          api::index_node(std::get<IndexItem::ArrayNode>(it.value())), shape[w.sizes.size()]);
-      w.starts.push_back(b.clamped);
-      w.sizes.push_back(1);
-      w.indexed.push_back(true);
-      w.inside = ir::binary(Op::And, w.inside, b.inside);
+      axes.insert(axes.end(), size_t(ndim - consumed), false);
     } else {
-      whole();
+      // An empty indexed axis: the general path's error or drop.
+      if (is_array(it) && shape[axes.size()] == 0) return std::nullopt;
+      axes.push_back(is_array(it));
     }
   }
-  while (int64_t(w.sizes.size()) < ndim)
-    whole();
+  axes.resize(size_t(ndim), false);
+  return axes;
+}
+
+std::optional<Window> window_of(const Shape &shape, const std::vector<IndexItem> &items) {
+  std::optional<std::vector<bool>> axes = window_axes(shape, items);
+  if (!axes) return std::nullopt;
+  Window w;
+  w.indexed = std::move(*axes);
+  w.inside = ir::literal_int(1, DType::bool_, false);
+  auto next_array = std::find_if(items.begin(), items.end(), is_array);
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (!w.indexed[k]) {
+      w.starts.push_back(ir::literal_int(0, DType::int64, false));
+      w.sizes.push_back(shape[k]);
+      continue;
+    }
+    const ir::IndexBounds b = ir::index_bounds(
+        api::index_node(std::get<IndexItem::ArrayNode>(next_array->value())), shape[k]);
+    next_array = std::find_if(next_array + 1, items.end(), is_array);
+    w.starts.push_back(b.clamped);
+    w.sizes.push_back(1);
+    w.inside = ir::binary(Op::And, w.inside, b.inside);
+  }
   return w;
 }
 
@@ -451,7 +463,7 @@ Array window_set(const Array &base, const Window &w, const Array &values) {
 
 // Whether an update goes through a scatter (index arrays other than a window's).
 bool scatters(const Array &base, const std::vector<IndexItem> &items) {
-  return any_array(items) && !window_of(base.shape(), items);
+  return any_array(items) && !window_axes(base.shape(), items);
 }
 } // namespace
 
