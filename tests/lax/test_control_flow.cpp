@@ -9,7 +9,7 @@
 #include <cstring>
 #include <limits>
 
-#include "api/internal.h"
+#include "backends_agree.h"
 #include "heat/heat_step.h"
 #include "test_util.h"
 
@@ -19,15 +19,8 @@ namespace jnp = jx::numpy;
 namespace lax = jx::lax;
 using jx::Array;
 using lax::Arrays;
+using test_util::expect_backends_agree;
 using test_util::expect_error;
-
-// The bits of x through the reference evaluator and through compiled kernels, equal.
-void expect_backends_agree(const Array &x) {
-  const auto interpreted = jx::api::evaluate_with(jx::api::Backend::Interpreter, x.node());
-  const auto compiled = jx::api::evaluate_with(jx::api::Backend::Compiler, x.node());
-  const size_t bytes = size_t(x.size()) * itemsize(x.dtype());
-  EXPECT_TRUE(bytes == 0 || std::memcmp(interpreted->data(), compiled->data(), bytes) == 0);
-}
 
 TEST(ForiLoop, SumsItsCounterEagerlyAndUnderJit) {
   auto f = [](const Array &x) {

@@ -6,11 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <optional>
 #include <vector>
 
 #include "api/internal.h"
+#include "backends_agree.h"
 #include "test_util.h"
 
 namespace {
@@ -18,6 +18,7 @@ namespace {
 namespace jnp = jx::numpy;
 namespace lax = jx::lax;
 using jx::Array;
+using test_util::expect_backends_agree;
 using test_util::expect_error;
 
 struct Golden {
@@ -33,14 +34,6 @@ Array operand() { return jnp::arange(30).astype(jx::int64).reshape({5, 6}); }
 Array update() { return (100 + jnp::arange(6)).astype(jx::int64).reshape({2, 3}); }
 
 std::vector<int64_t> values(const Array &a) { return a.astype(jx::int64).to_vector<int64_t>(); }
-
-// The bits of x through the reference evaluator and through compiled kernels, equal.
-void expect_backends_agree(const Array &x) {
-  const auto interpreted = jx::api::evaluate_with(jx::api::Backend::Interpreter, x.node());
-  const auto compiled = jx::api::evaluate_with(jx::api::Backend::Compiler, x.node());
-  const size_t bytes = size_t(x.size()) * itemsize(x.dtype());
-  EXPECT_TRUE(bytes == 0 || std::memcmp(interpreted->data(), compiled->data(), bytes) == 0);
-}
 
 TEST(DynamicSlice, ClampsAsJax) {
   auto slice = jx::jit([](const Array &x, const Array &i, const Array &j) {
