@@ -164,8 +164,9 @@ constexpr Word any_word{}, step_kind{0, int64_t(Kind::Library), "corrupt step ki
     slot{0, INT32_MAX, "slot out of range"}, slot_table{0, INT32_MAX, "slot table"},
     position{0, INT32_MAX, "argument out of range"}, key{0, UINT32_MAX, "corrupt random key"},
     dtype_word{0, num_dtypes - 1, "corrupt dtype"}, count_word{0, INT32_MAX, "corrupt loop counts"},
-    length_word{0, int64_t(1) << 40, "corrupt scan length"}, flag{0, 1, "corrupt flag"};
-constexpr List words{}, slots{slot};
+    length_word{0, int64_t(1) << 40, "corrupt scan length"}, flag{0, 1, "corrupt flag"},
+    update_word{-1, INT32_MAX, "corrupt update input"};
+constexpr List words{}, slots{slot}, donations{{-1, INT32_MAX, "corrupt donation"}};
 constexpr RegionPrograms region_programs{};
 constexpr KernelFlag kernel_flag{};
 constexpr GemmWords gemm_words{};
@@ -213,8 +214,9 @@ constexpr Specs specs{};
 // validate_unused expand. Per field: its coding, the kinds of step that use it (in the others it
 // holds its default, checked, so that no word goes unread: a kernel flag on another kind of step
 // would shift the kernel table) and its name in errors. Not carried: a Value step's buffer and the
-// tasks (bound when decoded, from the object's constants and for the pool that runs it) and
-// donations (an object computes into the caller's results).
+// tasks (bound when decoded, from the object's constants and for the pool that runs it). Donations
+// are carried for loop bodies' carries (the object's own program computes into the caller's
+// results, and never holds its arguments alone).
 // clang-format off
 #define JX_AOT_STEP_FIELDS(X)                                                                      \
   X(kind,      step_kind,   every_kind,                                "kind")                     \
@@ -239,7 +241,10 @@ constexpr Specs specs{};
   X(carries,   count_word,  used_by(Kind::While, Kind::Scan),          "loop carries")             \
   X(xs,        count_word,  used_by(Kind::Scan),                       "scanned inputs")           \
   X(length,    length_word, used_by(Kind::Scan),                       "scan length")              \
-  X(reverse,   flag,        used_by(Kind::Scan),                       "scan direction")
+  X(reverse,   flag,        used_by(Kind::Scan),                       "scan direction")          \
+  X(update_input, update_word, used_by(Kind::Kernel),                  "update input")            \
+  X(donors,    donations,   used_by(Kind::Kernel, Kind::Library),      "donations")               \
+  X(donor_slots, donations, used_by(Kind::Kernel, Kind::Library),      "donations")
 // A program's fields before its steps, likewise.
 #define JX_AOT_PROGRAM_FIELDS(X)                                                                   \
   X(slot_count, slot_table) X(arena_bytes, any_word) X(arena_offset, words) X(outputs, slots)
@@ -508,6 +513,7 @@ std::vector<int64_t> validate_program(const Program &p, const std::vector<int64_
   int64_t arena_end = 0;
   int64_t last_argument = -1;
   bool past_arguments = false;
+  std::vector<int64_t> argument_slot(slots, -1); // per slot: the argument it holds, or -1
   for (const Step &s : p.steps) {
     validate_unused(s);
     for (int in : s.inputs)
@@ -529,6 +535,8 @@ std::vector<int64_t> validate_program(const Program &p, const std::vector<int64_
       // swapped are an error, not a run with the wrong values.
       if (past_arguments || s.argument <= last_argument) corrupt("argument order");
       last_argument = s.argument;
+      if (!s.outs.empty() && s.outs[0] >= 0 && size_t(s.outs[0]) < slots)
+        argument_slot[size_t(s.outs[0])] = s.argument;
     } else {
       past_arguments = true;
     }
@@ -555,12 +563,14 @@ std::vector<int64_t> validate_program(const Program &p, const std::vector<int64_
         corrupt("arena offset");
       if (offset >= 0) {
         // Whole cache lines, as the JIT places them, apart from every other live slot's but an
-        // input of the same lines that a one-output kernel frees (it writes over it in place).
+        // input of the same lines that a one-output kernel or a scatter frees (it writes over it
+        // in place).
         const int64_t end = offset + (size + align - 1) / align * align;
+        const bool over = s.kind == Step::Kind::Kernel ||
+                          (s.kind == Step::Kind::Library && is_scatter(s.library.op));
         auto taken_over = [&](int slot, int64_t other_end) {
-          return s.kind == Step::Kind::Kernel && s.outs.size() == 1 &&
-                 p.arena_offset[size_t(slot)] == offset && other_end == end &&
-                 std::count(s.frees.begin(), s.frees.end(), slot) == 1;
+          return over && s.outs.size() == 1 && p.arena_offset[size_t(slot)] == offset &&
+                 other_end == end && std::count(s.frees.begin(), s.frees.end(), slot) == 1;
         };
         for (const auto &[slot, other_end] : in_arena)
           if (offset < other_end && p.arena_offset[size_t(slot)] < end &&
@@ -570,6 +580,19 @@ std::vector<int64_t> validate_program(const Program &p, const std::vector<int64_
         arena_end = std::max(arena_end, end);
       }
       bytes[size_t(out)] = size;
+    }
+    // Each donation names an argument, the slot its step loaded it into, of the output's size.
+    if ((!s.donors.empty() && s.donors.size() != s.outs.size()) ||
+        s.donor_slots.size() != s.donors.size())
+      corrupt("donations");
+    for (size_t r = 0; r < s.donors.size(); ++r) {
+      if ((s.donors[r] < 0) != (s.donor_slots[r] < 0)) corrupt("donations");
+      if (s.donors[r] < 0) continue;
+      const int from = s.donor_slots[r];
+      if (size_t(s.donors[r]) >= arg_bytes.size() || size_t(from) >= slots ||
+          argument_slot[size_t(from)] != s.donors[r] ||
+          arg_bytes[size_t(s.donors[r])] != int64_t(s.out_bytes[r]))
+        corrupt("donations");
     }
     switch (s.kind) {
     case Step::Kind::Value:
@@ -598,11 +621,20 @@ std::vector<int64_t> validate_program(const Program &p, const std::vector<int64_
     case Step::Kind::Kernel: {
       const size_t rank = s.extent.size();
       const int64_t elements = checked_elements(s.extent);
-      // Every output has the extent's elements, of 1, 4 or 8 bytes; the rows run over axis 0.
-      for (size_t bytes_out : s.out_bytes)
-        if (bytes_out != size_t(elements) && bytes_out != size_t(4 * elements) &&
-            bytes_out != size_t(8 * elements))
-          corrupt("kernel output sizes");
+      // Every output has the extent's elements, of 1, 4 or 8 bytes; the rows run over axis 0. An
+      // update's one output is its operand's size, the extent the update's.
+      if (s.update_input >= 0) {
+        if (s.outs.size() != 1 || size_t(s.update_input) >= s.inputs.size() ||
+            bytes[size_t(s.inputs[size_t(s.update_input)])] != int64_t(s.out_bytes[0]) ||
+            int64_t(s.out_bytes[0]) < elements)
+          corrupt("kernel update");
+      } else {
+        for (size_t bytes_out : s.out_bytes)
+          if (bytes_out != size_t(elements) && bytes_out != size_t(4 * elements) &&
+              bytes_out != size_t(8 * elements))
+            corrupt("kernel output sizes");
+      }
+
       if (!s.kernel && elements > 0) corrupt("kernel missing");
       // Inputs distinct: the kernel reads each of its parameters from its own buffer.
       if (std::set<int>(s.inputs.begin(), s.inputs.end()).size() != s.inputs.size())

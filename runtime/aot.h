@@ -1,7 +1,7 @@
 // A runtime::Program as ahead-of-time objects carry it: a versioned, checksummed array of 64-bit
 // words (the CPU features the kernels need, the table sizes, the signature, then every step's
 // fields, in the order of runtime/aot.cpp's one list of them), with kernels and constants given by
-// position in tables the object also holds. Written by jx::aot (src/aot), read by jx_aot_run_v6
+// position in tables the object also holds. Written by jx::aot (src/aot), read by jx_aot_run_v7
 // (include/jx/aot_abi.h, runtime/aot_abi.cpp).
 #pragma once
 
@@ -83,8 +83,12 @@ std::string spec_text(const std::vector<ArraySpec> &specs);
 
 } // namespace jx::runtime::aot
 
-// The entry points of ABI versions 5, 4, 3 and 2, kept so that an object of those versions links
+// The entry points of ABI versions 6, 5, 4, 3 and 2, kept so that an object of those versions links
 // and gets JX_AOT_ERROR_ABI naming both versions (their arguments are not read).
+extern "C" int32_t jx_aot_run_v6(void **state, const jx_aot_object *object,
+                                 const jx_aot_array *args, int32_t num_args,
+                                 const jx_aot_array *results, int32_t num_results, char *error,
+                                 size_t error_size);
 extern "C" int32_t jx_aot_run_v5(void **state, const jx_aot_object *object,
                                  const jx_aot_array *args, int32_t num_args,
                                  const jx_aot_array *results, int32_t num_results, char *error,

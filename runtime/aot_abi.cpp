@@ -1,5 +1,5 @@
-// The C entry points of ahead-of-time objects (include/jx/aot_abi.h): jx_aot_run_v6, which every
-// generated function calls, the version errors of v5, v4, v3 and v2, jx_aot_allocate and
+// The C entry points of ahead-of-time objects (include/jx/aot_abi.h): jx_aot_run_v7, which every
+// generated function calls, the version errors of v6, v5, v4, v3 and v2, jx_aot_allocate and
 // jx_aot_free. The program's word format is runtime/aot.cpp's.
 #include <jx/aot_abi.h>
 #include <jx/error.h>
@@ -48,8 +48,8 @@ int32_t fail(int32_t status, const std::string &message, char *error, size_t err
 
 int32_t run(void **state, const jx_aot_object *object, const jx_aot_array *args, int32_t num_args,
             const jx_aot_array *results, int32_t num_results, char *error, size_t error_size) {
-  if (!state) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v6: state is null", error, error_size);
-  if (!object) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v6: object is null", error, error_size);
+  if (!state) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v7: state is null", error, error_size);
+  if (!object) return fail(JX_AOT_ERROR_ABI, "jx_aot_run_v7: object is null", error, error_size);
   // Decoded once per object, published in the object's own slot (so an unloaded and reloaded
   // object never sees another's program); a losing racer drops its copy.
   std::atomic_ref<void *> slot(*state);
@@ -190,7 +190,7 @@ extern "C" void jx_aot_free(void *data, size_t bytes) {
   jx::runtime::deallocate(data, jx::runtime::block_capacity(bytes));
 }
 
-extern "C" int32_t jx_aot_run_v6(void **state, const jx_aot_object *object,
+extern "C" int32_t jx_aot_run_v7(void **state, const jx_aot_object *object,
                                  const jx_aot_array *args, int32_t num_args,
                                  const jx_aot_array *results, int32_t num_results, char *error,
                                  size_t error_size) {
@@ -217,6 +217,11 @@ int32_t old_version(int version, char *error, size_t error_size) {
               error, error_size);
 }
 } // namespace
+
+extern "C" int32_t jx_aot_run_v6(void **, const jx_aot_object *, const jx_aot_array *, int32_t,
+                                 const jx_aot_array *, int32_t, char *error, size_t error_size) {
+  return old_version(6, error, error_size);
+}
 
 extern "C" int32_t jx_aot_run_v5(void **, const jx_aot_object *, const jx_aot_array *, int32_t,
                                  const jx_aot_array *, int32_t, char *error, size_t error_size) {

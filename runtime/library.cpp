@@ -420,15 +420,18 @@ void argsort_lines(const std::vector<const void *> &keys, int64_t *y, const Line
       });
 }
 
-// x copied, then each update combined into its place in order: updates of one lane (the positions
-// before and after the axis) in the order of their indices, lanes in parallel. Indices out of
-// range (after negative ones count from the end) are dropped.
+// x copied (unless out is x's memory: the scatter runs in place), then each update combined into
+// its place in order: updates of one lane (the positions before and after the axis) in the order
+// of their indices, lanes in parallel. Indices out of range (after negative ones count from the
+// end) are dropped.
 template <class T, class F>
 void scatter(const T *x, const int64_t *indices, const T *updates, T *out, const Lines &l,
              int64_t count, F combine) {
   const int64_t size = l.outer * l.n * l.inner;
-  default_pool().parallel_for(0, size, min_chunk_elements,
-                              [&](int64_t lo, int64_t hi) { std::copy(x + lo, x + hi, out + lo); });
+  if (x != out)
+    default_pool().parallel_for(0, size, min_chunk_elements, [&](int64_t lo, int64_t hi) {
+      std::copy(x + lo, x + hi, out + lo);
+    });
   for_each_lane_chunk(l, count, [&](int64_t o, int64_t i0, int64_t i1) {
     for (int64_t k = 0; k < count; ++k) {
       int64_t j = indices[k];

@@ -74,36 +74,24 @@ bool widen(Buffer &b, const Program::Layout &layout) {
 
 namespace {
 
-// A buffer for output k of a region: laid out as its slot (the window this process holds, in
-// a multi-process program).
-BufferPtr make_output(const Program &region, size_t k, size_t bytes) {
-  if (region.layouts.empty()) return make_buffer(bytes);
-  return make_buffer(region.layouts[size_t(region.outputs[k])]);
-}
-
-// The carries after the loop. The body writes into buffers of this call's own, two sets taking
-// turns (never into the inputs, which the caller may still hold): no allocation past the second
-// iteration but the bodies' arenas.
+// The carries after the loop. The body's carries are donated to it (compile_kernels): from the
+// second iteration on the loop alone holds them, so an update of a carry, or an elementwise
+// kernel reading it, writes into its memory; the first iteration's are the caller's, never
+// written.
 std::vector<BufferPtr> run_while(const Step &s, std::vector<BufferPtr> state) {
   const Program &cond = *s.regions[0], &body = *s.regions[1];
   const auto carries = size_t(s.carries);
-  std::vector<BufferPtr> spare;
-  for (int64_t iteration = 0; *run(cond, state)[0]->as<bool>(); ++iteration) {
-    if (iteration < 2) { // the first two iterations' outputs: the two sets
-      spare.clear();
-      for (size_t i = 0; i < carries; ++i)
-        spare.push_back(make_output(body, i, state[i]->bytes()));
-    }
-    run(body, state, spare);
+  while (*run(cond, state)[0]->as<bool>()) {
+    std::vector<BufferPtr> next = run(body, state, {}, true);
     for (size_t i = 0; i < carries; ++i)
-      std::swap(state[i], spare[i]);
+      state[i] = std::move(next[i]);
   }
   state.resize(carries);
   return state;
 }
 
 // Row t of each xs is a view of it, and each output row a view of its stacked output, written
-// in place by the body's kernels; the carries take turns in two sets as in run_while.
+// in place by the body's kernels; the carries are donated to the body as in run_while.
 std::vector<BufferPtr> run_scan(const Step &s, std::vector<BufferPtr> state) {
   const Program &body = *s.regions[0];
   const auto carries = size_t(s.carries), xs = size_t(s.xs);
@@ -113,26 +101,20 @@ std::vector<BufferPtr> run_scan(const Step &s, std::vector<BufferPtr> state) {
   std::vector<BufferPtr> stacked;
   for (size_t k = carries; k < s.out_bytes.size(); ++k)
     stacked.push_back(make_buffer(s.out_bytes[k]));
-  std::vector<BufferPtr> spare, results(s.out_bytes.size());
+  std::vector<BufferPtr> results(s.out_bytes.size()); // the carries: anywhere
   auto row = [&](const BufferPtr &b, size_t bytes, int64_t t) {
     return Buffer::borrow(b->as<char>() + size_t(t) * (bytes / size_t(length)),
                           bytes / size_t(length));
   };
   for (int64_t step = 0; step < length; ++step) {
     const int64_t t = s.reverse ? length - 1 - step : step;
-    if (step < 2) { // the first two steps' outputs: the two sets
-      spare.clear();
-      for (size_t i = 0; i < carries; ++i)
-        spare.push_back(make_output(body, i, state[i]->bytes()));
-    }
     for (size_t k = 0; k < xs; ++k)
       state[carries + k] = row(whole[k], whole[k]->bytes(), t);
-    std::copy(spare.begin(), spare.end(), results.begin());
     for (size_t k = 0; k < stacked.size(); ++k)
       results[carries + k] = row(stacked[k], s.out_bytes[carries + k], t);
-    run(body, state, results);
+    std::vector<BufferPtr> next = run(body, state, results, true);
     for (size_t i = 0; i < carries; ++i)
-      std::swap(state[i], spare[i]);
+      state[i] = std::move(next[i]);
   }
   state.resize(carries);
   state.insert(state.end(), stacked.begin(), stacked.end());
@@ -165,6 +147,19 @@ std::string box_args(const Step &s, const int64_t *box, size_t rank) {
   return text;
 }
 
+// An update's operand copied into its output, unless the output holds its memory: in chunks
+// across the pool, as a kernel would read and write it.
+void copy_unless_same(const void *from, void *to, size_t bytes) {
+  if (from == to || bytes == 0) return;
+  constexpr int64_t chunk = int64_t(1) << 18;
+  default_pool().parallel_for(
+      0, int64_t((bytes + chunk - 1) / chunk), 1, [&](int64_t begin, int64_t end) {
+        const auto lo = size_t(begin * chunk);
+        const size_t hi = std::min(bytes, size_t(end * chunk));
+        std::memcpy(static_cast<char *>(to) + lo, static_cast<const char *>(from) + lo, hi - lo);
+      });
+}
+
 int64_t exchange_bytes(const std::vector<Message> &messages) {
   int64_t bytes = 0;
   for (const Message &m : messages)
@@ -175,15 +170,22 @@ int64_t exchange_bytes(const std::vector<Message> &messages) {
 } // namespace
 
 std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> &args,
-                           const std::vector<BufferPtr> &results) {
+                           const std::vector<BufferPtr> &results, bool args_owned) {
   // Slots with buffers of their own, every slot's address (where kernels index from: a
   // window's base) and its memory (what messages are read from and written to).
   std::vector<BufferPtr> slots(size_t(program.slot_count));
   std::vector<void *> address(size_t(program.slot_count)), storage(size_t(program.slot_count));
-  // Output slots computed into the caller's buffers (the first output of a slot returned twice).
+  // Output slots computed into the caller's buffers (as the first output of a slot returned
+  // twice asks: into its buffer, or anywhere).
   std::vector<BufferPtr> given(results.empty() ? 0 : size_t(program.slot_count));
-  for (size_t i = 0; i < results.size(); ++i)
-    if (!given[size_t(program.outputs[i])]) given[size_t(program.outputs[i])] = results[i];
+  {
+    std::vector<bool> claimed(given.size());
+    for (size_t i = 0; i < results.size(); ++i)
+      if (const auto slot = size_t(program.outputs[i]); !claimed[slot]) {
+        claimed[slot] = true;
+        given[slot] = results[i];
+      }
+  }
   BufferPtr arena = program.arena_bytes ? make_buffer(program.arena_bytes) : nullptr;
   if (arena) trace::counter("arena bytes", double(program.arena_bytes));
   const bool windowed = !program.layouts.empty();
@@ -214,6 +216,32 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
           static_cast<char *>(arena->data()) + program.arena_offset[size_t(slot)];
     else
       hold(slot, make_buffer(bytes));
+  };
+  // Output r of a kernel or library step: a donated argument's memory where the plan gives it one
+  // and nothing but the caller's array (unless args_owned), args and (until freed) its slot refer
+  // to it, else a place of its own.
+  auto output = [&](const Step &s, size_t r) {
+    const int out = s.outs[r], donor = s.donors.empty() ? -1 : s.donors[r];
+    const long exclusive =
+        (args_owned ? 1 : 2) + (donor >= 0 && slots[size_t(s.donor_slots[r])] != nullptr);
+    const bool anywhere = given.empty() || !given[size_t(out)];
+    // An update's operand in a buffer of its own that dies here and nothing else holds: the
+    // output's.
+    const int updated = s.kind == Step::Kind::Kernel                                ? s.update_input
+                        : s.kind == Step::Kind::Library && is_scatter(s.library.op) ? 0
+                                                                                    : -1;
+    const int from = updated >= 0 ? s.inputs[size_t(updated)] : -1;
+    if (donor >= 0 && anywhere && args.at(size_t(donor)).use_count() == exclusive &&
+        !args[size_t(donor)]->deleted())
+      hold(out, Buffer::take(*args[size_t(donor)]));
+    else if (r == 0 && from >= 0 && anywhere && !windowed && slots[size_t(from)] &&
+             slots[size_t(from)].use_count() == 1 &&
+             std::count(s.frees.begin(), s.frees.end(), from) == 1 &&
+             std::count(s.inputs.begin(), s.inputs.end(), from) == 1)
+      hold(out, slots[size_t(from)]);
+    else
+      place(out, s.out_bytes[r]);
+    return address[size_t(out)];
   };
   const std::shared_ptr<Communicator> comm = program.distributed ? communicator() : nullptr;
   // The messages of a step: waited for (the wait, and what came, in the trace).
@@ -275,29 +303,20 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
       break;
     }
     case Step::Kind::Library: {
-      place(s.outs[0], s.out_bytes[0]);
       std::vector<const void *> inputs;
       for (int in : s.inputs)
         inputs.push_back(address[size_t(in)]);
-      run_library(s.library, s.dtype, s.extent, inputs, address[size_t(s.outs[0])]);
+      run_library(s.library, s.dtype, s.extent, inputs, output(s, 0));
       break;
     }
     case Step::Kind::Kernel: {
       std::vector<void *> buffers, inputs;
       for (int in : s.inputs)
         inputs.push_back(address[size_t(in)]);
-      for (size_t r = 0; r < s.outs.size(); ++r) {
-        const int out = s.outs[r], donor = s.donors.empty() ? -1 : s.donors[r];
-        // A donated argument's memory is taken only when nothing but the caller's array, args
-        // and (until freed) its slot refer to it.
-        const long exclusive = 2 + (donor >= 0 && slots[size_t(s.donor_slots[r])] != nullptr);
-        if (donor >= 0 && given.empty() && args.at(size_t(donor)).use_count() == exclusive &&
-            !args[size_t(donor)]->deleted())
-          hold(out, Buffer::take(*args[size_t(donor)]));
-        else
-          place(out, s.out_bytes[r]);
-        buffers.push_back(address[size_t(out)]);
-      }
+      for (size_t r = 0; r < s.outs.size(); ++r)
+        buffers.push_back(output(s, r));
+      if (s.update_input >= 0)
+        copy_unless_same(inputs[size_t(s.update_input)], buffers[0], s.out_bytes[0]);
       if (!s.kernel) break;
       buffers.insert(buffers.end(), inputs.begin(), inputs.end());
       buffers.push_back(const_cast<uint64_t *>(s.literals.data()));
@@ -370,7 +389,7 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
     out.push_back(slots[size_t(o)]);
   // Outputs not computed into the caller's buffer: arguments, constants, repeated outputs.
   for (size_t i = 0; i < results.size(); ++i)
-    if (out[i] != results[i]) {
+    if (results[i] && out[i] != results[i]) {
       if (windowed) {
         const Program::Layout &layout = program.layouts[size_t(program.outputs[i])];
         copy_window(out[i]->as<char>(), out[i]->holds(layout.shape), results[i]->as<char>(),

@@ -58,6 +58,10 @@ struct Step {
   std::vector<int64_t> tasks{};
   std::vector<int> donors{};      // per output: the donated argument it takes, or -1
   std::vector<int> donor_slots{}; // per output: that argument's slot
+  // Kernel: the input (an index into inputs) whose contents output 0 starts with, or -1: the
+  // kernel writes an update of it alone. Where the output's memory is not that input's own (it
+  // runs in place when the input dies here), the input is copied into the output first.
+  int update_input = -1;
   // While: regions {cond, body}, each run on every input (the carries first), until cond gives
   // false; the outputs are the carries. Case: inputs {int32 index, operands...}; regions: the
   // branches, the index clamped into range. Scan: inputs {carries, xs, captured}; regions
@@ -128,9 +132,12 @@ bool widen(Buffer &b, const Program::Layout &layout);
 
 // Runs program on the default thread pool: one arena per call (so calls may overlap), kernels
 // split into their tasks or into row chunks. Thread-safe. results: none, or per output the
-// buffer to write it into (kernels write there directly; values that are not computed by this
-// call are copied); the outputs returned are then those buffers.
+// buffer to write it into, or null for anywhere (kernels write there directly; values that are
+// not computed by this call are copied); the outputs returned are then those buffers.
+// A donated argument's memory is taken by the output planned for it when nothing else holds the
+// buffer: neither the caller's array nor anyone but args and the program (args_owned: args
+// alone, as a loop's carries, which the loop holds only there).
 std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> &args,
-                           const std::vector<BufferPtr> &results = {});
+                           const std::vector<BufferPtr> &results = {}, bool args_owned = false);
 
 } // namespace jx::runtime

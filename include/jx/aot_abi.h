@@ -9,7 +9,7 @@
 /* Bumped whenever generated objects and the runtime stop understanding each other. 3: programs
  * carry a checksum, objects describe their kernels and constants (jx_aot_object). 4: loops and
  * branches (while, case and scan steps, their regions nested programs). */
-#define JX_AOT_ABI_VERSION 6
+#define JX_AOT_ABI_VERSION 7
 
 /* Element types, as jx::DType. */
 enum jx_aot_dtype {
@@ -71,7 +71,7 @@ int32_t jx_aot_abi_version(void);
 void *jx_aot_allocate(size_t bytes);
 void jx_aot_free(void *data, size_t bytes);
 
-/* What a generated object holds for one function, handed to jx_aot_run_v5 whole. The tables
+/* What a generated object holds for one function, handed to jx_aot_run_v7 whole. The tables
  * describe the object's code independently of the program, so that program words that disagree
  * with them are refused instead of calling a kernel with the wrong buffers. */
 typedef struct jx_aot_object {
@@ -93,9 +93,9 @@ typedef struct jx_aot_object {
  * computes the results into their buffers. Returns a jx_aot_status; on failure writes a message
  * into error (when error_size > 0). Thread-safe. The name carries the ABI version, so that an
  * object of another version never calls it wrongly; the runtime keeps the previous versions'
- * names, jx_aot_run_v5, jx_aot_run_v4, jx_aot_run_v3 and jx_aot_run_v2, which answer
+ * names, jx_aot_run_v6, jx_aot_run_v5, jx_aot_run_v4, jx_aot_run_v3 and jx_aot_run_v2, which answer
  * JX_AOT_ERROR_ABI naming both versions. */
-int32_t jx_aot_run_v6(void **state, const jx_aot_object *object, const jx_aot_array *args,
+int32_t jx_aot_run_v7(void **state, const jx_aot_object *object, const jx_aot_array *args,
                       int32_t num_args, const jx_aot_array *results, int32_t num_results,
                       char *error, size_t error_size);
 

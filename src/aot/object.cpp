@@ -73,7 +73,7 @@ Object emit_object(const ObjectContents &c) {
   std::vector<int64_t> constant_bytes;
   for (const runtime::BufferPtr &constant : c.constants)
     constant_bytes.push_back(int64_t(constant->bytes()));
-  // What jx_aot_run_v6 will check on load, checked now: a program it would refuse fails the
+  // What jx_aot_run_v7 will check on load, checked now: a program it would refuse fails the
   // generator, not every call of the object.
   {
     const std::vector<jx_aot_kernel> kernels(c.kernels.size(), &placeholder_kernel);
@@ -157,7 +157,7 @@ Object emit_object(const ObjectContents &c) {
            words_table(constant_bytes, "jx_aot_constant_bytes"), i64_constant(constants.size())}),
       "jx_aot_object", 8);
 
-  // int32_t SYMBOL(args, num_args, results, num_results, error, error_size) -> jx_aot_run_v6
+  // int32_t SYMBOL(args, num_args, results, num_results, error, error_size) -> jx_aot_run_v7
   auto *run_type = llvm::FunctionType::get(i32, {ptr, ptr, ptr, i32, ptr, i32, ptr, i64}, false);
   llvm::FunctionCallee run =
       module.getOrInsertFunction(fmt::format("jx_aot_run_v{}", JX_AOT_ABI_VERSION), run_type);

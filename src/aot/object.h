@@ -1,5 +1,5 @@
 // The LLVM half of jx::aot: one relocatable object holding a function's kernels, its encoded
-// program and constants, and the C entry point that hands them to jx_aot_run_v6. No LLVM
+// program and constants, and the C entry point that hands them to jx_aot_run_v7. No LLVM
 // types here.
 #pragma once
 

@@ -71,7 +71,7 @@ public:
     b_.SetInsertPoint(entry);
     // The box's bounds, loaded here so they dominate every loop; axes outside the plan's boxed
     // axes span the whole extent as constants (known trip counts vectorize best).
-    const Shape &extent = plan_.roots[0]->shape;
+    const Shape &extent = plan_.loop_shape();
     for (size_t axis = 0; axis < extent.size(); ++axis) {
       if (!plan_.boxed(axis)) {
         bounds_.push_back({c64(0), c64(extent[axis])});
@@ -110,7 +110,9 @@ public:
         (op_kind(first.op) == OpKind::Reduce || op_kind(first.op) == OpKind::Contraction) &&
         (out.empty() || !accumulates_rows(first) || first.op == Op::DotGeneral))
       throw Error("internal: only row reductions share a kernel");
-    if (out.empty()) {
+    if (plan_.updates_operand) {
+      emit_update(strides);
+    } else if (out.empty()) {
       store_all({});
     } else if (accumulates_rows(first)) {
       emit_row_reductions();
@@ -244,7 +246,7 @@ private:
   // Spans of the output axes [first, stop) within the kernel's box.
   std::vector<Span> box_spans(size_t first, size_t stop) {
     std::vector<Span> spans;
-    const Shape &extent = plan_.roots[0]->shape;
+    const Shape &extent = plan_.loop_shape();
     for (size_t a = first; a < stop; ++a)
       spans.push_back({a, bounds_[a].first, bounds_[a].second, extent[a], !plan_.boxed(a)});
     return spans;
@@ -301,6 +303,29 @@ private:
             });
           },
           tile_edge);
+    });
+  }
+
+  // An update of the operand the output already holds: each element of the update (the loops'
+  // index space) stored at its place, start + step * index, the starts clamped as the op's.
+  void emit_update(const std::vector<int64_t> &strides) {
+    const Node &root = *plan_.roots[0], &x = *root.inputs[0], &update = *root.inputs[1];
+    const auto rank = int64_t(x.ndim());
+    Index start(size_t(rank), c64(0));
+    std::vector<int64_t> step(size_t(rank), 1);
+    for (int64_t i = 0; i < rank; ++i)
+      if (root.op == Op::DynamicUpdateSlice) {
+        start[size_t(i)] = dynamic_start(root, 2, i, x.shape[i] - update.shape[i]);
+      } else {
+        start[size_t(i)] = c64(root.attrs[size_t(i)]);
+        step[size_t(i)] = root.attrs[size_t(2 * rank + i)];
+      }
+    box_nest(0, {}, [&](const Index &idx) {
+      Index at(static_cast<size_t>(rank));
+      for (int64_t i = 0; i < rank; ++i)
+        at[size_t(i)] = b_.CreateAdd(start[size_t(i)],
+                                     b_.CreateMul(idx[size_t(i)], c64(step[size_t(i)])), "", true);
+      store_element(pointers_[0], root.dtype, linear(at, strides), value(update, idx));
     });
   }
 

@@ -6,10 +6,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <fmt/format.h>
+
 #include "compile/lower.h"
 #include "interp/interp.h"
 #include "ir/builder.h"
 #include "runtime/gemm.h"
+#include "runtime/library.h"
 #include "runtime/thread_pool.h"
 
 namespace jx::compile {
@@ -31,9 +34,10 @@ int64_t work_per_element(const ir::Node &root) {
 }
 
 // Elements a kernel visits per row of its outer loop.
-int64_t work_per_row(const ir::Node &root) {
-  return root.size() / std::max<int64_t>(1, root.shape.empty() ? 1 : root.shape[0]) *
-         work_per_element(root);
+int64_t work_per_row(const passes::KernelPlan &plan) {
+  const Shape &shape = plan.loop_shape();
+  return shape_size(shape) / std::max<int64_t>(1, shape.empty() ? 1 : shape[0]) *
+         work_per_element(*plan.roots[0]);
 }
 
 // Kernel outputs of this many bytes and more that no later step reads are written with
@@ -63,6 +67,8 @@ void choose_streamed_outputs(std::vector<passes::Step> &plan) {
 // Whether the kernel reads p only at the index it writes: every path from a root to p runs through
 // elementwise ops (the emitter computes an element's values before storing them).
 bool reads_in_place(const passes::KernelPlan &plan, const ir::Node *p) {
+  // An update reads its operand where it writes (update_in_place), or not at all.
+  if (plan.updates_operand && plan.roots[0]->inputs[0].get() == p) return true;
   std::unordered_map<const ir::Node *, bool> reaches;
   bool in_place = true;
   std::function<bool(const ir::Node *)> visit = [&](const ir::Node *n) {
@@ -79,6 +85,22 @@ bool reads_in_place(const passes::KernelPlan &plan, const ir::Node *p) {
   for (const ir::NodePtr &root : plan.roots)
     visit(root.get());
   return in_place;
+}
+
+// The input whose contents a step's output starts as, updated: an update kernel's operand, a
+// scatter's x (input 0); -1 for other steps.
+int updated_input(const ProgramStep &s) {
+  if (s.kind == Kind::Library && runtime::is_scatter(s.run.library.op)) return 0;
+  return s.kind == Kind::Kernel ? s.run.update_input : -1;
+}
+
+// Whether step s may write its only output over input slot `in`, which it reads: a kernel reading
+// it only where it writes, a scatter reading it as its x and nothing else.
+bool writes_over(const ProgramStep &s, int in, const ir::Node &n) {
+  if (s.kind == Kind::Library)
+    return updated_input(s) == 0 && s.run.inputs[0] == in &&
+           std::count(s.run.inputs.begin(), s.run.inputs.end(), in) == 1;
+  return s.kind == Kind::Kernel && s.roots.size() == 1 && reads_in_place(*s.plan, &n);
 }
 
 // Lets an output of a kernel take argument `position`'s memory: the first kernel after the
@@ -100,11 +122,11 @@ void donate(ProgramPlan &program, int position) {
     if (std::count(steps[i].run.inputs.begin(), steps[i].run.inputs.end(), pslot)) first = i;
   for (size_t i = first; i < steps.size(); ++i) {
     ProgramStep &s = steps[i];
-    if (s.kind != Kind::Kernel || s.node->size() == 0) continue;
+    if ((s.kind != Kind::Kernel && updated_input(s) < 0) || s.node->size() == 0) continue;
     const bool reads = std::count(s.run.inputs.begin(), s.run.inputs.end(), pslot) > 0;
     // In place only in a kernel of one root: noalias lets LLVM move another root's load of the
     // argument after this root's store.
-    if (reads && (s.roots.size() > 1 || !reads_in_place(*s.plan, &p))) continue;
+    if (reads && !writes_over(s, pslot, p)) continue;
     for (size_t r = 0; r < s.roots.size(); ++r) {
       if (s.roots[r]->size() * itemsize(s.roots[r]->dtype) != bytes) continue;
       s.run.donors.resize(s.roots.size(), -1);
@@ -141,15 +163,15 @@ std::vector<int> choose_in_place(const ProgramPlan &program, const std::vector<i
       if (!donated)
         arena_node[s.run.outs[r]] = s.kind == Kind::Random ? s.node.get() : s.roots[r].get();
     const int out = s.run.outs[0];
-    if (s.kind != Kind::Kernel || s.roots.size() != 1 || donated || last_reader[out] < 0 ||
-        s.node->size() == 0)
+    if ((s.kind != Kind::Kernel && updated_input(s) < 0) || s.roots.size() != 1 || donated ||
+        last_reader[out] < 0 || s.node->size() == 0)
       continue;
     for (int in : s.run.inputs) {
       const ir::Node *n = arena_node[in];
       // Elements of the same size at the same places: a wider output element would overwrite
       // input elements not yet read.
       if (n && last_reader[in] == int(i) && n->size() == s.node->size() &&
-          itemsize(n->dtype) == itemsize(s.node->dtype) && reads_in_place(*s.plan, n)) {
+          itemsize(n->dtype) == itemsize(s.node->dtype) && writes_over(s, in, *n)) {
         takes[out] = in;
         break;
       }
@@ -215,12 +237,51 @@ void assign_arena(ProgramPlan &program, const std::vector<int> &last_reader,
     if (owner[slot] >= 0) program.arena_offset[slot] = program.arena_offset[owner[slot]];
 }
 
+// Why each update runs in place or on a copy of its operand (the runtime copies where the
+// output's memory is not the operand's).
+void describe_updates(ProgramPlan &program, const std::vector<int> &last_reader) {
+  std::vector<const ProgramStep *> writer(program.slot_count, nullptr);
+  for (const ProgramStep &s : program.steps)
+    for (int out : s.run.outs)
+      writer[out] = &s;
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    ProgramStep &s = program.steps[i];
+    if (updated_input(s) < 0) continue;
+    const int in = s.run.inputs[size_t(updated_input(s))], out = s.run.outs[0];
+    const ProgramStep &from = *writer[in];
+    if (!s.run.donors.empty() && s.run.donor_slots[0] == in)
+      s.update_note = fmt::format("in place: argument {} is donated (on a copy while its caller "
+                                  "still holds it)",
+                                  s.run.donors[0]);
+    else if (program.arena_offset[out] >= 0 &&
+             program.arena_offset[out] == program.arena_offset[in])
+      s.update_note = fmt::format("in place: %{} dies here", in);
+    else if (from.kind != Kind::Parameter && from.kind != Kind::Buffer && last_reader[out] < 0 &&
+             last_reader[in] == int(i) && program.arena_offset[in] < 0 &&
+             !std::count(program.output_slots.begin(), program.output_slots.end(), in))
+      s.update_note = fmt::format("in place: %{} dies here (its buffer becomes the output's unless "
+                                  "the caller gives one)",
+                                  in);
+    else if (std::count(program.output_slots.begin(), program.output_slots.end(), in))
+      s.update_note = fmt::format("copy: %{} is an output", in);
+    else if (last_reader[in] > int(i))
+      s.update_note = fmt::format("copy: %{} is read later", in);
+    else if (from.kind == Kind::Parameter)
+      s.update_note = fmt::format("copy: argument {} is not donated", from.node->attrs[0]);
+    else if (from.kind == Kind::Buffer)
+      s.update_note = fmt::format("copy: %{} is a constant", in);
+    else
+      s.update_note = fmt::format("copy: %{} is not in the arena", in);
+  }
+}
+
 } // namespace
 
 ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
                            std::vector<sharding::StepPlacement> placed,
                            const std::vector<ir::NodePtr> &params,
-                           const std::vector<ir::NodePtr> &roots, const std::vector<int> &donated) {
+                           const std::vector<ir::NodePtr> &roots, const std::vector<int> &donated,
+                           bool across_processes) {
   choose_streamed_outputs(plan);
   ProgramPlan program;
   std::unordered_map<const ir::Node *, int> slot;
@@ -268,22 +329,31 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
       s.run.tasks = runtime::gemm_tiles(p.gemm.gemm, runtime::gemm_parallelism());
       s.placement = std::move(placed[i]);
       break;
-    case passes::Step::Kind::Kernel:
+    case passes::Step::Kind::Kernel: {
       s.kind = Kind::Kernel;
       s.roots = p.plan.roots;
-      s.plan = std::make_shared<const passes::KernelPlan>(p.plan);
+      s.placement = std::move(placed[i]);
+      // One box of the whole output runs as an unplaced kernel does.
+      const bool boxed = !sharding::distinct_boxes(s.placement.boxes, p.node->shape).empty();
+      // An update writes its elements alone into a copy of its operand, or into the operand's
+      // own memory where it dies here (choose_in_place, donate). Not over device boxes, whose
+      // kernels cover the output's, nor over windows across processes.
+      passes::KernelPlan kernel = p.plan;
+      kernel.updates_operand = !boxed && !across_processes && passes::update_in_place(p.plan);
+      if (kernel.updates_operand)
+        s.run.update_input =
+            int(std::find(p.plan.inputs.begin(), p.plan.inputs.end(), p.node->inputs[0].get()) -
+                p.plan.inputs.begin());
+      s.plan = std::make_shared<const passes::KernelPlan>(std::move(kernel));
       s.run.literals = p.plan.literal_values();
       for (const ir::Node *in : p.plan.inputs)
         s.run.inputs.push_back(slot.at(in));
-      s.run.outer = p.plan.outer_extent();
+      s.run.outer = s.plan->outer_extent();
       s.run.grain = std::max<int64_t>(1, runtime::min_chunk_elements /
-                                             std::max<int64_t>(1, work_per_row(*p.node)));
-      s.placement = std::move(placed[i]);
-      // One box of the whole output runs as an unplaced kernel does.
-      if (const sharding::Placement &boxes = s.placement.boxes;
-          !sharding::distinct_boxes(boxes, p.node->shape).empty()) {
+                                             std::max<int64_t>(1, work_per_row(*s.plan)));
+      if (boxed) {
         const Shape &shape = p.plan.roots[0]->shape;
-        for (const sharding::DeviceBox &b : boxes) {
+        for (const sharding::DeviceBox &b : s.placement.boxes) {
           for (size_t a = 0; a < shape.size(); ++a)
             s.run.boxes.insert(s.run.boxes.end(), {b.lo[a], b.hi[a]});
           s.run.box_devices.push_back(b.device);
@@ -293,6 +363,7 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
                                            runtime::default_pool().size());
       }
       break;
+    }
     }
     program.steps.push_back(std::move(s));
   }
@@ -317,7 +388,17 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
     if (s.kind == Kind::Control)
       for (int in : s.run.inputs)
         arena_reader[in] = -1;
+  // An update returned, of an intermediate that dies at it: the intermediate gets a buffer of its
+  // own, which the runtime hands on to the output (the output cannot live in the arena).
+  for (size_t i = 0; i < program.steps.size(); ++i)
+    if (const ProgramStep &s = program.steps[i]; updated_input(s) >= 0) {
+      const int in = s.run.inputs[size_t(updated_input(s))];
+      if (last_reader[s.run.outs[0]] < 0 && last_reader[in] == int(i) &&
+          std::count(s.run.inputs.begin(), s.run.inputs.end(), in) == 1)
+        arena_reader[in] = -1;
+    }
   assign_arena(program, arena_reader, choose_in_place(program, arena_reader));
+  describe_updates(program, last_reader);
   return program;
 }
 

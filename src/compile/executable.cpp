@@ -174,6 +174,7 @@ std::string Executable::as_text() const {
                         fmt::join(ops, ", "), fmt::join(types, ", "));
     if (s.kind == ProgramStep::Kind::Kernel) {
       text += fmt::format(" reads {} rows={}", fmt::join(s.run.inputs, ","), s.run.outer);
+      if (!s.update_note.empty()) text += fmt::format(" (update {})", s.update_note);
       // Why a contraction stays a loop (the GEMM cost model's answer).
       std::string why;
       for (const ir::NodePtr &root : s.roots)
@@ -193,8 +194,10 @@ std::string Executable::as_text() const {
         }
       }
     }
-    if (s.kind == ProgramStep::Kind::Library)
+    if (s.kind == ProgramStep::Kind::Library) {
       text += fmt::format(" reads {} {}", fmt::join(s.run.inputs, ","), ir::attr_str(*s.node));
+      if (!s.update_note.empty()) text += fmt::format(" (update {})", s.update_note);
+    }
     if (s.kind == ProgramStep::Kind::Contraction) {
       const runtime::Gemm &g = s.run.gemm;
       text += fmt::format(" reads {} batch={} m={} n={} k={} lhs_strides={},{},{} "

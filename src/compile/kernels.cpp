@@ -31,6 +31,18 @@ std::vector<sharding::Placement> region_placements(const ir::Node &op, const ir:
   return out;
 }
 
+// A loop body's carries, donated to it: the runtime hands it carries that only the loop holds
+// from the second iteration on, so an update of one runs in place.
+std::vector<int> donated_carries(const ir::Node &op, const ir::Region &region) {
+  const bool body =
+      op.op == ir::Op::Scan || (op.op == ir::Op::While && &region == &(*op.regions)[1]);
+  std::vector<int> carries;
+  if (body)
+    for (int64_t i = 0; i < op.attrs[0]; ++i)
+      carries.push_back(int(i));
+  return carries;
+}
+
 } // namespace
 
 void compile_kernels(ProgramPlan &program, bool across_processes) {
@@ -38,8 +50,9 @@ void compile_kernels(ProgramPlan &program, bool across_processes) {
     if (s.kind == ProgramStep::Kind::Control)
       for (const ir::Region &r : *s.node->regions)
         s.regions.push_back(std::make_shared<const Executable>(
-            r.params, r.outputs, true, std::vector<int>{}, region_placements(*s.node, r, s, true),
-            region_placements(*s.node, r, s, false), across_processes));
+            r.params, r.outputs, true, donated_carries(*s.node, r),
+            region_placements(*s.node, r, s, true), region_placements(*s.node, r, s, false),
+            across_processes));
   std::vector<const passes::KernelPlan *> plans;
   std::vector<ProgramStep *> owners;
   for (ProgramStep &s : program.steps)

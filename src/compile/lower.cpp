@@ -32,7 +32,8 @@ ProgramPlan lower(const std::vector<ir::NodePtr> &params, const std::vector<ir::
   // 4. Buffer assignment.
   ProgramPlan program = [&] {
     runtime::trace::Span span("compile", "4. buffer assignment");
-    return assign_buffers(plan, std::move(placed), params, roots, options.donated);
+    return assign_buffers(plan, std::move(placed), params, roots, options.donated,
+                          options.devices_per_process > 0);
   }();
   // 5. Code generation.
   {

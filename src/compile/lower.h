@@ -50,6 +50,9 @@ struct ProgramStep {
   // Kind::Control: each region compiled as a program of its own (stage 5).
   std::vector<std::shared_ptr<const Executable>> regions{};
   sharding::StepPlacement placement{};
+  // Kind::Kernel updating its operand (run.update_input): whether it runs in place, and why
+  // (as_text prints it).
+  std::string update_note{};
   // What the runtime needs: slots, literals, chunking, tasks, donations, frees
   // (runtime_program completes it).
   runtime::Step run{.kind = runtime::Step::Kind::Value};
@@ -94,7 +97,8 @@ ProgramPlan lower(const std::vector<ir::NodePtr> &params, const std::vector<ir::
 ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
                            std::vector<sharding::StepPlacement> placed,
                            const std::vector<ir::NodePtr> &params,
-                           const std::vector<ir::NodePtr> &roots, const std::vector<int> &donated);
+                           const std::vector<ir::NodePtr> &roots, const std::vector<int> &donated,
+                           bool across_processes = false);
 
 // Stage 5: every kernel of the program compiled together (one module, one optimization run);
 // control flow's regions each compiled as a program of their own (across processes when

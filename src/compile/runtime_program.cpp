@@ -63,7 +63,7 @@ runtime::Program runtime_program(const ProgramPlan &plan) {
         r.out_bytes.push_back(size_t(root->size()) * itemsize(root->dtype));
       r.kernel = s.kernel ? s.kernel->fn : nullptr;
       r.name = s.kernel ? s.kernel->name : "empty kernel";
-      r.extent = s.roots[0]->shape;
+      r.extent = s.plan->loop_shape();
       break;
     }
     program.steps.push_back(std::move(r));

@@ -97,8 +97,9 @@ bool trivial(const Node &n, std::unordered_map<const Node *, bool> &memo,
 // the kernels apart).
 bool elementwise(const Step &s) {
   const OpKind kind = op_kind(s.node->op);
+  // An update of its operand costs the update's size alone, in place: merged, the array's.
   return s.kind == Step::Kind::Kernel && kind != OpKind::Reduce && kind != OpKind::Contraction &&
-         s.node->size() > 0;
+         s.node->size() > 0 && !update_in_place(s.plan);
 }
 bool row_reduction(const Step &s) {
   const Node &n = *s.node;
@@ -267,6 +268,28 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
       for (const ir::NodePtr &in : n->inputs)
         control_operands.insert(in.get());
 
+  // A root updating part of its operand (x.at[i].set(v), a dynamic_update_slice) runs in place
+  // when its update reads x only where it writes; an update reading x elsewhere (a row moved to
+  // another) gets a buffer of its own, computed first, so that the root still can. An operand
+  // that is an update too (x.at[i].add(1).at[j].set(0)) gets one as well: a chain of updates in
+  // place.
+  std::unordered_set<const Node *> separate_updates;
+  auto is_update = [](const Node &n) {
+    return (n.op == Op::DynamicUpdateSlice || n.op == Op::SliceUpdate) && !n.realized();
+  };
+  std::vector<const Node *> updates;
+  if (fuse)
+    for (const ir::NodePtr &r : roots)
+      if (is_update(*r)) updates.push_back(r.get());
+  while (!updates.empty()) {
+    const Node *u = updates.back();
+    updates.pop_back();
+    if (!update_in_place(KernelPlan{{owner.at(u)}, {u->inputs[0].get()}}))
+      separate_updates.insert(u->inputs[1].get());
+    if (const Node *x = u->inputs[0].get(); is_update(*x) && separate_updates.insert(x).second)
+      updates.push_back(x);
+  }
+
   std::unordered_set<const Node *> hoisted;
   // Materialization decisions in topological order, given the hoisted nodes.
   auto decide = [&] {
@@ -288,7 +311,7 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
                 !cheap_to_repeat(*n, materialized)) ||
                kind == OpKind::Control || kind == OpKind::Library || control_operands.count(n) ||
                hoisted.count(n) || gemm_operands.count(n) || concat_levels.count(n) ||
-               d >= max_inline_depth || (!fuse && !scalar(*n));
+               separate_updates.count(n) || d >= max_inline_depth || (!fuse && !scalar(*n));
       if (m) materialized.insert(n);
       depth[n] = m ? 0 : d;
     }

@@ -2,9 +2,11 @@
 // kernel cache.
 #include "passes/kernel_plan.h"
 
+#include <algorithm>
 #include <bit>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -12,9 +14,57 @@
 
 namespace jx::passes {
 
+const Shape &KernelPlan::loop_shape() const {
+  return updates_operand ? roots[0]->inputs[1]->shape : roots[0]->shape;
+}
+
 int64_t KernelPlan::outer_extent() const {
-  const Shape &shape = roots[0]->shape;
+  const Shape &shape = loop_shape();
   return shape.empty() ? 1 : shape[0];
+}
+
+bool update_in_place(const KernelPlan &plan) {
+  if (plan.roots.size() != 1) return false;
+  const ir::Node &root = *plan.roots[0];
+  const bool dynamic = root.op == ir::Op::DynamicUpdateSlice;
+  if (!dynamic && root.op != ir::Op::SliceUpdate) return false;
+  const ir::Node *x = root.inputs[0].get();
+  if (std::find(plan.inputs.begin(), plan.inputs.end(), x) == plan.inputs.end()) return false;
+  const ir::Node &update = *root.inputs[1];
+  // A read of x at the element the update overwrites: the same window of it.
+  auto same_window = [&](const ir::Node &n) {
+    if (n.inputs.empty() || n.inputs[0].get() != x || n.shape != update.shape) return false;
+    if (dynamic)
+      return n.op == ir::Op::DynamicSlice && std::equal(n.inputs.begin() + 1, n.inputs.end(),
+                                                        root.inputs.begin() + 2, root.inputs.end());
+    return n.op == ir::Op::Slice && n.attrs == root.attrs;
+  };
+  // Whether n, computed inline, reads x anywhere but through same_window reached by elementwise
+  // ops (elementwise: whether it reads x at all).
+  std::unordered_map<const ir::Node *, std::pair<bool, bool>> memo; // reads x, only in place
+  std::function<std::pair<bool, bool>(const ir::Node *)> reads = [&](const ir::Node *n) {
+    if (n == x) return std::pair{true, false};
+    if (n->realized() || n->op == ir::Op::Parameter || n->op == ir::Op::Constant ||
+        std::find(plan.inputs.begin(), plan.inputs.end(), n) != plan.inputs.end())
+      return std::pair{false, true};
+    if (auto it = memo.find(n); it != memo.end()) return it->second;
+    std::pair<bool, bool> r{false, true};
+    if (same_window(*n)) {
+      r = {true, true};
+      for (size_t i = 1; i < n->inputs.size(); ++i)
+        if (reads(n->inputs[i].get()).first) r.second = false;
+    } else {
+      for (const ir::NodePtr &in : n->inputs) {
+        const auto [any, in_place] = reads(in.get());
+        r.first = r.first || any;
+        r.second = r.second && in_place && (!any || ir::is_elementwise(n->op));
+      }
+    }
+    return memo[n] = r;
+  };
+  for (size_t i = 2; i < root.inputs.size(); ++i)
+    if (reads(root.inputs[i].get()).first) return false;
+  return reads(&update).second;
 }
 
 namespace {
@@ -87,6 +137,7 @@ std::string KernelPlan::structural_key() const {
   }
   std::string key = fmt::format("box:{};", boxed_axes);
   if (stream_outputs) key += "stream;";
+  if (updates_operand) key += "update;";
   for (const ir::Node *in : inputs)
     key += fmt::format("p:{};", ir::type_str(*in));
   for (const ir::Node *n : order) {

@@ -41,6 +41,12 @@ struct KernelPlan {
   // Its root is work fusion hoisted out from under an expanding broadcast (computed once per
   // distinct element into a buffer of its own): pictures of the plan mark it. Not in the key.
   bool hoisted = false;
+  // The root is an update (dynamic_update_slice, slice_update) of input 0 of its op, a kernel
+  // input, whose contents the output buffer already holds (the same memory when the update runs in
+  // place, else a copy the runtime makes first): the kernel loops over the update's elements only
+  // and stores each at its place, so it costs the update's size, not the array's. Set by buffer
+  // assignment where update_in_place holds.
+  bool updates_operand = false;
   // In a multi-process program, the extent of the window of its array that each input's buffer
   // and the outputs' buffers hold (the strides the kernel indexes them with; global indices still
   // address them, through the window's base); none: the whole array.
@@ -54,6 +60,8 @@ struct KernelPlan {
   // The literal buffer's contents for this plan's literals.
   std::vector<uint64_t> literal_values() const;
 
+  // The index space the kernel loops over: the roots' shape, or the update's of an update.
+  const Shape &loop_shape() const;
   // Rows of the outermost loop, the unit the runtime splits across threads.
   int64_t outer_extent() const;
   // The nodes the kernel computes inline (its roots and what they read short of its inputs):
@@ -65,5 +73,12 @@ struct KernelPlan {
   // and constant data do not enter it).
   std::string structural_key() const;
 };
+
+// Whether `plan`'s root may be written as an update of its operand (updates_operand): one root, a
+// dynamic_update_slice or slice_update of a kernel input x, whose starts do not read x and whose
+// update reads x only at the element it overwrites (through elementwise ops and a slice of x at
+// the same starts and steps), so writing the update into x's own memory changes nothing the
+// kernel reads later.
+bool update_in_place(const KernelPlan &plan);
 
 } // namespace jx::passes

@@ -269,6 +269,30 @@ inline auto control_flow() {
       .lower(grid, xs, index);
 }
 
+// Updates (ABI version 7): a loop writing a row, a column and an element of its carry at the
+// counter and the interior from its neighbours (in place, the carry donated to the body), a
+// scatter, and an update of an intermediate returned (its buffer handed on).
+inline auto updates() {
+  const ShapeDtypeStruct grid{{24, 40}, jx::float64}, index{{}, jx::int32};
+  return jx::jit([](const Array &u, const Array &k) {
+           namespace lax = jx::lax;
+           const Array looped = lax::fori_loop(
+               0, 12,
+               [](const Array &i, const Array &v) {
+                 const Array w = v.at(i).set(v(i) * 0.5 + 1.0).at(jx::slice(), i + 3).add(2.0);
+                 return w.at(i, i)
+                     .set(-1.0)
+                     .at(jx::slice(1, -1), jx::slice(1, -1))
+                     .set(0.25 * (w(jx::slice(0, -2), jx::slice(1, -1)) +
+                                  w(jx::slice(2, jx::none), jx::slice(1, -1))));
+               },
+               u);
+           const Array scattered = jnp::exp(u).at(jnp::array({3, 1, 3})).add(1.0);
+           return std::tuple{looped, scattered, (u * 2.0).at(k).set(7.0)};
+         })
+      .lower(grid, index);
+}
+
 // Library steps (ABI version 5): sorts along each axis, a stable argsort, a lexsort of two keys,
 // running sums (int64 from int32), products, maxima and a median.
 inline auto sort_and_scan() {

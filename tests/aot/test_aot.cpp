@@ -48,6 +48,7 @@
 #include "simpson_broadcast.h"
 #include "simpson_stack.h"
 #include "sort_and_scan.h"
+#include "updates.h"
 #include "v3_diff_1x1.h"
 #include "v3_diff_1x8.h"
 #include "v3_diff_8x1.h"
@@ -362,6 +363,17 @@ TEST(AotHost, ControlFlowEqualsTheJit) {
                                      random_array({7, 5}, jx::float64, 52 + which, -1, 1),
                                      jnp::array(which, jx::int32)};
     EXPECT_EQ(compare_with_jit(aot_test::control_flow(), control_flow, args), "") << which;
+  }
+}
+
+// Updates in place in an object: the loop's carry, a scatter, an intermediate returned.
+TEST(AotHost, UpdatesEqualTheJit) {
+  const std::string plan = aot_test::updates().compile().as_text();
+  EXPECT_NE(plan.find("(update in place: argument 1 is donated"), std::string::npos) << plan;
+  for (int k : {0, 5, -3, 40}) {
+    const std::vector<Array> args = {random_array({24, 40}, jx::float64, 71, -1, 1),
+                                     jnp::array(k, jx::int32)};
+    EXPECT_EQ(compare_with_jit(aot_test::updates(), updates, args), "") << k;
   }
 }
 

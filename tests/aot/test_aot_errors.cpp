@@ -488,7 +488,7 @@ TEST(AotEncoding, ContractionRoundTripsAndRuns) {
   // Its tasks are the shape's tiles, whatever the thread count.
   EXPECT_EQ(s.tasks, rt::gemm_tiles(s.gemm, rt::gemm_parallelism()));
   EXPECT_EQ(rt::aot::encode(d.program, d.signature, d.required_features), words);
-  // Through jx_aot_run_v6: the product of the arguments.
+  // Through jx_aot_run_v7: the product of the arguments.
   double lhs[12], rhs[15], out[20], copy[12];
   for (int i = 0; i < 12; ++i)
     lhs[i] = i - 5;
@@ -504,7 +504,7 @@ TEST(AotEncoding, ContractionRoundTripsAndRuns) {
   jx_aot_object object{};
   object.program = words.data();
   object.program_words = int64_t(words.size());
-  ASSERT_EQ(jx_aot_run_v6(&state, &object, args, 2, results, 2, error, sizeof error), JX_AOT_OK)
+  ASSERT_EQ(jx_aot_run_v7(&state, &object, args, 2, results, 2, error, sizeof error), JX_AOT_OK)
       << error;
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 5; ++j) {
@@ -516,7 +516,7 @@ TEST(AotEncoding, ContractionRoundTripsAndRuns) {
 }
 
 // Contraction steps that would read outside their operands or write outside their output, or
-// that BLAS could not be called with: refused when decoded, and by jx_aot_run_v6 as
+// that BLAS could not be called with: refused when decoded, and by jx_aot_run_v7 as
 // JX_AOT_ERROR_ABI before anything runs.
 TEST(AotEncoding, CorruptContractionsAreRefused) {
   using Gemm = rt::Gemm;
@@ -586,7 +586,7 @@ TEST(AotEncoding, CorruptContractionsAreRefused) {
     jx_aot_object object{};
     object.program = words.data();
     object.program_words = int64_t(words.size());
-    EXPECT_EQ(jx_aot_run_v6(&state, &object, nullptr, 0, nullptr, 0, error, sizeof error),
+    EXPECT_EQ(jx_aot_run_v7(&state, &object, nullptr, 0, nullptr, 0, error, sizeof error),
               JX_AOT_ERROR_ABI);
     EXPECT_NE(std::string(error).find(cases[i].what), std::string::npos) << error;
     EXPECT_EQ(state, nullptr);
@@ -619,7 +619,7 @@ TEST(AotEncoding, RunReportsAnotherAbiVersion) {
   jx_aot_object object = object_of(words, tables);
   char error[256] = "";
   void *state = nullptr;
-  EXPECT_EQ(jx_aot_run_v6(&state, &object, nullptr, 0, nullptr, 0, error, sizeof error),
+  EXPECT_EQ(jx_aot_run_v7(&state, &object, nullptr, 0, nullptr, 0, error, sizeof error),
             JX_AOT_ERROR_ABI);
   EXPECT_NE(std::string(error).find("generated for ABI version " +
                                     std::to_string(JX_AOT_ABI_VERSION + 1)),
@@ -630,7 +630,7 @@ TEST(AotEncoding, RunReportsAnotherAbiVersion) {
   static const int64_t garbage[4] = {1, 2, 3, 4};
   object.program = garbage;
   object.program_words = 4;
-  EXPECT_EQ(jx_aot_run_v6(&state, &object, nullptr, 0, nullptr, 0, error, sizeof error),
+  EXPECT_EQ(jx_aot_run_v7(&state, &object, nullptr, 0, nullptr, 0, error, sizeof error),
             JX_AOT_ERROR_ABI);
   EXPECT_NE(std::string(error).find("not a jx program"), std::string::npos) << error;
 }
@@ -659,7 +659,7 @@ TEST(AotEncoding, MissingCpuFeaturesAreAnError) {
   char error[256] = "";
   static void *state = nullptr; // holds the decoded program for the rest of the process
   kernel_calls = 0;
-  EXPECT_EQ(jx_aot_run_v6(&state, &object, nullptr, 0, nullptr, 0, error, sizeof error),
+  EXPECT_EQ(jx_aot_run_v7(&state, &object, nullptr, 0, nullptr, 0, error, sizeof error),
             JX_AOT_ERROR_CPU);
   EXPECT_NE(std::string(error).find(rt::aot::cpu_features[bit]), std::string::npos) << error;
   EXPECT_EQ(kernel_calls, 0);

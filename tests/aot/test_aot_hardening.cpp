@@ -155,7 +155,7 @@ struct JitObject {
 };
 
 // Every word of a real program changed in turn, several ways: refused (bad magic, another
-// version, or a checksum mismatch) by the decoder and by jx_aot_run_v6, never run. Sealed again
+// version, or a checksum mismatch) by the decoder and by jx_aot_run_v7, never run. Sealed again
 // (as if the checksum had been forged), the change is refused by the validator or runs without
 // crashing; with loops, only validated (a valid program may loop for as long as its words say:
 // a scan's length, a while loop's tolerance).
@@ -205,7 +205,7 @@ void corrupt_every_word(const JitObject &object, bool run_changed = true) {
   const jx_aot_object o = aot_test::object_of(bad, object.tables);
   void *state = nullptr;
   char error[256] = "";
-  EXPECT_EQ(jx_aot_run_v6(&state, &o, nullptr, 0, nullptr, 0, error, sizeof error),
+  EXPECT_EQ(jx_aot_run_v7(&state, &o, nullptr, 0, nullptr, 0, error, sizeof error),
             JX_AOT_ERROR_ABI);
   EXPECT_NE(std::string(error).find("checksum mismatch"), std::string::npos) << error;
   EXPECT_EQ(state, nullptr);
@@ -454,10 +454,10 @@ TEST(AotProgramCorruption, EveryUnusedFieldOfEveryKind) {
   EXPECT_EQ(refused, 99);
 }
 
-// The words of ABI version 6, word by word: encode and decode expand one field list, so a change
+// The words of ABI version 7, word by word: encode and decode expand one field list, so a change
 // to it would change the format without failing any round trip. Such a change bumps
 // JX_AOT_ABI_VERSION and this test.
-TEST(AotFormat, TheWordsOfVersionSix) {
+TEST(AotFormat, TheWordsOfVersionSeven) {
   rt::Program p = aot_test::every_kind_of_step();
   // Encoded only (a contraction reading that program's slots would not validate, nor a scan
   // whose body does nothing).
@@ -481,7 +481,7 @@ TEST(AotFormat, TheWordsOfVersionSix) {
   // clang-format off
   const std::vector<int64_t> expected = {
       // "JXAOT", the version, the checksum, CPU features, kernels, constants
-      0x0054'4f41'584a, 6, 6710961181248268003, 5, 2, 1,
+      0x0054'4f41'584a, 7, -3022683612731166494, 5, 2, 1,
       // arguments (float64[2,2]), results (bool[], int64[4])
       1, 4, 2, 2, 2,  2, 0, 0,  2, 1, 4,
       // slots, arena bytes, arena offsets, outputs, argument sizes, steps
@@ -489,29 +489,29 @@ TEST(AotFormat, TheWordsOfVersionSix) {
       // per step: kind, outs, out_bytes, frees, argument, key_hi, key_lo, dtype, kernel flag,
       // inputs, literals, extent, outer, grain, boxes, box_work, batch, m, n, k, lhs[3], rhs[3],
       // library op, axis, reverse, count, mode, regions (each a program: its fields, argument sizes
-      // and steps), carries, xs, length, reverse
+      // and steps), carries, xs, length, reverse, update input, donors, donor slots
       1, 1, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-          0, 0, 0, 0, 0,  0, 0, 0, 0, 0,
+          0, 0, 0, 0, 0,  0, 0, 0, 0, 0,  -1, 0, 0,
       0, 1, 1, 1, 32, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-          0, 0, 0, 0, 0,  0, 0, 0, 0, 0,
+          0, 0, 0, 0, 0,  0, 0, 0, 0, 0,  -1, 0, 0,
       2, 1, 2, 1, 48, 0, 0, 0xdeadbeef, 7, 3, 0, 0, 0, 2, 3, 4, 0, 1, 0, 1,
-          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0,  0, 0, 0, 0, 0,
+          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0,  0, 0, 0, 0, 0,  -1, 0, 0,
       3, 1, 3, 1, 64, 2, 0, 2, 0, 0, 0, 4, 1, 2, 0, 2, 2, 0x3ff0000000000000, -5, 2, 4, 4, 4, 2,
-          0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0,  0, 0, 0, 0, 0,
+          0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0,  0, 0, 0, 0, 0,  -1, 0, 0,
       3, 1, 4, 1, 1, 0, 0, 0, 0, 4, 1, 1, 3, 0, 1, 1, 1, 1, 2, 0, 1, 3,
-          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0,  0, 0, 0, 0, 0,
+          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0,  0, 0, 0, 0, 0,  -1, 0, 0,
       8, 1, 6, 1, 128, 1, 3, 0, 0, 0, 3, 0, 1, 3, 0, 2, 4, 4, 0, 1, 0, 1,
-          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  5, 1, 0, 0, 0,  0, 0, 0, 0, 0,
+          0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  5, 1, 0, 0, 0,  0, 0, 0, 0, 0,  -1, 0, 0,
       3, 1, 5, 1, 0, 0, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-          0, 0, 0, 0, 0,  0, 0, 0, 0, 0,
+          0, 0, 0, 0, 0,  0, 0, 0, 0, 0,  -1, 0, 0,
       4, 1, 7, 1, 8, 1, 5, 0, 0, 0, 3, 0, 2, 5, 1, 0, 1, 1, 0, 1, 0, 1,
-          2, 3, 5, 7, 11, 13, 17, 19, 23, 29,  0, 0, 0, 0, 0,  0, 0, 0, 0, 0,
+          2, 3, 5, 7, 11, 13, 17, 19, 23, 29,  0, 0, 0, 0, 0,  0, 0, 0, 0, 0,  -1, 0, 0,
       7, 1, 8, 1, 8, 0, 0, 0, 0, 4, 0, 1, 7, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
           0, 0, 0, 0, 0,
           1,  1, 0, 1, -1, 1, 0, 1, 8, 1,
               1, 1, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 1, 0, 1,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                  0, 0, 0, 0, 0,  0, 0, 0, 0, 0,
-          1, 0, 3, 1};
+                  0, 0, 0, 0, 0,  0, 0, 0, 0, 0,  -1, 0, 0,
+          1, 0, 3, 1,  -1, 0, 0};
   // clang-format on
   EXPECT_EQ(rt::aot::encode(p, aot_test::every_kind_signature, 5), expected);
 }
@@ -549,8 +549,9 @@ void expect_old_object_refused(int version, ObjectEntryPoint entry) {
                                       version, JX_AOT_ABI_VERSION));
 }
 
-// Version 5 had library steps without a mode word, version 4 control steps but no library steps,
-// version 3 neither.
+// Version 6 had kernels without updates or donations, version 5 library steps without a mode
+// word, version 4 control steps but no library steps, version 3 neither.
+TEST(AotAbi, VersionSixObjectsGetAVersionError) { expect_old_object_refused(6, jx_aot_run_v6); }
 TEST(AotAbi, VersionFiveObjectsGetAVersionError) { expect_old_object_refused(5, jx_aot_run_v5); }
 TEST(AotAbi, VersionFourObjectsGetAVersionError) { expect_old_object_refused(4, jx_aot_run_v4); }
 TEST(AotAbi, VersionThreeObjectsGetAVersionError) { expect_old_object_refused(3, jx_aot_run_v3); }
@@ -574,7 +575,7 @@ TEST(AotAbi, VersionTwoObjectsGetAVersionError) {
                           "generated for ABI version 2, but this runtime is ABI version " +
                               std::to_string(JX_AOT_ABI_VERSION));
   // A null object.
-  EXPECT_EQ(jx_aot_run_v6(&state, nullptr, nullptr, 0, nullptr, 0, error, sizeof error),
+  EXPECT_EQ(jx_aot_run_v7(&state, nullptr, nullptr, 0, nullptr, 0, error, sizeof error),
             JX_AOT_ERROR_ABI);
 }
 
