@@ -4,6 +4,7 @@
 #include <jx/shape.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <iterator>
 #include <optional>
@@ -81,8 +82,10 @@ namespace {
 std::vector<BufferPtr> run_while(const Step &s, std::vector<BufferPtr> state) {
   const Program &cond = *s.regions[0], &body = *s.regions[1];
   const auto carries = size_t(s.carries);
+  // The bodies' arena, one for every iteration (they run one after another).
+  const BufferPtr arena = body.arena_bytes ? make_buffer(body.arena_bytes) : nullptr;
   while (*run(cond, state)[0]->as<bool>()) {
-    std::vector<BufferPtr> next = run(body, state, {}, true);
+    std::vector<BufferPtr> next = run(body, state, {}, true, arena.get());
     for (size_t i = 0; i < carries; ++i)
       state[i] = std::move(next[i]);
   }
@@ -102,6 +105,7 @@ std::vector<BufferPtr> run_scan(const Step &s, std::vector<BufferPtr> state) {
   for (size_t k = carries; k < s.out_bytes.size(); ++k)
     stacked.push_back(make_buffer(s.out_bytes[k]));
   std::vector<BufferPtr> results(s.out_bytes.size()); // the carries: anywhere
+  const BufferPtr arena = body.arena_bytes ? make_buffer(body.arena_bytes) : nullptr;
   auto row = [&](const BufferPtr &b, size_t bytes, int64_t t) {
     return Buffer::borrow(b->as<char>() + size_t(t) * (bytes / size_t(length)),
                           bytes / size_t(length));
@@ -112,7 +116,7 @@ std::vector<BufferPtr> run_scan(const Step &s, std::vector<BufferPtr> state) {
       state[carries + k] = row(whole[k], whole[k]->bytes(), t);
     for (size_t k = 0; k < stacked.size(); ++k)
       results[carries + k] = row(stacked[k], s.out_bytes[carries + k], t);
-    std::vector<BufferPtr> next = run(body, state, results, true);
+    std::vector<BufferPtr> next = run(body, state, results, true, arena.get());
     for (size_t i = 0; i < carries; ++i)
       state[i] = std::move(next[i]);
   }
@@ -130,6 +134,23 @@ std::vector<BufferPtr> run_case(const Step &s, const std::vector<BufferPtr> &in)
 } // namespace
 
 namespace {
+
+// n elements on the stack up to N (a loop body runs once per iteration, and most programs have few
+// slots and kernels few buffers: the heap's malloc and free were a third of a small body's
+// time), on the heap past that.
+template <class T, size_t N> class SmallArray {
+public:
+  explicit SmallArray(size_t n) : size_(n) {
+    if (n > N) heap_.resize(n);
+  }
+  T &operator[](size_t i) { return data()[i]; }
+  T *data() { return size_ > N ? heap_.data() : local_.data(); }
+
+private:
+  std::array<T, N> local_{};
+  std::vector<T> heap_;
+  size_t size_;
+};
 
 // The trace's view of a box: its bounds, and the device whose box holds it.
 std::string box_args(const Step &s, const int64_t *box, size_t rank) {
@@ -170,11 +191,11 @@ int64_t exchange_bytes(const std::vector<Message> &messages) {
 } // namespace
 
 std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> &args,
-                           const std::vector<BufferPtr> &results, bool args_owned) {
+                           const std::vector<BufferPtr> &results, bool args_owned, Buffer *arena) {
   // Slots with buffers of their own, every slot's address (where kernels index from: a
   // window's base) and its memory (what messages are read from and written to).
-  std::vector<BufferPtr> slots(size_t(program.slot_count));
-  std::vector<void *> address(size_t(program.slot_count)), storage(size_t(program.slot_count));
+  SmallArray<BufferPtr, 16> slots(size_t(program.slot_count));
+  SmallArray<void *, 16> address(size_t(program.slot_count)), storage(size_t(program.slot_count));
   // Output slots computed into the caller's buffers (as the first output of a slot returned
   // twice asks: into its buffer, or anywhere).
   std::vector<BufferPtr> given(results.empty() ? 0 : size_t(program.slot_count));
@@ -186,8 +207,12 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
         given[slot] = results[i];
       }
   }
-  BufferPtr arena = program.arena_bytes ? make_buffer(program.arena_bytes) : nullptr;
-  if (arena) trace::counter("arena bytes", double(program.arena_bytes));
+  BufferPtr own_arena;
+  if (program.arena_bytes && !arena) {
+    own_arena = make_buffer(program.arena_bytes);
+    arena = own_arena.get();
+    trace::counter("arena bytes", double(program.arena_bytes));
+  }
   const bool windowed = !program.layouts.empty();
   auto hold = [&](int slot, BufferPtr b) {
     address[size_t(slot)] = b->base();
@@ -310,16 +335,18 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
       break;
     }
     case Step::Kind::Kernel: {
-      std::vector<void *> buffers, inputs;
-      for (int in : s.inputs)
-        inputs.push_back(address[size_t(in)]);
-      for (size_t r = 0; r < s.outs.size(); ++r)
-        buffers.push_back(output(s, r));
+      // outputs, inputs, literals; the inputs' addresses taken before an output takes one's
+      // memory
+      const size_t outs = s.outs.size();
+      SmallArray<void *, 16> buffers(outs + s.inputs.size() + 1);
+      for (size_t k = 0; k < s.inputs.size(); ++k)
+        buffers[outs + k] = address[size_t(s.inputs[k])];
+      for (size_t r = 0; r < outs; ++r)
+        buffers[r] = output(s, r);
       if (s.update_input >= 0)
-        copy_unless_same(inputs[size_t(s.update_input)], buffers[0], s.out_bytes[0]);
+        copy_unless_same(buffers[outs + size_t(s.update_input)], buffers[0], s.out_bytes[0]);
       if (!s.kernel) break;
-      buffers.insert(buffers.end(), inputs.begin(), inputs.end());
-      buffers.push_back(const_cast<uint64_t *>(s.literals.data()));
+      buffers[outs + s.inputs.size()] = const_cast<uint64_t *>(s.literals.data());
       const KernelFn fn = s.kernel;
       const size_t rank = s.extent.size();
       if (!s.boxes.empty()) {
