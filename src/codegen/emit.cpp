@@ -112,6 +112,8 @@ public:
       throw Error("internal: only row reductions share a kernel");
     if (plan_.updates_operand) {
       emit_update(strides);
+    } else if (const Node *scan = kernel_scan(); scan && !out.empty()) {
+      emit_scan_tiles(*scan, strides);
     } else if (out.empty()) {
       store_all({});
     } else if (accumulates_rows(first)) {
@@ -327,6 +329,118 @@ private:
                                      b_.CreateMul(idx[size_t(i)], c64(step[size_t(i)])), "", true);
       store_element(pointers_[0], root.dtype, linear(at, strides), value(update, idx));
     });
+  }
+
+  // The scan whose results are this kernel's roots, or null.
+  const Node *kernel_scan() const {
+    const Node *scan = nullptr;
+    for (const ir::NodePtr &root : plan_.roots) {
+      if (root->op != Op::Result || (scan && root->inputs[0].get() != scan)) return nullptr;
+      scan = root->inputs[0].get();
+    }
+    return scan;
+  }
+
+  // A scan run inside the kernel over tiles of its carries: scan_tile elements along the last
+  // axis of each carry of the carries' shape in a stack buffer, the whole loop run over the tile,
+  // each step an inner loop over the tile's elements, which the vectorizer turns into vector code
+  // (element by element, each step would wait for the previous one's latency, in scalar code);
+  // the 0-d carries (a counter) once per step, in registers. Then the tile's results are stored.
+  void emit_scan_tiles(const Node &scan, const std::vector<int64_t> &strides) {
+    const ir::Region &body = (*scan.regions)[0];
+    const auto carries = size_t(scan.attrs[0]);
+    const size_t last = bounds_.size() - 1;
+    for (size_t i = carries; i < body.params.size(); ++i)
+      captured_[body.params[i].get()] = scan.inputs[i].get();
+    std::vector<llvm::AllocaInst *> tiles(carries, nullptr);
+    {
+      llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+      for (size_t i = 0; i < carries; ++i)
+        if (!scan.inputs[i]->shape.empty()) {
+          tiles[i] = entry.CreateAlloca(mem_type(scan.inputs[i]->dtype), c64(scan_tile));
+          tiles[i]->setAlignment(llvm::Align(cache_line));
+        }
+    }
+    box_nest(
+        0, {},
+        [&](const Index &outer) {
+          loop(
+              bounds_[last].first, bounds_[last].second,
+              [&](Value *first) {
+                Value *end = b_.CreateAdd(first, c64(scan_tile), "", true, true);
+                end = b_.CreateSelect(b_.CreateICmpSLT(end, bounds_[last].second), end,
+                                      bounds_[last].second);
+                Value *count = b_.CreateSub(end, first, "", true, true);
+                auto element = [&](Value *j) {
+                  Index idx = outer;
+                  idx.push_back(b_.CreateAdd(first, j, "", true, true));
+                  return idx;
+                };
+                loop(c64(0), count, [&](Value *j) {
+                  for (size_t i = 0; i < carries; ++i)
+                    if (tiles[i])
+                      store_element(tiles[i], scan.inputs[i]->dtype, j,
+                                    value(*scan.inputs[i], element(j)));
+                });
+                // The steps: t and the 0-d carries in phis.
+                llvm::BasicBlock *pre = b_.GetInsertBlock();
+                auto *header = llvm::BasicBlock::Create(ctx_, "scan", fn_);
+                auto *step = llvm::BasicBlock::Create(ctx_, "scan.step", fn_);
+                auto *exit = llvm::BasicBlock::Create(ctx_, "scan.exit", fn_);
+                std::vector<Value *> init(carries, nullptr);
+                for (size_t i = 0; i < carries; ++i)
+                  if (!tiles[i]) init[i] = value(*scan.inputs[i], {});
+                b_.CreateBr(header);
+                b_.SetInsertPoint(header);
+                llvm::PHINode *t = b_.CreatePHI(i64_, 2);
+                t->addIncoming(c64(0), pre);
+                std::vector<llvm::PHINode *> scalars(carries, nullptr);
+                for (size_t i = 0; i < carries; ++i)
+                  if (!tiles[i]) {
+                    scalars[i] = b_.CreatePHI(init[i]->getType(), 2);
+                    scalars[i]->addIncoming(init[i], pre);
+                  }
+                b_.CreateCondBr(b_.CreateICmpSLT(t, c64(scan.attrs[2])), step, exit);
+                b_.SetInsertPoint(step);
+                memo_.emplace_back();
+                for (size_t i = 0; i < carries; ++i)
+                  if (scalars[i]) carry_[body.params[i].get()] = scalars[i];
+                std::vector<Value *> next(carries, nullptr);
+                for (size_t i = 0; i < carries; ++i)
+                  if (scalars[i]) next[i] = value(*body.outputs[i], {});
+                loop(c64(0), count, [&](Value *j) {
+                  const Index idx = element(j);
+                  for (size_t i = 0; i < carries; ++i)
+                    if (tiles[i])
+                      carry_[body.params[i].get()] =
+                          load_element(tiles[i], scan.inputs[i]->dtype, j);
+                  std::vector<Value *> values(carries, nullptr);
+                  for (size_t i = 0; i < carries; ++i)
+                    if (tiles[i]) values[i] = value(*body.outputs[i], idx);
+                  for (size_t i = 0; i < carries; ++i)
+                    if (tiles[i]) store_element(tiles[i], scan.inputs[i]->dtype, j, values[i]);
+                });
+                memo_.pop_back();
+                for (size_t i = 0; i < carries; ++i) {
+                  carry_.erase(body.params[i].get());
+                  if (scalars[i]) scalars[i]->addIncoming(next[i], b_.GetInsertBlock());
+                }
+                t->addIncoming(b_.CreateAdd(t, c64(1), "", true, true), b_.GetInsertBlock());
+                b_.CreateBr(header);
+                b_.SetInsertPoint(exit);
+                loop(c64(0), count, [&](Value *j) {
+                  const Index idx = element(j);
+                  Value *at = linear(idx, strides);
+                  for (size_t r = 0; r < plan_.roots.size(); ++r) {
+                    const auto k = size_t(plan_.roots[r]->attrs[0]);
+                    store_element(pointers_[r], plan_.roots[r]->dtype, at,
+                                  load_element(tiles[k], scan.inputs[k]->dtype, j));
+                  }
+                });
+              },
+              scan_tile);
+        },
+        last);
   }
 
   // Whether the kernel writes its outputs with streaming stores (the driver asks for it where
@@ -1051,6 +1165,8 @@ private:
   // ---- values of inlined nodes ----
 
   Value *value(const Node &n, const Index &idx) {
+    if (auto it = carry_.find(&n); it != carry_.end()) return it->second;
+    if (auto it = captured_.find(&n); it != captured_.end()) return value(*it->second, idx);
     if (auto it = param_.find(&n); it != param_.end()) {
       const size_t k = it->second - plan_.roots.size();
       const std::optional<Shape> &window =
@@ -1090,13 +1206,64 @@ private:
                                   {value(in(0), idx), value(in(1), idx), value(in(2), idx)});
       return b_.CreateSelect(value(in(0), idx), value(in(1), idx), value(in(2), idx));
     case OpKind::Movement: return movement(n, idx);
+    case OpKind::Control:
+      if (n.op == Op::Result) return scan_result(n, idx);
+      break;
     case OpKind::Reduce:
     case OpKind::Contraction:
-    case OpKind::Control:
     case OpKind::Library: break;
     case OpKind::Marker: throw Error("internal: a marker reached codegen (simplify erases them)");
     }
     throw Error(fmt::format("internal: {} must be materialized before it is read", op_name(n.op)));
+  }
+
+  // Result k of a scan run inside the kernel (passes::scan_kernel_veto): the scan's loop at this
+  // element, its carries in phis, emitted once per element; the finals are memoized under the
+  // body's carry params (read through carry_ alone otherwise).
+  Value *scan_result(const Node &result, const Index &idx) {
+    const Node &scan = *result.inputs[0];
+    const ir::Region &body = (*scan.regions)[0];
+    const auto carries = size_t(scan.attrs[0]), k = size_t(result.attrs[0]);
+    const auto key = std::make_pair(body.params[k].get(), idx);
+    for (auto scope = memo_.rbegin(); scope != memo_.rend(); ++scope)
+      if (auto it = scope->find(key); it != scope->end()) return it->second;
+    auto at = [&](const Node &n) { return n.shape.empty() ? Index{} : idx; };
+    std::vector<Value *> init;
+    for (size_t i = 0; i < carries; ++i)
+      init.push_back(value(*scan.inputs[i], at(*scan.inputs[i])));
+    for (size_t i = carries; i < body.params.size(); ++i)
+      captured_[body.params[i].get()] = scan.inputs[i].get();
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    auto *header = llvm::BasicBlock::Create(ctx_, "scan", fn_);
+    auto *step = llvm::BasicBlock::Create(ctx_, "scan.step", fn_);
+    auto *exit = llvm::BasicBlock::Create(ctx_, "scan.exit", fn_);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode *t = b_.CreatePHI(i64_, 2);
+    t->addIncoming(c64(0), pre);
+    std::vector<llvm::PHINode *> carried;
+    for (size_t i = 0; i < carries; ++i) {
+      carried.push_back(b_.CreatePHI(init[i]->getType(), 2));
+      carried.back()->addIncoming(init[i], pre);
+    }
+    b_.CreateCondBr(b_.CreateICmpSLT(t, c64(scan.attrs[2])), step, exit);
+    b_.SetInsertPoint(step);
+    memo_.emplace_back();
+    for (size_t i = 0; i < carries; ++i)
+      carry_[body.params[i].get()] = carried[i];
+    std::vector<Value *> next;
+    for (size_t i = 0; i < carries; ++i)
+      next.push_back(value(*body.outputs[i], at(*body.outputs[i])));
+    memo_.pop_back();
+    for (size_t i = 0; i < carries; ++i) {
+      carried[i]->addIncoming(next[i], b_.GetInsertBlock());
+      carry_.erase(body.params[i].get());
+      memo_.back()[{body.params[i].get(), idx}] = carried[i];
+    }
+    t->addIncoming(b_.CreateAdd(t, c64(1), "", true, true), b_.GetInsertBlock());
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
+    return carried[k];
   }
 
   Value *leaf(const Node &n, const Index &idx) {
@@ -1733,6 +1900,9 @@ private:
   static constexpr int64_t row_chunk = 64;
   // Reduced terms combined per accumulator update in row reductions.
   static constexpr int64_t reduce_unroll = 4;
+  // Elements of each carry a scan run inside a kernel keeps in a stack tile (L1-resident: 2 KiB
+  // per float64 carry).
+  static constexpr int64_t scan_tile = 256;
   // Terms per block of a pairwise float64 sum: each vector lane of a block sums a few of them.
   static constexpr int64_t pairwise_block = 256;
   // A compensated float64 sum's vectors (independent, to hide the adds' latency) and their width
@@ -1742,6 +1912,10 @@ private:
   llvm::Type *i64_;
   llvm::Function *fn_ = nullptr;
   std::unordered_map<const Node *, size_t> param_, literal_;
+  // The params of a scan's body run inside the kernel: a carry bound to its value this step, a
+  // captured value to the scan's operand it stands for.
+  std::unordered_map<const Node *, Value *> carry_;
+  std::unordered_map<const Node *, const Node *> captured_;
   std::vector<Value *> literal_values_;
   std::vector<Value *> pointers_;
   // Values already emitted at an index, per scope (a loop body or a branch region).

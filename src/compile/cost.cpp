@@ -11,8 +11,8 @@ namespace jx::compile {
 namespace {
 
 // What one kernel costs: every node it computes inline, at the node's own element count, plus the
-// bytes of its buffers.
-Cost kernel_cost(const passes::KernelPlan &plan) {
+// bytes of its buffers (unless only the work is asked for).
+Cost kernel_cost(const passes::KernelPlan &plan, bool buffers = true) {
   Cost cost;
   std::unordered_set<const ir::Node *> inputs(plan.inputs.begin(), plan.inputs.end()), seen;
   std::vector<const ir::Node *> stack;
@@ -47,14 +47,24 @@ Cost kernel_cost(const passes::KernelPlan &plan) {
       cost.flops += 2 * size * k;
       break;
     }
+    case ir::OpKind::Control:
+      // A scan run inside the kernel: its body's nodes, per element, times its length.
+      if (n->op == ir::Op::Scan) {
+        const ir::Region &body = (*n->regions)[0];
+        passes::KernelPlan step{body.outputs, {}};
+        for (const ir::NodePtr &p : body.params)
+          step.inputs.push_back(p.get());
+        cost += kernel_cost(step, false) * double(n->attrs[2]);
+      }
+      break;
     case ir::OpKind::Leaf:
     case ir::OpKind::Movement:
-    case ir::OpKind::Marker:
-    case ir::OpKind::Control: break;
+    case ir::OpKind::Marker: break;
     }
     for (const ir::NodePtr &in : n->inputs)
       if (!inputs.count(in.get()) && seen.insert(in.get()).second) stack.push_back(in.get());
   }
+  if (!buffers) return cost;
   for (const ir::NodePtr &root : plan.roots)
     cost.bytes_accessed += double(root->size() * itemsize(root->dtype));
   for (const ir::Node *in : plan.inputs)

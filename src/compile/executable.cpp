@@ -175,6 +175,9 @@ std::string Executable::as_text() const {
     if (s.kind == ProgramStep::Kind::Kernel) {
       text += fmt::format(" reads {} rows={}", fmt::join(s.run.inputs, ","), s.run.outer);
       if (!s.update_note.empty()) text += fmt::format(" (update {})", s.update_note);
+      if (s.node->op == ir::Op::Result)
+        text += fmt::format(" (scan of {} steps inside the kernel, per element)",
+                            s.node->inputs[0]->attrs[2]);
       // Why a contraction stays a loop (the GEMM cost model's answer).
       std::string why;
       for (const ir::NodePtr &root : s.roots)
@@ -184,6 +187,12 @@ std::string Executable::as_text() const {
     if (s.kind == ProgramStep::Kind::Control) {
       // The op, then each region's plan (its kernels' IR left out), indented.
       text += fmt::format(" {} reads {}", ir::op_name(s.node->op), fmt::join(s.run.inputs, ","));
+      if (s.node->op == ir::Op::Scan) {
+        const std::string veto = passes::scan_kernel_veto(*s.node);
+        text += fmt::format(" (its body runs as a program per step: {})",
+                            veto.empty() ? "a result of another shape than the carries' is read"
+                                         : veto);
+      }
       for (size_t r = 0; r < s.regions.size(); ++r) {
         std::string plan = s.regions[r]->as_text();
         plan = plan.substr(0, plan.find("\n;"));

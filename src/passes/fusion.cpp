@@ -98,8 +98,9 @@ bool trivial(const Node &n, std::unordered_map<const Node *, bool> &memo,
 bool elementwise(const Step &s) {
   const OpKind kind = op_kind(s.node->op);
   // An update of its operand costs the update's size alone, in place: merged, the array's.
+  // A scan's kernel runs its loop over tiles of its own results alone.
   return s.kind == Step::Kind::Kernel && kind != OpKind::Reduce && kind != OpKind::Contraction &&
-         s.node->size() > 0 && !update_in_place(s.plan);
+         s.node->size() > 0 && !update_in_place(s.plan) && s.node->op != Op::Result;
 }
 bool row_reduction(const Step &s) {
   const Node &n = *s.node;
@@ -259,6 +260,33 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
           gemms[n] = *g;
         }
 
+  // Scans that run inside a kernel (scan_kernel_veto), with the results that kernel writes: every
+  // result read of the carries' shape (a 0-d result read elsewhere keeps the scan a step).
+  std::unordered_map<const Node *, std::vector<ir::NodePtr>> kernel_scans;
+  if (fuse) {
+    std::unordered_map<const Node *, bool> eligible;
+    for (const Node *n : order)
+      if (n->op == Op::Scan && !n->realized()) eligible[n] = scan_kernel_veto(*n).empty();
+    // The carries' shape: the one that is not 0-d, if any.
+    auto carry_shape = [](const Node &scan) {
+      for (int64_t k = 0; k < scan.attrs[0]; ++k)
+        if (!scan.inputs[size_t(k)]->shape.empty()) return scan.inputs[size_t(k)]->shape;
+      return Shape{};
+    };
+    for (const Node *n : order)
+      if (n->op == Op::Result && eligible.count(n->inputs[0].get())) {
+        const Node *scan = n->inputs[0].get();
+        if (n->shape != carry_shape(*scan)) eligible[scan] = false;
+        kernel_scans[scan].push_back(owner.at(n));
+      }
+    for (const auto &[scan, ok] : eligible)
+      if (!ok) kernel_scans.erase(scan);
+    for (auto &[scan, results] : kernel_scans)
+      std::sort(results.begin(), results.end(), [](const ir::NodePtr &a, const ir::NodePtr &b) {
+        return a->attrs[0] < b->attrs[0];
+      });
+  }
+
   // Control flow runs its regions as programs of their own, and library ops are routines on
   // buffers: what they read is in buffers.
   std::unordered_set<const Node *> control_operands;
@@ -309,9 +337,10 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
                kind == OpKind::Contraction ||
                (users[n] > 1 && remapped_users[n] > 0 && !trivial(*n, cheap_now, materialized) &&
                 !cheap_to_repeat(*n, materialized)) ||
-               kind == OpKind::Control || kind == OpKind::Library || control_operands.count(n) ||
-               hoisted.count(n) || gemm_operands.count(n) || concat_levels.count(n) ||
-               separate_updates.count(n) || d >= max_inline_depth || (!fuse && !scalar(*n));
+               (kind == OpKind::Control && !kernel_scans.count(n)) || kind == OpKind::Library ||
+               control_operands.count(n) || hoisted.count(n) || gemm_operands.count(n) ||
+               concat_levels.count(n) || separate_updates.count(n) || d >= max_inline_depth ||
+               (!fuse && !scalar(*n));
       if (m) materialized.insert(n);
       depth[n] = m ? 0 : d;
     }
@@ -356,7 +385,22 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
     } else if (n->op == Op::RandomUniform) {
       steps.push_back({Step::Kind::Random, node, {}});
     } else if (n->op == Op::Result) {
-      continue; // written by its control op's step
+      // Written by its control op's step, or by its scan's kernel: one kernel writing every
+      // result, made at the first.
+      auto scan = kernel_scans.find(n->inputs[0].get());
+      if (scan == kernel_scans.end() || scan->second.empty()) continue;
+      passes::KernelPlan plan{std::move(scan->second), {}};
+      scan->second.clear();
+      for (const ir::NodePtr &in : n->inputs[0]->inputs)
+        if (std::find(plan.inputs.begin(), plan.inputs.end(), in.get()) == plan.inputs.end())
+          plan.inputs.push_back(in.get());
+      // What the body reads from memory of its own (a table), each a buffer step first.
+      for (const ir::NodePtr &b : region_buffers((*n->inputs[0]->regions)[0]))
+        if (std::find(plan.inputs.begin(), plan.inputs.end(), b.get()) == plan.inputs.end()) {
+          plan.inputs.push_back(b.get());
+          steps.push_back({Step::Kind::Buffer, b, {}});
+        }
+      steps.push_back({Step::Kind::Kernel, plan.roots[0], std::move(plan)});
     } else if (op_kind(n->op) == OpKind::Control) {
       // Every result, used or not: the regions give them all.
       passes::KernelPlan plan{{}, {}};

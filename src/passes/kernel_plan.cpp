@@ -68,6 +68,19 @@ bool update_in_place(const KernelPlan &plan) {
 }
 
 namespace {
+// What a node computed inline reads: its inputs, then the outputs of the regions of a scan that
+// runs inside the kernel (whose params are leaves).
+std::vector<const ir::Node *> inline_operands(const ir::Node &n) {
+  std::vector<const ir::Node *> operands;
+  for (const ir::NodePtr &in : n.inputs)
+    operands.push_back(in.get());
+  if (n.regions)
+    for (const ir::Region &r : *n.regions)
+      for (const ir::NodePtr &out : r.outputs)
+        operands.push_back(out.get());
+  return operands;
+}
+
 // Calls f once on each node the plan computes inline: its roots and what they read short of its
 // inputs, depth first from the roots.
 template <class F> void each_inline_node(const KernelPlan &plan, F &&f) {
@@ -79,8 +92,8 @@ template <class F> void each_inline_node(const KernelPlan &plan, F &&f) {
     const ir::Node *n = stack.back();
     stack.pop_back();
     f(n);
-    for (const ir::NodePtr &in : n->inputs)
-      if (seen.insert(in.get()).second) stack.push_back(in.get());
+    for (const ir::Node *in : inline_operands(*n))
+      if (seen.insert(in).second) stack.push_back(in);
   }
 }
 } // namespace
@@ -113,22 +126,32 @@ std::vector<uint64_t> KernelPlan::literal_values() const {
 }
 
 std::string KernelPlan::structural_key() const {
-  std::unordered_map<const ir::Node *, size_t> param, literal, id;
+  std::unordered_map<const ir::Node *, size_t> param, literal, id, region_param;
   for (size_t i = 0; i < inputs.size(); ++i)
     param[inputs[i]] = i;
   for (size_t i = 0; i < literals.size(); ++i)
     literal[literals[i]] = i;
-  // Post-order walk from the roots that stops at parameters.
+  // Post-order walk from the roots that stops at parameters (a region's too).
   std::vector<const ir::Node *> order;
   std::unordered_set<const ir::Node *> visited;
-  std::vector<std::pair<const ir::Node *, size_t>> stack;
+  std::vector<std::pair<const ir::Node *, std::vector<const ir::Node *>>> stack;
+  auto enter = [&](const ir::Node *n) {
+    if (n->regions)
+      for (const ir::Region &r : *n->regions)
+        for (size_t k = 0; k < r.params.size(); ++k)
+          region_param[r.params[k].get()] = k;
+    std::vector<const ir::Node *> operands = inline_operands(*n);
+    std::reverse(operands.begin(), operands.end());
+    stack.push_back({n, std::move(operands)});
+  };
   for (auto root = roots.rbegin(); root != roots.rend(); ++root)
-    if (visited.insert(root->get()).second) stack.push_back({root->get(), 0});
+    if (visited.insert(root->get()).second) enter(root->get());
   while (!stack.empty()) {
-    auto &[n, next] = stack.back();
-    if (next < n->inputs.size()) {
-      const ir::Node *in = n->inputs[next++].get();
-      if (!param.count(in) && visited.insert(in).second) stack.push_back({in, 0});
+    auto &[n, operands] = stack.back();
+    if (!operands.empty()) {
+      const ir::Node *in = operands.back();
+      operands.pop_back();
+      if (!param.count(in) && !region_param.count(in) && visited.insert(in).second) enter(in);
       continue;
     }
     id[n] = order.size();
@@ -147,9 +170,10 @@ std::string KernelPlan::structural_key() const {
       continue;
     }
     std::vector<std::string> args;
-    for (const ir::NodePtr &in : n->inputs)
-      args.push_back(param.count(in.get()) ? fmt::format("p{}", param.at(in.get()))
-                                           : fmt::format("%{}", id.at(in.get())));
+    for (const ir::Node *in : inline_operands(*n))
+      args.push_back(param.count(in)          ? fmt::format("p{}", param.at(in))
+                     : region_param.count(in) ? fmt::format("r{}", region_param.at(in))
+                                              : fmt::format("%{}", id.at(in)));
     key += fmt::format("{}({})[{}]{}|", ir::op_name(n->op), fmt::join(args, ","),
                        fmt::join(n->attrs, ","), ir::type_str(*n));
   }
@@ -159,6 +183,78 @@ std::string KernelPlan::structural_key() const {
     if (input_windows[k]) key += fmt::format("win{}:{};", k, fmt::join(*input_windows[k], ","));
   if (output_window) key += fmt::format("win:{};", fmt::join(*output_window, ","));
   return key;
+}
+
+bool is_region_buffer(const ir::Node &n) {
+  return (n.realized() && n.op != ir::Op::Literal) || n.op == ir::Op::Constant;
+}
+
+std::vector<ir::NodePtr> region_buffers(const ir::Region &region) {
+  std::vector<ir::NodePtr> found;
+  std::unordered_set<const ir::Node *> seen;
+  std::vector<ir::NodePtr> stack(region.outputs.begin(), region.outputs.end());
+  while (!stack.empty()) {
+    ir::NodePtr n = stack.back();
+    stack.pop_back();
+    if (!seen.insert(n.get()).second) continue;
+    if (is_region_buffer(*n)) {
+      found.push_back(n);
+      continue;
+    }
+    stack.insert(stack.end(), n->inputs.begin(), n->inputs.end());
+  }
+  return found;
+}
+
+std::string scan_kernel_veto(const ir::Node &scan) {
+  if (scan.op != ir::Op::Scan) return "not a scan";
+  if (scan.attrs[1] != 0) return "it scans arrays";
+  const ir::Region &body = (*scan.regions)[0];
+  const auto carries = size_t(scan.attrs[0]);
+  if (body.outputs.size() != carries) return "it stacks outputs";
+  Shape shape; // the carries' shape: the one carry shape that is not 0-d
+  for (size_t k = 0; k < carries; ++k) {
+    const Shape &s = scan.inputs[k]->shape;
+    if (s.empty()) continue;
+    if (!shape.empty() && s != shape) return "its carries have several shapes";
+    shape = s;
+  }
+  std::unordered_map<const ir::Node *, size_t> param;
+  for (size_t k = 0; k < body.params.size(); ++k)
+    param[body.params[k].get()] = k;
+  // Per node: whether it reads a carry of the carries' shape, and why it cannot be inline.
+  std::unordered_map<const ir::Node *, std::pair<bool, std::string>> memo;
+  std::function<std::pair<bool, std::string>(const ir::Node *)> visit =
+      [&](const ir::Node *n) -> std::pair<bool, std::string> {
+    if (auto it = param.find(n); it != param.end())
+      return {it->second < carries && !n->shape.empty(), ""};
+    if (auto it = memo.find(n); it != memo.end()) return it->second;
+    std::pair<bool, std::string> r{false, ""};
+    const ir::OpKind kind = op_kind(n->op);
+    // Values with memory of their own (a table the body indexes) are the kernel's inputs.
+    if (is_region_buffer(*n)) return memo[n] = r;
+    if (n->op == ir::Op::Parameter || n->op == ir::Op::RandomUniform ||
+        kind == ir::OpKind::Reduce || kind == ir::OpKind::Contraction ||
+        kind == ir::OpKind::Control || kind == ir::OpKind::Library || kind == ir::OpKind::Marker) {
+      r.second = fmt::format("its body computes {} ({}{})", ir::op_name(n->op),
+                             n->realized() ? "realized " : "", ir::type_str(*n));
+    } else {
+      for (const ir::NodePtr &in : n->inputs) {
+        const auto [carried, why] = visit(in.get());
+        if (!why.empty()) r.second = why;
+        r.first = r.first || carried;
+      }
+      if (r.second.empty() && r.first && !ir::is_elementwise(n->op))
+        r.second = fmt::format("its body reads a carry at other elements ({})", ir::op_name(n->op));
+    }
+    return memo[n] = r;
+  };
+  for (size_t k = 0; k < carries; ++k) {
+    const auto [carried, why] = visit(body.outputs[k].get());
+    if (!why.empty()) return why;
+    if (carried && body.outputs[k]->shape.empty()) return "a 0-d carry depends on the others";
+  }
+  return "";
 }
 
 } // namespace jx::passes

@@ -81,4 +81,16 @@ struct KernelPlan {
 // kernel reads later.
 bool update_in_place(const KernelPlan &plan);
 
+// Why a scan cannot run inside a kernel, or "" where it can: one loop per element of its carries'
+// shape, the carries in registers, instead of the runtime running its body as a program each
+// step. It can when it scans no xs, stacks no outputs, and its body computes each carry of the
+// carries' shape from the carries at the same element (elementwise ops), and each 0-d carry (a
+// fori_loop's counter) from 0-d carries alone, reading what it captures anywhere (a table indexed
+// by the counter) and holding no reduction, contraction, library call or loop of its own.
+std::string scan_kernel_veto(const ir::Node &scan);
+// The values with memory of their own that a region's nodes read (constants, realized values):
+// a kernel running the region reads them as inputs.
+bool is_region_buffer(const ir::Node &n);
+std::vector<ir::NodePtr> region_buffers(const ir::Region &region);
+
 } // namespace jx::passes

@@ -255,10 +255,30 @@ TEST(Jit, CostAnalysisCountsLoopBodies) {
   const jx::CostAnalysis cost = loop.cost_analysis();
   EXPECT_EQ(cost.transcendentals, 10 * 1000);
   EXPECT_GE(cost.flops, 10 * 2000);
-  EXPECT_GE(cost.bytes_accessed, 10 * 16000);
-  // The body's kernel (exp(v) * 2 + v, fused into one add) under the scan.
-  EXPECT_NE(loop.as_text().find("region 0:\n"), std::string::npos) << loop.as_text();
-  EXPECT_NE(loop.as_text().find("kernel add : f64[1000]"), std::string::npos) << loop.as_text();
+  // Elementwise in its carry, the loop runs per element inside one kernel: its memory is read
+  // and written once.
+  EXPECT_EQ(cost.bytes_accessed, 16000 + 8);
+  EXPECT_NE(loop.as_text().find("(scan of 10 steps inside the kernel"), std::string::npos)
+      << loop.as_text();
+  // A body reading its carry at other elements (a shift) runs as a program per step: its
+  // kernel (the shifted exp(v) * 2 + v, fused into one add) under the scan, its bytes each step.
+  auto shifted =
+      jx::jit([](const Array &x) {
+        return jx::lax::fori_loop(
+            0, 10, [](const Array &, const Array &v) { return jnp::exp(jnp::roll(v, 1)) * 2 + v; },
+            x);
+      })
+          .lower(spec)
+          .compile();
+  EXPECT_EQ(shifted.cost_analysis().transcendentals, 10 * 1000);
+  EXPECT_GE(shifted.cost_analysis().bytes_accessed, 10 * 16000);
+  EXPECT_NE(shifted.as_text().find("region 0:\n"), std::string::npos) << shifted.as_text();
+  EXPECT_NE(shifted.as_text().find("kernel add : f64[1000]"), std::string::npos)
+      << shifted.as_text();
+  EXPECT_NE(shifted.as_text().find("(its body runs as a program per step: its body reads a carry "
+                                   "at other elements"),
+            std::string::npos)
+      << shifted.as_text();
   auto branches = jx::jit([](const Array &p, const Array &x) {
                     return jx::lax::cond(
                         p, [](const Array &v) { return jnp::exp(v); },

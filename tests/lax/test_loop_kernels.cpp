@@ -1,0 +1,136 @@
+// Loops compiled into one kernel: a scan (a fori_loop with static bounds) whose body is
+// elementwise in its carries runs per element inside one kernel, over tiles of the carries (any
+// shape, tiles cut short at the edges), its 0-d carries (the counter) in registers, reading what it
+// captures anywhere (a table at the counter); 0-d loops (a CRC over bytes) in one kernel call.
+// Compiled against the reference evaluator, and as_text says which loops run where and why.
+#include <jx/jx.h>
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends_agree.h"
+
+namespace {
+
+namespace jnp = jx::numpy;
+namespace lax = jx::lax;
+using jx::Array;
+using lax::Arrays;
+
+bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Compiled and evaluated: equal for integers, within rounding for floats (the compiler may
+// reassociate nothing here, but contracts a * b + c into one fma).
+std::vector<double> values(const jx::runtime::BufferPtr &b, jx::DType t, int64_t n) {
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    v[size_t(i)] = t == jx::float64 ? b->as<double>()[i] : double(b->as<int32_t>()[i]);
+  return v;
+}
+
+void expect_agree(const Array &x) {
+  ASSERT_TRUE(x.dtype() == jx::float64 || x.dtype() == jx::int32);
+  const std::vector<double>
+      a = values(jx::api::evaluate_with(jx::api::Backend::Interpreter, x.node()), x.dtype(),
+                 x.size()),
+      b = values(jx::api::evaluate_with(jx::api::Backend::Compiler, x.node()), x.dtype(), x.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_NEAR(a[i], b[i], 1e-12 * (1 + std::abs(a[i]))) << "element " << i;
+}
+
+TEST(LoopKernels, ElementwiseLoopsOfEveryShapeMatchTheEvaluator) {
+  for (const jx::Shape &shape : std::vector<jx::Shape>{{}, {7}, {300}, {3, 517}, {2, 3, 260}}) {
+    SCOPED_TRACE(jx::shape_str(shape));
+    const int64_t n = jx::shape_size(shape);
+    const Array x = (jnp::arange(double(n)) * 0.01 - 0.3).reshape(shape);
+    const Array table = jnp::arange(40.0) * 0.125;
+    // Two float carries and an int carry, the counter, a table read at the counter, a value
+    // captured whole and read elementwise.
+    auto body = [&](const Array &i, const Arrays &c) {
+      const Array z = c[0] * c[0] - c[1] * c[1] + x;
+      const Array w = 2.0 * c[0] * c[1] + table(i % 40);
+      const Array escaped = z * z + w * w > 4.0;
+      return Arrays{jnp::where(escaped, c[0], z), jnp::where(escaped, c[1], w),
+                    c[2] + jnp::where(escaped, 0, 1).astype(jx::int32)};
+    };
+    const Arrays out = lax::fori_loop(
+        0, 30, body, Arrays{jnp::zeros(shape), jnp::zeros(shape), jnp::zeros(shape, jx::int32)});
+    for (const Array &o : out)
+      expect_agree(o);
+    const std::string plan = jx::jit([&](const Array &a) {
+                               return lax::fori_loop(0, 30, body,
+                                                     Arrays{a, a, jnp::zeros(shape, jx::int32)});
+                             })
+                                 .lower(jx::ShapeDtypeStruct{shape, jx::float64})
+                                 .compile()
+                                 .as_text();
+    EXPECT_TRUE(contains(plan, "(scan of 30 steps inside the kernel, per element)")) << plan;
+    EXPECT_FALSE(contains(plan, "region 0:")) << plan;
+  }
+}
+
+TEST(LoopKernels, ByteLoopsRunAsOneKernelCall) {
+  // CRC-16 (CCITT) over bytes as NPBench writes it: a 0-d carry, the data read at the counter.
+  std::vector<int32_t> bytes(200);
+  std::mt19937 rng(5);
+  for (int32_t &b : bytes)
+    b = int32_t(rng() % 256);
+  const Array data = jnp::array(bytes);
+  auto crc = [&](const Array &init) {
+    return lax::fori_loop(
+        0, int64_t(bytes.size()),
+        [&](const Array &i, const Array &c) {
+          Array v = c ^ (data(i) << 8);
+          for (int bit = 0; bit < 8; ++bit)
+            v = jnp::where((v & 0x8000) != 0, (v << 1) ^ 0x1021, v << 1) & 0xffff;
+          return v;
+        },
+        init);
+  };
+  const Array got = crc(jnp::array(int32_t(0xffff)));
+  expect_agree(got);
+  uint32_t expected = 0xffff;
+  for (int32_t b : bytes) {
+    expected ^= uint32_t(b) << 8;
+    for (int bit = 0; bit < 8; ++bit)
+      expected = ((expected & 0x8000) ? (expected << 1) ^ 0x1021 : expected << 1) & 0xffff;
+  }
+  EXPECT_EQ(got.item<int32_t>(), int32_t(expected));
+  const std::string plan =
+      jx::jit(crc).lower(jx::ShapeDtypeStruct{{}, jx::int32}).compile().as_text();
+  EXPECT_TRUE(contains(plan, "(scan of 200 steps inside the kernel")) << plan;
+}
+
+TEST(LoopKernels, LoopsThatCannotSayWhy) {
+  const jx::ShapeDtypeStruct spec{{16}, jx::float64};
+  auto plan_of = [&](auto f) { return jx::jit(f).lower(spec).compile().as_text(); };
+  // A carry read at other elements, a reduction in the body, a stacked output, a 0-d result read.
+  EXPECT_TRUE(contains(plan_of([](const Array &a) {
+                         return lax::fori_loop(
+                             0, 5, [](const Array &, const Array &c) { return jnp::roll(c, 1); }, a);
+                       }),
+                       "(its body runs as a program per step: its body reads a carry at other "
+                       "elements"));
+  EXPECT_TRUE(contains(plan_of([](const Array &a) {
+                         return lax::fori_loop(
+                             0, 5,
+                             [](const Array &, const Array &c) { return c - jnp::sum(c); }, a);
+                       }),
+                       "(its body runs as a program per step: its body computes reduce_sum (f64[])"));
+  EXPECT_TRUE(contains(plan_of([](const Array &a) {
+                         return lax::scan(
+                                    [](const Array &c, const Array &x) {
+                                      return std::pair{c + x, c};
+                                    },
+                                    a, jnp::ones({4, 16}))
+                             .second;
+                       }),
+                       "(its body runs as a program per step: it scans arrays)"));
+}
+
+} // namespace
