@@ -35,10 +35,11 @@ std::vector<double> values(const jx::runtime::BufferPtr &b, jx::DType t, int64_t
 
 void expect_agree(const Array &x) {
   ASSERT_TRUE(x.dtype() == jx::float64 || x.dtype() == jx::int32);
-  const std::vector<double>
-      a = values(jx::api::evaluate_with(jx::api::Backend::Interpreter, x.node()), x.dtype(),
-                 x.size()),
-      b = values(jx::api::evaluate_with(jx::api::Backend::Compiler, x.node()), x.dtype(), x.size());
+  const std::vector<double> a = values(
+                                jx::api::evaluate_with(jx::api::Backend::Interpreter, x.node()),
+                                x.dtype(), x.size()),
+                            b = values(jx::api::evaluate_with(jx::api::Backend::Compiler, x.node()),
+                                       x.dtype(), x.size());
   for (size_t i = 0; i < a.size(); ++i)
     ASSERT_NEAR(a[i], b[i], 1e-12 * (1 + std::abs(a[i]))) << "element " << i;
 }
@@ -62,13 +63,13 @@ TEST(LoopKernels, ElementwiseLoopsOfEveryShapeMatchTheEvaluator) {
         0, 30, body, Arrays{jnp::zeros(shape), jnp::zeros(shape), jnp::zeros(shape, jx::int32)});
     for (const Array &o : out)
       expect_agree(o);
-    const std::string plan = jx::jit([&](const Array &a) {
-                               return lax::fori_loop(0, 30, body,
-                                                     Arrays{a, a, jnp::zeros(shape, jx::int32)});
-                             })
-                                 .lower(jx::ShapeDtypeStruct{shape, jx::float64})
-                                 .compile()
-                                 .as_text();
+    const std::string plan =
+        jx::jit([&](const Array &a) {
+          return lax::fori_loop(0, 30, body, Arrays{a, a, jnp::zeros(shape, jx::int32)});
+        })
+            .lower(jx::ShapeDtypeStruct{shape, jx::float64})
+            .compile()
+            .as_text();
     EXPECT_TRUE(contains(plan, "(scan of 30 steps inside the kernel, per element)")) << plan;
     EXPECT_FALSE(contains(plan, "region 0:")) << plan;
   }
@@ -112,16 +113,17 @@ TEST(LoopKernels, LoopsThatCannotSayWhy) {
   // A carry read at other elements, a reduction in the body, a stacked output, a 0-d result read.
   EXPECT_TRUE(contains(plan_of([](const Array &a) {
                          return lax::fori_loop(
-                             0, 5, [](const Array &, const Array &c) { return jnp::roll(c, 1); }, a);
+                             0, 5, [](const Array &, const Array &c) { return jnp::roll(c, 1); },
+                             a);
                        }),
                        "(its body runs as a program per step: its body reads a carry at other "
                        "elements"));
-  EXPECT_TRUE(contains(plan_of([](const Array &a) {
-                         return lax::fori_loop(
-                             0, 5,
-                             [](const Array &, const Array &c) { return c - jnp::sum(c); }, a);
-                       }),
-                       "(its body runs as a program per step: its body computes reduce_sum (f64[])"));
+  EXPECT_TRUE(
+      contains(plan_of([](const Array &a) {
+                 return lax::fori_loop(
+                     0, 5, [](const Array &, const Array &c) { return c - jnp::sum(c); }, a);
+               }),
+               "(its body runs as a program per step: its body computes reduce_sum (f64[])"));
   EXPECT_TRUE(contains(plan_of([](const Array &a) {
                          return lax::scan(
                                     [](const Array &c, const Array &x) {
