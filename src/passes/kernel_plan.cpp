@@ -82,8 +82,8 @@ std::vector<const ir::Node *> inline_operands(const ir::Node &n) {
 }
 
 // Calls f once on each node the plan computes inline: its roots and what they read short of its
-// inputs, depth first from the roots.
-template <class F> void each_inline_node(const KernelPlan &plan, F &&f) {
+// inputs, depth first from the roots (and into the regions of scans it runs, unless not).
+template <class F> void each_inline_node(const KernelPlan &plan, F &&f, bool regions = true) {
   std::unordered_set<const ir::Node *> seen(plan.inputs.begin(), plan.inputs.end());
   std::vector<const ir::Node *> stack;
   for (const ir::NodePtr &root : plan.roots)
@@ -93,7 +93,10 @@ template <class F> void each_inline_node(const KernelPlan &plan, F &&f) {
     stack.pop_back();
     f(n);
     for (const ir::Node *in : inline_operands(*n))
-      if (seen.insert(in).second) stack.push_back(in);
+      if ((regions || std::any_of(n->inputs.begin(), n->inputs.end(),
+                                  [&](const ir::NodePtr &x) { return x.get() == in; })) &&
+          seen.insert(in).second)
+        stack.push_back(in);
   }
 }
 } // namespace
@@ -110,11 +113,16 @@ std::vector<const ir::Node *> KernelPlan::inline_nodes() const {
   return nodes;
 }
 
+// The literals of a scan's body are compiled in as constants (the key holds their values): a
+// shift by 1 or a mask in a loop's chain of steps folds into its instruction.
 void KernelPlan::collect_literals() {
   literals.clear();
-  each_inline_node(*this, [&](const ir::Node *n) {
-    if (n->op == ir::Op::Literal) literals.push_back(n);
-  });
+  each_inline_node(
+      *this,
+      [&](const ir::Node *n) {
+        if (n->op == ir::Op::Literal) literals.push_back(n);
+      },
+      false);
 }
 
 std::vector<uint64_t> KernelPlan::literal_values() const {
@@ -164,9 +172,15 @@ std::string KernelPlan::structural_key() const {
   for (const ir::Node *in : inputs)
     key += fmt::format("p:{};", ir::type_str(*in));
   for (const ir::Node *n : order) {
-    // Literal values live in the literal buffer: only their position and type shape the code.
+    // Literal values live in the literal buffer: only their position and type shape the code;
+    // those compiled in (a scan's body's) by their values.
     if (auto it = literal.find(n); it != literal.end()) {
       key += fmt::format("lit{}:{}|", it->second, ir::type_str(*n));
+      continue;
+    }
+    if (n->op == ir::Op::Literal) {
+      key += fmt::format("const{:x},{}:{}|", std::bit_cast<uint64_t>(n->fvalue), n->ivalue,
+                         ir::type_str(*n));
       continue;
     }
     std::vector<std::string> args;
