@@ -134,7 +134,10 @@ std::vector<uint64_t> KernelPlan::literal_values() const {
 }
 
 std::string KernelPlan::structural_key() const {
-  std::unordered_map<const ir::Node *, size_t> param, literal, id, region_param;
+  std::unordered_map<const ir::Node *, size_t> param, literal, id;
+  // A region's params by the region's number (in the order the walk enters them) and position.
+  std::unordered_map<const ir::Node *, std::pair<size_t, size_t>> region_param;
+  size_t regions_entered = 0;
   for (size_t i = 0; i < inputs.size(); ++i)
     param[inputs[i]] = i;
   for (size_t i = 0; i < literals.size(); ++i)
@@ -145,9 +148,11 @@ std::string KernelPlan::structural_key() const {
   std::vector<std::pair<const ir::Node *, std::vector<const ir::Node *>>> stack;
   auto enter = [&](const ir::Node *n) {
     if (n->regions)
-      for (const ir::Region &r : *n->regions)
+      for (const ir::Region &r : *n->regions) {
         for (size_t k = 0; k < r.params.size(); ++k)
-          region_param[r.params[k].get()] = k;
+          region_param[r.params[k].get()] = {regions_entered, k};
+        ++regions_entered;
+      }
     std::vector<const ir::Node *> operands = inline_operands(*n);
     std::reverse(operands.begin(), operands.end());
     stack.push_back({n, std::move(operands)});
@@ -185,9 +190,11 @@ std::string KernelPlan::structural_key() const {
     }
     std::vector<std::string> args;
     for (const ir::Node *in : inline_operands(*n))
-      args.push_back(param.count(in)          ? fmt::format("p{}", param.at(in))
-                     : region_param.count(in) ? fmt::format("r{}", region_param.at(in))
-                                              : fmt::format("%{}", id.at(in)));
+      args.push_back(param.count(in) ? fmt::format("p{}", param.at(in))
+                     : region_param.count(in)
+                         ? fmt::format("r{}.{}", region_param.at(in).first,
+                                       region_param.at(in).second)
+                         : fmt::format("%{}", id.at(in)));
     key += fmt::format("{}({})[{}]{}|", ir::op_name(n->op), fmt::join(args, ","),
                        fmt::join(n->attrs, ","), ir::type_str(*n));
   }
@@ -216,11 +223,18 @@ std::vector<ir::NodePtr> region_buffers(const ir::Region &region) {
       continue;
     }
     stack.insert(stack.end(), n->inputs.begin(), n->inputs.end());
+    if (n->regions) // a loop of the region's own, run inside the same kernel
+      for (const ir::Region &r : *n->regions)
+        stack.insert(stack.end(), r.outputs.begin(), r.outputs.end());
   }
   return found;
 }
 
-std::string scan_kernel_veto(const ir::Node &scan) {
+namespace {
+
+// scan_kernel_veto, with the captured values that stand for carries of an enclosing loop (read
+// at their element only, as carries).
+std::string scan_veto(const ir::Node &scan, const std::vector<bool> &captured_carries) {
   if (scan.op != ir::Op::Scan) return "not a scan";
   if (scan.attrs[1] != 0) return "it scans arrays";
   const ir::Region &body = (*scan.regions)[0];
@@ -240,13 +254,35 @@ std::string scan_kernel_veto(const ir::Node &scan) {
   std::unordered_map<const ir::Node *, std::pair<bool, std::string>> memo;
   std::function<std::pair<bool, std::string>(const ir::Node *)> visit =
       [&](const ir::Node *n) -> std::pair<bool, std::string> {
-    if (auto it = param.find(n); it != param.end())
-      return {it->second < carries && !n->shape.empty(), ""};
+    if (auto it = param.find(n); it != param.end()) {
+      const size_t k = it->second;
+      if (k >= carries && k - carries < captured_carries.size() && captured_carries[k - carries])
+        return {true, n->shape == shape || shape.empty() ? "" : "a loop in its body captures a carry"};
+      return {k < carries && !n->shape.empty(), ""};
+    }
     if (auto it = memo.find(n); it != memo.end()) return it->second;
     std::pair<bool, std::string> r{false, ""};
     const ir::OpKind kind = op_kind(n->op);
     // Values with memory of their own (a table the body indexes) are the kernel's inputs.
     if (is_region_buffer(*n)) return memo[n] = r;
+    // A loop of the body's own runs inside the kernel too where it can: a function of its
+    // operands at the element.
+    if (n->op == ir::Op::Result && n->inputs[0]->op == ir::Op::Scan) {
+      const ir::Node &inner = *n->inputs[0];
+      // What it captures of this loop's carries it must read at their element too.
+      std::vector<bool> captured;
+      for (size_t k = 0; k < inner.inputs.size(); ++k) {
+        const auto [carried, why] = visit(inner.inputs[k].get());
+        if (!why.empty() && r.second.empty()) r.second = why;
+        if (k >= size_t(inner.attrs[0]) + size_t(inner.attrs[1])) captured.push_back(carried);
+        r.first = r.first || carried;
+      }
+      if (const std::string why = scan_veto(inner, captured); !why.empty() && r.second.empty())
+        r.second = "its body runs a loop that cannot (" + why + ")";
+      if (r.second.empty() && r.first && n->shape.empty())
+        r.second = "a loop in its body reduces a carry";
+      return memo[n] = r;
+    }
     if (n->op == ir::Op::Parameter || n->op == ir::Op::RandomUniform ||
         kind == ir::OpKind::Reduce || kind == ir::OpKind::Contraction ||
         kind == ir::OpKind::Control || kind == ir::OpKind::Library || kind == ir::OpKind::Marker) {
@@ -270,5 +306,9 @@ std::string scan_kernel_veto(const ir::Node &scan) {
   }
   return "";
 }
+
+} // namespace
+
+std::string scan_kernel_veto(const ir::Node &scan) { return scan_veto(scan, {}); }
 
 } // namespace jx::passes

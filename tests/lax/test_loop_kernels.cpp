@@ -29,12 +29,14 @@ bool contains(const std::string &text, const std::string &part) {
 std::vector<double> values(const jx::runtime::BufferPtr &b, jx::DType t, int64_t n) {
   std::vector<double> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i)
-    v[size_t(i)] = t == jx::float64 ? b->as<double>()[i] : double(b->as<int32_t>()[i]);
+    v[size_t(i)] = t == jx::float64 ? b->as<double>()[i]
+                   : t == jx::int64 ? double(b->as<int64_t>()[i])
+                                    : double(b->as<int32_t>()[i]);
   return v;
 }
 
 void expect_agree(const Array &x) {
-  ASSERT_TRUE(x.dtype() == jx::float64 || x.dtype() == jx::int32);
+  ASSERT_TRUE(x.dtype() == jx::float64 || x.dtype() == jx::int32 || x.dtype() == jx::int64);
   const std::vector<double> a = values(
                                 jx::api::evaluate_with(jx::api::Backend::Interpreter, x.node()),
                                 x.dtype(), x.size()),
@@ -105,6 +107,58 @@ TEST(LoopKernels, ByteLoopsRunAsOneKernelCall) {
   const std::string plan =
       jx::jit(crc).lower(jx::ShapeDtypeStruct{{}, jx::int32}).compile().as_text();
   EXPECT_TRUE(contains(plan, "(scan of 200 steps inside the kernel")) << plan;
+}
+
+TEST(LoopKernels, NestedLoopsRunInsideTheOuterLoopsKernel) {
+  // NPBench's JAX crc16: a fori_loop over the 8 bits inside the one over bytes.
+  std::vector<int32_t> bytes(300);
+  for (size_t k = 0; k < bytes.size(); ++k)
+    bytes[k] = int32_t((k * 37 + 11) % 256);
+  const Array data = jnp::array(bytes);
+  auto crc = [&](const Array &init) {
+    return lax::fori_loop(
+        0, int64_t(bytes.size()),
+        [&](const Array &i, const Array &c) {
+          const Arrays bits = lax::fori_loop(
+              0, 8,
+              [](const Array &, const Arrays &v) {
+                const Array flip = ((v[0] & 1) ^ (v[1] & 1)) != 0;
+                return Arrays{jnp::where(flip, (v[0] >> 1) ^ 0x8408, v[0] >> 1), v[1] >> 1};
+              },
+              Arrays{c, data(i) & 0xff});
+          return bits[0];
+        },
+        init);
+  };
+  uint32_t expected = 0xffff;
+  for (int32_t b : bytes) {
+    uint32_t cur = uint32_t(b) & 0xff;
+    for (int bit = 0; bit < 8; ++bit) {
+      expected = ((expected & 1) ^ (cur & 1)) ? (expected >> 1) ^ 0x8408 : expected >> 1;
+      cur >>= 1;
+    }
+  }
+  const Array got = crc(jnp::array(int32_t(0xffff)));
+  expect_agree(got);
+  EXPECT_EQ(got.item<int64_t>(), int64_t(expected));
+  const std::string plan =
+      jx::jit(crc).lower(jx::ShapeDtypeStruct{{}, jx::int32}).compile().as_text();
+  EXPECT_TRUE(contains(plan, "(scan of 300 steps inside the kernel")) << plan;
+  EXPECT_FALSE(contains(plan, "region 0:")) << plan;
+  // Elementwise loops in an elementwise loop, over a vector: the same inside one kernel.
+  const Array x = jnp::arange(50.0) * 0.02;
+  auto nested = [](const Array &a) {
+    return lax::fori_loop(
+        0, 6,
+        [](const Array &i, const Array &c) {
+          return lax::fori_loop(
+              0, 3, [&](const Array &, const Array &d) { return d * 0.5 + c * 0.25 + 1.0; }, c);
+        },
+        a);
+  };
+  expect_agree(nested(x));
+  const std::string nested_plan = jx::jit(nested).lower(x).compile().as_text();
+  EXPECT_TRUE(contains(nested_plan, "(scan of 6 steps inside")) << nested_plan;
 }
 
 TEST(LoopKernels, LoopsThatCannotSayWhy) {
