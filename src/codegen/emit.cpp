@@ -1651,6 +1651,26 @@ private:
     throw Error(fmt::format("internal: {} is not a comparison", op_name(op)));
   }
 
+  // hypot(a, c) as XLA computes a complex number's magnitude: max * sqrt(1 + (min / max)^2),
+  // within 2 ulp of libm's, in vector instructions (libmvec's AVX2 hypot took 24 cycles an
+  // element: 70% of an escape-time loop over complex numbers); 0 for two zeros, inf where either
+  // is infinite (even beside a NaN), NaN for another NaN, as IEEE's hypot.
+  Value *hypot(Value *a, Value *c) {
+    llvm::Type *ty = a->getType();
+    Value *x = intrinsic(llvm::Intrinsic::fabs, a), *y = intrinsic(llvm::Intrinsic::fabs, c);
+    Value *big = intrinsic(llvm::Intrinsic::maxnum, x, y),
+          *small = intrinsic(llvm::Intrinsic::minnum, x, y);
+    Value *ratio = b_.CreateFDiv(small, big);
+    Value *h = b_.CreateFMul(
+        big, intrinsic(llvm::Intrinsic::sqrt,
+                       b_.CreateFAdd(llvm::ConstantFP::get(ty, 1.0), b_.CreateFMul(ratio, ratio))));
+    Value *inf = llvm::ConstantFP::getInfinity(ty);
+    h = b_.CreateSelect(b_.CreateFCmpOEQ(big, llvm::ConstantFP::get(ty, 0.0)),
+                        llvm::ConstantFP::get(ty, 0.0), h);
+    h = b_.CreateSelect(b_.CreateFCmpUNO(a, c), llvm::ConstantFP::getNaN(ty), h);
+    return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOEQ(x, inf), b_.CreateFCmpOEQ(y, inf)), inf, h);
+  }
+
   Value *binary(Op op, DType t, Value *a, Value *c) {
     if (t == DType::bool_) {
       switch (op) {
@@ -1664,6 +1684,7 @@ private:
       default: break;
       }
     } else if (is_floating(t)) {
+      if (op == Op::Hypot && (t == DType::float64 || t == DType::float32)) return hypot(a, c);
       switch (op) {
 #define JX_OP(name, str, arity, kind, rule, cost, ulps)
 #define JX_UNARY_MATH(name, str, fn, ulps)
