@@ -19,6 +19,7 @@ Run from the repository root after building the bench targets:
     python3 bench/peers/peers.py --group linalg [--rounds 3] [--linalg-n 1024]
     python3 bench/peers/peers.py --group mpi [--rounds 3] [--reps 10]
     python3 bench/peers/peers.py --group reduce [--rounds 3] [--reduce-n 4096]
+    python3 bench/peers/peers.py --group kernels [--rounds 3]   (bench/peers/kernels.py)
 
 Every round times all peers and runs all jx executables once; each cell is the median over the
 rounds of per-round medians, and each ratio the median of per-round ratios, so that load drifting
@@ -1075,12 +1076,13 @@ def plot(path, workloads, medians, subtitle):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--group",
-                        choices=("fusion", "gemm", "grad", "linalg", "loop", "mpi", "reduce",
-                                 "sort", "trace"),
+                        choices=("fusion", "gemm", "grad", "kernels", "linalg", "loop", "mpi",
+                                 "reduce", "sort", "trace"),
                         default="fusion",
                         help="fusion: the seeds and fusion_bench's kernels; gemm: contractions; "
                         "grad: value_and_grad and vmap against their baselines (grad_bench); "
-                        "loop: lax.fori_loop (loop_bench, heat_limit); sort: sort, argsort and "
+                        "loop: lax.fori_loop (loop_bench, heat_limit); kernels: PolyBench/NPBench "
+                        "kernels (kernels_bench, bench/peers/kernels.py); sort: sort, argsort and "
                         "cumsum (sort_bench); reduce: float sums and their accuracy (reduce_bench); "
                         "linalg: jnp.linalg (linalg_bench); trace: the seeds "
                         "with JX_TRACE on and off")
@@ -1137,6 +1139,11 @@ def main():
         return
     if args.group == "trace":
         trace_main(args)
+        return
+    if args.group == "kernels":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import kernels
+        kernels.kernels_main(args, run_json_lines, median_over, fmt_sig, print_table)
         return
 
     inp = make_inputs()

@@ -312,8 +312,12 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
   while (!updates.empty()) {
     const Node *u = updates.back();
     updates.pop_back();
-    if (!update_in_place(KernelPlan{{owner.at(u)}, {u->inputs[0].get()}}))
-      separate_updates.insert(u->inputs[1].get());
+    // What the update reads short of the roots, which have buffers anyway (another carry's
+    // update, computed before).
+    KernelPlan probe{{owner.at(u)}, {u->inputs[0].get()}};
+    for (const ir::NodePtr &r : roots)
+      if (r.get() != u && r.get() != u->inputs[0].get()) probe.inputs.push_back(r.get());
+    if (!update_in_place(probe)) separate_updates.insert(u->inputs[1].get());
     if (const Node *x = u->inputs[0].get(); is_update(*x) && separate_updates.insert(x).second)
       updates.push_back(x);
   }
