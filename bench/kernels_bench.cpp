@@ -7,6 +7,8 @@
 //     its interior from the other's neighbours;
 //   fdtd_2d: 2-D finite differences in time, three fields updated in turn;
 //   crc16: CRC-16 over bytes, a loop over 8 bits inside a loop over bytes;
+//   go_fast: a sum of tanh over a matrix's diagonal in a loop, added to the matrix;
+//   arc_distance: great-circle distances, whole-array arithmetic;
 //   mandelbrot: escape-time iteration of z^2 + c over a grid, counting steps while |z| < 2.
 #include <jx/jx.h>
 
@@ -209,6 +211,33 @@ Kernel mandelbrot(int64_t xn, int64_t yn, int64_t maxiter) {
           }};
 }
 
+// go_fast (NPBench): trace += tanh(a[i, i]) over the diagonal, then a + trace.
+Kernel go_fast(int64_t n) {
+  const Array a = (jnp::arange(double(n * n)).reshape({n, n}) % 7.0) * 0.25 - 0.5;
+  auto f = jx::jit([n](const Array &x) {
+    const Array trace = lax::fori_loop(
+        0, n, [&x](const Array &i, const Array &t) { return t + jnp::tanh(x(i, i)); },
+        jnp::array(0.0));
+    return x + trace;
+  });
+  return {"go_fast", fmt::format("N={}", n), [=] { return Arrays{f(a)}; }};
+}
+
+// arc_distance (NPBench): great-circle distances between two sets of points.
+Kernel arc_distance(int64_t n) {
+  const Array k = jnp::arange(double(n));
+  const Array t1 = jnp::sin(k * 0.001), p1 = jnp::cos(k * 0.002), t2 = jnp::sin(k * 0.003 + 1.0),
+              p2 = jnp::cos(k * 0.004 + 2.0);
+  auto f = jx::jit([](const Array &theta_1, const Array &phi_1, const Array &theta_2,
+                      const Array &phi_2) {
+    const Array temp = jnp::power(jnp::sin((theta_2 - theta_1) / 2), 2) +
+                       jnp::cos(theta_1) * jnp::cos(theta_2) *
+                           jnp::power(jnp::sin((phi_2 - phi_1) / 2), 2);
+    return 2 * jnp::arctan2(jnp::sqrt(temp), jnp::sqrt(1 - temp));
+  });
+  return {"arc_distance", fmt::format("N={}", n), [=] { return Arrays{f(t1, p1, t2, p2)}; }};
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -238,7 +267,8 @@ int main(int argc, char **argv) {
   const std::vector<std::function<Kernel()>> kernels = {
       [] { return jacobi_1d(4000, 1000); }, [] { return jacobi_2d(600, 100); },
       [] { return heat_3d(60, 100); },      [] { return fdtd_2d(500, 600, 100); },
-      [] { return crc16(20000); },
+      [] { return crc16(20000); },         [] { return go_fast(2000); },
+      [] { return arc_distance(1000000); },
       [] { return mandelbrot(400, 400, 100); }};
   if (!json) fmt::print("{:<12} | {:<24} | {:>10}\n", "kernel", "size", "jx ms");
   for (const auto &make : kernels) {

@@ -28,6 +28,8 @@ SIZES = {
     "fdtd_2d": "NX=500 NY=600 TMAX=100",
     "crc16": "N=20000",
     "mandelbrot": "XN=400 YN=400 MAXITER=100",
+    "go_fast": "N=2000",
+    "arc_distance": "N=1000000",
 }
 
 
@@ -57,7 +59,14 @@ def inputs():
             np.arange(100, dtype=np.float64), 100)
     return {"jacobi_1d": (a1, b1, 1000), "jacobi_2d": (a2, b2, 100), "heat_3d": (a3, a3, 100),
             "fdtd_2d": fdtd,
-            "crc16": (lcg_bytes(20000),), "mandelbrot": (400, 400, 100)}
+            "crc16": (lcg_bytes(20000),), "mandelbrot": (400, 400, 100),
+            "go_fast": ((np.arange(2000.0 * 2000.0).reshape(2000, 2000) % 7.0) * 0.25 - 0.5,),
+            "arc_distance": arc_inputs(1000000)}
+
+
+def arc_inputs(n):
+    k = np.arange(float(n))
+    return (np.sin(k * 0.001), np.cos(k * 0.002), np.sin(k * 0.003 + 1.0), np.cos(k * 0.004 + 2.0))
 
 
 # ---- NumPy, as NPBench writes them ----
@@ -135,7 +144,20 @@ def np_mandelbrot(xn, yn, maxiter, horizon=2.0):
     return Z, N
 
 
-NUMPY = {"jacobi_1d": np_jacobi_1d, "jacobi_2d": np_jacobi_2d, "heat_3d": np_heat_3d,
+def np_go_fast(a):
+    trace = 0.0
+    for i in range(a.shape[0]):
+        trace += np.tanh(a[i, i])
+    return (a + trace,)
+
+
+def np_arc_distance(theta_1, phi_1, theta_2, phi_2):
+    temp = np.sin((theta_2 - theta_1) / 2)**2 + np.cos(theta_1) * np.cos(theta_2) * np.sin(
+        (phi_2 - phi_1) / 2)**2
+    return (2 * (np.arctan2(np.sqrt(temp), np.sqrt(1 - temp))),)
+
+
+NUMPY = {"go_fast": np_go_fast, "arc_distance": np_arc_distance, "jacobi_1d": np_jacobi_1d, "jacobi_2d": np_jacobi_2d, "heat_3d": np_heat_3d,
          "fdtd_2d": np_fdtd_2d,
          "crc16": np_crc16, "mandelbrot": np_mandelbrot}
 
@@ -213,9 +235,18 @@ def jax_kernels():
         Z, N = lax.fori_loop(0, maxiter, body, (Z, N))
         return Z, jnp.where(N == maxiter - 1, 0, N)
 
-    static = {"jacobi_1d": (2,), "jacobi_2d": (2,), "heat_3d": (2,), "fdtd_2d": (4,), "crc16": (),
+    def go_fast(a):
+        trace = lax.fori_loop(0, a.shape[0], lambda i, t: t + jnp.tanh(a[i, i]), 0.0)
+        return (a + trace,)
+
+    def arc_distance(theta_1, phi_1, theta_2, phi_2):
+        temp = jnp.sin((theta_2 - theta_1) / 2)**2 + jnp.cos(theta_1) * jnp.cos(theta_2) * jnp.sin(
+            (phi_2 - phi_1) / 2)**2
+        return (2 * (jnp.arctan2(jnp.sqrt(temp), jnp.sqrt(1 - temp))),)
+
+    static = {"go_fast": (), "arc_distance": (), "jacobi_1d": (2,), "jacobi_2d": (2,), "heat_3d": (2,), "fdtd_2d": (4,), "crc16": (),
               "mandelbrot": (0, 1, 2)}
-    fns = {"jacobi_1d": jacobi_1d, "jacobi_2d": jacobi_2d, "heat_3d": heat_3d,
+    fns = {"go_fast": go_fast, "arc_distance": arc_distance, "jacobi_1d": jacobi_1d, "jacobi_2d": jacobi_2d, "heat_3d": heat_3d,
            "fdtd_2d": fdtd_2d, "crc16": crc16,
            "mandelbrot": mandelbrot}
     return {name: jax.jit(f, static_argnums=static[name]) for name, f in fns.items()}
