@@ -55,9 +55,11 @@ Kernel jacobi_1d(int64_t n, int64_t tsteps) {
         [](const Array &, const Arrays &c) {
           const Array &A = c[0];
           const Array B =
-              c[1].at(slice(1, -1)).set(0.33333 * (A(slice(0, -2)) + A(slice(1, -1)) + A(slice(2, none))));
+              c[1].at(slice(1, -1))
+                  .set(0.33333 * (A(slice(0, -2)) + A(slice(1, -1)) + A(slice(2, none))));
           const Array A2 =
-              A.at(slice(1, -1)).set(0.33333 * (B(slice(0, -2)) + B(slice(1, -1)) + B(slice(2, none))));
+              A.at(slice(1, -1))
+                  .set(0.33333 * (B(slice(0, -2)) + B(slice(1, -1)) + B(slice(2, none))));
           return Arrays{A2, B};
         },
         Arrays{a0, b0});
@@ -139,13 +141,12 @@ Kernel fdtd_2d(int64_t nx, int64_t ny, int64_t tmax) {
           Array ey = c[1].at(0).set(fict0(t));
           ey = ey.at(slice(1, none)).add(-0.5 * (hz(slice(1, none)) - hz(slice(0, -1))));
           const Array ex =
-              c[0].at(slice(), slice(1, none)).add(-0.5 * (hz(slice(), slice(1, none)) -
-                                                           hz(slice(), slice(0, -1))));
-          const Array h = hz.at(slice(0, -1), slice(0, -1))
-                              .add(-0.7 * (ex(slice(0, -1), slice(1, none)) -
-                                           ex(slice(0, -1), slice(0, -1)) +
-                                           ey(slice(1, none), slice(0, -1)) -
-                                           ey(slice(0, -1), slice(0, -1))));
+              c[0].at(slice(), slice(1, none))
+                  .add(-0.5 * (hz(slice(), slice(1, none)) - hz(slice(), slice(0, -1))));
+          const Array h =
+              hz.at(slice(0, -1), slice(0, -1))
+                  .add(-0.7 * (ex(slice(0, -1), slice(1, none)) - ex(slice(0, -1), slice(0, -1)) +
+                               ey(slice(1, none), slice(0, -1)) - ey(slice(0, -1), slice(0, -1))));
           return Arrays{ex, ey, h};
         },
         Arrays{ex0, ey0, hz0});
@@ -228,13 +229,13 @@ Kernel arc_distance(int64_t n) {
   const Array k = jnp::arange(double(n));
   const Array t1 = jnp::sin(k * 0.001), p1 = jnp::cos(k * 0.002), t2 = jnp::sin(k * 0.003 + 1.0),
               p2 = jnp::cos(k * 0.004 + 2.0);
-  auto f = jx::jit([](const Array &theta_1, const Array &phi_1, const Array &theta_2,
-                      const Array &phi_2) {
-    const Array temp = jnp::power(jnp::sin((theta_2 - theta_1) / 2), 2) +
-                       jnp::cos(theta_1) * jnp::cos(theta_2) *
-                           jnp::power(jnp::sin((phi_2 - phi_1) / 2), 2);
-    return 2 * jnp::arctan2(jnp::sqrt(temp), jnp::sqrt(1 - temp));
-  });
+  auto f = jx::jit(
+      [](const Array &theta_1, const Array &phi_1, const Array &theta_2, const Array &phi_2) {
+        const Array temp =
+            jnp::power(jnp::sin((theta_2 - theta_1) / 2), 2) +
+            jnp::cos(theta_1) * jnp::cos(theta_2) * jnp::power(jnp::sin((phi_2 - phi_1) / 2), 2);
+        return 2 * jnp::arctan2(jnp::sqrt(temp), jnp::sqrt(1 - temp));
+      });
   return {"arc_distance", fmt::format("N={}", n), [=] { return Arrays{f(t1, p1, t2, p2)}; }};
 }
 
@@ -267,9 +268,8 @@ int main(int argc, char **argv) {
   const std::vector<std::function<Kernel()>> kernels = {
       [] { return jacobi_1d(4000, 1000); }, [] { return jacobi_2d(600, 100); },
       [] { return heat_3d(60, 100); },      [] { return fdtd_2d(500, 600, 100); },
-      [] { return crc16(20000); },         [] { return go_fast(2000); },
-      [] { return arc_distance(1000000); },
-      [] { return mandelbrot(400, 400, 100); }};
+      [] { return crc16(20000); },          [] { return go_fast(2000); },
+      [] { return arc_distance(1000000); }, [] { return mandelbrot(400, 400, 100); }};
   if (!json) fmt::print("{:<12} | {:<24} | {:>10}\n", "kernel", "size", "jx ms");
   for (const auto &make : kernels) {
     const Kernel k = make();

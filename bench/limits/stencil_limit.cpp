@@ -71,8 +71,8 @@ void fdtd_step(double *ex, double *ey, double *hz, double fict, int64_t nx, int6
     for (int64_t i = 0; i < nx - 1; ++i)
 #pragma omp simd
       for (int64_t j = 0; j < ny - 1; ++j)
-        hz[i * ny + j] -= 0.7 * (((ex[i * ny + j + 1] - ex[i * ny + j]) + ey[(i + 1) * ny + j]) -
-                                 ey[i * ny + j]);
+        hz[i * ny + j] -=
+            0.7 * (((ex[i * ny + j + 1] - ex[i * ny + j]) + ey[(i + 1) * ny + j]) - ey[i * ny + j]);
   }
 }
 
@@ -151,8 +151,9 @@ int main(int argc, char **argv) {
     std::sort(ms.begin(), ms.end());
     const std::string size = fmt::format("NX={} NY={} TMAX={}", nx, ny, tmax);
     if (json)
-      fmt::print("{{\"name\": \"fdtd_2d\", \"size\": \"{}\", \"limit_ms\": {:.6g}, \"threads\": {}}}\n",
-                 size, ms[ms.size() / 2], omp_get_max_threads());
+      fmt::print(
+          "{{\"name\": \"fdtd_2d\", \"size\": \"{}\", \"limit_ms\": {:.6g}, \"threads\": {}}}\n",
+          size, ms[ms.size() / 2], omp_get_max_threads());
     else
       fmt::print("{:<10} {:<20} {:.3f} ms (median of {}, {} threads)\n", "fdtd_2d", size,
                  ms[ms.size() / 2], rounds, omp_get_max_threads());
