@@ -352,15 +352,39 @@ private:
     const size_t last = bounds_.size() - 1;
     for (size_t i = carries; i < body.params.size(); ++i)
       captured_[body.params[i].get()] = scan.inputs[i].get();
-    std::vector<llvm::AllocaInst *> tiles(carries, nullptr);
+    // A complex carry's tile holds its parts apart (a second tile of imaginary parts), so the
+    // step's loop over it is loads and stores of plain floats, which vectorize.
+    std::vector<llvm::AllocaInst *> tiles(carries, nullptr), imaginary(carries, nullptr);
     {
       llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-      for (size_t i = 0; i < carries; ++i)
-        if (!scan.inputs[i]->shape.empty()) {
-          tiles[i] = entry.CreateAlloca(mem_type(scan.inputs[i]->dtype), c64(scan_tile));
-          tiles[i]->setAlignment(llvm::Align(cache_line));
-        }
+      auto tile = [&](llvm::Type *type) {
+        llvm::AllocaInst *a = entry.CreateAlloca(type, c64(scan_tile));
+        a->setAlignment(llvm::Align(cache_line));
+        return a;
+      };
+      for (size_t i = 0; i < carries; ++i) {
+        const DType t = scan.inputs[i]->dtype;
+        if (scan.inputs[i]->shape.empty()) continue;
+        tiles[i] = tile(is_complex(t) ? reg_type(real_dtype(t)) : mem_type(t));
+        if (is_complex(t)) imaginary[i] = tile(reg_type(real_dtype(t)));
+      }
     }
+    auto load_tile = [&](size_t i, Value *j) -> Value * {
+      const DType t = scan.inputs[i]->dtype;
+      if (!is_complex(t)) return load_element(tiles[i], t, j);
+      llvm::Type *part = reg_type(real_dtype(t));
+      Value *z = llvm::PoisonValue::get(reg_type(t));
+      z = b_.CreateInsertValue(z, b_.CreateLoad(part, b_.CreateInBoundsGEP(part, tiles[i], j)), 0);
+      return b_.CreateInsertValue(
+          z, b_.CreateLoad(part, b_.CreateInBoundsGEP(part, imaginary[i], j)), 1);
+    };
+    auto store_tile = [&](size_t i, Value *j, Value *v) {
+      const DType t = scan.inputs[i]->dtype;
+      if (!is_complex(t)) return store_element(tiles[i], t, j, v);
+      llvm::Type *part = reg_type(real_dtype(t));
+      b_.CreateStore(b_.CreateExtractValue(v, 0), b_.CreateInBoundsGEP(part, tiles[i], j));
+      b_.CreateStore(b_.CreateExtractValue(v, 1), b_.CreateInBoundsGEP(part, imaginary[i], j));
+    };
     box_nest(
         0, {},
         [&](const Index &outer) {
@@ -378,9 +402,7 @@ private:
                 };
                 loop(c64(0), count, [&](Value *j) {
                   for (size_t i = 0; i < carries; ++i)
-                    if (tiles[i])
-                      store_element(tiles[i], scan.inputs[i]->dtype, j,
-                                    value(*scan.inputs[i], element(j)));
+                    if (tiles[i]) store_tile(i, j, value(*scan.inputs[i], element(j)));
                 });
                 // The steps: t and the 0-d carries in phis.
                 llvm::BasicBlock *pre = b_.GetInsertBlock();
@@ -411,14 +433,12 @@ private:
                 loop(c64(0), count, [&](Value *j) {
                   const Index idx = element(j);
                   for (size_t i = 0; i < carries; ++i)
-                    if (tiles[i])
-                      carry_[body.params[i].get()] =
-                          load_element(tiles[i], scan.inputs[i]->dtype, j);
+                    if (tiles[i]) carry_[body.params[i].get()] = load_tile(i, j);
                   std::vector<Value *> values(carries, nullptr);
                   for (size_t i = 0; i < carries; ++i)
                     if (tiles[i]) values[i] = value(*body.outputs[i], idx);
                   for (size_t i = 0; i < carries; ++i)
-                    if (tiles[i]) store_element(tiles[i], scan.inputs[i]->dtype, j, values[i]);
+                    if (tiles[i]) store_tile(i, j, values[i]);
                 });
                 memo_.pop_back();
                 for (size_t i = 0; i < carries; ++i) {
@@ -433,8 +453,7 @@ private:
                   Value *at = linear(idx, strides);
                   for (size_t r = 0; r < plan_.roots.size(); ++r) {
                     const auto k = size_t(plan_.roots[r]->attrs[0]);
-                    store_element(pointers_[r], plan_.roots[r]->dtype, at,
-                                  load_element(tiles[k], scan.inputs[k]->dtype, j));
+                    store_element(pointers_[r], plan_.roots[r]->dtype, at, load_tile(k, j));
                   }
                 });
               },
@@ -1204,7 +1223,7 @@ private:
       if (n.op == Op::Fma)
         return b_.CreateIntrinsic(llvm::Intrinsic::fma, {reg_type(n.dtype)},
                                   {value(in(0), idx), value(in(1), idx), value(in(2), idx)});
-      return b_.CreateSelect(value(in(0), idx), value(in(1), idx), value(in(2), idx));
+      return select(value(in(0), idx), value(in(1), idx), value(in(2), idx));
     case OpKind::Movement: return movement(n, idx);
     case OpKind::Control:
       if (n.op == Op::Result) return scan_result(n, idx);
@@ -1264,6 +1283,16 @@ private:
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
     return carried[k];
+  }
+
+  // A select of complex numbers part by part: a select of pairs keeps the vectorizer away.
+  Value *select(Value *cond, Value *a, Value *c) {
+    if (!a->getType()->isStructTy()) return b_.CreateSelect(cond, a, c);
+    Value *z = llvm::PoisonValue::get(a->getType());
+    for (unsigned k = 0; k < 2; ++k)
+      z = b_.CreateInsertValue(
+          z, b_.CreateSelect(cond, b_.CreateExtractValue(a, k), b_.CreateExtractValue(c, k)), k);
+    return z;
   }
 
   Value *leaf(const Node &n, const Index &idx) {
