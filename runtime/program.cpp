@@ -8,6 +8,7 @@
 #include <cstring>
 #include <iterator>
 #include <optional>
+#include <utility>
 
 #include "runtime/thread_pool.h"
 #include "runtime/threefry.h"
@@ -75,19 +76,51 @@ bool widen(Buffer &b, const Program::Layout &layout) {
 
 namespace {
 
-// The carries after the loop. The body's carries are donated to it (compile_kernels): from the
-// second iteration on the loop alone holds them, so an update of a carry, or an elementwise
-// kernel reading it, writes into its memory; the first iteration's are the caller's, never
-// written.
+// A loop's carries from one iteration to the next. The body's carries are donated to it
+// (compile_kernels): from the second iteration on the loop alone holds them, so an update of a
+// carry, or an elementwise kernel reading it, writes into its memory (the first iteration's are
+// the caller's, never written). A carry that no donation writes (a stencil's) is computed into the
+// buffer it held two iterations ago: two sets taking turns, no allocation once they exist.
+class Carries {
+public:
+  Carries(const Program &body, size_t carries) : recycled_(carries), spare_(carries) {
+    for (size_t i = 0; i < carries; ++i)
+      for (const Step &s : body.steps)
+        for (size_t r = 0; r < s.outs.size(); ++r)
+          if (s.outs[r] == body.outputs[i])
+            recycled_[i] = (s.kind == Step::Kind::Kernel || s.kind == Step::Kind::Library) &&
+                           (s.donors.empty() || s.donors[r] < 0);
+  }
+  // Where the body writes each carry: its spare, or anywhere.
+  void place(std::vector<BufferPtr> &results) const {
+    std::copy(spare_.begin(), spare_.end(), results.begin());
+  }
+  // The body's results become the carries; what they replace is kept where nothing else holds it.
+  void advance(std::vector<BufferPtr> &state, std::vector<BufferPtr> &next) {
+    for (size_t i = 0; i < spare_.size(); ++i) {
+      BufferPtr old = std::exchange(state[i], std::move(next[i]));
+      const bool own = old && old.use_count() == 1 && old != state[i] && !old->deleted();
+      spare_[i] = recycled_[i] && own ? std::move(old) : nullptr;
+    }
+  }
+
+private:
+  std::vector<bool> recycled_;
+  std::vector<BufferPtr> spare_;
+};
+
+// The carries after the loop.
 std::vector<BufferPtr> run_while(const Step &s, std::vector<BufferPtr> state) {
   const Program &cond = *s.regions[0], &body = *s.regions[1];
   const auto carries = size_t(s.carries);
   // The bodies' arena, one for every iteration (they run one after another).
   const BufferPtr arena = body.arena_bytes ? make_buffer(body.arena_bytes) : nullptr;
+  Carries turns(body, carries);
+  std::vector<BufferPtr> results(carries);
   while (*run(cond, state)[0]->as<bool>()) {
-    std::vector<BufferPtr> next = run(body, state, {}, true, arena.get());
-    for (size_t i = 0; i < carries; ++i)
-      state[i] = std::move(next[i]);
+    turns.place(results);
+    std::vector<BufferPtr> next = run(body, state, results, true, arena.get());
+    turns.advance(state, next);
   }
   state.resize(carries);
   return state;
@@ -104,8 +137,9 @@ std::vector<BufferPtr> run_scan(const Step &s, std::vector<BufferPtr> state) {
   std::vector<BufferPtr> stacked;
   for (size_t k = carries; k < s.out_bytes.size(); ++k)
     stacked.push_back(make_buffer(s.out_bytes[k]));
-  std::vector<BufferPtr> results(s.out_bytes.size()); // the carries: anywhere
+  std::vector<BufferPtr> results(s.out_bytes.size());
   const BufferPtr arena = body.arena_bytes ? make_buffer(body.arena_bytes) : nullptr;
+  Carries turns(body, carries);
   auto row = [&](const BufferPtr &b, size_t bytes, int64_t t) {
     return Buffer::borrow(b->as<char>() + size_t(t) * (bytes / size_t(length)),
                           bytes / size_t(length));
@@ -116,9 +150,9 @@ std::vector<BufferPtr> run_scan(const Step &s, std::vector<BufferPtr> state) {
       state[carries + k] = row(whole[k], whole[k]->bytes(), t);
     for (size_t k = 0; k < stacked.size(); ++k)
       results[carries + k] = row(stacked[k], s.out_bytes[carries + k], t);
+    turns.place(results);
     std::vector<BufferPtr> next = run(body, state, results, true, arena.get());
-    for (size_t i = 0; i < carries; ++i)
-      state[i] = std::move(next[i]);
+    turns.advance(state, next);
   }
   state.resize(carries);
   state.insert(state.end(), stacked.begin(), stacked.end());
