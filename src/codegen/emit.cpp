@@ -174,6 +174,37 @@ private:
     b_.SetInsertPoint(exit);
   }
 
+  // `length` steps of a loop whose values live in phis: step(values) emits one step (in a memo
+  // scope of its own) and returns the next values. Returns the values after the last step.
+  template <class F>
+  std::vector<Value *> steps(int64_t length, const std::vector<Value *> &init, F &&step) {
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    auto *header = llvm::BasicBlock::Create(ctx_, "steps", fn_);
+    auto *body_block = llvm::BasicBlock::Create(ctx_, "step", fn_);
+    auto *exit = llvm::BasicBlock::Create(ctx_, "steps.exit", fn_);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode *t = b_.CreatePHI(i64_, 2);
+    t->addIncoming(c64(0), pre);
+    std::vector<Value *> values;
+    for (Value *v : init) {
+      llvm::PHINode *phi = b_.CreatePHI(v->getType(), 2);
+      phi->addIncoming(v, pre);
+      values.push_back(phi);
+    }
+    b_.CreateCondBr(b_.CreateICmpSLT(t, c64(length)), body_block, exit);
+    b_.SetInsertPoint(body_block);
+    memo_.emplace_back();
+    const std::vector<Value *> next = step(values);
+    memo_.pop_back();
+    for (size_t i = 0; i < values.size(); ++i)
+      llvm::cast<llvm::PHINode>(values[i])->addIncoming(next[i], b_.GetInsertBlock());
+    t->addIncoming(b_.CreateAdd(t, c64(1), "", true, true), b_.GetInsertBlock());
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
+    return values;
+  }
+
   // A flattened loop's index and the axis indices divided out of it (outermost first).
   struct Flat {
     Value *index;
@@ -404,50 +435,34 @@ private:
                   for (size_t i = 0; i < carries; ++i)
                     if (tiles[i]) store_tile(i, j, value(*scan.inputs[i], element(j)));
                 });
-                // The steps: t and the 0-d carries in phis.
-                llvm::BasicBlock *pre = b_.GetInsertBlock();
-                auto *header = llvm::BasicBlock::Create(ctx_, "scan", fn_);
-                auto *step = llvm::BasicBlock::Create(ctx_, "scan.step", fn_);
-                auto *exit = llvm::BasicBlock::Create(ctx_, "scan.exit", fn_);
-                std::vector<Value *> init(carries, nullptr);
-                for (size_t i = 0; i < carries; ++i)
-                  if (!tiles[i]) init[i] = value(*scan.inputs[i], {});
-                b_.CreateBr(header);
-                b_.SetInsertPoint(header);
-                llvm::PHINode *t = b_.CreatePHI(i64_, 2);
-                t->addIncoming(c64(0), pre);
-                std::vector<llvm::PHINode *> scalars(carries, nullptr);
+                // The steps: the 0-d carries in phis, the others in their tiles.
+                std::vector<size_t> scalar;
+                std::vector<Value *> init;
                 for (size_t i = 0; i < carries; ++i)
                   if (!tiles[i]) {
-                    scalars[i] = b_.CreatePHI(init[i]->getType(), 2);
-                    scalars[i]->addIncoming(init[i], pre);
+                    scalar.push_back(i);
+                    init.push_back(value(*scan.inputs[i], {}));
                   }
-                b_.CreateCondBr(b_.CreateICmpSLT(t, c64(scan.attrs[2])), step, exit);
-                b_.SetInsertPoint(step);
-                memo_.emplace_back();
-                for (size_t i = 0; i < carries; ++i)
-                  if (scalars[i]) carry_[body.params[i].get()] = scalars[i];
-                std::vector<Value *> next(carries, nullptr);
-                for (size_t i = 0; i < carries; ++i)
-                  if (scalars[i]) next[i] = value(*body.outputs[i], {});
-                loop(c64(0), count, [&](Value *j) {
-                  const Index idx = element(j);
-                  for (size_t i = 0; i < carries; ++i)
-                    if (tiles[i]) carry_[body.params[i].get()] = load_tile(i, j);
-                  std::vector<Value *> values(carries, nullptr);
-                  for (size_t i = 0; i < carries; ++i)
-                    if (tiles[i]) values[i] = value(*body.outputs[i], idx);
-                  for (size_t i = 0; i < carries; ++i)
-                    if (tiles[i]) store_tile(i, j, values[i]);
+                steps(scan.attrs[2], init, [&](const std::vector<Value *> &values) {
+                  std::vector<Value *> next;
+                  for (size_t s = 0; s < scalar.size(); ++s)
+                    carry_[body.params[scalar[s]].get()] = values[s];
+                  for (size_t i : scalar)
+                    next.push_back(value(*body.outputs[i], {}));
+                  loop(c64(0), count, [&](Value *j) {
+                    const Index idx = element(j);
+                    for (size_t i = 0; i < carries; ++i)
+                      if (tiles[i]) carry_[body.params[i].get()] = load_tile(i, j);
+                    std::vector<Value *> stored(carries, nullptr);
+                    for (size_t i = 0; i < carries; ++i)
+                      if (tiles[i]) stored[i] = value(*body.outputs[i], idx);
+                    for (size_t i = 0; i < carries; ++i)
+                      if (tiles[i]) store_tile(i, j, stored[i]);
+                  });
+                  return next;
                 });
-                memo_.pop_back();
-                for (size_t i = 0; i < carries; ++i) {
+                for (size_t i = 0; i < carries; ++i)
                   carry_.erase(body.params[i].get());
-                  if (scalars[i]) scalars[i]->addIncoming(next[i], b_.GetInsertBlock());
-                }
-                t->addIncoming(b_.CreateAdd(t, c64(1), "", true, true), b_.GetInsertBlock());
-                b_.CreateBr(header);
-                b_.SetInsertPoint(exit);
                 loop(c64(0), count, [&](Value *j) {
                   const Index idx = element(j);
                   Value *at = linear(idx, strides);
@@ -1252,37 +1267,20 @@ private:
       init.push_back(value(*scan.inputs[i], at(*scan.inputs[i])));
     for (size_t i = carries; i < body.params.size(); ++i)
       captured_[body.params[i].get()] = scan.inputs[i].get();
-    llvm::BasicBlock *pre = b_.GetInsertBlock();
-    auto *header = llvm::BasicBlock::Create(ctx_, "scan", fn_);
-    auto *step = llvm::BasicBlock::Create(ctx_, "scan.step", fn_);
-    auto *exit = llvm::BasicBlock::Create(ctx_, "scan.exit", fn_);
-    b_.CreateBr(header);
-    b_.SetInsertPoint(header);
-    llvm::PHINode *t = b_.CreatePHI(i64_, 2);
-    t->addIncoming(c64(0), pre);
-    std::vector<llvm::PHINode *> carried;
+    const std::vector<Value *> finals =
+        steps(scan.attrs[2], init, [&](const std::vector<Value *> &carried) {
+          for (size_t i = 0; i < carries; ++i)
+            carry_[body.params[i].get()] = carried[i];
+          std::vector<Value *> next;
+          for (size_t i = 0; i < carries; ++i)
+            next.push_back(value(*body.outputs[i], at(*body.outputs[i])));
+          return next;
+        });
     for (size_t i = 0; i < carries; ++i) {
-      carried.push_back(b_.CreatePHI(init[i]->getType(), 2));
-      carried.back()->addIncoming(init[i], pre);
-    }
-    b_.CreateCondBr(b_.CreateICmpSLT(t, c64(scan.attrs[2])), step, exit);
-    b_.SetInsertPoint(step);
-    memo_.emplace_back();
-    for (size_t i = 0; i < carries; ++i)
-      carry_[body.params[i].get()] = carried[i];
-    std::vector<Value *> next;
-    for (size_t i = 0; i < carries; ++i)
-      next.push_back(value(*body.outputs[i], at(*body.outputs[i])));
-    memo_.pop_back();
-    for (size_t i = 0; i < carries; ++i) {
-      carried[i]->addIncoming(next[i], b_.GetInsertBlock());
       carry_.erase(body.params[i].get());
-      memo_.back()[{body.params[i].get(), idx}] = carried[i];
+      memo_.back()[{body.params[i].get(), idx}] = finals[i];
     }
-    t->addIncoming(b_.CreateAdd(t, c64(1), "", true, true), b_.GetInsertBlock());
-    b_.CreateBr(header);
-    b_.SetInsertPoint(exit);
-    return carried[k];
+    return finals[k];
   }
 
   // A select of complex numbers part by part: a select of pairs keeps the vectorizer away.
