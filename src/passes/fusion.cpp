@@ -267,16 +267,10 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
     std::unordered_map<const Node *, bool> eligible;
     for (const Node *n : order)
       if (n->op == Op::Scan && !n->realized()) eligible[n] = scan_kernel_veto(*n).empty();
-    // The carries' shape: the one that is not 0-d, if any.
-    auto carry_shape = [](const Node &scan) {
-      for (int64_t k = 0; k < scan.attrs[0]; ++k)
-        if (!scan.inputs[size_t(k)]->shape.empty()) return scan.inputs[size_t(k)]->shape;
-      return Shape{};
-    };
     for (const Node *n : order)
       if (n->op == Op::Result && eligible.count(n->inputs[0].get())) {
         const Node *scan = n->inputs[0].get();
-        if (n->shape != carry_shape(*scan)) eligible[scan] = false;
+        if (n->shape != scan_carry_shape(*scan)) eligible[scan] = false;
         kernel_scans[scan].push_back(owner.at(n));
       }
     for (const auto &[scan, ok] : eligible)

@@ -206,6 +206,12 @@ std::string KernelPlan::structural_key() const {
   return key;
 }
 
+Shape scan_carry_shape(const ir::Node &scan) {
+  for (int64_t k = 0; k < scan.attrs[0]; ++k)
+    if (!scan.inputs[size_t(k)]->shape.empty()) return scan.inputs[size_t(k)]->shape;
+  return {};
+}
+
 bool is_region_buffer(const ir::Node &n) {
   return (n.realized() && n.op != ir::Op::Literal) || n.op == ir::Op::Constant;
 }
@@ -240,13 +246,10 @@ std::string scan_veto(const ir::Node &scan, const std::vector<bool> &captured_ca
   const ir::Region &body = (*scan.regions)[0];
   const auto carries = size_t(scan.attrs[0]);
   if (body.outputs.size() != carries) return "it stacks outputs";
-  Shape shape; // the carries' shape: the one carry shape that is not 0-d
-  for (size_t k = 0; k < carries; ++k) {
-    const Shape &s = scan.inputs[k]->shape;
-    if (s.empty()) continue;
-    if (!shape.empty() && s != shape) return "its carries have several shapes";
-    shape = s;
-  }
+  const Shape shape = scan_carry_shape(scan);
+  for (size_t k = 0; k < carries; ++k)
+    if (const Shape &s = scan.inputs[k]->shape; !s.empty() && s != shape)
+      return "its carries have several shapes";
   std::unordered_map<const ir::Node *, size_t> param;
   for (size_t k = 0; k < body.params.size(); ++k)
     param[body.params[k].get()] = k;

@@ -88,6 +88,8 @@ bool update_in_place(const KernelPlan &plan);
 // fori_loop's counter) from 0-d carries alone, reading what it captures anywhere (a table indexed
 // by the counter) and holding no reduction, contraction, library call or loop of its own.
 std::string scan_kernel_veto(const ir::Node &scan);
+// A scan's carries' shape: its first carry's that is not 0-d, or 0-d.
+Shape scan_carry_shape(const ir::Node &scan);
 // The values with memory of their own that a region's nodes read (constants, realized values):
 // a kernel running the region reads them as inputs.
 bool is_region_buffer(const ir::Node &n);
