@@ -242,7 +242,7 @@ constexpr Specs specs{};
   X(xs,        count_word,  used_by(Kind::Scan),                       "scanned inputs")           \
   X(length,    length_word, used_by(Kind::Scan),                       "scan length")              \
   X(reverse,   flag,        used_by(Kind::Scan),                       "scan direction")          \
-  X(update_input, update_word, used_by(Kind::Kernel),                  "update input")            \
+  X(update_input, update_word, used_by(Kind::Kernel, Kind::Library),    "update input")            \
   X(donors,    donations,   used_by(Kind::Kernel, Kind::Library),      "donations")               \
   X(donor_slots, donations, used_by(Kind::Kernel, Kind::Library),      "donations")
 // A program's fields before its steps, likewise.
@@ -324,6 +324,7 @@ void validate_linalg(const Step &s, const std::vector<int64_t> &bytes) {
 
 void validate_library(const Step &s, const std::vector<int64_t> &bytes) {
   const Library &l = s.library;
+  if (s.update_input != (is_scatter(l.op) ? 0 : -1)) corrupt("library update");
   if (is_linalg(l.op)) return validate_linalg(s, bytes);
   const bool scatter = is_scatter(l.op);
   if (s.kernel || s.inputs.empty() || s.out_bytes.size() != 1 ||
@@ -566,8 +567,7 @@ std::vector<int64_t> validate_program(const Program &p, const std::vector<int64_
         // input of the same lines that a one-output kernel or a scatter frees (it writes over it
         // in place).
         const int64_t end = offset + (size + align - 1) / align * align;
-        const bool over = s.kind == Step::Kind::Kernel ||
-                          (s.kind == Step::Kind::Library && is_scatter(s.library.op));
+        const bool over = s.kind == Step::Kind::Kernel || s.update_input >= 0;
         auto taken_over = [&](int slot, int64_t other_end) {
           return over && s.outs.size() == 1 && p.arena_offset[size_t(slot)] == offset &&
                  other_end == end && std::count(s.frees.begin(), s.frees.end(), slot) == 1;

@@ -427,11 +427,7 @@ void argsort_lines(const std::vector<const void *> &keys, int64_t *y, const Line
 template <class T, class F>
 void scatter(const T *x, const int64_t *indices, const T *updates, T *out, const Lines &l,
              int64_t count, F combine) {
-  const int64_t size = l.outer * l.n * l.inner;
-  if (x != out)
-    default_pool().parallel_for(0, size, min_chunk_elements, [&](int64_t lo, int64_t hi) {
-      std::copy(x + lo, x + hi, out + lo);
-    });
+  copy_unless_same(x, out, size_t(l.outer * l.n * l.inner) * sizeof(T));
   for_each_lane_chunk(l, count, [&](int64_t o, int64_t i0, int64_t i1) {
     for (int64_t k = 0; k < count; ++k) {
       int64_t j = indices[k];

@@ -202,19 +202,6 @@ std::string box_args(const Step &s, const int64_t *box, size_t rank) {
   return text;
 }
 
-// An update's operand copied into its output, unless the output holds its memory: in chunks
-// across the pool, as a kernel would read and write it.
-void copy_unless_same(const void *from, void *to, size_t bytes) {
-  if (from == to || bytes == 0) return;
-  constexpr int64_t chunk = int64_t(1) << 18;
-  default_pool().parallel_for(
-      0, int64_t((bytes + chunk - 1) / chunk), 1, [&](int64_t begin, int64_t end) {
-        const auto lo = size_t(begin * chunk);
-        const size_t hi = std::min(bytes, size_t(end * chunk));
-        std::memcpy(static_cast<char *>(to) + lo, static_cast<const char *>(from) + lo, hi - lo);
-      });
-}
-
 int64_t exchange_bytes(const std::vector<Message> &messages) {
   int64_t bytes = 0;
   for (const Message &m : messages)
@@ -286,10 +273,7 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
     const bool anywhere = given.empty() || !given[size_t(out)];
     // An update's operand in a buffer of its own that dies here and nothing else holds: the
     // output's.
-    const int updated = s.kind == Step::Kind::Kernel                                ? s.update_input
-                        : s.kind == Step::Kind::Library && is_scatter(s.library.op) ? 0
-                                                                                    : -1;
-    const int from = updated >= 0 ? s.inputs[size_t(updated)] : -1;
+    const int from = s.update_input >= 0 ? s.inputs[size_t(s.update_input)] : -1;
     if (donor >= 0 && anywhere && args.at(size_t(donor)).use_count() == exclusive &&
         !args[size_t(donor)]->deleted())
       hold(out, Buffer::take(*args[size_t(donor)]));

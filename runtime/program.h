@@ -58,9 +58,10 @@ struct Step {
   std::vector<int64_t> tasks{};
   std::vector<int> donors{};      // per output: the donated argument it takes, or -1
   std::vector<int> donor_slots{}; // per output: that argument's slot
-  // Kernel: the input (an index into inputs) whose contents output 0 starts with, or -1: the
-  // kernel writes an update of it alone. Where the output's memory is not that input's own (it
-  // runs in place when the input dies here), the input is copied into the output first.
+  // Kernel, Library: the input (an index into inputs) whose contents output 0 starts with, or -1:
+  // the step writes an update of it alone (a scatter: its x, input 0). Where the output's memory
+  // is not that input's own (it runs in place when the input dies here), the input is copied
+  // into the output first (by the runtime for a kernel, by the scatter itself).
   int update_input = -1;
   // While: regions {cond, body}, each run on every input (the carries first), until cond gives
   // false; the outputs are the carries. Case: inputs {int32 index, operands...}; regions: the

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <jx/error.h>
 #include <string>
@@ -212,6 +213,17 @@ std::optional<int> count_from_env(const char *name, int max) {
 int default_thread_count() {
   if (std::optional<int> n = count_from_env("JX_NUM_THREADS", max_thread_count)) return *n;
   return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, max_thread_count);
+}
+
+void copy_unless_same(const void *from, void *to, size_t bytes) {
+  if (from == to || bytes == 0) return;
+  constexpr int64_t chunk = int64_t(1) << 18;
+  default_pool().parallel_for(
+      0, int64_t((bytes + chunk - 1) / chunk), 1, [&](int64_t begin, int64_t end) {
+        const auto lo = size_t(begin * chunk);
+        const size_t hi = std::min(bytes, size_t(end * chunk));
+        std::memcpy(static_cast<char *>(to) + lo, static_cast<const char *>(from) + lo, hi - lo);
+      });
 }
 
 ThreadPool &default_pool() {

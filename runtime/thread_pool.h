@@ -89,4 +89,8 @@ int default_thread_count();
 // JX_NUM_THREADS makes every use raise its jx::ValueError (no pool is built).
 ThreadPool &default_pool();
 
+// bytes of `from` copied to `to` (which do not overlap) in chunks across the default pool; nothing
+// where they are the same memory (an update that runs in place).
+void copy_unless_same(const void *from, void *to, size_t bytes);
+
 } // namespace jx::runtime

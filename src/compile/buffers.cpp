@@ -87,18 +87,11 @@ bool reads_in_place(const passes::KernelPlan &plan, const ir::Node *p) {
   return in_place;
 }
 
-// The input whose contents a step's output starts as, updated: an update kernel's operand, a
-// scatter's x (input 0); -1 for other steps.
-int updated_input(const ProgramStep &s) {
-  if (s.kind == Kind::Library && runtime::is_scatter(s.run.library.op)) return 0;
-  return s.kind == Kind::Kernel ? s.run.update_input : -1;
-}
-
 // Whether step s may write its only output over input slot `in`, which it reads: a kernel reading
 // it only where it writes, a scatter reading it as its x and nothing else.
 bool writes_over(const ProgramStep &s, int in, const ir::Node &n) {
   if (s.kind == Kind::Library)
-    return updated_input(s) == 0 && s.run.inputs[0] == in &&
+    return s.run.update_input == 0 && s.run.inputs[0] == in &&
            std::count(s.run.inputs.begin(), s.run.inputs.end(), in) == 1;
   return s.kind == Kind::Kernel && s.roots.size() == 1 && reads_in_place(*s.plan, &n);
 }
@@ -122,7 +115,7 @@ void donate(ProgramPlan &program, int position) {
     if (std::count(steps[i].run.inputs.begin(), steps[i].run.inputs.end(), pslot)) first = i;
   for (size_t i = first; i < steps.size(); ++i) {
     ProgramStep &s = steps[i];
-    if ((s.kind != Kind::Kernel && updated_input(s) < 0) || s.node->size() == 0) continue;
+    if ((s.kind != Kind::Kernel && s.run.update_input < 0) || s.node->size() == 0) continue;
     const bool reads = std::count(s.run.inputs.begin(), s.run.inputs.end(), pslot) > 0;
     // In place only in a kernel of one root: noalias lets LLVM move another root's load of the
     // argument after this root's store.
@@ -163,7 +156,7 @@ std::vector<int> choose_in_place(const ProgramPlan &program, const std::vector<i
       if (!donated)
         arena_node[s.run.outs[r]] = s.kind == Kind::Random ? s.node.get() : s.roots[r].get();
     const int out = s.run.outs[0];
-    if ((s.kind != Kind::Kernel && updated_input(s) < 0) || s.roots.size() != 1 || donated ||
+    if ((s.kind != Kind::Kernel && s.run.update_input < 0) || s.roots.size() != 1 || donated ||
         last_reader[out] < 0 || s.node->size() == 0)
       continue;
     for (int in : s.run.inputs) {
@@ -246,8 +239,8 @@ void describe_updates(ProgramPlan &program, const std::vector<int> &last_reader)
       writer[out] = &s;
   for (size_t i = 0; i < program.steps.size(); ++i) {
     ProgramStep &s = program.steps[i];
-    if (updated_input(s) < 0) continue;
-    const int in = s.run.inputs[size_t(updated_input(s))], out = s.run.outs[0];
+    if (s.run.update_input < 0) continue;
+    const int in = s.run.inputs[size_t(s.run.update_input)], out = s.run.outs[0];
     const ProgramStep &from = *writer[in];
     if (!s.run.donors.empty() && s.run.donor_slots[0] == in)
       s.update_note = fmt::format("in place: argument {} is donated (on a copy while its caller "
@@ -316,6 +309,7 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
       for (const ir::Node *in : p.plan.inputs)
         s.run.inputs.push_back(slot.at(in));
       s.run.library = ir::library_of(*p.node);
+      if (runtime::is_scatter(s.run.library.op)) s.run.update_input = 0; // x, updated
       s.run.dtype = p.node->inputs[0]->dtype;
       s.placement = std::move(placed[i]);
       break;
@@ -391,8 +385,8 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
   // An update returned, of an intermediate that dies at it: the intermediate gets a buffer of its
   // own, which the runtime hands on to the output (the output cannot live in the arena).
   for (size_t i = 0; i < program.steps.size(); ++i)
-    if (const ProgramStep &s = program.steps[i]; updated_input(s) >= 0) {
-      const int in = s.run.inputs[size_t(updated_input(s))];
+    if (const ProgramStep &s = program.steps[i]; s.run.update_input >= 0) {
+      const int in = s.run.inputs[size_t(s.run.update_input)];
       if (last_reader[s.run.outs[0]] < 0 && last_reader[in] == int(i) &&
           std::count(s.run.inputs.begin(), s.run.inputs.end(), in) == 1)
         arena_reader[in] = -1;
