@@ -1100,6 +1100,7 @@ def main():
     loop.add_argument("--n", type=int, default=1024, help="the heat grid's side")
     loop.add_argument("--steps", type=int, default=1000, help="heat steps")
     loop.add_argument("--tiny-steps", type=int, default=100000, help="steps of the 16-float loop")
+    parser.add_argument("--only", metavar="NAME", help="kernels group: one kernel")
     parser.add_argument("--sort-n", type=int, default=1 << 24, help="sort group: elements")
     parser.add_argument("--sort-m", type=int, default=1 << 20, help="sort group: indices")
     parser.add_argument("--reduce-n", type=int, default=4096, help="reduce group: array side")
