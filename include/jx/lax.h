@@ -225,16 +225,22 @@ std::pair<Arrays, Arrays> scan(F f, const Arrays &init, const Arrays &xs,
       },
       init, xs, length, reverse, false);
 }
+// One array carried over one array's rows; a body whose y is an empty Arrays (JAX's None) gives
+// (carry, Arrays{}).
 template <class F>
-std::pair<Array, Array> scan(F f, const Array &init, const Array &xs,
-                             std::optional<int64_t> length = std::nullopt, bool reverse = false) {
+auto scan(F f, const Array &init, const Array &xs, std::optional<int64_t> length = std::nullopt,
+          bool reverse = false) {
+  using Y = std::decay_t<std::tuple_element_t<1, decltype(f(init, xs))>>;
   auto [carry, ys] = detail::scan(
       [&](const Arrays &c, const Arrays &x) {
         auto [next, y] = f(c[0], x[0]);
-        return std::pair<Arrays, Arrays>{Arrays{next}, Arrays{y}};
+        return std::pair<Arrays, Arrays>{Arrays{next}, detail::as_list(y)};
       },
       {init}, {xs}, length, reverse, true);
-  return {carry[0], ys[0]};
+  if constexpr (std::is_same_v<Y, Arrays>)
+    return std::pair<Array, Arrays>{carry[0], ys};
+  else
+    return std::pair<Array, Array>{carry[0], ys[0]};
 }
 
 // jax.lax.map(f, xs): f applied to each row of xs, the results stacked (a scan without a carry).

@@ -260,6 +260,14 @@ TEST(Scan, LengthWithoutXsZeroLengthAndMap) {
       jnp::zeros({2}), jnp::zeros({0, 2}));
   EXPECT_EQ(c.to_vector<double>(), (std::vector<double>{0, 0}));
   EXPECT_EQ(y.shape(), (jx::Shape{0, 2}));
+  // One array carried, no y (JAX's None): the carry and an empty list.
+  const auto [total, none] = lax::scan(
+      [](const Array &carry, const Array &x) {
+        return std::pair{carry + x, Arrays{}};
+      },
+      jnp::zeros({3}), jnp::arange(15.0).reshape({5, 3}));
+  EXPECT_EQ(total.to_vector<double>(), (std::vector<double>{30, 35, 40}));
+  EXPECT_TRUE(none.empty());
   // map: each row's sum of squares.
   const Array rows = jnp::arange(6.0).reshape({3, 2});
   EXPECT_EQ(lax::map([](const Array &r) { return jnp::sum(r * r); }, rows).to_vector<double>(),
