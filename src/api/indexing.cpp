@@ -290,23 +290,32 @@ bool any_array(const std::vector<IndexItem> &items) {
   return std::any_of(items.begin(), items.end(), is_array);
 }
 
-// x[i, :, j] with 0-d integer arrays (indices known at run time), whole slices and an ellipsis:
-// a window of x, one element along each indexed axis, read by a dynamic slice and written by a
-// dynamic update (one fused kernel) rather than gathered and scattered.
-struct Window {
-  std::vector<NodePtr> starts; // per axis, int64: the index counted from the end and clamped
-  Shape sizes;                 // 1 along an indexed axis, the whole axis elsewhere
-  std::vector<bool> indexed;   // per axis
-  NodePtr inside;              // every index in range (bool 0-d)
+// x[i, 1:-1, j] with 0-d integer arrays (indices known at run time) beside slices of step 1,
+// integers and an ellipsis: a window of x, one element along each axis an index array or integer
+// selects, read by a dynamic slice and written by a dynamic update (one fused kernel, in place
+// where x dies there) rather than gathered and scattered through the whole array.
+struct WindowAxis {
+  enum Kind { Whole, Range, Integer, Traced } kind = Whole;
+  int64_t start = 0, size = 0; // Range and Integer: where the axis's window starts, its length
+  NodePtr index;               // Traced: the 0-d index array
+  bool dropped() const { return kind == Integer || kind == Traced; }
 };
 
-// Per axis of x, whether a 0-d index array of items selects one element of it, where items
-// make a window (above); nullopt where they do not.
-std::optional<std::vector<bool>> window_axes(const Shape &shape,
-                                             const std::vector<IndexItem> &items) {
+struct Window {
+  std::vector<NodePtr> starts; // per axis, int64: the index counted from the end and clamped
+  Shape sizes;                 // 1 along a dropped axis, the range's length elsewhere
+  std::vector<bool> dropped;   // per axis: indexed by an array or an integer
+  NodePtr inside;              // every index array's index in range (bool 0-d)
+};
+
+// Per axis of x, how items read it where they make a window (above) with at least one index
+// array; nullopt where they do not (None, steps other than 1, empty ranges, integers out of
+// range: the general path's result or error).
+std::optional<std::vector<WindowAxis>> window_axes(const Shape &shape,
+                                                   const std::vector<IndexItem> &items) {
   const auto ndim = int64_t(shape.size());
   int64_t ellipses = 0, consumed = 0;
-  bool indexed = false;
+  bool traced = false;
   for (const IndexItem &it : items) {
     if (std::holds_alternative<Ellipsis>(it.value())) {
       ++ellipses;
@@ -316,56 +325,75 @@ std::optional<std::vector<bool>> window_axes(const Shape &shape,
     if (is_array(it)) {
       const NodePtr &a = std::get<IndexItem::ArrayNode>(it.value());
       if (!a->shape.empty() || !is_integer(a->dtype)) return std::nullopt;
-      indexed = true;
-    } else if (const Slice *sl = std::get_if<Slice>(&it.value())) {
-      if (sl->start || sl->stop || sl->step) return std::nullopt;
-    } else {
-      return std::nullopt; // an integer, None: the general path
+      traced = true;
+    } else if (std::holds_alternative<NewAxis>(it.value())) {
+      return std::nullopt;
     }
   }
-  if (!indexed || ellipses > 1 || consumed > ndim) return std::nullopt;
-  std::vector<bool> axes;
+  if (!traced || ellipses > 1 || consumed > ndim) return std::nullopt;
+  std::vector<WindowAxis> axes;
   for (const IndexItem &it : items) {
     if (std::holds_alternative<Ellipsis>(it.value())) {
-      axes.insert(axes.end(), size_t(ndim - consumed), false);
-    } else {
-      // An empty indexed axis: the general path's error or drop.
-      if (is_array(it) && shape[axes.size()] == 0) return std::nullopt;
-      axes.push_back(is_array(it));
+      axes.insert(axes.end(), size_t(ndim - consumed), WindowAxis{});
+      continue;
     }
+    const int64_t n = shape[axes.size()];
+    WindowAxis axis;
+    if (is_array(it)) {
+      if (n == 0) return std::nullopt; // the general path's error or drop
+      axis.kind = WindowAxis::Traced;
+      axis.index = std::get<IndexItem::ArrayNode>(it.value());
+    } else if (const Slice *sl = std::get_if<Slice>(&it.value())) {
+      int64_t start = 0, stop = 0, step = 0;
+      slice_indices(*sl, n, start, stop, step);
+      if (step != 1 || stop <= start) return std::nullopt;
+      if (start > 0 || stop < n) axis = {WindowAxis::Range, start, stop - start, nullptr};
+    } else {
+      const int64_t i = std::get<int64_t>(it.value());
+      if (i < -n || i >= n) return std::nullopt;
+      axis = {WindowAxis::Integer, i < 0 ? i + n : i, 1, nullptr};
+    }
+    axes.push_back(std::move(axis));
   }
-  axes.resize(size_t(ndim), false);
+  axes.resize(size_t(ndim));
   return axes;
 }
 
 std::optional<Window> window_of(const Shape &shape, const std::vector<IndexItem> &items) {
-  std::optional<std::vector<bool>> axes = window_axes(shape, items);
+  std::optional<std::vector<WindowAxis>> axes = window_axes(shape, items);
   if (!axes) return std::nullopt;
   Window w;
-  w.indexed = std::move(*axes);
   w.inside = ir::literal_int(1, DType::bool_, false);
-  auto next_array = std::find_if(items.begin(), items.end(), is_array);
   for (size_t k = 0; k < shape.size(); ++k) {
-    if (!w.indexed[k]) {
+    const WindowAxis &a = (*axes)[k];
+    w.dropped.push_back(a.dropped());
+    switch (a.kind) {
+    case WindowAxis::Whole:
       w.starts.push_back(ir::literal_int(0, DType::int64, false));
       w.sizes.push_back(shape[k]);
-      continue;
+      break;
+    case WindowAxis::Range:
+    case WindowAxis::Integer:
+      w.starts.push_back(ir::literal_int(a.start, DType::int64, false));
+      w.sizes.push_back(a.size);
+      break;
+    case WindowAxis::Traced: {
+      const ir::IndexBounds b = ir::index_bounds(api::index_node(a.index), shape[k]);
+      w.starts.push_back(b.clamped);
+      w.sizes.push_back(1);
+      w.inside = ir::binary(Op::And, w.inside, b.inside);
+      break;
     }
-    const ir::IndexBounds b = ir::index_bounds(
-        api::index_node(std::get<IndexItem::ArrayNode>(next_array->value())), shape[k]);
-    next_array = std::find_if(next_array + 1, items.end(), is_array);
-    w.starts.push_back(b.clamped);
-    w.sizes.push_back(1);
-    w.inside = ir::binary(Op::And, w.inside, b.inside);
+    }
   }
   return w;
 }
 
-// The shape of x[items] for a window: x's without the indexed axes.
-Shape window_result(const Shape &shape, const Window &w) {
+// The shape of x[items] for a window: the window's without the dropped axes.
+Shape window_result(const Window &w) {
   Shape out;
-  for (size_t k = 0; k < shape.size(); ++k)
-    if (!w.indexed[k]) out.push_back(shape[k]);
+  for (size_t k = 0; k < w.sizes.size(); ++k)
+    if (!w.dropped[k]) out.push_back(w.sizes[k]);
   return out;
 }
 
@@ -384,8 +412,7 @@ Array Array::index(const std::vector<IndexItem> &items) const {
     return wrap(ir::reshape(sliced, r.result_shape));
   }
   if (const std::optional<Window> w = window_of(shape(), items))
-    return wrap(
-        ir::reshape(ir::dynamic_slice(node(), w->starts, w->sizes), window_result(shape(), *w)));
+    return wrap(ir::reshape(ir::dynamic_slice(node(), w->starts, w->sizes), window_result(*w)));
   const Advanced adv = decompose(shape(), items);
   const Array sliced = index(adv.basic);
   const Merged m = merge_indexed(sliced, adv, false);
@@ -455,7 +482,7 @@ Array cast_like(const Array &values, const Array &base) {
 // base with values written into a window (an index out of range drops the update, as the
 // scatter would: the window keeps its own values).
 Array window_set(const Array &base, const Window &w, const Array &values) {
-  const NodePtr v = ir::reshape(fitted(values, base, window_result(base.shape(), w)), w.sizes);
+  const NodePtr v = ir::reshape(fitted(values, base, window_result(w)), w.sizes);
   const NodePtr kept = ir::dynamic_slice(base.node(), w.starts, w.sizes);
   const NodePtr update = ir::select(api::broadcast_node(w.inside, w.sizes), v, kept);
   return wrap(ir::dynamic_update_slice(base.node(), update, w.starts));

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -195,6 +196,68 @@ TEST(DynamicSlice, IndexingWithRunTimeIndices) {
   const Array g = jx::grad(
       [](const Array &v) { return jnp::sum(v.at(Array(2).astype(jx::int32)).set(0.0) * v); })(f);
   EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{0, 2, 0, 6, 8, 10}));
+}
+
+// A run-time index beside slices of step 1, integers and an ellipsis reads and writes a window
+// (dynamic_slice, dynamic_update_slice; no gather or scatter through the whole array), equal to
+// the same index known at trace time, clamped for reads and dropped for writes out of range.
+TEST(DynamicSlice, RunTimeIndicesBesideSlicesAndIntegers) {
+  using jx::IndexItem;
+  using jx::slice;
+  const Array x = jnp::arange(120).astype(jx::int64).reshape({4, 5, 6});
+  // Items with the run-time index i (or the static index k), and the size of the axis i indexes.
+  struct Case {
+    std::function<std::vector<IndexItem>(IndexItem)> items;
+    int64_t axis_size;
+  };
+  const std::vector<Case> cases = {
+      {[](IndexItem i) {
+         return std::vector<IndexItem>{i, slice(1, -1)};
+       },
+       4},
+      {[](IndexItem i) {
+         return std::vector<IndexItem>{slice(1, 4), i};
+       },
+       5},
+      {[](IndexItem i) {
+         return std::vector<IndexItem>{i, 2};
+       },
+       4},
+      {[](IndexItem i) {
+         return std::vector<IndexItem>{-1, i};
+       },
+       5},
+      {[](IndexItem i) {
+         return std::vector<IndexItem>{i, jx::ellipsis, slice(2, 5)};
+       },
+       4},
+      {[](IndexItem i) {
+         return std::vector<IndexItem>{slice(0, -1), slice(1, 5), i};
+       },
+       6},
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const Case &cs = cases[c];
+    for (int64_t k : {-7, -1, 0, 2, 3, 9}) {
+      const Array i = Array(k).astype(jx::int32);
+      const int64_t n = cs.axis_size, at = std::clamp<int64_t>(k < 0 ? k + n : k, 0, n - 1);
+      const bool inside = k >= -n && k < n;
+      const Array got = x.index(cs.items(i));
+      EXPECT_EQ(values(got), values(x.index(cs.items(at)))) << c << " " << k;
+      const Array set = jx::At(x, cs.items(i)).set(-1);
+      EXPECT_EQ(values(set), values(inside ? jx::At(x, cs.items(at)).set(-1) : x)) << c << " " << k;
+      const Array added = jx::At(x, cs.items(i)).add(1000);
+      EXPECT_EQ(values(added), values(inside ? jx::At(x, cs.items(at)).add(1000) : x))
+          << c << " " << k;
+      EXPECT_EQ(set.node()->op, jx::ir::Op::DynamicUpdateSlice) << c;
+      EXPECT_EQ(added.node()->op, jx::ir::Op::DynamicUpdateSlice) << c;
+      expect_backends_agree(set);
+    }
+  }
+  // Steps other than 1 and None keep the general path's results.
+  const Array i = Array(int64_t(1));
+  EXPECT_EQ(values(x.index({i, slice(0, 5, 2)})), values(x.index({1, slice(0, 5, 2)})));
+  EXPECT_EQ(values(x.index({i, jx::newaxis, 3})), values(x.index({1, jx::newaxis, 3})));
 }
 
 // jnp.roll by a shift known at run time equals the static roll, along one axis, several, and
