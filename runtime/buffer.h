@@ -15,6 +15,8 @@ public:
   static constexpr size_t alignment = 64;
 
   explicit Buffer(size_t bytes) : bytes_(bytes) { data_ = allocate(bytes, &capacity_); }
+  struct Empty {};
+  explicit Buffer(Empty) : data_(nullptr), bytes_(0), owned_(false) {}
   // Memory the caller owns and keeps alive (ahead-of-time calls' arguments and results, the
   // constants in their objects): never freed here.
   static std::shared_ptr<Buffer> borrow(void *data, size_t bytes) {
@@ -22,7 +24,9 @@ public:
   }
   // Takes from's memory (jit's donate_argnums): from is left deleted, without storage.
   static std::shared_ptr<Buffer> take(Buffer &from) {
-    auto to = std::make_shared<Buffer>(0);
+    // Empty, not Buffer(0): a loop body donating its carries takes one every iteration, and the
+    // allocator's lock and map cost more than the step.
+    auto to = std::make_shared<Buffer>(Empty{});
     std::swap(to->data_, from.data_);
     std::swap(to->capacity_, from.capacity_);
     std::swap(to->owned_, from.owned_);

@@ -119,7 +119,7 @@ std::vector<BufferPtr> run_while(const Step &s, std::vector<BufferPtr> state) {
   std::vector<BufferPtr> results(carries);
   while (*run(cond, state)[0]->as<bool>()) {
     turns.place(results);
-    std::vector<BufferPtr> next = run(body, state, results, true, arena.get());
+    std::vector<BufferPtr> next = run(body, state, results, carries, arena.get());
     turns.advance(state, next);
   }
   state.resize(carries);
@@ -151,7 +151,7 @@ std::vector<BufferPtr> run_scan(const Step &s, std::vector<BufferPtr> state) {
     for (size_t k = 0; k < stacked.size(); ++k)
       results[carries + k] = row(stacked[k], s.out_bytes[carries + k], t);
     turns.place(results);
-    std::vector<BufferPtr> next = run(body, state, results, true, arena.get());
+    std::vector<BufferPtr> next = run(body, state, results, carries, arena.get());
     turns.advance(state, next);
   }
   state.resize(carries);
@@ -212,16 +212,18 @@ int64_t exchange_bytes(const std::vector<Message> &messages) {
 } // namespace
 
 std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> &args,
-                           const std::vector<BufferPtr> &results, bool args_owned, Buffer *arena) {
+                           const std::vector<BufferPtr> &results, size_t owned_args,
+                           Buffer *arena) {
   // Slots with buffers of their own, every slot's address (where kernels index from: a
   // window's base) and its memory (what messages are read from and written to).
   SmallArray<BufferPtr, 16> slots(size_t(program.slot_count));
   SmallArray<void *, 16> address(size_t(program.slot_count)), storage(size_t(program.slot_count));
   // Output slots computed into the caller's buffers (as the first output of a slot returned
   // twice asks: into its buffer, or anywhere).
-  std::vector<BufferPtr> given(results.empty() ? 0 : size_t(program.slot_count));
+  const bool any_given = !results.empty();
+  SmallArray<BufferPtr, 16> given(any_given ? size_t(program.slot_count) : 0);
   {
-    std::vector<bool> claimed(given.size());
+    SmallArray<char, 16> claimed(any_given ? size_t(program.slot_count) : 0);
     for (size_t i = 0; i < results.size(); ++i)
       if (const auto slot = size_t(program.outputs[i]); !claimed[slot]) {
         claimed[slot] = true;
@@ -252,7 +254,7 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
     hold(slot, std::move(b));
   };
   auto place = [&](int slot, size_t bytes) {
-    const BufferPtr &mine = given.empty() ? nullptr : given[size_t(slot)];
+    const BufferPtr &mine = any_given ? given[size_t(slot)] : nullptr;
     if (mine && (!windowed || serves(*mine, program.layouts[size_t(slot)])))
       hold(slot, mine);
     else if (windowed)
@@ -264,13 +266,13 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
       hold(slot, make_buffer(bytes));
   };
   // Output r of a kernel or library step: a donated argument's memory where the plan gives it one
-  // and nothing but the caller's array (unless args_owned), args and (until freed) its slot refer
+  // and nothing but the caller's array (unless owned), args and (until freed) its slot refer
   // to it, else a place of its own.
   auto output = [&](const Step &s, size_t r) {
     const int out = s.outs[r], donor = s.donors.empty() ? -1 : s.donors[r];
-    const long exclusive =
-        (args_owned ? 1 : 2) + (donor >= 0 && slots[size_t(s.donor_slots[r])] != nullptr);
-    const bool anywhere = given.empty() || !given[size_t(out)];
+    const long exclusive = (donor >= 0 && size_t(donor) < owned_args ? 1 : 2) +
+                           (donor >= 0 && slots[size_t(s.donor_slots[r])] != nullptr);
+    const bool anywhere = !any_given || !given[size_t(out)];
     // An update's operand in a buffer of its own that dies here and nothing else holds: the
     // output's.
     const int from = s.update_input >= 0 ? s.inputs[size_t(s.update_input)] : -1;
@@ -285,6 +287,22 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
     else
       place(out, s.out_bytes[r]);
     return address[size_t(out)];
+  };
+  // A loop's initial carry from a slot that dies at the loop: handed over, so that the loop alone
+  // holds it and its first iteration updates it in place (an outer loop's carry passed to an inner
+  // loop, XLA's while-in-while aliasing). An owned argument (an outer loop's carry) is taken from
+  // it as a donation; a buffer something else still holds is shared, and copied before any write.
+  auto hand_over = [&](const Step &s, int slot) -> BufferPtr {
+    BufferPtr &held = slots[size_t(slot)];
+    if (windowed || std::count(s.frees.begin(), s.frees.end(), slot) != 1 ||
+        std::count(s.inputs.begin(), s.inputs.end(), slot) != 1 || !held)
+      return held;
+    BufferPtr b = std::move(held);
+    const auto owned_end = args.begin() + std::ptrdiff_t(std::min(owned_args, args.size()));
+    if (b.use_count() == 2 && !b->deleted() && std::count(args.begin(), owned_end, b) == 1 &&
+        std::count(owned_end, args.end(), b) == 0)
+      return Buffer::take(*b);
+    return b;
   };
   const std::shared_ptr<Communicator> comm = program.distributed ? communicator() : nullptr;
   // The messages of a step: waited for (the wait, and what came, in the trace).
@@ -410,7 +428,7 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
     case Step::Kind::Scan: {
       std::vector<BufferPtr> in;
       for (int slot : s.inputs)
-        in.push_back(slots[size_t(slot)]);
+        in.push_back(s.kind == Step::Kind::Case ? slots[size_t(slot)] : hand_over(s, slot));
       const std::vector<BufferPtr> out = s.kind == Step::Kind::While  ? run_while(s, std::move(in))
                                          : s.kind == Step::Kind::Scan ? run_scan(s, std::move(in))
                                                                       : run_case(s, in);

@@ -136,12 +136,13 @@ bool widen(Buffer &b, const Program::Layout &layout);
 // buffer to write it into, or null for anywhere (kernels write there directly; values that are
 // not computed by this call are copied); the outputs returned are then those buffers.
 // A donated argument's memory is taken by the output planned for it when nothing else holds the
-// buffer: neither the caller's array nor anyone but args and the program (args_owned: args
-// alone, as a loop's carries, which the loop holds only there). arena: memory of at least the
+// buffer: neither the caller's array nor anyone but args and the program (the first owned_args
+// args: args alone, as a loop's carries, which the loop holds only there; not its rows of xs nor
+// captured values, read again by later iterations). arena: memory of at least the
 // program's arena_bytes for its intermediates, which no other call uses meanwhile (a loop's, for
 // each iteration of its body), or null: a new one for this call.
 std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> &args,
-                           const std::vector<BufferPtr> &results = {}, bool args_owned = false,
+                           const std::vector<BufferPtr> &results = {}, size_t owned_args = 0,
                            Buffer *arena = nullptr);
 
 } // namespace jx::runtime

@@ -82,6 +82,36 @@ TEST(InPlaceUpdates, ResultsOfDonatedAndCopiedUpdatesAgree) {
   expect_backends_agree(f(x, jnp::array(int32_t(-9)))); // clamped
 }
 
+// An inner loop updates in place what the outer loop hands it from a dying slot (its carry),
+// never a row of the outer loop's xs nor a captured value, which later iterations read again.
+TEST(InPlaceUpdates, InnerLoopsTakeOuterCarriesNotRowsOrCapturedValues) {
+  const Array xs = jnp::arange(12.0).reshape({4, 3}), w = jnp::arange(3.0) * 10.0;
+  auto f = jx::jit([](const Array &rows, const Array &captured) {
+    return lax::scan(
+               [&](const Array &carry, const Array &row) {
+                 auto add_w = [&](const Array &j, const Array &v) {
+                   return v.at(j).add(captured(j));
+                 };
+                 const Array from_row = lax::fori_loop(0, 2, add_w, row);
+                 const Array from_w = lax::fori_loop(0, 3, add_w, captured);
+                 const Array next = lax::fori_loop(
+                     0, 3, [](const Array &j, const Array &v) { return v.at(j).multiply(2.0); },
+                     carry + from_row + from_w);
+                 return std::pair{next, from_row};
+               },
+               jnp::zeros({3}), rows)
+        .first;
+  });
+  std::vector<double> carry(3, 0.0);
+  for (int r = 0; r < 4; ++r)
+    for (int j = 0; j < 3; ++j)
+      carry[size_t(j)] = 2 * (carry[size_t(j)] + (3 * r + j + (j < 2 ? 10 * j : 0)) + 2 * (10 * j));
+  EXPECT_EQ(f(xs, w).to_vector<double>(), carry);
+  EXPECT_EQ(f(xs, w).to_vector<double>(), carry); // xs and w as they were
+  EXPECT_EQ(xs.to_vector<double>(), jnp::arange(12.0).to_vector<double>());
+  EXPECT_EQ(w.to_vector<double>(), (std::vector<double>{0, 10, 20}));
+}
+
 // One random update of carry a (which may read b, and a itself elsewhere) at positions that
 // move with the counter, some past the edges (clamped as JAX clamps).
 Array random_update(std::mt19937_64 &rng, const Array &k, const Array &a, const Array &b) {
@@ -93,7 +123,7 @@ Array random_update(std::mt19937_64 &rng, const Array &k, const Array &a, const 
     return k * p + q;
   };
   const Array r = position(rows), c = position(cols);
-  switch (pick(9)) {
+  switch (pick(12)) {
   case 0: return a.at(r).set(b(c % cols) * 0.5);                   // a row, from b's row
   case 1: return a.at(slice(), c).set(b(slice(), 0) * 0.75 + 1.0); // a column
   case 2: return a.at(r, c).add(1.25);                             // an element, reading it
@@ -105,7 +135,14 @@ Array random_update(std::mt19937_64 &rng, const Array &k, const Array &a, const 
         .set(0.25 * (a(slice(0, -2), slice(1, -1)) + a(slice(2, jx::none), slice(1, -1)) +
                      a(slice(1, -1), slice(0, -2)) + a(slice(1, -1), slice(2, jx::none))));
   case 7: return a.at(slice(1, jx::none, 2)).set(b(slice(0, -1, 2)) * -1.0);  // every other row
-  default: return lax::dynamic_update_slice(a, a(slice(0, 1)) * 2.0, {r, 0}); // row 0 moved
+  case 8: return lax::dynamic_update_slice(a, a(slice(0, 1)) * 2.0, {r, 0});  // row 0 moved
+  case 9: // a row's interior from the row above it (a window beside static slices)
+    return a.at(r, slice(1, -1)).set(a((r + rows - 1) % rows, slice(0, -2)) * 0.5);
+  case 10: return a.at(slice(1, 3), c).add(b(0, slice(0, 2))); // part of a column
+  default: // an inner loop handed the carry: each step one element along the row
+    return lax::fori_loop(
+        0, 3, [&](const Array &j, const Array &v) { return v.at(r, (c + j) % cols).add(j + 0.5); },
+        a);
   }
 }
 
