@@ -153,8 +153,7 @@ std::string stop() {
   return path;
 }
 
-Span::~Span() {
-  if (!active()) return;
+void Span::finish() {
   const int64_t end = now();
   add({'X', cat_, std::move(name_), std::move(args_), start_, end - start_, this_tid()});
 }

@@ -34,12 +34,17 @@ public:
   }
   Span(const Span &) = delete;
   Span &operator=(const Span &) = delete;
-  ~Span();
+  // Inline: a step of a loop body opens a span every iteration, recording or not.
+  ~Span() {
+    if (active()) finish();
+  }
   bool active() const { return start_ >= 0; }
   void set_name(std::string name) { name_ = std::move(name); }
   void set_args(std::string args) { args_ = std::move(args); }
 
 private:
+  void finish();
+
   const char *cat_;
   int64_t start_;
   std::string name_, args_;
