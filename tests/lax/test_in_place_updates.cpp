@@ -65,6 +65,26 @@ TEST(InPlaceUpdates, PlansSayWhichUpdatesRunInPlaceAndWhy) {
       jx::jit([](const Array &a, const Array &k) { return jnp::sum(jnp::exp(a).at(k).set(0.0)); }),
       x, i);
   EXPECT_FALSE(contains(fused, "(update")) << fused;
+  // One element read from elsewhere in the carry (a factorization's inner step): one kernel,
+  // reading before its only store, in place; the values as the evaluator's.
+  const jx::Jitted element = jx::jit([](const Array &a, const Array &n) {
+    return lax::fori_loop(
+        1, n,
+        [](const Array &k, const Array &c) {
+          return c.at(k, k).set((c(k, k) - jnp::dot(c(k - 1), c(k - 1))) / c(k - 1, k - 1));
+        },
+        a);
+  });
+  const std::string one = plan_of(element, x, i);
+  EXPECT_TRUE(contains(one, "rows=1 (update in place: argument 1 is donated")) << one;
+  EXPECT_FALSE(contains(one, "kernel select")) << one;
+  const Array grid = jnp::arange(64.0 * 32.0).reshape({64, 32}) * 0.001 + 1.0;
+  const Array got = element(grid, jnp::array(int32_t(20)));
+  Array expected = grid;
+  for (int k = 1; k < 20; ++k)
+    expected = expected.at(k, k).set((expected(k, k) - jnp::dot(expected(k - 1), expected(k - 1))) /
+                                     expected(k - 1, k - 1));
+  EXPECT_TRUE(jnp::allclose(got, expected, 1e-12, 0.0).item<bool>());
 }
 
 TEST(InPlaceUpdates, ResultsOfDonatedAndCopiedUpdatesAgree) {
