@@ -299,18 +299,26 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
   auto is_update = [](const Node &n) {
     return (n.op == Op::DynamicUpdateSlice || n.op == Op::SliceUpdate) && !n.realized();
   };
+  // So does an update that a loop or a library routine reads (a row of a carry rewritten before
+  // an inner loop takes it).
   std::vector<const Node *> updates;
-  if (fuse)
+  if (fuse) {
     for (const ir::NodePtr &r : roots)
       if (is_update(*r)) updates.push_back(r.get());
+    for (const Node *n : order)
+      if (control_operands.count(n) && !root_set.count(n) && is_update(*n)) updates.push_back(n);
+  }
   while (!updates.empty()) {
     const Node *u = updates.back();
     updates.pop_back();
-    // What the update reads short of the roots, which have buffers anyway (another carry's
-    // update, computed before).
+    // What the update reads short of the roots and the loops' operands, which have buffers anyway
+    // (another carry's update, computed before).
     KernelPlan probe{{owner.at(u)}, {u->inputs[0].get()}};
     for (const ir::NodePtr &r : roots)
       if (r.get() != u && r.get() != u->inputs[0].get()) probe.inputs.push_back(r.get());
+    for (const Node *n : order)
+      if (control_operands.count(n) && n != u && n != u->inputs[0].get() && !root_set.count(n))
+        probe.inputs.push_back(n);
     if (!update_in_place(probe)) separate_updates.insert(u->inputs[1].get());
     if (const Node *x = u->inputs[0].get(); is_update(*x) && separate_updates.insert(x).second)
       updates.push_back(x);

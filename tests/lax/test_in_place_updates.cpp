@@ -75,6 +75,25 @@ TEST(InPlaceUpdates, PlansSayWhichUpdatesRunInPlaceAndWhy) {
         },
         a);
   });
+  // An update an inner loop takes, its value read from another row: computed first, then
+  // written in place (not a kernel rewriting the whole array).
+  const jx::Jitted nested = jx::jit([](const Array &a, const Array &n) {
+    return lax::fori_loop(
+        0, n,
+        [](const Array &k, const Array &c) {
+          const Array d = c.at(k).set(c((k + 1) % 64) + 1.0);
+          return lax::fori_loop(
+              0, 2, [&](const Array &j, const Array &e) { return e.at(k, j).add(1.0); }, d);
+        },
+        a);
+  });
+  const std::string inner = plan_of(nested, x, i);
+  size_t in_place = 0;
+  for (size_t at = inner.find("rows=1 (update in place"); at != std::string::npos;
+       at = inner.find("rows=1 (update in place", at + 1))
+    ++in_place;
+  EXPECT_EQ(in_place, 2u) << inner; // the outer update and the inner loop's
+  EXPECT_FALSE(contains(inner, "rows=64")) << inner;
   const std::string one = plan_of(element, x, i);
   EXPECT_TRUE(contains(one, "rows=1 (update in place: argument 1 is donated")) << one;
   EXPECT_FALSE(contains(one, "kernel select")) << one;
