@@ -249,12 +249,12 @@ void describe_updates(ProgramPlan &program, const std::vector<int> &last_reader)
     else if (program.arena_offset[out] >= 0 &&
              program.arena_offset[out] == program.arena_offset[in])
       s.update_note = fmt::format("in place: %{} dies here", in);
-    else if (from.kind != Kind::Parameter && from.kind != Kind::Buffer && last_reader[out] < 0 &&
+    else if (from.kind != Kind::Parameter && from.kind != Kind::Buffer &&
              last_reader[in] == int(i) && program.arena_offset[in] < 0 &&
              !std::count(program.output_slots.begin(), program.output_slots.end(), in))
-      s.update_note = fmt::format("in place: %{} dies here (its buffer becomes the output's unless "
-                                  "the caller gives one)",
-                                  in);
+      // runtime::run's output(): a dying input in a buffer of its own becomes the output's.
+      s.update_note = fmt::format("in place: %{} dies here (its buffer becomes the output's{})", in,
+                                  last_reader[out] < 0 ? " unless the caller gives one" : "");
     else if (std::count(program.output_slots.begin(), program.output_slots.end(), in))
       s.update_note = fmt::format("copy: %{} is an output", in);
     else if (last_reader[in] > int(i))
