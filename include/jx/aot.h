@@ -63,12 +63,13 @@ template <class Out> std::shared_ptr<const jx::detail::Program> program_of(const
 // Registers the function NAME for the generator; the block that follows returns its
 // jit(...).lower(...) (or a Compiled):
 //   JX_AOT_FUNCTION(saxpy) { return jx::jit(saxpy).lower(jx::ShapeDtypeStruct{{1024}}); }
-// (The maker is a generic lambda so that its body, which needs the block's deduced return type,
-// is instantiated at the end of the file, after the block.)
+// (The maker is a generic lambda whose call of the block depends on its (empty) parameter pack,
+// so that its body, which needs the block's deduced return type, is instantiated at the end of
+// the file, after the block: clang checks a call that depends on nothing where it is written.)
 #define JX_AOT_FUNCTION(NAME)                                                                      \
   static auto jx_aot_make_##NAME();                                                                \
   [[maybe_unused]] static const bool jx_aot_registered_##NAME = ::jx::aot::register_function(      \
-      #NAME, [](auto...) -> std::shared_ptr<const ::jx::detail::Program> {                         \
-        return ::jx::aot::impl::program_of(jx_aot_make_##NAME());                                  \
+      #NAME, [](auto... none) -> std::shared_ptr<const ::jx::detail::Program> {                    \
+        return ::jx::aot::impl::program_of(jx_aot_make_##NAME(none...));                           \
       });                                                                                          \
   static auto jx_aot_make_##NAME()
