@@ -1038,7 +1038,7 @@ public:
       // The Jacobians of output leaf k (the only one there is of an Array-valued f).
       std::optional<Out> structure;
       auto of_output = [&](size_t k) {
-        const TraceFn body = [&, k](const std::vector<Array> &xs) {
+        const TraceFn body = [&](const std::vector<Array> &xs) {
           const Out out = trees.call(f_, xs);
           if constexpr (std::is_same_v<Out, Array>) {
             return std::vector<Array>{out};

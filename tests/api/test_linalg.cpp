@@ -60,10 +60,6 @@ void expect_same_bits(const Array &a, const Array &b) {
         << i << ": " << x[i] << " vs " << y[i];
 }
 
-Array identity_like(const Array &a) {
-  return jnp::broadcast_to(jnp::eye(a.shape().back(), std::nullopt, 0, a.dtype()), a.shape());
-}
-
 TEST(Linalg, FactorizationsReconstructTheirMatrix) {
   const Array a = random_matrix({200, 200}, 1, 20), pd = positive_definite({150, 150}, 2);
   const Array tall = random_matrix({130, 70}, 3), wide = random_matrix({40, 90}, 4);

@@ -174,7 +174,7 @@ TEST(LoopKernels, NestedLoopsRunInsideTheOuterLoopsKernel) {
   auto nested = [](const Array &a) {
     return lax::fori_loop(
         0, 6,
-        [](const Array &i, const Array &c) {
+        [](const Array &, const Array &c) {
           return lax::fori_loop(
               0, 3, [&](const Array &, const Array &d) { return d * 0.5 + c * 0.25 + 1.0; }, c);
         },

@@ -55,7 +55,7 @@ TEST(ControlDerivatives, ForiLoopWithStaticBoundsIsDifferentiatedAsItsUnrolledLo
   check_derivatives(looped, args);
   for (int k = 0; k < 2; ++k) {
     auto loss = [&](const Fn &f) {
-      return [&f, k](const Array &x, const Array &w) {
+      return [&f](const Array &x, const Array &w) {
         return jnp::sum(jnp::square(f(std::vector<Array>{x, w})));
       };
     };
