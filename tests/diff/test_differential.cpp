@@ -1,8 +1,8 @@
 // Differential tests: the compiler backend against the interpreter (the oracle) on random jnp
 // programs, and checks of the harness itself (determinism, op coverage, families, comparison
 // rules, and a tolerance that absorbs legitimately different rounding).
-// JX_DIFF_GRAPHS (default 2000) and JX_DIFF_SEED (default 1) choose the graphs for long campaigns;
-// JX_DIFF_SEED=<seed> JX_DIFF_GRAPHS=1 reruns a failing one.
+// JX_DIFF_GRAPHS (default 600, 150 under sanitizers; `make campaign`: 2000) and JX_DIFF_SEED
+// (default 1) choose the graphs; JX_DIFF_SEED=<seed> JX_DIFF_GRAPHS=1 reruns a failing one.
 #include <jx/jx.h>
 
 #include <algorithm>

@@ -1,9 +1,8 @@
 // jx::jvp, vjp and vmap of random functions (diff::random_function) of float64 arguments:
 // tangents against central finite differences, primals against f(args) bit for bit, jvp under jit
 // against eager, vjp against jvp by the dot-product identity, vmap against stacked examples.
-// JX_DIFF_GRAPHS (default 500, 60 under sanitizers) and JX_DIFF_SEED (default 1) choose the
-// functions;
-// JX_DIFF_SEED=<seed> JX_DIFF_GRAPHS=1 reruns one.
+// JX_DIFF_GRAPHS (default 150, 40 under sanitizers; `make campaign`: 2000) and JX_DIFF_SEED
+// (default 1) choose the functions; JX_DIFF_SEED=<seed> JX_DIFF_GRAPHS=1 reruns one.
 #include <jx/jx.h>
 
 #include <gtest/gtest.h>
