@@ -1,7 +1,10 @@
 # Finds jx's dependencies (Debian packages, installed by scripts/install-deps.sh).
 find_program(CCACHE_PROGRAM ccache)
+# Paths under the checkout are hashed relative to it, and debug builds' working directory not at
+# all, so a fresh clone elsewhere (CI) reuses what an earlier clone compiled.
 if(CCACHE_PROGRAM)
-  set(CMAKE_CXX_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR}
+                                  CCACHE_NOHASHDIR=1 ${CCACHE_PROGRAM})
 endif()
 
 # gold links much faster than bfd on 2 cores.
