@@ -101,7 +101,7 @@ protected:
 
 // Seed 001's intervals: a = arange(0, 10, 0.1) (NumPy: i * 0.1), b = a + 0.05.
 std::vector<Array> simpson_args() {
-  std::vector<double> a(size_t(aot_test::simpson_intervals)), b(a.size());
+  std::vector<double> a(static_cast<size_t>(aot_test::simpson_intervals)), b(a.size());
   for (size_t i = 0; i < a.size(); ++i) {
     a[i] = double(i) * 0.1;
     b[i] = a[i] + 0.05;
@@ -122,7 +122,7 @@ const Array &diff_input() {
 // float32 inputs of float32_math with the special values: zeros, infinities, NaN, negatives
 // (log and pow of them are NaN), subnormals, huge and tiny values.
 std::vector<Array> float32_math_args() {
-  std::vector<float> x(size_t(aot_test::math_n)), y(x.size());
+  std::vector<float> x(static_cast<size_t>(aot_test::math_n)), y(x.size());
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> dist(-30.f, 30.f), exponent(-4.f, 4.f);
   for (size_t i = 0; i < x.size(); ++i) {
@@ -152,7 +152,7 @@ std::vector<Array> float32_math_args() {
 // Integer bases and exponents for int_power: small bases to large exponents (wrapping around),
 // negative bases, zero and one.
 std::vector<Array> int_power_args() {
-  std::vector<int32_t> a(size_t(aot_test::math_n)), b(a.size());
+  std::vector<int32_t> a(static_cast<size_t>(aot_test::math_n)), b(a.size());
   std::vector<int64_t> c(a.size()), d(a.size());
   std::mt19937 rng(7);
   for (size_t i = 0; i < a.size(); ++i) {
@@ -224,7 +224,7 @@ TEST(AotHost, RandomNormal) {
   // A function of no arguments through the C++ wrapper.
   const std::vector<Array> expected = jit_outputs(aot_test::random_normal(), {});
   std::vector<double> normal64(256 * 256);
-  std::vector<float> normal32(size_t(aot_test::math_n));
+  std::vector<float> normal32(static_cast<size_t>(aot_test::math_n));
   random_normal_aot::call(normal64, normal32);
   EXPECT_EQ(aot_test::first_mismatch(expected[0], expected[0].data(), normal64.data()), "");
   EXPECT_EQ(aot_test::first_mismatch(expected[1], expected[1].data(), normal32.data()), "");
