@@ -4,7 +4,7 @@ BUILD ?= build
 # One clang build serves the ASan/UBSan tests and the fuzz targets: its library is compiled once
 # (instrumented for both) instead of twice.
 SAN_BUILD ?= build-san
-SAN_CONFIG = -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 -DJX_SANITIZE=ON -DJX_FUZZ=ON -DJX_BUILD_TESTS=ON \
+SAN_CONFIG = -DCMAKE_CXX_COMPILER=clang++-19 -DJX_SANITIZE=ON -DJX_FUZZ=ON -DJX_BUILD_TESTS=ON \
   -DJX_BUILD_EXAMPLES=OFF -DJX_BUILD_BENCH=OFF -DJX_MPI=OFF
 TSAN_BUILD ?= build-tsan
 # What runs under ThreadSanitizer: the thread pool, the device mesh and concurrent jit calls.
