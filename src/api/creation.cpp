@@ -87,7 +87,9 @@ Array arange_impl(double start, double stop, double step, bool integral,
   DType dt = dtype ? *dtype : integral ? default_int : default_float;
   const double length = std::ceil((stop - start) / step);
   if (length >= 0x1p63) throw ValueError("Maximum allowed size exceeded");
-  int64_t n = std::max<int64_t>(0, int64_t(length));
+  // Negative lengths (stop before start) are empty: compared as doubles, since a length below
+  // INT64_MIN does not convert.
+  int64_t n = length > 0 ? int64_t(length) : 0;
   if (n == 0) return wrap(api::broadcast_node(api::scalar_node(0, dt), {0}));
   if (dt == DType::bool_) {
     // NumPy: bool has no arithmetic, so only [bool(start), bool(start + step)][:n] exists.
