@@ -1,14 +1,11 @@
 # Thin wrapper over CMake. `make test` and `make demo` install what they need first.
 JOBS ?= $(shell nproc)
 BUILD ?= build
-# One clang build serves the ASan/UBSan tests and the fuzz targets: its library is compiled once
-# (instrumented for both) instead of twice.
-SAN_BUILD ?= build-san
-SAN_CONFIG = -DCMAKE_CXX_COMPILER=clang++-19 -DJX_SANITIZE=ON -DJX_FUZZ=ON -DJX_BUILD_TESTS=ON \
-  -DJX_BUILD_EXAMPLES=OFF -DJX_BUILD_BENCH=OFF -DJX_MPI=OFF
+ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 # What runs under ThreadSanitizer: the thread pool, the device mesh and concurrent jit calls.
 TSAN_TESTS = test_runtime test_sharding test_jit
+FUZZ_BUILD ?= build-fuzz
 # libFuzzer targets, one per parser (tests/fuzz): test-fuzz runs each for FUZZ_TEST_SECONDS,
 # fuzz for FUZZ_SECONDS.
 FUZZ_TARGETS = fuzz_npy fuzz_einsum fuzz_aot_decoder fuzz_disk_cache
@@ -35,10 +32,10 @@ test-release: build
 # builds are configured without MPI (JX_MPI=OFF): they check that jx builds and runs without it,
 # and Open MPI's own allocations would read as leaks.
 test-asan: deps
-	cmake -S . -B $(SAN_BUILD) $(SAN_CONFIG)
-	cmake --build $(SAN_BUILD) -j $(JOBS)
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DJX_SANITIZE=ON -DJX_BUILD_EXAMPLES=OFF -DJX_BUILD_BENCH=OFF -DJX_MPI=OFF
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  ctest --test-dir $(SAN_BUILD) --output-on-failure -j $(JOBS)
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
 test-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DJX_TSAN=ON -DJX_BUILD_EXAMPLES=OFF -DJX_BUILD_BENCH=OFF -DJX_MPI=OFF
@@ -47,20 +44,20 @@ test-tsan: deps
 	  -R '^($(shell echo $(TSAN_TESTS) | tr ' ' '|'))$$'
 
 fuzz-build: deps
-	cmake -S . -B $(SAN_BUILD) $(SAN_CONFIG)
-	cmake --build $(SAN_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++-19 -DJX_FUZZ=ON -DJX_MPI=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
 
-# Runs each target for $(1) seconds, one at a time. New inputs go to $(SAN_BUILD)/corpus (the
+# Runs each target for $(1) seconds, one at a time. New inputs go to $(FUZZ_BUILD)/corpus (the
 # first directory); the committed seeds are only read. A crash stops with the log's tail; its input
-# is saved as $(SAN_BUILD)/<target>-crash-*.
+# is saved as $(FUZZ_BUILD)/<target>-crash-*.
 define run_fuzz
 	@for t in $(FUZZ_TARGETS); do \
-	  mkdir -p $(SAN_BUILD)/corpus/$$t; \
-	  ./$(SAN_BUILD)/tests/fuzz/$$t $(SAN_BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
+	  ./$(FUZZ_BUILD)/tests/fuzz/$$t $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
 	    -max_total_time=$(1) -rss_limit_mb=2048 -print_final_stats=1 \
-	    -artifact_prefix=$(SAN_BUILD)/$$t- > $(SAN_BUILD)/$$t.log 2>&1 \
-	    || { tail -n 60 $(SAN_BUILD)/$$t.log; echo "$$t: crashed"; exit 1; }; \
-	  echo "$$t: $$(grep -o 'number_of_executed_units: [0-9]*' $(SAN_BUILD)/$$t.log | \
+	    -artifact_prefix=$(FUZZ_BUILD)/$$t- > $(FUZZ_BUILD)/$$t.log 2>&1 \
+	    || { tail -n 60 $(FUZZ_BUILD)/$$t.log; echo "$$t: crashed"; exit 1; }; \
+	  echo "$$t: $$(grep -o 'number_of_executed_units: [0-9]*' $(FUZZ_BUILD)/$$t.log | \
 	    grep -o '[0-9]*') runs in $(1) s, nothing found"; \
 	done
 endef
@@ -110,4 +107,4 @@ format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
