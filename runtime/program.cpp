@@ -277,6 +277,11 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
     else
       hold(slot, make_buffer(bytes));
   };
+  // Whether step s is the last to read slot, and reads it once.
+  auto dies_at = [](const Step &s, int slot) {
+    return std::count(s.frees.begin(), s.frees.end(), slot) == 1 &&
+           std::count(s.inputs.begin(), s.inputs.end(), slot) == 1;
+  };
   // Output r of a kernel or library step: a donated argument's memory where the plan gives it one
   // and nothing but the caller's array (unless owned), args and (until freed) its slot refer
   // to it, else a place of its own.
@@ -292,9 +297,7 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
         !args[size_t(donor)]->deleted())
       hold(out, Buffer::take(*args[size_t(donor)]));
     else if (r == 0 && from >= 0 && anywhere && !windowed && slots[size_t(from)] &&
-             slots[size_t(from)].use_count() == 1 &&
-             std::count(s.frees.begin(), s.frees.end(), from) == 1 &&
-             std::count(s.inputs.begin(), s.inputs.end(), from) == 1)
+             slots[size_t(from)].use_count() == 1 && dies_at(s, from))
       hold(out, slots[size_t(from)]);
     else
       place(out, s.out_bytes[r]);
@@ -306,9 +309,7 @@ std::vector<BufferPtr> run(const Program &program, const std::vector<BufferPtr> 
   // it as a donation; a buffer something else still holds is shared, and copied before any write.
   auto hand_over = [&](const Step &s, int slot) -> BufferPtr {
     BufferPtr &held = slots[size_t(slot)];
-    if (windowed || std::count(s.frees.begin(), s.frees.end(), slot) != 1 ||
-        std::count(s.inputs.begin(), s.inputs.end(), slot) != 1 || !held)
-      return held;
+    if (windowed || !dies_at(s, slot) || !held) return held;
     BufferPtr b = std::move(held);
     const auto owned_end = args.begin() + std::ptrdiff_t(std::min(owned_args, args.size()));
     if (b.use_count() == 2 && !b->deleted() && std::count(args.begin(), owned_end, b) == 1 &&
