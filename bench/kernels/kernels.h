@@ -8,13 +8,26 @@
 
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace kernels {
 
+namespace jnp = jx::numpy;
+namespace lax = jx::lax;
+using jx::Array;
+using jx::none;
+using jx::slice;
+using lax::Arrays;
+
+// A jit program's outputs, a pair or tuple of arrays, as the list a Kernel's run returns.
+template <class Tuple> Arrays outputs(const Tuple &result) {
+  return std::apply([](const auto &...a) { return Arrays{a...}; }, result);
+}
+
 struct Kernel {
-  std::string name, size; // size as the Python side prints it, e.g. "N=600 TSTEPS=100"
-  std::function<jx::lax::Arrays()> run; // one call of the compiled program
+  std::string name, size;      // size as the Python side prints it, e.g. "N=600 TSTEPS=100"
+  std::function<Arrays()> run; // one call of the compiled program
 };
 
 // Built lazily: making a kernel builds its inputs and traces nothing until the first run.

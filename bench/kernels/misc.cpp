@@ -19,13 +19,6 @@
 namespace kernels {
 namespace {
 
-namespace jnp = jx::numpy;
-namespace lax = jx::lax;
-using jx::Array;
-using jx::none;
-using jx::slice;
-using lax::Arrays;
-
 // The benchmarks' bytes: a linear congruential generator's bits 16-23 (kernels.py's too).
 std::vector<int32_t> lcg_bytes(int64_t n) {
   std::vector<int32_t> bytes(static_cast<size_t>(n));
@@ -74,10 +67,8 @@ Kernel mandelbrot(int64_t xn, int64_t yn, int64_t maxiter) {
         Arrays{jnp::zeros(c.shape(), jx::complex128), jnp::zeros(c.shape(), jx::int64)});
     return std::make_pair(out[0], jnp::where(out[1] == maxiter - 1, int64_t(0), out[1]));
   });
-  return {"mandelbrot", fmt::format("XN={} YN={} MAXITER={}", xn, yn, maxiter), [=] {
-            const auto [z, counts] = f();
-            return Arrays{z, counts};
-          }};
+  return {"mandelbrot", fmt::format("XN={} YN={} MAXITER={}", xn, yn, maxiter),
+          [=] { return outputs(f()); }};
 }
 
 // go_fast (NPBench): trace += tanh(a[i, i]) over the diagonal, then a + trace.
@@ -291,10 +282,8 @@ Kernel nbody(int64_t n, int64_t nt) {
         Arrays{pos0, vel, acc, KE, PE});
     return std::make_pair(out[3], out[4]);
   });
-  return {"nbody", fmt::format("N={} NT={}", n, nt), [=] {
-            const auto [ke, pe] = f(mass, pos, vel, dt, G, softening);
-            return Arrays{ke, pe};
-          }};
+  return {"nbody", fmt::format("N={} NT={}", n, nt),
+          [=] { return outputs(f(mass, pos, vel, dt, G, softening)); }};
 }
 
 // azimint_hist (after NPBench's azimint_hist_jax.py): the mean of data in each of npt radial
