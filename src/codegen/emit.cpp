@@ -110,7 +110,9 @@ public:
         (op_kind(first.op) == OpKind::Reduce || op_kind(first.op) == OpKind::Contraction) &&
         (out.empty() || !accumulates_rows(first) || first.op == Op::DotGeneral))
       throw Error("internal: only row reductions share a kernel");
-    if (plan_.updates_operand) {
+    if (plan_.sequential_loop) {
+      emit_sequential_loop(strides);
+    } else if (plan_.updates_operand) {
       emit_update(strides);
     } else if (const Node *scan = kernel_scan(); scan && !out.empty()) {
       emit_scan_tiles(*scan, strides);
@@ -203,6 +205,36 @@ private:
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
     return values;
+  }
+
+  // A while loop whose values live in phis: holds(values) emits its condition (a memo scope of
+  // its own), step(values) one step, returning the next values.
+  template <class C, class F>
+  void while_steps(const std::vector<Value *> &init, C &&holds, F &&step) {
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    auto *header = llvm::BasicBlock::Create(ctx_, "while", fn_);
+    auto *body_block = llvm::BasicBlock::Create(ctx_, "while.step", fn_);
+    auto *exit = llvm::BasicBlock::Create(ctx_, "while.exit", fn_);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    std::vector<Value *> values;
+    for (Value *v : init) {
+      llvm::PHINode *phi = b_.CreatePHI(v->getType(), 2);
+      phi->addIncoming(v, pre);
+      values.push_back(phi);
+    }
+    memo_.emplace_back();
+    Value *go = holds(values);
+    memo_.pop_back();
+    b_.CreateCondBr(go, body_block, exit);
+    b_.SetInsertPoint(body_block);
+    memo_.emplace_back();
+    const std::vector<Value *> next = step(values);
+    memo_.pop_back();
+    for (size_t i = 0; i < values.size(); ++i)
+      llvm::cast<llvm::PHINode>(values[i])->addIncoming(next[i], b_.GetInsertBlock());
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
   }
 
   // A flattened loop's index and the axis indices divided out of it (outermost first).
@@ -342,7 +374,15 @@ private:
   // An update of the operand the output already holds: each element of the update (the loops'
   // index space) stored at its place, start + step * index, the starts clamped as the op's.
   void emit_update(const std::vector<int64_t> &strides) {
-    const Node &root = *plan_.roots[0], &x = *root.inputs[0], &update = *root.inputs[1];
+    store_update(*plan_.roots[0], strides,
+                 [&](const std::function<void(const Index &)> &f) { box_nest(0, {}, f); });
+  }
+
+  // Stores update `root`'s elements at their places in the output, over the update's index space
+  // as `over` loops it.
+  template <class Over>
+  void store_update(const Node &root, const std::vector<int64_t> &strides, Over &&over) {
+    const Node &x = *root.inputs[0], &update = *root.inputs[1];
     const auto rank = int64_t(x.ndim());
     Index start(size_t(rank), c64(0));
     std::vector<int64_t> step(size_t(rank), 1);
@@ -353,13 +393,71 @@ private:
         start[size_t(i)] = c64(root.attrs[size_t(i)]);
         step[size_t(i)] = root.attrs[size_t(2 * rank + i)];
       }
-    box_nest(0, {}, [&](const Index &idx) {
+    over([&](const Index &idx) {
       Index at(static_cast<size_t>(rank));
       for (int64_t i = 0; i < rank; ++i)
         at[size_t(i)] = b_.CreateAdd(start[size_t(i)],
                                      b_.CreateMul(idx[size_t(i)], c64(step[size_t(i)])), "", true);
       store_element(pointers_[0], root.dtype, linear(at, strides), value(update, idx));
     });
+  }
+
+  // A loop run step by step inside the kernel (passes::sequential_loop_veto): the carry it updates
+  // lives in the output, which holds its initial value, and each step stores its update there
+  // once the step's other values are computed (the update reads the carry where it writes, or
+  // writes one element after reading all it needs); the 0-d carries in phis; the carries it
+  // leaves as they are, and what it captures, read from the loop's operands.
+  void emit_sequential_loop(const std::vector<int64_t> &strides) {
+    const Node &loop = *plan_.roots[0]->inputs[0];
+    const bool is_while = loop.op == Op::While;
+    const ir::Region &body = (*loop.regions)[is_while ? 1 : 0];
+    const auto carries = size_t(loop.attrs[0]);
+    const size_t k = passes::sequential_loop_carry(loop);
+    std::vector<size_t> scalar;
+    std::vector<Value *> init;
+    for (size_t i = 0; i < carries; ++i)
+      if (body.params[i]->shape.empty()) {
+        scalar.push_back(i);
+        init.push_back(value(*loop.inputs[i], {}));
+      }
+    for (const ir::Region &r : *loop.regions)
+      for (size_t i = 0; i < r.params.size(); ++i)
+        if (i == k)
+          carried_in_output_[r.params[i].get()] = strides;
+        else if (i >= carries || !r.params[i]->shape.empty())
+          captured_[r.params[i].get()] = loop.inputs[i].get();
+    auto bind = [&](const ir::Region &r, const std::vector<Value *> &values) {
+      for (size_t s = 0; s < scalar.size(); ++s)
+        carry_[r.params[scalar[s]].get()] = values[s];
+    };
+    auto step = [&](const std::vector<Value *> &values) {
+      bind(body, values);
+      std::vector<Value *> next;
+      for (size_t i : scalar)
+        next.push_back(value(*body.outputs[i], {}));
+      const Node &update = *body.outputs[k];
+      store_update(update, strides, [&](const std::function<void(const Index &)> &f) {
+        nest(update.inputs[1]->shape, 0, {}, f);
+      });
+      return next;
+    };
+    if (is_while) {
+      const ir::Region &cond = (*loop.regions)[0];
+      while_steps(
+          init,
+          [&](const std::vector<Value *> &values) {
+            bind(cond, values);
+            return value(*cond.outputs[0], {});
+          },
+          step);
+    } else {
+      steps(loop.attrs[2], init, step);
+    }
+    for (const ir::Region &r : *loop.regions)
+      for (const ir::NodePtr &p : r.params) {
+        carry_.erase(p.get());
+        carried_in_output_.erase(p.get());
+      }
   }
 
   // The scan whose results are this kernel's roots, or null.
@@ -1201,6 +1299,8 @@ private:
   Value *value(const Node &n, const Index &idx) {
     if (auto it = carry_.find(&n); it != carry_.end()) return it->second;
     if (auto it = captured_.find(&n); it != captured_.end()) return value(*it->second, idx);
+    if (auto it = carried_in_output_.find(&n); it != carried_in_output_.end())
+      return load_element(pointers_[0], n.dtype, linear(idx, it->second));
     if (auto it = param_.find(&n); it != param_.end()) {
       const size_t k = it->second - plan_.roots.size();
       const std::optional<Shape> &window =
@@ -1245,6 +1345,9 @@ private:
       break;
     case OpKind::Reduce:
     case OpKind::Contraction:
+      // A small one in a sequential loop's step (a dot product of a row): one element of it.
+      if (plan_.sequential_loop) return reduce(n, idx);
+      break;
     case OpKind::Library: break;
     case OpKind::Marker: throw Error("internal: a marker reached codegen (simplify erases them)");
     }
@@ -1964,6 +2067,9 @@ private:
   // captured value to the scan's operand it stands for.
   std::unordered_map<const Node *, Value *> carry_;
   std::unordered_map<const Node *, const Node *> captured_;
+  // A sequential loop's updated carry (its params in each region): read from the output, with
+  // these strides.
+  std::unordered_map<const Node *, std::vector<int64_t>> carried_in_output_;
   std::vector<Value *> literal_values_;
   std::vector<Value *> pointers_;
   // Values already emitted at an index, per scope (a loop body or a branch region).

@@ -68,7 +68,7 @@ void choose_streamed_outputs(std::vector<passes::Step> &plan) {
 // elementwise ops (the emitter computes an element's values before storing them).
 bool reads_in_place(const passes::KernelPlan &plan, const ir::Node *p) {
   // An update reads its operand where it writes (update_in_place), or not at all.
-  if (plan.updates_operand && plan.roots[0]->inputs[0].get() == p) return true;
+  if (plan.updates_operand && passes::updated_operand(plan) == p) return true;
   std::unordered_map<const ir::Node *, bool> reaches;
   bool in_place = true;
   std::function<bool(const ir::Node *)> visit = [&](const ir::Node *n) {
@@ -327,17 +327,20 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
       s.kind = Kind::Kernel;
       s.roots = p.plan.roots;
       s.placement = std::move(placed[i]);
-      // One box of the whole output runs as an unplaced kernel does.
-      const bool boxed = !sharding::distinct_boxes(s.placement.boxes, p.node->shape).empty();
+      // One box of the whole output runs as an unplaced kernel does; so does a loop run step by
+      // step, whatever its carry's sharding.
+      const bool boxed = !p.plan.sequential_loop &&
+                         !sharding::distinct_boxes(s.placement.boxes, p.node->shape).empty();
       // An update writes its elements alone into a copy of its operand, or into the operand's
       // own memory where it dies here (choose_in_place, donate). Not over device boxes, whose
       // kernels cover the output's, nor over windows across processes.
       passes::KernelPlan kernel = p.plan;
-      kernel.updates_operand = !boxed && !across_processes && passes::update_in_place(p.plan);
+      kernel.updates_operand = p.plan.sequential_loop ||
+                               (!boxed && !across_processes && passes::update_in_place(p.plan));
       if (kernel.updates_operand)
-        s.run.update_input =
-            int(std::find(p.plan.inputs.begin(), p.plan.inputs.end(), p.node->inputs[0].get()) -
-                p.plan.inputs.begin());
+        s.run.update_input = int(
+            std::find(p.plan.inputs.begin(), p.plan.inputs.end(), passes::updated_operand(kernel)) -
+            p.plan.inputs.begin());
       s.plan = std::make_shared<const passes::KernelPlan>(std::move(kernel));
       s.run.literals = p.plan.literal_values();
       for (const ir::Node *in : p.plan.inputs)

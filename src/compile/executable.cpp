@@ -175,7 +175,14 @@ std::string Executable::as_text() const {
     if (s.kind == ProgramStep::Kind::Kernel) {
       text += fmt::format(" reads {} rows={}", fmt::join(s.run.inputs, ","), s.run.outer);
       if (!s.update_note.empty()) text += fmt::format(" (update {})", s.update_note);
-      if (s.node->op == ir::Op::Result)
+      if (s.plan->sequential_loop)
+        text +=
+            s.node->inputs[0]->op == ir::Op::While
+                ? std::string(" (while loop inside the kernel, step by step, its carry in place)")
+                : fmt::format(" (loop of {} steps inside the kernel, step by step, its carry "
+                              "in place)",
+                              s.node->inputs[0]->attrs[2]);
+      else if (s.node->op == ir::Op::Result)
         text += fmt::format(" (scan of {} steps inside the kernel, per element)",
                             s.node->inputs[0]->attrs[2]);
       // Why a contraction stays a loop (the GEMM cost model's answer).
@@ -187,11 +194,15 @@ std::string Executable::as_text() const {
     if (s.kind == ProgramStep::Kind::Control) {
       // The op, then each region's plan (its kernels' IR left out), indented.
       text += fmt::format(" {} reads {}", ir::op_name(s.node->op), fmt::join(s.run.inputs, ","));
-      if (s.node->op == ir::Op::Scan) {
-        const std::string veto = passes::scan_kernel_veto(*s.node);
-        text += fmt::format(" (its body runs as a program per step: {})",
-                            veto.empty() ? "a result of another shape than the carries' is read"
-                                         : veto);
+      if (s.node->op == ir::Op::Scan || s.node->op == ir::Op::While) {
+        const std::string veto = s.node->op == ir::Op::Scan ? passes::scan_kernel_veto(*s.node)
+                                                            : "it is a while loop",
+                          sequential = passes::sequential_loop_veto(*s.node);
+        text += fmt::format(
+            " (its body runs as a program per step: {}; not step by step in a "
+            "kernel: {})",
+            veto.empty() ? "a result of another shape than the carries' is read" : veto,
+            sequential.empty() ? "a result other than its updated carry is read" : sequential);
       }
       for (size_t r = 0; r < s.regions.size(); ++r) {
         std::string plan = s.regions[r]->as_text();

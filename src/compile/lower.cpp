@@ -20,7 +20,7 @@ ProgramPlan lower(const std::vector<ir::NodePtr> &params, const std::vector<ir::
   std::vector<passes::Step> plan;
   {
     runtime::trace::Span span("compile", "2. fusion plan");
-    plan = passes::plan_steps(roots, options.fuse);
+    plan = passes::plan_steps(roots, options.fuse, options.devices_per_process == 0);
   }
   // 3. Sharding: device boxes per kernel, transfers between devices.
   std::vector<sharding::StepPlacement> placed;

@@ -222,7 +222,8 @@ std::vector<Step> merge_siblings(std::vector<Step> steps) {
 
 } // namespace
 
-std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
+std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
+                             bool sequential_loops) {
   const std::vector<const Node *> order = ir::topological_order(roots);
   std::unordered_map<const Node *, ir::NodePtr> owner;
   // Users of each node, and how many read it through an index rewrite (a movement op): only
@@ -260,18 +261,29 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
           gemms[n] = *g;
         }
 
-  // Scans that run inside a kernel (scan_kernel_veto), with the results that kernel writes: every
-  // result read of the carries' shape (a 0-d result read elsewhere keeps the scan a step).
+  // Loops that run inside a kernel, with the results that kernel writes: scans per element
+  // (scan_kernel_veto), every result read of the carries' shape (a 0-d result read elsewhere keeps
+  // the scan a step); loops run step by step (sequential_loop_veto), the carry they update alone.
   std::unordered_map<const Node *, std::vector<ir::NodePtr>> kernel_scans;
+  std::unordered_set<const Node *> sequential;
   if (fuse) {
     std::unordered_map<const Node *, bool> eligible;
-    for (const Node *n : order)
-      if (n->op == Op::Scan && !n->realized()) eligible[n] = scan_kernel_veto(*n).empty();
+    for (const Node *n : order) {
+      if ((n->op != Op::Scan && n->op != Op::While) || n->realized()) continue;
+      if (n->op == Op::Scan && scan_kernel_veto(*n).empty()) {
+        eligible[n] = true;
+      } else if (sequential_loops && sequential_loop_veto(*n).empty()) {
+        eligible[n] = true;
+        sequential.insert(n);
+      }
+    }
     for (const Node *n : order)
       if (n->op == Op::Result && eligible.count(n->inputs[0].get())) {
-        const Node *scan = n->inputs[0].get();
-        if (n->shape != scan_carry_shape(*scan)) eligible[scan] = false;
-        kernel_scans[scan].push_back(owner.at(n));
+        const Node *loop = n->inputs[0].get();
+        if (sequential.count(loop) ? size_t(n->attrs[0]) != sequential_loop_carry(*loop)
+                                   : n->shape != scan_carry_shape(*loop))
+          eligible[loop] = false;
+        kernel_scans[loop].push_back(owner.at(n));
       }
     for (const auto &[scan, ok] : eligible)
       if (!ok) kernel_scans.erase(scan);
@@ -396,16 +408,18 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse) {
       auto scan = kernel_scans.find(n->inputs[0].get());
       if (scan == kernel_scans.end() || scan->second.empty()) continue;
       passes::KernelPlan plan{std::move(scan->second), {}};
+      plan.sequential_loop = sequential.count(n->inputs[0].get()) > 0;
       scan->second.clear();
       for (const ir::NodePtr &in : n->inputs[0]->inputs)
         if (std::find(plan.inputs.begin(), plan.inputs.end(), in.get()) == plan.inputs.end())
           plan.inputs.push_back(in.get());
-      // What the body reads from memory of its own (a table), each a buffer step first.
-      for (const ir::NodePtr &b : region_buffers((*n->inputs[0]->regions)[0]))
-        if (std::find(plan.inputs.begin(), plan.inputs.end(), b.get()) == plan.inputs.end()) {
-          plan.inputs.push_back(b.get());
-          steps.push_back({Step::Kind::Buffer, b, {}});
-        }
+      // What the regions read from memory of their own (a table), each a buffer step first.
+      for (const ir::Region &region : *n->inputs[0]->regions)
+        for (const ir::NodePtr &b : region_buffers(region))
+          if (std::find(plan.inputs.begin(), plan.inputs.end(), b.get()) == plan.inputs.end()) {
+            plan.inputs.push_back(b.get());
+            steps.push_back({Step::Kind::Buffer, b, {}});
+          }
       steps.push_back({Step::Kind::Kernel, plan.roots[0], std::move(plan)});
     } else if (op_kind(n->op) == OpKind::Control) {
       // Every result, used or not: the regions give them all.

@@ -37,6 +37,10 @@ struct Step {
 // merge into one kernel with several roots (multi-output fusion).
 // With fuse = false every non-leaf node is its own kernel (op-by-op, like eager NumPy): the
 // baseline the fusion benchmarks compare against.
-std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse = true);
+// With sequential_loops, a loop that updates one array carry a little per step runs inside one
+// kernel (sequential_loop_veto); not in a program split across processes, whose kernels write
+// windows of their outputs.
+std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse = true,
+                             bool sequential_loops = true);
 
 } // namespace jx::passes

@@ -10,11 +10,14 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/builder.h"
 #include "ir/printer.h"
 
 namespace jx::passes {
 
 const Shape &KernelPlan::loop_shape() const {
+  static const Shape one_step{};
+  if (sequential_loop) return one_step;
   return updates_operand ? roots[0]->inputs[1]->shape : roots[0]->shape;
 }
 
@@ -40,7 +43,13 @@ bool update_in_place(const KernelPlan &plan) {
     return n.op == ir::Op::Slice && n.attrs == root.attrs;
   };
   // Whether n, computed inline, reads x anywhere but through same_window reached by elementwise
-  // ops (elementwise: whether it reads x at all).
+  // ops and reshapes (which keep each element's row-major position, so the window's element p
+  // is still read for the update's element p), and whether it reads x at all.
+  auto keeps_positions = [](const ir::Node &n) {
+    return ir::is_elementwise(n.op) || n.op == ir::Op::Reshape ||
+           (n.op == ir::Op::Broadcast && n.size() == n.inputs[0]->size() &&
+            std::is_sorted(n.attrs.begin(), n.attrs.end()));
+  };
   std::unordered_map<const ir::Node *, std::pair<bool, bool>> memo; // reads x, only in place
   std::function<std::pair<bool, bool>(const ir::Node *)> reads = [&](const ir::Node *n) {
     if (n == x) return std::pair{true, false};
@@ -57,7 +66,7 @@ bool update_in_place(const KernelPlan &plan) {
       for (const ir::NodePtr &in : n->inputs) {
         const auto [any, in_place] = reads(in.get());
         r.first = r.first || any;
-        r.second = r.second && in_place && (!any || ir::is_elementwise(n->op));
+        r.second = r.second && in_place && (!any || keeps_positions(*n));
       }
     }
     return memo[n] = r;
@@ -68,6 +77,83 @@ bool update_in_place(const KernelPlan &plan) {
   // (a[i, j] = (a[i, j] - a[i, :j] . a[j, :j]) / a[j, j] in a factorization's inner loop).
   if (shape_size(update.shape) == 1) return true;
   return reads(&update).second;
+}
+
+const ir::Node *updated_operand(const KernelPlan &plan) {
+  const ir::Node &root = *plan.roots[0];
+  if (plan.sequential_loop)
+    return root.inputs[0]->inputs[sequential_loop_carry(*root.inputs[0])].get();
+  return root.inputs[0].get();
+}
+
+namespace {
+// A loop's body (a while's second region).
+const ir::Region &loop_body(const ir::Node &loop) {
+  return (*loop.regions)[loop.op == ir::Op::While ? 1 : 0];
+}
+} // namespace
+
+size_t sequential_loop_carry(const ir::Node &loop) {
+  const ir::Region &body = loop_body(loop);
+  for (size_t k = 0; k < size_t(loop.attrs[0]); ++k)
+    if (!body.params[k]->shape.empty() && body.outputs[k] != body.params[k]) return k;
+  return size_t(loop.attrs[0]);
+}
+
+std::string sequential_loop_veto(const ir::Node &loop) {
+  if (loop.op == ir::Op::Scan && loop.attrs[1] != 0) return "it scans arrays";
+  if (loop.op != ir::Op::Scan && loop.op != ir::Op::While) return "not a loop";
+  const ir::Region &body = loop_body(loop);
+  const auto carries = size_t(loop.attrs[0]);
+  if (body.outputs.size() != carries) return "it stacks outputs";
+  const size_t k = sequential_loop_carry(loop);
+  if (k == carries) return "no array carry changes";
+  for (size_t i = k + 1; i < carries; ++i)
+    if (!body.params[i]->shape.empty() && body.outputs[i] != body.params[i])
+      return "it changes several array carries";
+  const ir::Node &update = *body.outputs[k];
+  if ((update.op != ir::Op::DynamicUpdateSlice && update.op != ir::Op::SliceUpdate) ||
+      update.inputs[0] != body.params[k])
+    return "an array carry changes other than by one update";
+  if (update.inputs[1]->size() > runtime::min_chunk_elements)
+    return "its update is large enough for threads";
+  if (std::count(loop.inputs.begin(), loop.inputs.end(), loop.inputs[k]) > 1)
+    return "its updated carry's initial value is another operand too";
+  if (!update_in_place({{body.outputs[k]}, {body.params[k].get()}}))
+    return "its update reads the carry where it does not write";
+  // What the steps compute, short of the params and the buffers of its own: inline code.
+  std::unordered_set<const ir::Node *> seen;
+  std::vector<const ir::Node *> stack;
+  for (const ir::Region &r : *loop.regions)
+    for (const ir::NodePtr &out : r.outputs)
+      stack.push_back(out.get());
+  while (!stack.empty()) {
+    const ir::Node *n = stack.back();
+    stack.pop_back();
+    if (!seen.insert(n).second || is_region_buffer(*n)) continue;
+    if (std::any_of(body.params.begin(), body.params.end(),
+                    [&](const ir::NodePtr &p) { return p.get() == n; }) ||
+        (loop.op == ir::Op::While &&
+         std::any_of((*loop.regions)[0].params.begin(), (*loop.regions)[0].params.end(),
+                     [&](const ir::NodePtr &p) { return p.get() == n; })))
+      continue;
+    const ir::OpKind kind = op_kind(n->op);
+    int64_t work = 0;
+    if (kind == ir::OpKind::Reduce) work = n->inputs[0]->size();
+    if (kind == ir::OpKind::Contraction) {
+      work = n->size();
+      for (int64_t axis : ir::dot_dims(*n).lhs_contract)
+        work *= n->inputs[0]->shape[size_t(axis)];
+    }
+    if (n->op == ir::Op::Parameter || n->op == ir::Op::RandomUniform ||
+        kind == ir::OpKind::Control || kind == ir::OpKind::Library || kind == ir::OpKind::Marker ||
+        work > runtime::min_chunk_elements)
+      return fmt::format("its body computes {} ({}{})", ir::op_name(n->op),
+                         n->realized() ? "realized " : "", ir::type_str(*n));
+    for (const ir::NodePtr &in : n->inputs)
+      stack.push_back(in.get());
+  }
+  return "";
 }
 
 namespace {
@@ -177,6 +263,7 @@ std::string KernelPlan::structural_key() const {
   std::string key = fmt::format("box:{};", boxed_axes);
   if (stream_outputs) key += "stream;";
   if (updates_operand) key += "update;";
+  if (sequential_loop) key += "sequential;";
   for (const ir::Node *in : inputs)
     key += fmt::format("p:{};", ir::type_str(*in));
   for (const ir::Node *n : order) {

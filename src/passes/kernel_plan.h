@@ -47,6 +47,11 @@ struct KernelPlan {
   // and stores each at its place, so it costs the update's size, not the array's. Set by buffer
   // assignment where update_in_place holds.
   bool updates_operand = false;
+  // Its root is the result of a loop run step by step inside the kernel (sequential_loop_veto):
+  // the carry the loop updates lives in the output buffer, which holds the carry's initial value
+  // (updates_operand), each step storing its update there; its 0-d carries live in registers and
+  // the carries it leaves as they are are read from their initial values. Set by fusion.
+  bool sequential_loop = false;
   // In a multi-process program, the extent of the window of its array that each input's buffer
   // and the outputs' buffers hold (the strides the kernel indexes them with; global indices still
   // address them, through the window's base); none: the whole array.
@@ -80,6 +85,9 @@ struct KernelPlan {
 // the same starts and steps), so writing the update into x's own memory changes nothing the
 // kernel reads later.
 bool update_in_place(const KernelPlan &plan);
+// The kernel input whose contents an updating plan's output starts as (updates_operand): the
+// updated operand of an update, the initial value of a sequential loop's updated carry.
+const ir::Node *updated_operand(const KernelPlan &plan);
 
 // Why a scan cannot run inside a kernel, or "" where it can: one loop per element of its carries'
 // shape, the carries in registers, instead of the runtime running its body as a program each
@@ -88,6 +96,17 @@ bool update_in_place(const KernelPlan &plan);
 // fori_loop's counter) from 0-d carries alone, reading what it captures anywhere (a table indexed
 // by the counter) and holding no reduction, contraction, library call or loop of its own.
 std::string scan_kernel_veto(const ir::Node &scan);
+// Why a loop (a scan of no xs and no stacked outputs, or a while) cannot run step by step inside
+// one kernel, or "" where it can: a body that leaves every array carry as it is but one, which it
+// changes by one dynamic_update_slice or slice_update small enough for one thread
+// (runtime::min_chunk_elements) that either writes one element or reads the carry only where it
+// writes (update_in_place), so the kernel stores each step's update into the carry's memory; its
+// 0-d carries (counters, bounds) computed from anything, in registers; no loop, library call or
+// large reduction of its own (small ones, a dot product of a row, run inline). The carry's initial
+// value may be no other operand of the loop (the kernel writes over it where it dies).
+std::string sequential_loop_veto(const ir::Node &loop);
+// The carry such a loop updates.
+size_t sequential_loop_carry(const ir::Node &loop);
 // A scan's carries' shape: its first carry's that is not 0-d, or 0-d.
 Shape scan_carry_shape(const ir::Node &scan);
 // The values with memory of their own that a region's nodes read (constants, realized values):

@@ -36,13 +36,31 @@ bool contains(const std::string &text, const std::string &part) {
 
 TEST(InPlaceUpdates, PlansSayWhichUpdatesRunInPlaceAndWhy) {
   const Array x = jnp::zeros({64, 32}), i = jnp::array(int32_t(3));
-  // A loop carry: donated to the body, so each iteration writes one row into it.
+  // A loop updating one carry: one kernel running the loop, each step writing a row into the
+  // output (a copy of the undonated argument, made once).
   const jx::Jitted loop = jx::jit([](const Array &a, const Array &n) {
     return lax::fori_loop(
         0, n, [](const Array &k, const Array &c) { return c.at(k).set(k.astype(c.dtype())); }, a);
   });
   const std::string looped = plan_of(loop, x, i);
-  EXPECT_TRUE(contains(looped, "rows=1 (update in place: argument 1 is donated")) << looped;
+  EXPECT_TRUE(contains(looped, "(update copy: argument 0 is not donated) (while loop inside the "
+                               "kernel, step by step, its carry in place)"))
+      << looped;
+  EXPECT_FALSE(contains(looped, "region 0:")) << looped;
+  // Two carries updated: a program per step, each carry donated to the body, so each iteration
+  // writes one row into it.
+  const jx::Jitted pair = jx::jit([](const Array &a, const Array &n) {
+    return lax::fori_loop(
+        0, n,
+        [](const Array &k, const Arrays &c) {
+          return Arrays{c[0].at(k).set(k.astype(c[0].dtype())), c[1].at(k).set(1.0)};
+        },
+        Arrays{a, a + 1.0});
+  });
+  const std::string paired = plan_of(pair, x, i);
+  EXPECT_TRUE(contains(paired, "rows=1 (update in place: argument 1 is donated")) << paired;
+  EXPECT_TRUE(contains(paired, "not step by step in a kernel: it changes several array carries"))
+      << paired;
   // An argument: in place when donated, else on a copy.
   auto set_row = [](const Array &a, const Array &k) { return a.at(k).set(1.0); };
   EXPECT_TRUE(contains(plan_of(jx::jit(set_row, {.donate_argnums = {0}}), x, i),
@@ -95,7 +113,7 @@ TEST(InPlaceUpdates, PlansSayWhichUpdatesRunInPlaceAndWhy) {
   EXPECT_EQ(in_place, 2u) << inner; // the outer update and the inner loop's
   EXPECT_FALSE(contains(inner, "rows=64")) << inner;
   const std::string one = plan_of(element, x, i);
-  EXPECT_TRUE(contains(one, "rows=1 (update in place: argument 1 is donated")) << one;
+  EXPECT_TRUE(contains(one, "(while loop inside the kernel, step by step")) << one;
   EXPECT_FALSE(contains(one, "kernel select")) << one;
   const Array grid = jnp::arange(64.0 * 32.0).reshape({64, 32}) * 0.001 + 1.0;
   const Array got = element(grid, jnp::array(int32_t(20)));

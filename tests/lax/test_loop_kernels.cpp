@@ -185,6 +185,112 @@ TEST(LoopKernels, NestedLoopsRunInsideTheOuterLoopsKernel) {
   EXPECT_TRUE(contains(nested_plan, "(scan of 6 steps inside")) << nested_plan;
 }
 
+// Loops that update one array carry a little per step run step by step inside one kernel, the
+// carry in the output's memory: Gauss-Seidel's element sweep (reads of the element it just wrote),
+// a factorization's while loop over traced bounds with a dot product per step, a row rewritten
+// in place beside a carry left as it is.
+TEST(LoopKernels, SequentialLoopsUpdateTheirCarryInPlace) {
+  const Array grid = (jnp::arange(12.0 * 9.0).reshape({12, 9}) * 0.37) % 5.0 + 1.0;
+  auto seidel = [](const Array &a) {
+    return lax::fori_loop(
+        1, 11,
+        [](const Array &i, const Array &g) {
+          return lax::fori_loop(
+              1, 8,
+              [&](const Array &j, const Array &h) {
+                return h.at(i, j).set((h(i, j) + h(i, j - 1) + h(i - 1, j)) / 3.0);
+              },
+              g);
+        },
+        a);
+  };
+  expect_agree(seidel(grid));
+  const std::string plan = jx::jit(seidel).lower(grid).compile().as_text();
+  EXPECT_TRUE(contains(plan, "(loop of 7 steps inside the kernel, step by step, its carry in "
+                             "place)"))
+      << plan;
+  // The carry's final values against a loop written element by element in C++.
+  std::vector<double> g(12 * 9);
+  const Array host = grid;
+  for (size_t e = 0; e < g.size(); ++e)
+    g[e] = host.reshape({-1})(int64_t(e)).item<double>();
+  for (size_t i = 1; i < 11; ++i)
+    for (size_t j = 1; j < 8; ++j)
+      g[i * 9 + j] = (g[i * 9 + j] + g[i * 9 + j - 1] + g[(i - 1) * 9 + j]) / 3.0;
+  const Array got = jx::jit(seidel)(grid).reshape({-1});
+  for (size_t e = 0; e < g.size(); ++e)
+    ASSERT_NEAR(got(int64_t(e)).item<double>(), g[e], 1e-12 * std::abs(g[e])) << e;
+
+  // A while over traced bounds: a[k, k] from a dot product of rows of the carry.
+  auto factor = [](const Array &a, const Array &n) {
+    return lax::fori_loop(
+        1, n,
+        [](const Array &k, const Array &c) {
+          return c.at(k, k).set((c(k, k) - jnp::dot(c(k - 1), c(k - 1)) * 0.01) / c(k - 1, k - 1));
+        },
+        a);
+  };
+  expect_agree(factor(grid, jnp::array(int32_t(9))), 1e-11);
+  const std::string while_plan =
+      jx::jit(factor).lower(grid, jnp::array(int32_t(9))).compile().as_text();
+  EXPECT_TRUE(contains(while_plan, "(while loop inside the kernel, step by step")) << while_plan;
+
+  // A row rewritten in place (read where it is written), a carry left as it is, a captured table.
+  const Array table = jnp::arange(9.0) * 0.5;
+  auto rows = [&](const Array &a, const Array &b) {
+    return lax::fori_loop(
+        0, 24,
+        [&](const Array &k, const Arrays &c) {
+          const Array r = k % 12;
+          return Arrays{c[0].at(r).set(c[0](r) * 0.5 + c[1](r) + table), c[1]};
+        },
+        Arrays{a, b})[0];
+  };
+  expect_agree(rows(grid, grid * 2.0));
+  const std::string row_plan = jx::jit(rows).lower(grid, grid).compile().as_text();
+  EXPECT_TRUE(contains(row_plan, "(loop of 24 steps inside the kernel")) << row_plan;
+  // Donated, the argument's memory is the loop's.
+  const std::string donated =
+      jx::jit(rows, {.donate_argnums = {0}}).lower(grid, grid).compile().as_text();
+  EXPECT_TRUE(contains(donated, "(update in place: argument 0 is donated")) << donated;
+}
+
+// Where stepping inside a kernel would read what a step already overwrote, or another result is
+// read, the loop stays a program per step, says why, and agrees with the evaluator.
+TEST(LoopKernels, SequentialLoopsThatCannotSayWhy) {
+  const Array grid = jnp::arange(8.0 * 6.0).reshape({8, 6}) * 0.25;
+  auto plan_of = [&](auto f) { return jx::jit(f).lower(grid).compile().as_text(); };
+  // A row written from another row: stored in order it would read rows already written.
+  auto shift = [](const Array &a) {
+    return lax::fori_loop(
+        0, 7, [](const Array &k, const Array &c) { return c.at(k + 1).set(c(k) + c(k + 1)); }, a);
+  };
+  expect_agree(shift(grid));
+  EXPECT_TRUE(contains(plan_of(shift), "its update reads the carry where it does not write"))
+      << plan_of(shift);
+  // The carry's initial value also captured: writing over it would change what the steps read.
+  auto captured = [](const Array &a) {
+    return lax::fori_loop(
+        0, 6, [&](const Array &k, const Array &c) { return c.at(1, k).set(a(2, k) + c(1, k)); }, a);
+  };
+  expect_agree(captured(grid));
+  EXPECT_TRUE(contains(plan_of(captured), "its updated carry's initial value is another operand"))
+      << plan_of(captured);
+  // The counter read after the loop.
+  auto counted = [](const Array &a) {
+    const Arrays out = lax::fori_loop(
+        0, 5,
+        [](const Array &, const Arrays &c) {
+          return Arrays{c[0] + 1, c[1].at(c[0] % 8, 0).set(1.0)};
+        },
+        Arrays{jnp::array(int64_t(0)), a});
+    return out[1] + out[0].astype(jx::float64);
+  };
+  expect_agree(counted(grid));
+  EXPECT_TRUE(contains(plan_of(counted), "a result other than its updated carry is read"))
+      << plan_of(counted);
+}
+
 TEST(LoopKernels, LoopsThatCannotSayWhy) {
   const jx::ShapeDtypeStruct spec{{16}, jx::float64};
   auto plan_of = [&](auto f) { return jx::jit(f).lower(spec).compile().as_text(); };
@@ -210,7 +316,8 @@ TEST(LoopKernels, LoopsThatCannotSayWhy) {
                                     a, jnp::ones({4, 16}))
                              .second;
                        }),
-                       "(its body runs as a program per step: it scans arrays)"));
+                       "(its body runs as a program per step: it scans arrays; not step by "
+                       "step in a kernel: it scans arrays)"));
 }
 
 } // namespace
