@@ -40,6 +40,15 @@ std::vector<ir::NodePtr> starts_of(std::string_view name, const Array &operand,
                                   "shape {}",
                                   name, shape_str(s.shape())));
     const int64_t extent = operand.shape()[k];
+    // A constant start stays one, so windows at the same place compare equal (an update reading
+    // its own window runs in place).
+    if (const ir::NodePtr &n = api::node_of(s);
+        n->op == ir::Op::Literal && s.dtype() != DType::uint64) {
+      const int64_t v = n->ivalue;
+      nodes.push_back(
+          ir::literal_int(allow_negative && v < 0 ? v + extent : v, DType::int64, false));
+      continue;
+    }
     // A uint64 start past INT64_MAX would turn negative as int64; past the end, all clamp alike.
     Array start = s.dtype() == DType::uint64
                       ? numpy::minimum(s, Array(uint64_t(extent)).astype(DType::uint64))

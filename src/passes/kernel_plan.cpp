@@ -26,7 +26,51 @@ int64_t KernelPlan::outer_extent() const {
   return shape.empty() ? 1 : shape[0];
 }
 
-bool update_in_place(const KernelPlan &plan) {
+namespace {
+
+// Whether a and b compute the same value: the same node, or the same op on equal attributes over
+// inputs that are (to a small depth), with literals compared by value and conversions that only
+// change weakness skipped (a window's index and lax's start are traced apart).
+// `outer` maps a loop body's params to the loop's operands they stand for.
+bool same_value(const ir::Node *a, const ir::Node *b, const NodeMap &outer, int depth = 8) {
+  auto skip = [&](const ir::Node *n) {
+    for (;;) {
+      if (auto it = outer.find(n); it != outer.end())
+        n = it->second;
+      else if (n->op == ir::Op::Convert && n->dtype == n->inputs[0]->dtype && !n->realized())
+        n = n->inputs[0].get();
+      else
+        return n;
+    }
+  };
+  a = skip(a);
+  b = skip(b);
+  if (a == b) return true;
+  if (a->op != b->op || a->dtype != b->dtype || a->shape != b->shape || depth == 0) return false;
+  if (a->op == ir::Op::Literal) return a->fvalue == b->fvalue && a->ivalue == b->ivalue;
+  if (a->realized() || b->realized() || a->regions || b->regions || a->attrs != b->attrs ||
+      a->inputs.size() != b->inputs.size() || a->inputs.empty() || a->op == ir::Op::Parameter)
+    return false;
+  for (size_t i = 0; i < a->inputs.size(); ++i)
+    if (!same_value(a->inputs[i].get(), b->inputs[i].get(), outer, depth - 1)) return false;
+  return true;
+}
+
+// A dynamic start without the clamp into [0, hi] that the op applies anyway.
+const ir::Node *unclamped(const ir::Node *start, int64_t hi, const NodeMap &outer) {
+  if (auto it = outer.find(start); it != outer.end()) start = it->second;
+  auto literal = [](const ir::Node &n, int64_t v) {
+    return n.op == ir::Op::Literal && n.ivalue == v;
+  };
+  if (start->op == ir::Op::Min && literal(*start->inputs[1], hi) &&
+      start->inputs[0]->op == ir::Op::Max && literal(*start->inputs[0]->inputs[1], 0))
+    return start->inputs[0]->inputs[0].get();
+  return start;
+}
+
+} // namespace
+
+bool update_in_place(const KernelPlan &plan, const NodeMap &outer) {
   if (plan.roots.size() != 1) return false;
   const ir::Node &root = *plan.roots[0];
   const bool dynamic = root.op == ir::Op::DynamicUpdateSlice;
@@ -37,10 +81,15 @@ bool update_in_place(const KernelPlan &plan) {
   // A read of x at the element the update overwrites: the same window of it.
   auto same_window = [&](const ir::Node &n) {
     if (n.inputs.empty() || n.inputs[0].get() != x || n.shape != update.shape) return false;
-    if (dynamic)
-      return n.op == ir::Op::DynamicSlice && std::equal(n.inputs.begin() + 1, n.inputs.end(),
-                                                        root.inputs.begin() + 2, root.inputs.end());
-    return n.op == ir::Op::Slice && n.attrs == root.attrs;
+    if (!dynamic) return n.op == ir::Op::Slice && n.attrs == root.attrs;
+    if (n.op != ir::Op::DynamicSlice) return false;
+    for (size_t a = 0; a < x->shape.size(); ++a) {
+      const int64_t hi = x->shape[a] - update.shape[a];
+      if (!same_value(unclamped(n.inputs[1 + a].get(), hi, outer),
+                      unclamped(root.inputs[2 + a].get(), hi, outer), outer))
+        return false;
+    }
+    return true;
   };
   // Whether n, computed inline, reads x anywhere but through same_window reached by elementwise
   // ops and reshapes (which keep each element's row-major position, so the window's element p
@@ -119,7 +168,10 @@ std::string sequential_loop_veto(const ir::Node &loop) {
     return "its update is large enough for threads";
   if (std::count(loop.inputs.begin(), loop.inputs.end(), loop.inputs[k]) > 1)
     return "its updated carry's initial value is another operand too";
-  if (!update_in_place({{body.outputs[k]}, {body.params[k].get()}}))
+  NodeMap captured;
+  for (size_t i = carries; i < loop.inputs.size(); ++i)
+    captured[body.params[i].get()] = loop.inputs[i].get();
+  if (!update_in_place({{body.outputs[k]}, {body.params[k].get()}}, captured))
     return "its update reads the carry where it does not write";
   // What the steps compute, short of the params and the buffers of its own: inline code.
   std::unordered_set<const ir::Node *> seen;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/node.h"
@@ -84,7 +85,10 @@ struct KernelPlan {
 // update reads x only at the element it overwrites (through elementwise ops and a slice of x at
 // the same starts and steps), so writing the update into x's own memory changes nothing the
 // kernel reads later.
-bool update_in_place(const KernelPlan &plan);
+// `outer` maps params of a loop body that the plan runs in to the loop's operands they stand for
+// (a start computed before the loop is one captured param for the read, another for the write).
+using NodeMap = std::unordered_map<const ir::Node *, const ir::Node *>;
+bool update_in_place(const KernelPlan &plan, const NodeMap &outer = {});
 // The kernel input whose contents an updating plan's output starts as (updates_operand): the
 // updated operand of an update, the initial value of a sequential loop's updated carry.
 const ir::Node *updated_operand(const KernelPlan &plan);

@@ -249,6 +249,27 @@ TEST(LoopKernels, SequentialLoopsUpdateTheirCarryInPlace) {
   expect_agree(rows(grid, grid * 2.0));
   const std::string row_plan = jx::jit(rows).lower(grid, grid).compile().as_text();
   EXPECT_TRUE(contains(row_plan, "(loop of 24 steps inside the kernel")) << row_plan;
+  // A row read by indexing and written by lax's dynamic_update_slice at the outer loop's counter:
+  // its read and write starts are traced apart (one clamped, one not; each captured by the inner
+  // loop on its own) but are the same place, so the row updates in place.
+  auto masked_rows = [](const Array &a) {
+    return lax::fori_loop(
+        0, 12,
+        [](const Array &i, const Array &c) {
+          return lax::fori_loop(
+              0, 5,
+              [&](const Array &k, const Array &d) {
+                const Array row = jnp::where(jnp::arange(9) < i + 1, d(i, jx::slice()) * 0.5 + k,
+                                             d(i, jx::slice()));
+                return lax::dynamic_update_slice(d, row(jx::newaxis), {i, 0});
+              },
+              c);
+        },
+        a);
+  };
+  expect_agree(masked_rows(grid));
+  const std::string masked_plan = jx::jit(masked_rows).lower(grid).compile().as_text();
+  EXPECT_TRUE(contains(masked_plan, "(loop of 5 steps inside the kernel")) << masked_plan;
   // Donated, the argument's memory is the loop's.
   const std::string donated =
       jx::jit(rows, {.donate_argnums = {0}}).lower(grid, grid).compile().as_text();
