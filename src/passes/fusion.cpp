@@ -48,6 +48,12 @@ int op_work(const Node &n) {
 // element, or any transcendental function, division or power.
 constexpr int hoist_threshold = 4;
 
+// Work shared by several kernels worth a buffer: a transcendental function, division or power
+// per element, over an array in this range of sizes (larger ones cost a pass over memory to read
+// back; a handful of elements is recomputed as cheaply).
+constexpr int op_work_costly = 16;
+constexpr int64_t min_shared_elements = 256, max_shared_elements = 1 << 16;
+
 // The per-element cost of computing n inline, stopping at nodes with buffers. Shared
 // subexpressions count once.
 int inline_work(const Node &n, const std::unordered_set<const Node *> &buffers,
@@ -336,7 +342,7 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
       updates.push_back(x);
   }
 
-  std::unordered_set<const Node *> hoisted;
+  std::unordered_set<const Node *> hoisted, shared;
   // Materialization decisions in topological order, given the hoisted nodes.
   auto decide = [&] {
     std::unordered_set<const Node *> materialized;
@@ -356,9 +362,9 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
                (users[n] > 1 && remapped_users[n] > 0 && !trivial(*n, cheap_now, materialized) &&
                 !cheap_to_repeat(*n, materialized)) ||
                (kind == OpKind::Control && !kernel_scans.count(n)) || kind == OpKind::Library ||
-               control_operands.count(n) || hoisted.count(n) || gemm_operands.count(n) ||
-               concat_levels.count(n) || separate_updates.count(n) || d >= max_inline_depth ||
-               (!fuse && !scalar(*n));
+               control_operands.count(n) || hoisted.count(n) || shared.count(n) ||
+               gemm_operands.count(n) || concat_levels.count(n) || separate_updates.count(n) ||
+               d >= max_inline_depth || (!fuse && !scalar(*n));
       if (m) materialized.insert(n);
       depth[n] = m ? 0 : d;
     }
@@ -387,6 +393,42 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
     if (under_broadcast.count(n) && inline_work(*n, buffers, seen) >= hoist_threshold) {
       hoisted.insert(n);
       buffers.insert(n);
+    }
+  }
+  // Costly work that several kernels would each compute in full (nbody's pow(r, -1.5), read by
+  // three products) gets a buffer of its own where it fits in the cache: reading it back costs
+  // less than the work. Consumers first, so the buffer holds the last costly value they share.
+  if (fuse) {
+    std::unordered_map<const Node *, std::vector<const Node *>> readers;
+    for (const Node *n : order)
+      if (!n->realized())
+        for (const ir::NodePtr &in : n->inputs)
+          readers[in.get()].push_back(n);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const Node *n = *it;
+      if (buffers.count(n) || n->realized() || n->size() < min_shared_elements ||
+          n->size() > max_shared_elements)
+        continue;
+      std::unordered_set<const Node *> seen;
+      if (inline_work(*n, buffers, seen) < op_work_costly) continue;
+      // The kernels computing n inline: the buffers its readers reach without crossing one.
+      std::unordered_set<const Node *> kernels, visited{n};
+      std::vector<const Node *> stack{n};
+      while (!stack.empty() && kernels.size() < 2) {
+        const Node *c = stack.back();
+        stack.pop_back();
+        for (const Node *r : readers[c])
+          if (visited.insert(r).second) {
+            if (buffers.count(r))
+              kernels.insert(r);
+            else
+              stack.push_back(r);
+          }
+      }
+      if (kernels.size() >= 2) {
+        shared.insert(n);
+        buffers.insert(n);
+      }
     }
   }
   const std::unordered_set<const Node *> materialized = decide();

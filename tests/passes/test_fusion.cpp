@@ -293,6 +293,21 @@ TEST(FusionMaterialization, WorkReadAtAnotherIndexBySeveralGetsABuffer) {
   EXPECT_FALSE(materialized(jx::passes::plan_steps({ir::binary(Op::Add, flip(cast), cast)}), cast));
 }
 
+TEST(FusionMaterialization, CostlyWorkSeveralKernelsComputeGetsABufferWhereItFitsTheCache) {
+  // Two reductions (kernels of their own) over one power, as nbody's three products over
+  // pow(r, -1.5): computed once into a buffer, read back from the cache by both.
+  for (int64_t n : {10, 50, 400}) {
+    NodePtr x = param(0, {n, n});
+    NodePtr p = bin(Op::Pow, x, scalar(-1.5));
+    NodePtr rows = ir::reduce(Op::ReduceSum, bin(Op::Mul, p, scalar(2)), {1}),
+            cols = ir::reduce(Op::ReduceSum, bin(Op::Add, p, scalar(1)), {0});
+    // 100 elements recompute as cheaply; 160,000 would cost a pass over memory to read back.
+    EXPECT_EQ(materialized(jx::passes::plan_steps({rows, cols}), p), n == 50) << n;
+    // One kernel reading it: inline.
+    EXPECT_FALSE(materialized(jx::passes::plan_steps({rows}), p)) << n;
+  }
+}
+
 TEST(FusionMaterialization, CheapWorkReadAtAnotherIndexIsRecomputed) {
   // A stencil's difference and its doubling: 2 and 3 arithmetic ops per element, recomputed at
   // each index that reads them; a fourth op makes the work worth a buffer.
