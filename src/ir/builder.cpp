@@ -902,6 +902,11 @@ NodePtr slice_update(NodePtr x, NodePtr update, std::vector<int64_t> starts,
                      std::vector<int64_t> limits, std::vector<int64_t> steps) {
   DType dtype = x->dtype;
   bool weak = x->weak;
+  // Of the whole array in order (x.at[:, :].set(v)): v, no copy of x to write it over.
+  bool whole = update->shape == x->shape && update->dtype == dtype && update->weak == weak;
+  for (size_t a = 0; a < steps.size(); ++a)
+    whole = whole && (steps[a] == 1 || x->shape[a] <= 1);
+  if (whole) return update;
   return finish({.op = Op::SliceUpdate,
                  .dtype = dtype,
                  .weak = weak,

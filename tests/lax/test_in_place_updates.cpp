@@ -78,6 +78,13 @@ TEST(InPlaceUpdates, PlansSayWhichUpdatesRunInPlaceAndWhy) {
                                    }),
                                    x, i);
   EXPECT_TRUE(contains(kept, "is an output)")) << kept;
+  // The whole array written (out.at[:, :].set(v), hdiff's last line): v itself, nothing copied.
+  const std::string whole = plan_of(jx::jit([](const Array &a, const Array &k) {
+                                      return a.at(slice(), slice()).set(jnp::exp(a) + k);
+                                    }),
+                                    x, i);
+  EXPECT_FALSE(contains(whole, "(update")) << whole;
+  EXPECT_FALSE(contains(whole, "slice_update")) << whole;
   // An update inside a reduction's kernel is no step at all: nothing is copied.
   const std::string fused = plan_of(
       jx::jit([](const Array &a, const Array &k) { return jnp::sum(jnp::exp(a).at(k).set(0.0)); }),
