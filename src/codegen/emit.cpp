@@ -111,7 +111,7 @@ public:
         (out.empty() || !accumulates_rows(first) || first.op == Op::DotGeneral))
       throw Error("internal: only row reductions share a kernel");
     if (plan_.sequential_loop) {
-      emit_sequential_loop(strides);
+      emit_sequential_loop();
     } else if (plan_.updates_operand) {
       emit_update(strides);
     } else if (const Node *scan = kernel_scan(); scan && !out.empty()) {
@@ -374,14 +374,13 @@ private:
   // An update of the operand the output already holds: each element of the update (the loops'
   // index space) stored at its place, start + step * index, the starts clamped as the op's.
   void emit_update(const std::vector<int64_t> &strides) {
-    store_update(*plan_.roots[0], strides,
+    store_update(*plan_.roots[0], 0, strides,
                  [&](const std::function<void(const Index &)> &f) { box_nest(0, {}, f); });
   }
 
-  // Stores update `root`'s elements at their places in the output, over the update's index space
-  // as `over` loops it.
-  template <class Over>
-  void store_update(const Node &root, const std::vector<int64_t> &strides, Over &&over) {
+  // Where update `root` writes element idx of its update: its starts (clamped) plus idx times its
+  // steps.
+  std::function<Index(const Index &)> update_places(const Node &root) {
     const Node &x = *root.inputs[0], &update = *root.inputs[1];
     const auto rank = int64_t(x.ndim());
     Index start(size_t(rank), c64(0));
@@ -393,26 +392,50 @@ private:
         start[size_t(i)] = c64(root.attrs[size_t(i)]);
         step[size_t(i)] = root.attrs[size_t(2 * rank + i)];
       }
+    return [this, start, step](const Index &idx) {
+      Index at(idx.size());
+      for (size_t i = 0; i < idx.size(); ++i)
+        at[i] = b_.CreateAdd(start[i], b_.CreateMul(idx[i], c64(step[i])), "", true);
+      return at;
+    };
+  }
+
+  // Stores update `root`'s elements at their places in output `out`, over the update's index
+  // space as `over` loops it.
+  template <class Over>
+  void store_update(const Node &root, size_t out, const std::vector<int64_t> &strides,
+                    Over &&over) {
+    const auto place = update_places(root);
     over([&](const Index &idx) {
-      Index at(static_cast<size_t>(rank));
-      for (int64_t i = 0; i < rank; ++i)
-        at[size_t(i)] = b_.CreateAdd(start[size_t(i)],
-                                     b_.CreateMul(idx[size_t(i)], c64(step[size_t(i)])), "", true);
-      store_element(pointers_[0], root.dtype, linear(at, strides), value(update, idx));
+      store_element(pointers_[out], root.dtype, linear(place(idx), strides),
+                    value(*root.inputs[1], idx));
     });
   }
 
-  // A loop run step by step inside the kernel (passes::sequential_loop_veto): the carry it updates
-  // lives in the output, which holds its initial value, and each step stores its update there
-  // once the step's other values are computed (the update reads the carry where it writes, or
-  // writes one element after reading all it needs); the 0-d carries in phis; the carries it
-  // leaves as they are, and what it captures, read from the loop's operands.
-  void emit_sequential_loop(const std::vector<int64_t> &strides) {
+  // A loop run step by step inside the kernel (passes::sequential_loop_veto): the carries it
+  // changes live in the outputs (output 0 holds its initial value already, the others are copied
+  // in first) and each step stores its updates there once its other values are computed: as
+  // they are computed where one update reads its carry only where it writes (or writes one
+  // element after reading all it needs), else all into stack temporaries first, so every value a
+  // step computes is of the carries before it; the 0-d carries in phis; the carries it leaves as
+  // they are, and what it captures, read from the loop's operands.
+  void emit_sequential_loop() {
     const Node &loop = *plan_.roots[0]->inputs[0];
     const bool is_while = loop.op == Op::While;
     const ir::Region &body = (*loop.regions)[is_while ? 1 : 0];
     const auto carries = size_t(loop.attrs[0]);
-    const size_t k = passes::sequential_loop_carry(loop);
+    std::vector<size_t> changed; // per output, its carry
+    std::vector<std::vector<int64_t>> strides;
+    for (const ir::NodePtr &root : plan_.roots) {
+      changed.push_back(size_t(root->attrs[0]));
+      strides.push_back(row_major_strides(root->shape));
+    }
+    for (size_t r = 1; r < changed.size(); ++r) {
+      const Node &init = *loop.inputs[changed[r]];
+      nest(init.shape, 0, {}, [&](const Index &idx) {
+        store_element(pointers_[r], init.dtype, linear(idx, strides[r]), value(init, idx));
+      });
+    }
     std::vector<size_t> scalar;
     std::vector<Value *> init;
     for (size_t i = 0; i < carries; ++i)
@@ -422,10 +445,20 @@ private:
       }
     for (const ir::Region &r : *loop.regions)
       for (size_t i = 0; i < r.params.size(); ++i)
-        if (i == k)
-          carried_in_output_[r.params[i].get()] = strides;
+        if (auto out = std::find(changed.begin(), changed.end(), i); out != changed.end())
+          carried_in_output_[r.params[i].get()] = {size_t(out - changed.begin()),
+                                                   strides[size_t(out - changed.begin())]};
         else if (i >= carries || !r.params[i]->shape.empty())
           captured_[r.params[i].get()] = loop.inputs[i].get();
+    // Staged updates: a temporary per output, in the entry block.
+    std::vector<llvm::AllocaInst *> staged;
+    if (passes::sequential_loop_staged(loop)) {
+      llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+      for (size_t k : changed) {
+        const Node &update = *body.outputs[k]->inputs[1];
+        staged.push_back(entry.CreateAlloca(mem_type(update.dtype), c64(update.size())));
+      }
+    }
     auto bind = [&](const ir::Region &r, const std::vector<Value *> &values) {
       for (size_t s = 0; s < scalar.size(); ++s)
         carry_[r.params[scalar[s]].get()] = values[s];
@@ -435,10 +468,37 @@ private:
       std::vector<Value *> next;
       for (size_t i : scalar)
         next.push_back(value(*body.outputs[i], {}));
-      const Node &update = *body.outputs[k];
-      store_update(update, strides, [&](const std::function<void(const Index &)> &f) {
-        nest(update.inputs[1]->shape, 0, {}, f);
-      });
+      auto over = [&](const Node &update) {
+        return [&](const std::function<void(const Index &)> &f) { nest(update.shape, 0, {}, f); };
+      };
+      if (staged.empty()) {
+        const Node &root = *body.outputs[changed[0]];
+        store_update(root, 0, strides[0], over(*root.inputs[1]));
+        return next;
+      }
+      // One-element updates first, in the step's scope: others read them (gramschmidt's column
+      // update reads the dot product its R update writes) without computing them again in their
+      // loops.
+      for (size_t k : changed)
+        if (const Node &update = *body.outputs[k]->inputs[1]; update.size() == 1)
+          value(update, Index(update.shape.size(), c64(0)));
+      std::vector<std::function<Index(const Index &)>> places;
+      for (size_t r = 0; r < changed.size(); ++r) {
+        const Node &root = *body.outputs[changed[r]], &update = *root.inputs[1];
+        places.push_back(update_places(root));
+        const auto at = row_major_strides(update.shape);
+        over(update)([&](const Index &idx) {
+          store_element(staged[r], update.dtype, linear(idx, at), value(update, idx));
+        });
+      }
+      for (size_t r = 0; r < changed.size(); ++r) {
+        const Node &update = *body.outputs[changed[r]]->inputs[1];
+        const auto at = row_major_strides(update.shape);
+        over(update)([&](const Index &idx) {
+          store_element(pointers_[r], update.dtype, linear(places[r](idx), strides[r]),
+                        load_element(staged[r], update.dtype, linear(idx, at)));
+        });
+      }
       return next;
     };
     if (is_while) {
@@ -1300,7 +1360,7 @@ private:
     if (auto it = carry_.find(&n); it != carry_.end()) return it->second;
     if (auto it = captured_.find(&n); it != captured_.end()) return value(*it->second, idx);
     if (auto it = carried_in_output_.find(&n); it != carried_in_output_.end())
-      return load_element(pointers_[0], n.dtype, linear(idx, it->second));
+      return load_element(pointers_[it->second.first], n.dtype, linear(idx, it->second.second));
     if (auto it = param_.find(&n); it != param_.end()) {
       const size_t k = it->second - plan_.roots.size();
       const std::optional<Shape> &window =
@@ -1553,7 +1613,8 @@ private:
       const int64_t len = update.shape[i];
       inside = b_.CreateAnd(
           inside, b_.CreateAnd(b_.CreateICmpSGE(d[i], c64(0)), b_.CreateICmpSLT(d[i], c64(len))));
-      ui[i] = clamp(d[i], 0, len - 1);
+      // Along a unit axis the index is 0: the update's element memoized once for every reader.
+      ui[i] = len == 1 ? c64(0) : clamp(d[i], 0, len - 1);
     }
     return b_.CreateSelect(inside, value(update, ui), old);
   }
@@ -2067,9 +2128,9 @@ private:
   // captured value to the scan's operand it stands for.
   std::unordered_map<const Node *, Value *> carry_;
   std::unordered_map<const Node *, const Node *> captured_;
-  // A sequential loop's updated carry (its params in each region): read from the output, with
-  // these strides.
-  std::unordered_map<const Node *, std::vector<int64_t>> carried_in_output_;
+  // A sequential loop's changed carries (their params in each region): read from these outputs,
+  // with these strides.
+  std::unordered_map<const Node *, std::pair<size_t, std::vector<int64_t>>> carried_in_output_;
   std::vector<Value *> literal_values_;
   std::vector<Value *> pointers_;
   // Values already emitted at an index, per scope (a loop body or a branch region).

@@ -93,7 +93,12 @@ bool writes_over(const ProgramStep &s, int in, const ir::Node &n) {
   if (s.kind == Kind::Library)
     return s.run.update_input == 0 && s.run.inputs[0] == in &&
            std::count(s.run.inputs.begin(), s.run.inputs.end(), in) == 1;
-  return s.kind == Kind::Kernel && s.roots.size() == 1 && reads_in_place(*s.plan, &n);
+  // A sequential loop's kernel writes its first carry over the operand and reads no other root's
+  // from it.
+  return s.kind == Kind::Kernel &&
+         (s.roots.size() == 1 ||
+          (s.plan->sequential_loop && passes::updated_operand(*s.plan) == &n)) &&
+         reads_in_place(*s.plan, &n);
 }
 
 // Lets an output of a kernel take argument `position`'s memory: the first kernel after the

@@ -269,7 +269,9 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
 
   // Loops that run inside a kernel, with the results that kernel writes: scans per element
   // (scan_kernel_veto), every result read of the carries' shape (a 0-d result read elsewhere keeps
-  // the scan a step); loops run step by step (sequential_loop_veto), the carry they update alone.
+  // the scan a step); loops run step by step (sequential_loop_veto), the carries they change,
+  // every one read and no other result, the largest first (the one the runtime hands its
+  // operand's memory; the kernel copies the others' initial values).
   std::unordered_map<const Node *, std::vector<ir::NodePtr>> kernel_scans;
   std::unordered_set<const Node *> sequential;
   if (fuse) {
@@ -286,17 +288,28 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
     for (const Node *n : order)
       if (n->op == Op::Result && eligible.count(n->inputs[0].get())) {
         const Node *loop = n->inputs[0].get();
-        if (sequential.count(loop) ? size_t(n->attrs[0]) != sequential_loop_carry(*loop)
-                                   : n->shape != scan_carry_shape(*loop))
+        if (sequential.count(loop)) {
+          const std::vector<size_t> changed = sequential_loop_carries(*loop);
+          if (std::find(changed.begin(), changed.end(), size_t(n->attrs[0])) == changed.end())
+            eligible[loop] = false;
+        } else if (n->shape != scan_carry_shape(*loop)) {
           eligible[loop] = false;
+        }
         kernel_scans[loop].push_back(owner.at(n));
       }
+    for (const Node *loop : sequential)
+      if (kernel_scans[loop].size() != sequential_loop_carries(*loop).size())
+        eligible[loop] = false;
     for (const auto &[scan, ok] : eligible)
       if (!ok) kernel_scans.erase(scan);
-    for (auto &[scan, results] : kernel_scans)
-      std::sort(results.begin(), results.end(), [](const ir::NodePtr &a, const ir::NodePtr &b) {
-        return a->attrs[0] < b->attrs[0];
+    for (auto &[scan, results] : kernel_scans) {
+      const bool by_size = sequential.count(scan) > 0;
+      std::sort(results.begin(), results.end(), [&](const ir::NodePtr &a, const ir::NodePtr &b) {
+        const int64_t abytes = by_size ? a->size() * int64_t(itemsize(a->dtype)) : 0,
+                      bbytes = by_size ? b->size() * int64_t(itemsize(b->dtype)) : 0;
+        return abytes != bbytes ? abytes > bbytes : a->attrs[0] < b->attrs[0];
       });
+    }
   }
 
   // Control flow runs its regions as programs of their own, and library ops are routines on

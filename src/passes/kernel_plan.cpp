@@ -130,8 +130,7 @@ bool update_in_place(const KernelPlan &plan, const NodeMap &outer) {
 
 const ir::Node *updated_operand(const KernelPlan &plan) {
   const ir::Node &root = *plan.roots[0];
-  if (plan.sequential_loop)
-    return root.inputs[0]->inputs[sequential_loop_carry(*root.inputs[0])].get();
+  if (plan.sequential_loop) return root.inputs[0]->inputs[size_t(root.attrs[0])].get();
   return root.inputs[0].get();
 }
 
@@ -140,13 +139,29 @@ namespace {
 const ir::Region &loop_body(const ir::Node &loop) {
   return (*loop.regions)[loop.op == ir::Op::While ? 1 : 0];
 }
+
+// Elements of updates a sequential loop's step computes into stack temporaries before it stores
+// them, at most.
+constexpr int64_t max_staged_elements = 1 << 13;
 } // namespace
 
-size_t sequential_loop_carry(const ir::Node &loop) {
+std::vector<size_t> sequential_loop_carries(const ir::Node &loop) {
   const ir::Region &body = loop_body(loop);
+  std::vector<size_t> changed;
   for (size_t k = 0; k < size_t(loop.attrs[0]); ++k)
-    if (!body.params[k]->shape.empty() && body.outputs[k] != body.params[k]) return k;
-  return size_t(loop.attrs[0]);
+    if (!body.params[k]->shape.empty() && body.outputs[k] != body.params[k]) changed.push_back(k);
+  return changed;
+}
+
+bool sequential_loop_staged(const ir::Node &loop) {
+  const ir::Region &body = loop_body(loop);
+  const std::vector<size_t> changed = sequential_loop_carries(loop);
+  if (changed.size() != 1) return true;
+  NodeMap captured;
+  for (size_t i = size_t(loop.attrs[0]); i < loop.inputs.size(); ++i)
+    captured[body.params[i].get()] = loop.inputs[i].get();
+  const size_t k = changed[0];
+  return !update_in_place({{body.outputs[k]}, {body.params[k].get()}}, captured);
 }
 
 std::string sequential_loop_veto(const ir::Node &loop) {
@@ -155,24 +170,22 @@ std::string sequential_loop_veto(const ir::Node &loop) {
   const ir::Region &body = loop_body(loop);
   const auto carries = size_t(loop.attrs[0]);
   if (body.outputs.size() != carries) return "it stacks outputs";
-  const size_t k = sequential_loop_carry(loop);
-  if (k == carries) return "no array carry changes";
-  for (size_t i = k + 1; i < carries; ++i)
-    if (!body.params[i]->shape.empty() && body.outputs[i] != body.params[i])
-      return "it changes several array carries";
-  const ir::Node &update = *body.outputs[k];
-  if ((update.op != ir::Op::DynamicUpdateSlice && update.op != ir::Op::SliceUpdate) ||
-      update.inputs[0] != body.params[k])
-    return "an array carry changes other than by one update";
-  if (update.inputs[1]->size() > runtime::min_chunk_elements)
-    return "its update is large enough for threads";
-  if (std::count(loop.inputs.begin(), loop.inputs.end(), loop.inputs[k]) > 1)
-    return "its updated carry's initial value is another operand too";
-  NodeMap captured;
-  for (size_t i = carries; i < loop.inputs.size(); ++i)
-    captured[body.params[i].get()] = loop.inputs[i].get();
-  if (!update_in_place({{body.outputs[k]}, {body.params[k].get()}}, captured))
-    return "its update reads the carry where it does not write";
+  const std::vector<size_t> changed = sequential_loop_carries(loop);
+  if (changed.empty()) return "no array carry changes";
+  int64_t written = 0;
+  for (size_t k : changed) {
+    const ir::Node &update = *body.outputs[k];
+    if ((update.op != ir::Op::DynamicUpdateSlice && update.op != ir::Op::SliceUpdate) ||
+        update.inputs[0] != body.params[k])
+      return "an array carry changes other than by one update";
+    if (std::count(loop.inputs.begin(), loop.inputs.end(), loop.inputs[k]) > 1)
+      return "an updated carry's initial value is another operand too";
+    written += update.inputs[1]->size();
+  }
+  if (written > runtime::min_chunk_elements) return "its updates are large enough for threads";
+  if (sequential_loop_staged(loop) && written > max_staged_elements)
+    return changed.size() > 1 ? "it updates several carries by more than a stack holds"
+                              : "its update reads the carry where it does not write";
   // What the steps compute, short of the params and the buffers of its own: inline code.
   std::unordered_set<const ir::Node *> seen;
   std::vector<const ir::Node *> stack;

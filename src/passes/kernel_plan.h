@@ -48,10 +48,11 @@ struct KernelPlan {
   // and stores each at its place, so it costs the update's size, not the array's. Set by buffer
   // assignment where update_in_place holds.
   bool updates_operand = false;
-  // Its root is the result of a loop run step by step inside the kernel (sequential_loop_veto):
-  // the carry the loop updates lives in the output buffer, which holds the carry's initial value
-  // (updates_operand), each step storing its update there; its 0-d carries live in registers and
-  // the carries it leaves as they are are read from their initial values. Set by fusion.
+  // Its roots are the results of a loop run step by step inside the kernel (sequential_loop_veto):
+  // each carry the loop changes lives in its output buffer, each step storing its update there;
+  // root 0's output holds its carry's initial value already (updates_operand), the kernel copies
+  // the others' in first. Its 0-d carries live in registers; the carries it leaves as they are are
+  // read from their initial values. Set by fusion.
   bool sequential_loop = false;
   // In a multi-process program, the extent of the window of its array that each input's buffer
   // and the outputs' buffers hold (the strides the kernel indexes them with; global indices still
@@ -101,16 +102,21 @@ const ir::Node *updated_operand(const KernelPlan &plan);
 // by the counter) and holding no reduction, contraction, library call or loop of its own.
 std::string scan_kernel_veto(const ir::Node &scan);
 // Why a loop (a scan of no xs and no stacked outputs, or a while) cannot run step by step inside
-// one kernel, or "" where it can: a body that leaves every array carry as it is but one, which it
-// changes by one dynamic_update_slice or slice_update small enough for one thread
-// (runtime::min_chunk_elements) that either writes one element or reads the carry only where it
-// writes (update_in_place), so the kernel stores each step's update into the carry's memory; its
-// 0-d carries (counters, bounds) computed from anything, in registers; no loop, library call or
-// large reduction of its own (small ones, a dot product of a row, run inline). The carry's initial
-// value may be no other operand of the loop (the kernel writes over it where it dies).
+// one kernel, or "" where it can: a body that changes its array carries each by one
+// dynamic_update_slice or slice_update, all of them small enough for one thread
+// (runtime::min_chunk_elements), so the kernel stores each step's updates into the carries'
+// memory; its 0-d carries (counters, bounds) computed from anything, in registers; no loop,
+// library call or large reduction of its own (small ones, a dot product of a row, run inline).
+// One update that writes one element or reads its carry only where it writes (update_in_place) is
+// stored as it is computed; otherwise (several carries, or a row read from another row) the
+// step's updates are computed into stack temporaries first, so they must fit there. An updated
+// carry's initial value may be no other operand of the loop (the kernel writes over it where it
+// dies).
 std::string sequential_loop_veto(const ir::Node &loop);
-// The carry such a loop updates.
-size_t sequential_loop_carry(const ir::Node &loop);
+// The array carries such a loop changes, in order.
+std::vector<size_t> sequential_loop_carries(const ir::Node &loop);
+// Whether its steps compute their updates into temporaries before storing them.
+bool sequential_loop_staged(const ir::Node &loop);
 // A scan's carries' shape: its first carry's that is not 0-d, or 0-d.
 Shape scan_carry_shape(const ir::Node &scan);
 // The values with memory of their own that a region's nodes read (constants, realized values):

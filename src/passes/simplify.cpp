@@ -130,6 +130,7 @@ private:
     if (n->op == Op::CustomLin) ir::throw_custom_lin_has_no_value();
     if (n->op == Op::StopGradient || ir::op_kind(n->op) == ir::OpKind::Marker) return n->inputs[0];
     if (n->op == Op::DotGeneral) return uncontracted_product(n);
+    if (n->op == Op::Result) return passed_on(n);
     if (ir::op_kind(n->op) != ir::OpKind::Binary && n->op != Op::Select) return n;
     const NodePtr &a = n->inputs[0], &b = n->inputs[1];
     const bool floating = is_floating(n->dtype);
@@ -166,6 +167,16 @@ private:
     default: break;
     }
     return n;
+  }
+
+  // A loop's result for a carry its body passes on as it is: the carry's initial value (so a
+  // loop changing one carry beside others it only reads leaves them out of its results).
+  static NodePtr passed_on(const NodePtr &n) {
+    const Node &loop = *n->inputs[0];
+    const auto k = size_t(n->attrs[0]);
+    if ((loop.op != Op::While && loop.op != Op::Scan) || k >= size_t(loop.attrs[0])) return n;
+    const ir::Region &body = (*loop.regions)[loop.op == Op::While ? 1 : 0];
+    return body.outputs[k] == body.params[k] ? loop.inputs[k] : n;
   }
 
   // x == max(x, y) as x >= y, x == min(x, y) as x <= y; none otherwise.

@@ -276,26 +276,106 @@ TEST(LoopKernels, SequentialLoopsUpdateTheirCarryInPlace) {
   EXPECT_TRUE(contains(donated, "(update in place: argument 0 is donated")) << donated;
 }
 
-// Where stepping inside a kernel would read what a step already overwrote, or another result is
-// read, the loop stays a program per step, says why, and agrees with the evaluator.
-TEST(LoopKernels, SequentialLoopsThatCannotSayWhy) {
+// A step's updates computed into temporaries before they are stored, so each reads the carries
+// as they were: a row from the row before it, two carries each reading the other (as symm's
+// column and its dot products).
+TEST(LoopKernels, SequentialLoopsStageUpdatesThatReadWhatTheyWrite) {
   const Array grid = jnp::arange(8.0 * 6.0).reshape({8, 6}) * 0.25;
-  auto plan_of = [&](auto f) { return jx::jit(f).lower(grid).compile().as_text(); };
-  // A row written from another row: stored in order it would read rows already written.
   auto shift = [](const Array &a) {
     return lax::fori_loop(
         0, 7, [](const Array &k, const Array &c) { return c.at(k + 1).set(c(k) + c(k + 1)); }, a);
   };
   expect_agree(shift(grid));
-  EXPECT_TRUE(contains(plan_of(shift), "its update reads the carry where it does not write"))
-      << plan_of(shift);
+  const std::string shifted = jx::jit(shift).lower(grid).compile().as_text();
+  EXPECT_TRUE(contains(shifted, "(loop of 7 steps inside the kernel")) << shifted;
+  auto pair = [](const Array &a, const Array &b) {
+    const Arrays out = lax::fori_loop(
+        0, 6,
+        [](const Array &j, const Arrays &c) {
+          const Array column = c[0](jx::slice(), j) + c[1](j) * 0.5;
+          return Arrays{
+              c[0].at(jx::slice(), j).set(column),
+              c[1].at(j).set(jnp::dot(c[0](jx::slice(), j), c[0](jx::slice(), 0)) * 0.01)};
+        },
+        Arrays{a, b});
+    return out[0] + out[1];
+  };
+  const Array b = jnp::arange(6.0) + 1.0;
+  expect_agree(pair(grid, b));
+  const std::string paired = jx::jit(pair).lower(grid, b).compile().as_text();
+  EXPECT_TRUE(contains(paired, "(loop of 6 steps inside the kernel")) << paired;
+  // Against the loop written in C++ on host copies.
+  std::vector<double> g(48), v(6);
+  for (size_t e = 0; e < 48; ++e)
+    g[e] = double(e) * 0.25;
+  for (size_t e = 0; e < 6; ++e)
+    v[e] = double(e) + 1.0;
+  for (size_t j = 0; j < 6; ++j) {
+    double d = 0;
+    for (size_t r = 0; r < 8; ++r)
+      d += g[r * 6 + j] * g[r * 6];
+    const double vj = v[j];
+    for (size_t r = 0; r < 8; ++r)
+      g[r * 6 + j] += vj * 0.5;
+    v[j] = d * 0.01;
+  }
+  const Array got = jx::jit(pair)(grid, b).reshape({-1});
+  for (size_t e = 0; e < 48; ++e)
+    ASSERT_NEAR(got(int64_t(e)).item<double>(), g[e] + v[e % 6], 1e-12 * (1 + std::abs(g[e]))) << e;
+}
+
+// A carry the body passes on as it is comes out as its initial value: no loop runs for it, and a
+// loop changing another carry beside it leaves it out of its kernel.
+TEST(LoopKernels, CarriesPassedOnAreTheirInitialValues) {
+  const Array grid = jnp::arange(8.0 * 6.0).reshape({8, 6}) * 0.25;
+  auto loop = [](const Array &a, const Array &b) {
+    return lax::fori_loop(
+        0, 5,
+        [](const Array &k, const Arrays &c) {
+          return Arrays{c[0].at(k).set(c[1](k) + 1.0), c[1]};
+        },
+        Arrays{a, b});
+  };
+  const std::string kept =
+      jx::jit([&](const Array &a, const Array &b) { return loop(a, b)[1] * 2.0; })
+          .lower(grid, grid)
+          .compile()
+          .as_text();
+  EXPECT_FALSE(contains(kept, "scan")) << kept;
+  const std::string both = jx::jit([&](const Array &a, const Array &b) {
+                             const Arrays out = loop(a, b);
+                             return out[0] + out[1];
+                           })
+                               .lower(grid, grid)
+                               .compile()
+                               .as_text();
+  EXPECT_TRUE(contains(both, "(loop of 5 steps inside the kernel")) << both;
+  const Arrays out = loop(grid, grid + 1.0);
+  expect_agree(out[0] + out[1]);
+}
+
+// Where stepping inside a kernel would read what a step already overwrote, or another result is
+// read, the loop stays a program per step, says why, and agrees with the evaluator.
+TEST(LoopKernels, SequentialLoopsThatCannotSayWhy) {
+  const Array grid = jnp::arange(8.0 * 6.0).reshape({8, 6}) * 0.25;
+  auto plan_of = [&](auto f) { return jx::jit(f).lower(grid).compile().as_text(); };
+  // A row written from another row, longer than a step's temporaries hold: stored as computed,
+  // it would read what it already wrote.
+  const Array wide = jnp::arange(3.0 * 9000.0).reshape({3, 9000}) * 0.25;
+  auto shift = [](const Array &a) {
+    return lax::fori_loop(
+        0, 2, [](const Array &k, const Array &c) { return c.at(k + 1).set(c(k) + c(k + 1)); }, a);
+  };
+  expect_agree(shift(wide));
+  const std::string shifted = jx::jit(shift).lower(wide).compile().as_text();
+  EXPECT_TRUE(contains(shifted, "its update reads the carry where it does not write")) << shifted;
   // The carry's initial value also captured: writing over it would change what the steps read.
   auto captured = [](const Array &a) {
     return lax::fori_loop(
         0, 6, [&](const Array &k, const Array &c) { return c.at(1, k).set(a(2, k) + c(1, k)); }, a);
   };
   expect_agree(captured(grid));
-  EXPECT_TRUE(contains(plan_of(captured), "its updated carry's initial value is another operand"))
+  EXPECT_TRUE(contains(plan_of(captured), "an updated carry's initial value is another operand"))
       << plan_of(captured);
   // The counter read after the loop.
   auto counted = [](const Array &a) {
