@@ -622,9 +622,10 @@ std::vector<int64_t> validate_program(const Program &p, const std::vector<int64_
       const size_t rank = s.extent.size();
       const int64_t elements = checked_elements(s.extent);
       // Every output has the extent's elements, of 1, 4 or 8 bytes; the rows run over axis 0. An
-      // update's one output is its operand's size, the extent the update's.
+      // update's output 0 is its operand's size, the extent the update's (a loop run step by step
+      // in the kernel: its other outputs are its other carries, the extent one step's, none).
       if (s.update_input >= 0) {
-        if (s.outs.size() != 1 || size_t(s.update_input) >= s.inputs.size() ||
+        if (s.outs.empty() || size_t(s.update_input) >= s.inputs.size() ||
             bytes[size_t(s.inputs[size_t(s.update_input)])] != int64_t(s.out_bytes[0]) ||
             int64_t(s.out_bytes[0]) < elements)
           corrupt("kernel update");

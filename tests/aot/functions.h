@@ -293,6 +293,37 @@ inline auto updates() {
       .lower(grid, index);
 }
 
+// Loops run step by step inside one kernel: a Gauss-Seidel sweep over elements in a scan, and a
+// while over traced bounds changing two carries (a column and a dot product into a vector).
+inline auto sequential_loops() {
+  const ShapeDtypeStruct grid{{24, 40}, jx::float64}, count{{}, jx::int32};
+  return jx::jit([](const Array &u, const Array &n) {
+           namespace lax = jx::lax;
+           const Array swept = lax::fori_loop(
+               1, 23,
+               [](const Array &i, const Array &g) {
+                 return lax::fori_loop(
+                     1, 39,
+                     [&](const Array &j, const Array &h) {
+                       return h.at(i, j).set((h(i, j) + h(i, j - 1) + h(i - 1, j)) / 3.0);
+                     },
+                     g);
+               },
+               u);
+           const jx::lax::Arrays pair = lax::fori_loop(
+               0, n,
+               [](const Array &j, const jx::lax::Arrays &c) {
+                 const Array column = c[0](jx::slice(), j) + c[1](j) * 0.5;
+                 return jx::lax::Arrays{
+                     c[0].at(jx::slice(), j).set(column),
+                     c[1].at(j).set(jnp::dot(c[0](jx::slice(), j), c[0](jx::slice(), 0)) * 0.01)};
+               },
+               jx::lax::Arrays{u, jnp::sum(u, 0)});
+           return std::tuple{swept, pair[0], pair[1]};
+         })
+      .lower(grid, count);
+}
+
 // Library steps (ABI version 5): sorts along each axis, a stable argsort, a lexsort of two keys,
 // running sums (int64 from int32), products, maxima and a median.
 inline auto sort_and_scan() {

@@ -33,6 +33,7 @@ JX_AOT_FUNCTION(control_flow) { return aot_test::control_flow(); }
 JX_AOT_FUNCTION(sort_and_scan) { return aot_test::sort_and_scan(); }
 JX_AOT_FUNCTION(linear_algebra) { return aot_test::linear_algebra(); }
 JX_AOT_FUNCTION(updates) { return aot_test::updates(); }
+JX_AOT_FUNCTION(sequential_loops) { return aot_test::sequential_loops(); }
 
 #define JX_AOT_TEST_REGISTER_GRAPH(SEED)                                                           \
   JX_AOT_FUNCTION(random_graph_##SEED) { return aot_test::random_graph(SEED); }

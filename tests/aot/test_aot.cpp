@@ -43,6 +43,7 @@
 #include "reduction.h"
 #include "repeated_output.h"
 #include "scalar_output.h"
+#include "sequential_loops.h"
 #include "several_outputs.h"
 #include "sharding_constraint.h"
 #include "simpson_broadcast.h"
@@ -374,6 +375,18 @@ TEST(AotHost, UpdatesEqualTheJit) {
     const std::vector<Array> args = {random_array({24, 40}, jx::float64, 71, -1, 1),
                                      jnp::array(k, jx::int32)};
     EXPECT_EQ(compare_with_jit(aot_test::updates(), updates, args), "") << k;
+  }
+}
+
+// Loops run step by step inside one kernel: the object's kernel is the jit's.
+TEST(AotHost, SequentialLoopsEqualTheJit) {
+  const std::string plan = aot_test::sequential_loops().compile().as_text();
+  EXPECT_NE(plan.find("(loop of 38 steps inside the kernel"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("(while loop inside the kernel"), std::string::npos) << plan;
+  for (int n : {0, 7, 40}) {
+    const std::vector<Array> args = {random_array({24, 40}, jx::float64, 81, -1, 1),
+                                     jnp::array(n, jx::int32)};
+    EXPECT_EQ(compare_with_jit(aot_test::sequential_loops(), sequential_loops, args), "") << n;
   }
 }
 
