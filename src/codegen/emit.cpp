@@ -208,9 +208,9 @@ private:
   }
 
   // A while loop whose values live in phis: holds(values) emits its condition (a memo scope of
-  // its own), step(values) one step, returning the next values.
+  // its own), step(values) one step, returning the next values. Returns the values it ends with.
   template <class C, class F>
-  void while_steps(const std::vector<Value *> &init, C &&holds, F &&step) {
+  std::vector<Value *> while_steps(const std::vector<Value *> &init, C &&holds, F &&step) {
     llvm::BasicBlock *pre = b_.GetInsertBlock();
     auto *header = llvm::BasicBlock::Create(ctx_, "while", fn_);
     auto *body_block = llvm::BasicBlock::Create(ctx_, "while.step", fn_);
@@ -235,6 +235,7 @@ private:
       llvm::cast<llvm::PHINode>(values[i])->addIncoming(next[i], b_.GetInsertBlock());
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
+    return values;
   }
 
   // A flattened loop's index and the axis indices divided out of it (outermost first).
@@ -424,12 +425,13 @@ private:
     const bool is_while = loop.op == Op::While;
     const ir::Region &body = (*loop.regions)[is_while ? 1 : 0];
     const auto carries = size_t(loop.attrs[0]);
-    std::vector<size_t> changed; // per output, its carry
+    std::vector<size_t> changed; // per output of an array carry, its carry (0-d ones follow)
     std::vector<std::vector<int64_t>> strides;
-    for (const ir::NodePtr &root : plan_.roots) {
-      changed.push_back(size_t(root->attrs[0]));
-      strides.push_back(row_major_strides(root->shape));
-    }
+    for (const ir::NodePtr &root : plan_.roots)
+      if (!root->shape.empty()) {
+        changed.push_back(size_t(root->attrs[0]));
+        strides.push_back(row_major_strides(root->shape));
+      }
     for (size_t r = 1; r < changed.size(); ++r) {
       const Node &init = *loop.inputs[changed[r]];
       nest(init.shape, 0, {}, [&](const Index &idx) {
@@ -450,14 +452,22 @@ private:
                                                    strides[size_t(out - changed.begin())]};
         else if (i >= carries || !r.params[i]->shape.empty())
           captured_[r.params[i].get()] = loop.inputs[i].get();
-    // Staged updates: a temporary per output, in the entry block.
-    std::vector<llvm::AllocaInst *> staged;
+    // Staged updates: each output's updates (first to last), a temporary each, in the entry
+    // block.
+    struct Staged {
+      size_t out;
+      const Node *root;
+      llvm::AllocaInst *values;
+    };
+    std::vector<Staged> staged;
     if (passes::sequential_loop_staged(loop)) {
       llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-      for (size_t k : changed) {
-        const Node &update = *body.outputs[k]->inputs[1];
-        staged.push_back(entry.CreateAlloca(mem_type(update.dtype), c64(update.size())));
-      }
+      for (size_t r = 0; r < changed.size(); ++r)
+        for (const Node *root : passes::sequential_loop_updates(loop, changed[r])) {
+          const Node &update = *root->inputs[1];
+          staged.push_back(
+              {r, root, entry.CreateAlloca(mem_type(update.dtype), c64(update.size()))});
+        }
     }
     auto bind = [&](const ir::Region &r, const std::vector<Value *> &values) {
       for (size_t s = 0; s < scalar.size(); ++s)
@@ -479,31 +489,34 @@ private:
       // One-element updates first, in the step's scope: others read them (gramschmidt's column
       // update reads the dot product its R update writes) without computing them again in their
       // loops.
-      for (size_t k : changed)
-        if (const Node &update = *body.outputs[k]->inputs[1]; update.size() == 1)
+      for (const Staged &u : staged)
+        if (const Node &update = *u.root->inputs[1]; update.size() == 1)
           value(update, Index(update.shape.size(), c64(0)));
+      // Every value of the step, then the stores, each output's in its updates' order.
       std::vector<std::function<Index(const Index &)>> places;
-      for (size_t r = 0; r < changed.size(); ++r) {
-        const Node &root = *body.outputs[changed[r]], &update = *root.inputs[1];
-        places.push_back(update_places(root));
+      for (const Staged &u : staged) {
+        const Node &update = *u.root->inputs[1];
+        places.push_back(update_places(*u.root));
         const auto at = row_major_strides(update.shape);
         over(update)([&](const Index &idx) {
-          store_element(staged[r], update.dtype, linear(idx, at), value(update, idx));
+          store_element(u.values, update.dtype, linear(idx, at), value(update, idx));
         });
       }
-      for (size_t r = 0; r < changed.size(); ++r) {
-        const Node &update = *body.outputs[changed[r]]->inputs[1];
+      for (size_t k = 0; k < staged.size(); ++k) {
+        const Staged &u = staged[k];
+        const Node &update = *u.root->inputs[1];
         const auto at = row_major_strides(update.shape);
         over(update)([&](const Index &idx) {
-          store_element(pointers_[r], update.dtype, linear(places[r](idx), strides[r]),
-                        load_element(staged[r], update.dtype, linear(idx, at)));
+          store_element(pointers_[u.out], update.dtype, linear(places[k](idx), strides[u.out]),
+                        load_element(u.values, update.dtype, linear(idx, at)));
         });
       }
       return next;
     };
+    std::vector<Value *> finals;
     if (is_while) {
       const ir::Region &cond = (*loop.regions)[0];
-      while_steps(
+      finals = while_steps(
           init,
           [&](const std::vector<Value *> &values) {
             bind(cond, values);
@@ -511,7 +524,13 @@ private:
           },
           step);
     } else {
-      steps(loop.attrs[2], init, step);
+      finals = steps(loop.attrs[2], init, step);
+    }
+    // The 0-d carries read after the loop.
+    for (size_t r = changed.size(); r < plan_.roots.size(); ++r) {
+      const auto k = size_t(plan_.roots[r]->attrs[0]);
+      const size_t s = size_t(std::find(scalar.begin(), scalar.end(), k) - scalar.begin());
+      store_element(pointers_[r], plan_.roots[r]->dtype, c64(0), finals[s]);
     }
     for (const ir::Region &r : *loop.regions)
       for (const ir::NodePtr &p : r.params) {

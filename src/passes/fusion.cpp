@@ -270,8 +270,8 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
   // Loops that run inside a kernel, with the results that kernel writes: scans per element
   // (scan_kernel_veto), every result read of the carries' shape (a 0-d result read elsewhere keeps
   // the scan a step); loops run step by step (sequential_loop_veto), the carries they change,
-  // every one read and no other result, the largest first (the one the runtime hands its
-  // operand's memory; the kernel copies the others' initial values).
+  // every one read, the largest first (the one the runtime hands its operand's memory; the kernel
+  // copies the others' initial values), then any 0-d carries read.
   std::unordered_map<const Node *, std::vector<ir::NodePtr>> kernel_scans;
   std::unordered_set<const Node *> sequential;
   if (fuse) {
@@ -290,7 +290,8 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
         const Node *loop = n->inputs[0].get();
         if (sequential.count(loop)) {
           const std::vector<size_t> changed = sequential_loop_carries(*loop);
-          if (std::find(changed.begin(), changed.end(), size_t(n->attrs[0])) == changed.end())
+          if (!n->shape.empty() &&
+              std::find(changed.begin(), changed.end(), size_t(n->attrs[0])) == changed.end())
             eligible[loop] = false;
         } else if (n->shape != scan_carry_shape(*loop)) {
           eligible[loop] = false;
@@ -298,16 +299,20 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
         kernel_scans[loop].push_back(owner.at(n));
       }
     for (const Node *loop : sequential)
-      if (kernel_scans[loop].size() != sequential_loop_carries(*loop).size())
+      if (std::count_if(kernel_scans[loop].begin(), kernel_scans[loop].end(),
+                        [](const ir::NodePtr &r) { return !r->shape.empty(); }) !=
+          int64_t(sequential_loop_carries(*loop).size()))
         eligible[loop] = false;
     for (const auto &[scan, ok] : eligible)
       if (!ok) kernel_scans.erase(scan);
     for (auto &[scan, results] : kernel_scans) {
       const bool by_size = sequential.count(scan) > 0;
       std::sort(results.begin(), results.end(), [&](const ir::NodePtr &a, const ir::NodePtr &b) {
-        const int64_t abytes = by_size ? a->size() * int64_t(itemsize(a->dtype)) : 0,
-                      bbytes = by_size ? b->size() * int64_t(itemsize(b->dtype)) : 0;
-        return abytes != bbytes ? abytes > bbytes : a->attrs[0] < b->attrs[0];
+        auto key = [&](const ir::NodePtr &r) {
+          return std::tuple(by_size && r->shape.empty(),
+                            by_size ? -r->size() * int64_t(itemsize(r->dtype)) : 0, r->attrs[0]);
+        };
+        return key(a) < key(b);
       });
     }
   }

@@ -153,10 +153,23 @@ std::vector<size_t> sequential_loop_carries(const ir::Node &loop) {
   return changed;
 }
 
+std::vector<const ir::Node *> sequential_loop_updates(const ir::Node &loop, size_t k) {
+  const ir::Region &body = loop_body(loop);
+  std::vector<const ir::Node *> chain;
+  for (const ir::Node *u = body.outputs[k].get(); u != body.params[k].get();
+       u = u->inputs[0].get()) {
+    if ((u->op != ir::Op::DynamicUpdateSlice && u->op != ir::Op::SliceUpdate) || u->realized())
+      return {};
+    chain.push_back(u);
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
 bool sequential_loop_staged(const ir::Node &loop) {
   const ir::Region &body = loop_body(loop);
   const std::vector<size_t> changed = sequential_loop_carries(loop);
-  if (changed.size() != 1) return true;
+  if (changed.size() != 1 || sequential_loop_updates(loop, changed[0]).size() != 1) return true;
   NodeMap captured;
   for (size_t i = size_t(loop.attrs[0]); i < loop.inputs.size(); ++i)
     captured[body.params[i].get()] = loop.inputs[i].get();
@@ -174,13 +187,12 @@ std::string sequential_loop_veto(const ir::Node &loop) {
   if (changed.empty()) return "no array carry changes";
   int64_t written = 0;
   for (size_t k : changed) {
-    const ir::Node &update = *body.outputs[k];
-    if ((update.op != ir::Op::DynamicUpdateSlice && update.op != ir::Op::SliceUpdate) ||
-        update.inputs[0] != body.params[k])
-      return "an array carry changes other than by one update";
+    const std::vector<const ir::Node *> updates = sequential_loop_updates(loop, k);
+    if (updates.empty()) return "an array carry changes other than by updates";
     if (std::count(loop.inputs.begin(), loop.inputs.end(), loop.inputs[k]) > 1)
       return "an updated carry's initial value is another operand too";
-    written += update.inputs[1]->size();
+    for (const ir::Node *u : updates)
+      written += u->inputs[1]->size();
   }
   if (written > runtime::min_chunk_elements) return "its updates are large enough for threads";
   if (sequential_loop_staged(loop) && written > max_staged_elements)

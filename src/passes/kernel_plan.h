@@ -102,19 +102,22 @@ const ir::Node *updated_operand(const KernelPlan &plan);
 // by the counter) and holding no reduction, contraction, library call or loop of its own.
 std::string scan_kernel_veto(const ir::Node &scan);
 // Why a loop (a scan of no xs and no stacked outputs, or a while) cannot run step by step inside
-// one kernel, or "" where it can: a body that changes its array carries each by one
-// dynamic_update_slice or slice_update, all of them small enough for one thread
+// one kernel, or "" where it can: a body that changes its array carries each by
+// dynamic_update_slices or slice_updates (one, or a chain), all small enough for one thread
 // (runtime::min_chunk_elements), so the kernel stores each step's updates into the carries'
 // memory; its 0-d carries (counters, bounds) computed from anything, in registers; no loop,
 // library call or large reduction of its own (small ones, a dot product of a row, run inline).
 // One update that writes one element or reads its carry only where it writes (update_in_place) is
-// stored as it is computed; otherwise (several carries, or a row read from another row) the
-// step's updates are computed into stack temporaries first, so they must fit there. An updated
-// carry's initial value may be no other operand of the loop (the kernel writes over it where it
-// dies).
+// stored as it is computed; otherwise (several carries or updates, or a row read from another
+// row) the step's updates are computed into stack temporaries first, so they must fit there. An
+// updated carry's initial value may be no other operand of the loop (the kernel writes over it
+// where it dies).
 std::string sequential_loop_veto(const ir::Node &loop);
 // The array carries such a loop changes, in order.
 std::vector<size_t> sequential_loop_carries(const ir::Node &loop);
+// The updates that change carry k, first to last (a chain: x.at[i].set(a).at[j].set(b)); none
+// where it changes otherwise.
+std::vector<const ir::Node *> sequential_loop_updates(const ir::Node &loop, size_t k);
 // Whether its steps compute their updates into temporaries before storing them.
 bool sequential_loop_staged(const ir::Node &loop);
 // A scan's carries' shape: its first carry's that is not 0-d, or 0-d.

@@ -60,7 +60,7 @@ TEST(InPlaceUpdates, PlansSayWhichUpdatesRunInPlaceAndWhy) {
   const std::string paired = plan_of(pair, x, i);
   EXPECT_TRUE(contains(paired, "rows=1 (update in place: argument 1 is donated")) << paired;
   EXPECT_TRUE(contains(paired, "not step by step in a kernel: an array carry changes other than "
-                               "by one update"))
+                               "by updates"))
       << paired;
   // An argument: in place when donated, else on a copy.
   auto set_row = [](const Array &a, const Array &k) { return a.at(k).set(1.0); };
