@@ -460,6 +460,7 @@ private:
       llvm::AllocaInst *values;
     };
     std::vector<Staged> staged;
+    const std::vector<size_t> order = passes::sequential_loop_order(loop);
     if (passes::sequential_loop_staged(loop)) {
       llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
       for (size_t r = 0; r < changed.size(); ++r)
@@ -481,36 +482,53 @@ private:
       auto over = [&](const Node &update) {
         return [&](const std::function<void(const Index &)> &f) { nest(update.shape, 0, {}, f); };
       };
-      if (staged.empty()) {
-        const Node &root = *body.outputs[changed[0]];
-        store_update(root, 0, strides[0], over(*root.inputs[1]));
-        return next;
-      }
       // One-element updates first, in the step's scope: others read them (gramschmidt's column
       // update reads the dot product its R update writes) without computing them again in their
       // loops.
       for (const Staged &u : staged)
         if (const Node &update = *u.root->inputs[1]; update.size() == 1)
           value(update, Index(update.shape.size(), c64(0)));
-      // Every value of the step, then the stores, each output's in its updates' order.
-      std::vector<std::function<Index(const Index &)>> places;
-      for (const Staged &u : staged) {
-        const Node &update = *u.root->inputs[1];
-        places.push_back(update_places(*u.root));
-        const auto at = row_major_strides(update.shape);
-        over(update)([&](const Index &idx) {
-          store_element(u.values, update.dtype, linear(idx, at), value(update, idx));
-        });
+      // Staged updates' values (of output `out`, or all), then their stores in order.
+      auto stage_and_store = [&](std::optional<size_t> out) {
+        std::vector<std::function<Index(const Index &)>> places(staged.size());
+        for (size_t k = 0; k < staged.size(); ++k) {
+          const Staged &u = staged[k];
+          if (out && u.out != *out) continue;
+          const Node &update = *u.root->inputs[1];
+          places[k] = update_places(*u.root);
+          const auto at = row_major_strides(update.shape);
+          over(update)([&](const Index &idx) {
+            store_element(u.values, update.dtype, linear(idx, at), value(update, idx));
+          });
+        }
+        for (size_t k = 0; k < staged.size(); ++k) {
+          const Staged &u = staged[k];
+          if (out && u.out != *out) continue;
+          const Node &update = *u.root->inputs[1];
+          const auto at = row_major_strides(update.shape);
+          over(update)([&](const Index &idx) {
+            store_element(pointers_[u.out], update.dtype, linear(places[k](idx), strides[u.out]),
+                          load_element(u.values, update.dtype, linear(idx, at)));
+          });
+        }
+      };
+      if (order.empty()) {
+        stage_and_store(std::nullopt);
+        return next;
       }
-      for (size_t k = 0; k < staged.size(); ++k) {
-        const Staged &u = staged[k];
-        const Node &update = *u.root->inputs[1];
-        const auto at = row_major_strides(update.shape);
-        over(update)([&](const Index &idx) {
-          store_element(pointers_[u.out], update.dtype, linear(places[k](idx), strides[u.out]),
-                        load_element(u.values, update.dtype, linear(idx, at)));
-        });
+      // Carry by carry: once stored, a carry's new value is its buffer.
+      for (size_t k : order) {
+        const auto r = size_t(std::find(changed.begin(), changed.end(), k) - changed.begin());
+        if (passes::sequential_update_in_place(loop, k)) {
+          const Node &root = *body.outputs[k];
+          store_update(root, r, strides[r], over(*root.inputs[1]));
+        } else {
+          stage_and_store(r);
+        }
+        carried_in_output_[body.outputs[k].get()] = {r, strides[r]};
       }
+      for (size_t k : order)
+        carried_in_output_.erase(body.outputs[k].get());
       return next;
     };
     std::vector<Value *> finals;

@@ -167,14 +167,69 @@ std::vector<const ir::Node *> sequential_loop_updates(const ir::Node &loop, size
 }
 
 bool sequential_loop_staged(const ir::Node &loop) {
-  const ir::Region &body = loop_body(loop);
   const std::vector<size_t> changed = sequential_loop_carries(loop);
-  if (changed.size() != 1 || sequential_loop_updates(loop, changed[0]).size() != 1) return true;
+  if (sequential_loop_order(loop).empty()) return true;
+  return std::any_of(changed.begin(), changed.end(),
+                     [&](size_t k) { return !sequential_update_in_place(loop, k); });
+}
+
+bool sequential_update_in_place(const ir::Node &loop, size_t k) {
+  const ir::Region &body = loop_body(loop);
+  if (sequential_loop_updates(loop, k).size() != 1) return false;
   NodeMap captured;
   for (size_t i = size_t(loop.attrs[0]); i < loop.inputs.size(); ++i)
     captured[body.params[i].get()] = loop.inputs[i].get();
-  const size_t k = changed[0];
-  return !update_in_place({{body.outputs[k]}, {body.params[k].get()}}, captured);
+  return update_in_place({{body.outputs[k]}, {body.params[k].get()}}, captured);
+}
+
+std::vector<size_t> sequential_loop_order(const ir::Node &loop) {
+  const ir::Region &body = loop_body(loop);
+  const std::vector<size_t> changed = sequential_loop_carries(loop);
+  const auto carries = size_t(loop.attrs[0]);
+  // before[a][b]: carry changed[a] must be stored before changed[b].
+  std::vector<std::vector<bool>> before(changed.size(), std::vector<bool>(changed.size()));
+  for (size_t a = 0; a < changed.size(); ++a) {
+    std::unordered_set<const ir::Node *> seen;
+    std::vector<const ir::Node *> stack{body.outputs[changed[a]].get()};
+    while (!stack.empty()) {
+      const ir::Node *n = stack.back();
+      stack.pop_back();
+      if (!seen.insert(n).second || is_region_buffer(*n)) continue;
+      bool leaf = false;
+      for (size_t b = 0; b < changed.size(); ++b) {
+        if (b == a) continue;
+        if (n == body.params[changed[b]].get()) before[a][b] = true; // reads b as it began
+        if (n == body.outputs[changed[b]].get()) {                   // as it ends: b's buffer
+          before[b][a] = true;
+          leaf = true;
+        }
+      }
+      // The 0-d carries' next values are computed before any store.
+      for (size_t k = 0; k < carries; ++k)
+        leaf = leaf || (body.params[k]->shape.empty() && n == body.outputs[k].get() &&
+                        n != body.params[k].get());
+      if (leaf || n->op == ir::Op::Parameter) continue;
+      for (const ir::NodePtr &in : n->inputs)
+        stack.push_back(in.get());
+    }
+  }
+  // Kahn's order; none if the constraints form a cycle.
+  std::vector<size_t> order, waiting(changed.size(), 0);
+  for (size_t a = 0; a < changed.size(); ++a)
+    for (size_t b = 0; b < changed.size(); ++b)
+      waiting[b] += before[a][b];
+  std::vector<bool> done(changed.size(), false);
+  while (order.size() < changed.size()) {
+    size_t next = changed.size();
+    for (size_t b = 0; b < changed.size() && next == changed.size(); ++b)
+      if (!done[b] && waiting[b] == 0) next = b;
+    if (next == changed.size()) return {};
+    done[next] = true;
+    order.push_back(changed[next]);
+    for (size_t b = 0; b < changed.size(); ++b)
+      waiting[b] -= before[next][b];
+  }
+  return order;
 }
 
 std::string sequential_loop_veto(const ir::Node &loop) {

@@ -118,7 +118,15 @@ std::vector<size_t> sequential_loop_carries(const ir::Node &loop);
 // The updates that change carry k, first to last (a chain: x.at[i].set(a).at[j].set(b)); none
 // where it changes otherwise.
 std::vector<const ir::Node *> sequential_loop_updates(const ir::Node &loop, size_t k);
-// Whether its steps compute their updates into temporaries before storing them.
+// Whether carry k's one update may be stored as it is computed (update_in_place).
+bool sequential_update_in_place(const ir::Node &loop, size_t k);
+// An order in which a step may store its carries one after another (each carry's updates computed,
+// then stored, before the next's are computed), or none: each carry's updates read the carries
+// stored before it only as they end the step (from their buffers) and those stored after it only
+// as they began it (jacobi_1d's B from A, then A from the new B).
+std::vector<size_t> sequential_loop_order(const ir::Node &loop);
+// Whether a step computes some update into a temporary before storing it: carries with no such
+// order, or an update that is not in place.
 bool sequential_loop_staged(const ir::Node &loop);
 // A scan's carries' shape: its first carry's that is not 0-d, or 0-d.
 Shape scan_carry_shape(const ir::Node &scan);

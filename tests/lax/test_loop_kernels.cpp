@@ -300,6 +300,22 @@ TEST(LoopKernels, SequentialLoopsStageUpdatesThatReadWhatTheyWrite) {
         Arrays{a, b});
     return out[0] + out[1];
   };
+  // Jacobi 1-D: B from A, then A from the new B: stored carry by carry, A reading B's buffer.
+  auto jacobi = [](const Array &a0, const Array &b0) {
+    const Arrays out = lax::fori_loop(
+        0, 9,
+        [](const Array &, const Arrays &c) {
+          const auto in = jx::slice(1, -1), left = jx::slice(0, -2), right = jx::slice(2, jx::none);
+          const Array B = c[1].at(in).set(0.33333 * (c[0](left) + c[0](in) + c[0](right)));
+          return Arrays{c[0].at(in).set(0.33333 * (B(left) + B(in) + B(right))), B};
+        },
+        Arrays{a0, b0});
+    return out[0] * 2.0 + out[1];
+  };
+  const Array line = jnp::sin(jnp::arange(40.0)), other = jnp::cos(jnp::arange(40.0));
+  expect_agree(jacobi(line, other));
+  const std::string jacobi_plan = jx::jit(jacobi).lower(line, other).compile().as_text();
+  EXPECT_TRUE(contains(jacobi_plan, "(loop of 9 steps inside the kernel")) << jacobi_plan;
   const Array b = jnp::arange(6.0) + 1.0;
   expect_agree(pair(grid, b));
   const std::string paired = jx::jit(pair).lower(grid, b).compile().as_text();
