@@ -108,7 +108,7 @@ public:
     };
     if (outputs > 1 &&
         (op_kind(first.op) == OpKind::Reduce || op_kind(first.op) == OpKind::Contraction) &&
-        (out.empty() || !accumulates_rows(first) || first.op == Op::DotGeneral))
+        (out.empty() || !passes::accumulates_rows(first) || first.op == Op::DotGeneral))
       throw Error("internal: only row reductions share a kernel");
     if (plan_.sequential_loop) {
       emit_sequential_loop();
@@ -118,7 +118,7 @@ public:
       emit_scan_tiles(*scan, strides);
     } else if (out.empty()) {
       store_all({});
-    } else if (accumulates_rows(first)) {
+    } else if (passes::accumulates_rows(first)) {
       emit_row_reductions();
     } else if ((tile_axis_ = transposed_axis()) >= 0) {
       if (streams()) {
@@ -1018,26 +1018,6 @@ private:
     case Op::Mul: return constant(t, 1, 1);
     default: return extreme(t, combine == Op::Max ? -1 : 1);
     }
-  }
-
-  // Sum/prod/max/min and contractions with an output of rank >= 1 accumulate in place into rows
-  // of the output: the reduction loops sit outside the loop over the last output axis, which
-  // then has no loop-carried dependence and vectorizes, and whatever does not depend on it
-  // (LICM) is computed once per row instead of once per element.
-  static bool accumulates_rows(const Node &root) {
-    if (root.shape.empty()) return false;
-    // Reducing an input's contiguous last axis is better done innermost, into one register.
-    if (root.op == Op::DotGeneral) {
-      ir::DotDims d = ir::dot_dims(root);
-      auto contracts_last = [](const std::vector<int64_t> &axes, int64_t rank) {
-        return std::find(axes.begin(), axes.end(), rank - 1) != axes.end();
-      };
-      return !contracts_last(d.lhs_contract, root.inputs[0]->ndim()) &&
-             !contracts_last(d.rhs_contract, root.inputs[1]->ndim());
-    }
-    if (op_kind(root.op) != OpKind::Reduce || root.op == Op::ArgMax || root.op == Op::ArgMin)
-      return false;
-    return root.attrs.back() != root.inputs[0]->ndim() - 1;
   }
 
   // The roots (one reduction or contraction, or sibling reductions over the same axes of

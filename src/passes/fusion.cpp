@@ -332,9 +332,6 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
   // that is an update too (x.at[i].add(1).at[j].set(0)) gets one as well: a chain of updates in
   // place.
   std::unordered_set<const Node *> separate_updates;
-  auto is_update = [](const Node &n) {
-    return (n.op == Op::DynamicUpdateSlice || n.op == Op::SliceUpdate) && !n.realized();
-  };
   // So does an update that a loop or a library routine reads (a row of a carry rewritten before
   // an inner loop takes it).
   std::vector<const Node *> updates;

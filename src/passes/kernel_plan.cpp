@@ -128,6 +128,27 @@ bool update_in_place(const KernelPlan &plan, const NodeMap &outer) {
   return reads(&update).second;
 }
 
+bool accumulates_rows(const ir::Node &root) {
+  if (root.shape.empty()) return false;
+  // Reducing an input's contiguous last axis is better done innermost, into one register.
+  if (root.op == ir::Op::DotGeneral) {
+    const ir::DotDims d = ir::dot_dims(root);
+    auto contracts_last = [](const std::vector<int64_t> &axes, int64_t rank) {
+      return std::find(axes.begin(), axes.end(), rank - 1) != axes.end();
+    };
+    return !contracts_last(d.lhs_contract, root.inputs[0]->ndim()) &&
+           !contracts_last(d.rhs_contract, root.inputs[1]->ndim());
+  }
+  if (op_kind(root.op) != ir::OpKind::Reduce || root.op == ir::Op::ArgMax ||
+      root.op == ir::Op::ArgMin)
+    return false;
+  return root.attrs.back() != root.inputs[0]->ndim() - 1;
+}
+
+bool is_update(const ir::Node &n) {
+  return (n.op == ir::Op::DynamicUpdateSlice || n.op == ir::Op::SliceUpdate) && !n.realized();
+}
+
 const ir::Node *updated_operand(const KernelPlan &plan) {
   const ir::Node &root = *plan.roots[0];
   if (plan.sequential_loop) return root.inputs[0]->inputs[size_t(root.attrs[0])].get();
@@ -158,8 +179,7 @@ std::vector<const ir::Node *> sequential_loop_updates(const ir::Node &loop, size
   std::vector<const ir::Node *> chain;
   for (const ir::Node *u = body.outputs[k].get(); u != body.params[k].get();
        u = u->inputs[0].get()) {
-    if ((u->op != ir::Op::DynamicUpdateSlice && u->op != ir::Op::SliceUpdate) || u->realized())
-      return {};
+    if (!is_update(*u)) return {};
     chain.push_back(u);
   }
   std::reverse(chain.begin(), chain.end());
@@ -277,9 +297,11 @@ std::string sequential_loop_veto(const ir::Node &loop) {
       for (int64_t axis : ir::dot_dims(*n).lhs_contract)
         work *= n->inputs[0]->shape[size_t(axis)];
     }
+    // A reduction a kernel of its own would accumulate by rows: inline, one element at a time,
+    // it would sum in another order than the loop run as a program does.
     if (n->op == ir::Op::Parameter || n->op == ir::Op::RandomUniform ||
         kind == ir::OpKind::Control || kind == ir::OpKind::Library || kind == ir::OpKind::Marker ||
-        work > runtime::min_chunk_elements)
+        work > runtime::min_chunk_elements || (work > 0 && accumulates_rows(*n)))
       return fmt::format("its body computes {} ({}{})", ir::op_name(n->op),
                          n->realized() ? "realized " : "", ir::type_str(*n));
     for (const ir::NodePtr &in : n->inputs)

@@ -115,6 +115,13 @@ std::string scan_kernel_veto(const ir::Node &scan);
 std::string sequential_loop_veto(const ir::Node &loop);
 // The array carries such a loop changes, in order.
 std::vector<size_t> sequential_loop_carries(const ir::Node &loop);
+// Whether a reduction or contraction kept as a loop accumulates into rows of its output (its
+// reduced axes not the innermost), rather than one output element at a time: the reduction loops
+// sit outside the loop over the last output axis, which then has no loop-carried dependence and
+// vectorizes, and whatever does not depend on it (LICM) is computed once per row.
+bool accumulates_rows(const ir::Node &root);
+// Whether n is an update of part of its operand (dynamic_update_slice, slice_update).
+bool is_update(const ir::Node &n);
 // The updates that change carry k, first to last (a chain: x.at[i].set(a).at[j].set(b)); none
 // where it changes otherwise.
 std::vector<const ir::Node *> sequential_loop_updates(const ir::Node &loop, size_t k);
