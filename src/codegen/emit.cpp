@@ -423,7 +423,7 @@ private:
   void emit_sequential_loop() {
     const Node &loop = *plan_.roots[0]->inputs[0];
     const bool is_while = loop.op == Op::While;
-    const ir::Region &body = (*loop.regions)[is_while ? 1 : 0];
+    const ir::Region &body = passes::loop_body(loop);
     const auto carries = size_t(loop.attrs[0]);
     std::vector<size_t> changed; // per output of an array carry, its carry (0-d ones follow)
     std::vector<std::vector<int64_t>> strides;

@@ -155,12 +155,11 @@ const ir::Node *updated_operand(const KernelPlan &plan) {
   return root.inputs[0].get();
 }
 
-namespace {
-// A loop's body (a while's second region).
 const ir::Region &loop_body(const ir::Node &loop) {
   return (*loop.regions)[loop.op == ir::Op::While ? 1 : 0];
 }
 
+namespace {
 // Elements of updates a sequential loop's step computes into stack temporaries before it stores
 // them, at most.
 constexpr int64_t max_staged_elements = 1 << 13;

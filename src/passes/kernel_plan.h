@@ -115,6 +115,8 @@ std::string scan_kernel_veto(const ir::Node &scan);
 std::string sequential_loop_veto(const ir::Node &loop);
 // The array carries such a loop changes, in order.
 std::vector<size_t> sequential_loop_carries(const ir::Node &loop);
+// A while's or scan's body (a while's second region; its first is the condition).
+const ir::Region &loop_body(const ir::Node &loop);
 // Whether a reduction or contraction kept as a loop accumulates into rows of its output (its
 // reduced axes not the innermost), rather than one output element at a time: the reduction loops
 // sit outside the loop over the last output axis, which then has no loop-carried dependence and

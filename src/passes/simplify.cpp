@@ -42,6 +42,7 @@
 
 #include "ir/builder.h"
 #include "ir/printer.h"
+#include "passes/kernel_plan.h"
 #include "passes/passes.h"
 #include "passes/rewrite.h"
 
@@ -175,7 +176,7 @@ private:
     const Node &loop = *n->inputs[0];
     const auto k = size_t(n->attrs[0]);
     if ((loop.op != Op::While && loop.op != Op::Scan) || k >= size_t(loop.attrs[0])) return n;
-    const ir::Region &body = (*loop.regions)[loop.op == Op::While ? 1 : 0];
+    const ir::Region &body = loop_body(loop);
     return body.outputs[k] == body.params[k] ? loop.inputs[k] : n;
   }
 
