@@ -415,11 +415,12 @@ private:
 
   // A loop run step by step inside the kernel (passes::sequential_loop_veto): the carries it
   // changes live in the outputs (output 0 holds its initial value already, the others are copied
-  // in first) and each step stores its updates there once its other values are computed: as
-  // they are computed where one update reads its carry only where it writes (or writes one
-  // element after reading all it needs), else all into stack temporaries first, so every value a
-  // step computes is of the carries before it; the 0-d carries in phis; the carries it leaves as
-  // they are, and what it captures, read from the loop's operands.
+  // in first). Each step computes its 0-d carries' next values (phis), then stores its updates
+  // carry by carry in passes::sequential_loop_order's order (a carry stored earlier is read from
+  // its output), each update as it is computed where it is in place, else through a stack
+  // temporary; with no such order, every update goes through a temporary before any store. The
+  // carries it leaves as they are, and what it captures, are read from the loop's operands; the
+  // 0-d carries read after it are stored last.
   void emit_sequential_loop() {
     const Node &loop = *plan_.roots[0]->inputs[0];
     const bool is_while = loop.op == Op::While;
