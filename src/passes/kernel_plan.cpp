@@ -355,14 +355,40 @@ std::vector<const ir::Node *> KernelPlan::inline_nodes() const {
   return nodes;
 }
 
-// The literals of a scan's body are compiled in as constants (the key holds their values): a
-// shift by 1 or a mask in a loop's chain of steps folds into its instruction.
+namespace {
+// The literal an operand is, through broadcasts, reshapes and casts; null if none.
+const ir::Node *literal_operand(const ir::Node &n) {
+  if (n.op == ir::Op::Literal) return &n;
+  const bool passes_value =
+      n.op == ir::Op::Broadcast || n.op == ir::Op::Reshape || n.op == ir::Op::Convert;
+  return passes_value ? literal_operand(*n.inputs[0]) : nullptr;
+}
+
+// A literal whose value chooses the instruction: an integer divisor (a division by 2 is a shift,
+// by 1000 a multiply, by a value from memory a 40-cycle idiv), a shift amount, an exponent.
+const ir::Node *shaping_literal(const ir::Node &n) {
+  const bool integer_division =
+      (n.op == ir::Op::FloorDiv || n.op == ir::Op::Rem) && !is_inexact(n.dtype);
+  const bool shaped = integer_division || n.op == ir::Op::ShiftLeft || n.op == ir::Op::ShiftRight ||
+                      n.op == ir::Op::Pow;
+  return shaped ? literal_operand(*n.inputs[1]) : nullptr;
+}
+} // namespace
+
+// Literals are compiled in as constants (the key holds their values) where the value chooses
+// the instruction, and everywhere in a scan's body: a shift by 1 or a mask in a loop's chain of
+// steps folds into its instruction. The others are read from the literal buffer, so a changed
+// constant reuses the code.
 void KernelPlan::collect_literals() {
+  std::unordered_set<const ir::Node *> compiled_in;
+  each_inline_node(*this, [&](const ir::Node *n) {
+    if (const ir::Node *lit = shaping_literal(*n)) compiled_in.insert(lit);
+  });
   literals.clear();
   each_inline_node(
       *this,
       [&](const ir::Node *n) {
-        if (n->op == ir::Op::Literal) literals.push_back(n);
+        if (n->op == ir::Op::Literal && !compiled_in.count(n)) literals.push_back(n);
       },
       false);
 }
@@ -433,11 +459,10 @@ std::string KernelPlan::structural_key() const {
     }
     std::vector<std::string> args;
     for (const ir::Node *in : inline_operands(*n))
-      args.push_back(param.count(in) ? fmt::format("p{}", param.at(in))
-                     : region_param.count(in)
-                         ? fmt::format("r{}.{}", region_param.at(in).first,
-                                       region_param.at(in).second)
-                         : fmt::format("%{}", id.at(in)));
+      args.push_back(param.count(in)          ? fmt::format("p{}", param.at(in))
+                     : region_param.count(in) ? fmt::format("r{}.{}", region_param.at(in).first,
+                                                            region_param.at(in).second)
+                                              : fmt::format("%{}", id.at(in)));
     key += fmt::format("{}({})[{}]{}|", ir::op_name(n->op), fmt::join(args, ","),
                        fmt::join(n->attrs, ","), ir::type_str(*n));
   }
@@ -503,7 +528,8 @@ std::string scan_veto(const ir::Node &scan, const std::vector<bool> &captured_ca
     if (auto it = param.find(n); it != param.end()) {
       const size_t k = it->second;
       if (k >= carries && k - carries < captured_carries.size() && captured_carries[k - carries])
-        return {true, n->shape == shape || shape.empty() ? "" : "a loop in its body captures a carry"};
+        return {true,
+                n->shape == shape || shape.empty() ? "" : "a loop in its body captures a carry"};
       return {k < carries && !n->shape.empty(), ""};
     }
     if (auto it = memo.find(n); it != memo.end()) return it->second;
