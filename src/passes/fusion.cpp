@@ -246,7 +246,10 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
     for (const ir::NodePtr &in : n->inputs) {
       owner[in.get()] = in;
       ++users[in.get()];
-      if (op_kind(n->op) == OpKind::Movement) ++remapped_users[in.get()];
+      // A gather from a vector reads its indices at its own positions.
+      const bool own_positions =
+          n->op == Op::Take && in == n->inputs[1] && n->inputs[0]->ndim() == 1;
+      if (op_kind(n->op) == OpKind::Movement && !own_positions) ++remapped_users[in.get()];
       if (n->op == Op::Concatenate && in->op == Op::Concatenate &&
           in->inputs.size() >= min_concat_level)
         concat_levels.insert(in.get());
