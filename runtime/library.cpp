@@ -428,6 +428,13 @@ template <class T, class F>
 void scatter(const T *x, const int64_t *indices, const T *updates, T *out, const Lines &l,
              int64_t count, F combine) {
   copy_unless_same(x, out, size_t(l.outer * l.n * l.inner) * sizeof(T));
+  if (l.outer == 1 && l.inner == 1) { // a vector's elements (a histogram's bins): one loop
+    for (int64_t k = 0; k < count; ++k) {
+      const int64_t j = indices[k] < 0 ? indices[k] + l.n : indices[k];
+      if (uint64_t(j) < uint64_t(l.n)) out[j] = combine(out[j], updates[k]);
+    }
+    return;
+  }
   for_each_lane_chunk(l, count, [&](int64_t o, int64_t i0, int64_t i1) {
     for (int64_t k = 0; k < count; ++k) {
       int64_t j = indices[k];
