@@ -182,6 +182,32 @@ Array histogram_bin_edges(const Array &a, const BinEdgesOptions &o) {
   return linspace(lo, hi, {.num = count + 1, .dtype = x.dtype()});
 }
 
+namespace {
+// NumPy's histogram over equal bins: a value's bin from its distance to the first edge, moved by
+// one where rounding put it on the wrong side of an edge (so it agrees with the edges, as a search
+// would), without a search's log2(bins) gathers. The correction absorbs a rounding of the estimate
+// too, so it multiplies where NumPy divides, and converts through int32 (a vector instruction on
+// AVX2, where int64 has none). The last bin is closed; values outside the edges and NaNs drop.
+Array equal_bin_counts(const Array &x, const Array &w, const Array &edges) {
+  const int64_t bins = edges.size() - 1;
+  const Array v = x.astype(edges.dtype()), first = edges(0), last = edges(-1);
+  const Array kept = (v >= first) & (v <= last);
+  // In float64 whatever the edges' type: float32's rounding would be a bin off past 2^24 bins.
+  const auto wide = [](const Array &a) { return a.astype(DType::float64); };
+  const Array estimate =
+      clip(where(kept, (wide(v) - wide(first)) * (double(bins) / (wide(last) - wide(first))), 0.0),
+           0, double(bins - 1));
+  const auto edge = [&](const Array &i) {
+    return api::wrap(ir::take(api::node_of(edges), api::node_of(i), 0, false));
+  };
+  Array bin = bins < (int64_t(1) << 31) ? estimate.astype(DType::int32).astype(DType::int64)
+                                        : estimate.astype(DType::int64);
+  bin = where(v < edge(bin), bin - 1, bin);
+  bin = where((v >= edge(bin + 1)) & (bin != bins - 1), bin + 1, bin);
+  return zeros({bins}, w.dtype()).at(where(kept, bin, Array(bins))).add(w);
+}
+} // namespace
+
 std::pair<Array, Array> histogram(const Array &a, const HistogramOptions &o) {
   const std::optional<Array> &weights = o.weights;
   if (weights && weights->shape() != a.shape())
@@ -189,10 +215,15 @@ std::pair<Array, Array> histogram(const Array &a, const HistogramOptions &o) {
   const Array x = ravel(a), w = weights ? ravel(*weights) : ones(x.shape(), x.dtype());
   const Array edges = histogram_bin_edges(x, o.bins, o.range);
   const int64_t n = edges.size();
-  // The last bin is closed: a value equal to the last edge goes in it; others out of range drop.
-  Array bin = searchsorted(edges, x, "right");
-  bin = where(x == edges(-1), Array(n - 1), bin);
-  Array counts = zeros({n}, w.dtype()).at(bin).add(w)(jx::slice(1, std::nullopt));
+  Array counts;
+  if (std::holds_alternative<int64_t>(o.bins)) {
+    counts = equal_bin_counts(x, w, edges);
+  } else {
+    // The last bin is closed: a value equal to the last edge goes in it; others out of range drop.
+    Array bin = searchsorted(edges, x, "right");
+    bin = where(x == edges(-1), Array(n - 1), bin);
+    counts = zeros({n}, w.dtype()).at(bin).add(w)(jx::slice(1, std::nullopt));
+  }
   if (o.density) counts = counts / diff(edges) / sum(counts);
   return {counts, edges};
 }

@@ -385,6 +385,36 @@ TEST(Breadth, SetRoutinesUnderJitNeedASize) {
   EXPECT_EQ(jnp::sum(u.counts).item<int64_t>(), 6);
 }
 
+// Equal bins place a value by arithmetic, then correct by one where rounding crossed an edge
+// (NumPy's way): the counts equal those of the same edges searched, for values on every edge,
+// one ulp either side, outside the range, infinite and NaN, in float32 and float64.
+TEST(Breadth, EqualBinsAgreeWithTheirEdgesSearched) {
+  for (const jx::DType type : {jx::float64, jx::float32}) {
+    const Array edges = jnp::histogram_bin_edges(jnp::array({-0.3, 0.7}).astype(type), int64_t(7));
+    const Array inf = jnp::array(std::numeric_limits<double>::infinity()).astype(type);
+    const Array x = jnp::concatenate(
+        {edges, jnp::nextafter(edges, inf), jnp::nextafter(edges, -inf),
+         jx::random::uniform(jx::random::PRNGKey(2), {500}, type, -0.5, 0.9),
+         jnp::array(std::vector<double>{std::nan(""), INFINITY, -INFINITY}).astype(type)});
+    const Array w = jnp::arange(double(x.size())).astype(type);
+    const auto equal = [&](const Array &v, const std::optional<Array> &weights) {
+      return jnp::histogram(v, {.bins = int64_t(7), .range = jnp::Range{-0.3, 0.7},
+                                .weights = weights});
+    };
+    for (const bool jitted : {false, true}) {
+      const auto counts = jitted ? jx::jit([&](const Array &v, const Array &weights) {
+                                     return equal(v, weights).first;
+                                   })(x, w)
+                                 : equal(x, w).first;
+      const Array searched = jnp::histogram(x, {.bins = edges, .weights = w}).first;
+      EXPECT_TRUE(jnp::array_equal(counts, searched).item<bool>()) << jitted;
+      EXPECT_TRUE(jnp::array_equal(equal(x, std::nullopt).first,
+                                   jnp::histogram(x, {.bins = edges}).first)
+                      .item<bool>());
+    }
+  }
+}
+
 TEST(Breadth, HistogramsUnderJitAndErrors) {
   const Array x = jx::random::normal(jx::random::PRNGKey(5), {1000});
   const auto eager = jnp::histogram(x, int64_t(12), jnp::Range{-3, 3});

@@ -308,6 +308,50 @@ TEST(FusionMaterialization, CostlyWorkSeveralKernelsComputeGetsABufferWhereItFit
   }
 }
 
+TEST(FusionMaterialization, IndicesAGatherFromAVectorReadsAreReadAtTheirOwnPositions) {
+  // A bin estimated (costly work), then corrected by comparing with the edge it gathers: the
+  // gather reads the estimate where the comparison does, so one kernel computes it once.
+  NodePtr x = param(0, {1000});
+  NodePtr edges = param(1, {11});
+  NodePtr estimate = ir::convert(bin(Op::Mul, ir::unary(Op::Exp, x), scalar(10)), jx::int64);
+  NodePtr below = ir::binary(Op::Lt, x, ir::take(edges, estimate, 0, false));
+  NodePtr one = ir::broadcast(ir::literal(1, jx::int64, true), estimate->shape, {});
+  NodePtr corrected = ir::select(below, ir::binary(Op::Sub, estimate, one), estimate);
+  const auto steps = jx::passes::plan_steps({corrected});
+  EXPECT_FALSE(materialized(steps, estimate));
+  EXPECT_EQ(kernels(steps).size(), 1u);
+  // From a matrix, each index is read for every element of its row: worth a buffer.
+  NodePtr table = param(2, {11, 4});
+  NodePtr rows = ir::take(table, estimate, 0, false);
+  NodePtr twice = ir::binary(Op::Add, rows,
+                             ir::broadcast(ir::convert(estimate, jx::float64), rows->shape, {0}));
+  EXPECT_TRUE(materialized(jx::passes::plan_steps({twice}), estimate));
+}
+
+TEST(FusionLiterals, LiteralsThatChooseAnInstructionAreCompiledIn) {
+  // x // 2, x % 1000, x >> 3 and x ** 2 compile their literal in (a shift, a multiply, an
+  // immediate); x + 7 reads its 7 from the literal buffer, so a new constant reuses the code.
+  NodePtr x = ir::parameter(0, jx::int64, {64});
+  auto lit = [](int64_t v) { return ir::literal(double(v), jx::int64, true); };
+  auto with = [&](Op op, int64_t v) {
+    return ir::binary(op, x, ir::broadcast(lit(v), x->shape, {}));
+  };
+  NodePtr y = ir::binary(Op::Add,
+                         ir::binary(Op::Add,
+                                    ir::binary(Op::Add, with(Op::FloorDiv, 2), with(Op::Rem, 1000)),
+                                    ir::binary(Op::Add, with(Op::ShiftRight, 3), with(Op::Pow, 2))),
+                         with(Op::Add, 7));
+  const auto steps = jx::passes::plan_steps({y});
+  ASSERT_EQ(kernels(steps).size(), 1u);
+  const auto &literals = kernels(steps)[0]->plan.literals;
+  ASSERT_EQ(literals.size(), 1u);
+  EXPECT_EQ(literals[0]->ivalue, 7);
+  // A float division's divisor stays in the buffer: the instruction is a division either way.
+  NodePtr f = param(1, {64});
+  const auto float_steps = jx::passes::plan_steps({bin(Op::Div, f, scalar(3))});
+  EXPECT_EQ(kernels(float_steps)[0]->plan.literals.size(), 1u);
+}
+
 TEST(FusionMaterialization, CheapWorkReadAtAnotherIndexIsRecomputed) {
   // A stencil's difference and its doubling: 2 and 3 arithmetic ops per element, recomputed at
   // each index that reads them; a fourth op makes the work worth a buffer.
