@@ -377,7 +377,8 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
       bool m = root_set.count(n) || n->realized() || n->op == Op::Constant ||
                n->op == Op::RandomUniform || n->op == Op::Parameter || kind == OpKind::Reduce ||
                kind == OpKind::Contraction ||
-               (users[n] > 1 && remapped_users[n] > 0 && !trivial(*n, cheap_now, materialized) &&
+               (users[n] > 1 && remapped_users[n] > 0 && !n->shape.empty() &&
+                !trivial(*n, cheap_now, materialized) &&
                 !cheap_to_repeat(*n, materialized)) ||
                (kind == OpKind::Control && !kernel_scans.count(n)) || kind == OpKind::Library ||
                control_operands.count(n) || hoisted.count(n) || shared.count(n) ||
@@ -392,7 +393,9 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
   // (small) buffer instead. With sink_movement having moved elementwise ops below broadcasts,
   // this is what hoists exp(-x), log(x) and pow's special-case tests on x out of the Simpson
   // seed's function axis. What has a buffer anyway is free to read; so is what was hoisted
-  // already, hence the topological order.
+  // already, hence the topological order. 0-d work is not repeated: it does not depend on the
+  // element, so each kernel reading it computes it once, outside its loops, which costs less
+  // than a kernel of its own (a loop step's coefficients and clamped indices).
   std::unordered_set<const Node *> buffers = decide();
   std::unordered_set<const Node *> under_broadcast;
   for (const Node *n : order)
@@ -408,7 +411,8 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
     }
   for (const Node *n : order) {
     std::unordered_set<const Node *> seen;
-    if (under_broadcast.count(n) && inline_work(*n, buffers, seen) >= hoist_threshold) {
+    if (under_broadcast.count(n) && !n->shape.empty() &&
+        inline_work(*n, buffers, seen) >= hoist_threshold) {
       hoisted.insert(n);
       buffers.insert(n);
     }

@@ -352,6 +352,19 @@ TEST(FusionLiterals, LiteralsThatChooseAnInstructionAreCompiledIn) {
   EXPECT_EQ(kernels(float_steps)[0]->plan.literals.size(), 1u);
 }
 
+TEST(FusionMaterialization, ScalarWorkIsComputedInEveryKernelThatReadsIt) {
+  // A 0-d value under broadcasts (a step's coefficient, a clamped index) costs each reader one
+  // computation outside its loop: cheaper than a kernel launch of its own, as in a loop's step.
+  NodePtr s = ir::parameter(0, jx::float64, {});
+  NodePtr coefficient = ir::binary(Op::Div, ir::unary(Op::Exp, s), scalar(3));
+  NodePtr x = param(1, {100});
+  NodePtr scaled = ir::binary(Op::Mul, x, ir::broadcast(coefficient, x->shape, {}));
+  NodePtr total = ir::reduce(Op::ReduceSum, ir::binary(Op::Add, scaled, scaled), {0});
+  const auto steps = jx::passes::plan_steps({total, scaled});
+  EXPECT_FALSE(materialized(steps, coefficient));
+  EXPECT_EQ(kernels(steps).size(), 2u);
+}
+
 TEST(FusionMaterialization, CheapWorkReadAtAnotherIndexIsRecomputed) {
   // A stencil's difference and its doubling: 2 and 3 arithmetic ops per element, recomputed at
   // each index that reads them; a fourth op makes the work worth a buffer.
