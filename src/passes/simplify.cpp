@@ -201,11 +201,19 @@ private:
     const double v = c->fvalue;
     if (v == 0) return fill(1, *n, n->weak);
     if (v == -1) return ir::binary(Op::Div, fill(1, *x, x->weak), x);
-    if (v == 0.5) {
+    // Half-integer powers as a square root and at most two roundings more (within 1.5 ulp, as
+    // libmvec's pow is within 4; a gravity kernel's r^-1.5 no longer calls pow). sqrt(-inf) is
+    // NaN where pow(-inf, e) is +inf or +0; sqrt(-0.0) is -0.0 where pow(-0.0, 0.5) is +0.0.
+    if (v == 0.5 || v == -0.5 || v == 1.5 || v == -1.5) {
       const double inf = std::numeric_limits<double>::infinity();
-      NodePtr root = ir::unary(Op::Abs, ir::unary(Op::Sqrt, x));
-      return ir::select(ir::binary(Op::Eq, x, fill(-inf, *x, x->weak)), fill(inf, *x, x->weak),
-                        root);
+      auto lit = [&](double c) { return fill(c, *x, x->weak); };
+      NodePtr root = ir::unary(Op::Sqrt, x), r;
+      if (v == 0.5) r = ir::unary(Op::Abs, root);
+      if (v == -0.5) r = ir::binary(Op::Div, lit(1), ir::unary(Op::Abs, root));
+      if (v == 1.5) r = ir::binary(Op::Mul, x, root);
+      // 1/x first: x * sqrt(x) would lose bits to underflow for x near 1e-206.
+      if (v == -1.5) r = ir::binary(Op::Div, ir::binary(Op::Div, lit(1), x), root);
+      return ir::select(ir::binary(Op::Eq, x, lit(-inf)), lit(v > 0 ? inf : 0.0), r);
     }
     if (v >= 1 && v <= max_chain_exponent && v == std::floor(v))
       return multiply_chain(x, int64_t(v));

@@ -266,10 +266,24 @@ TEST(Simplify, PowerMinusOneAndHalf) {
   EXPECT_TRUE(std::isnan(v[2]));    // negative base
 }
 
+TEST(Simplify, HalfIntegerPowersAreSquareRoots) {
+  NodePtr x = vec(special);
+  for (double c : {-0.5, 1.5, -1.5}) {
+    SCOPED_TRACE(c);
+    NodePtr root = binary(Op::Pow, x, fill_like(c, x));
+    NodePtr out = simp(root);
+    EXPECT_EQ(count(out, Op::Pow), 0);
+    EXPECT_EQ(count(out, Op::Sqrt), 1);
+    // Zeros and infinities bit for bit: pow(-0.0, -0.5) = +inf, pow(-inf, 1.5) = +inf,
+    // pow(-inf, -1.5) = +0; pow(1e-310, -1.5) overflows as it should.
+    expect_close<double>(out, root, 0x1p-51);
+  }
+}
+
 TEST(Simplify, PowerFloat32) {
   NodePtr x =
       vec<float>({-INFINITY, -2.5f, -0.0f, 0.0f, 1e-40f, 0.3f, 1.5f, 7.0f, 1e30f, INFINITY, NAN});
-  for (double c : {0.0, 1.0, 2.0, 3.0, 16.0, -1.0, 0.5}) {
+  for (double c : {0.0, 1.0, 2.0, 3.0, 16.0, -1.0, 0.5, -0.5, 1.5, -1.5}) {
     SCOPED_TRACE(c);
     NodePtr root = binary(Op::Pow, x, fill_like(c, x));
     NodePtr out = simp(root);
@@ -302,7 +316,7 @@ TEST(Simplify, IntegerPowers) {
 
 TEST(Simplify, OtherLiteralExponentsLeftAlone) {
   NodePtr x = vec(special);
-  for (double c : {0.3, -0.5, 2.5, -2.0, 17.0, 1e10, inf, -inf, qnan}) {
+  for (double c : {0.3, -2.5, 2.5, -2.0, 17.0, 1e10, inf, -inf, qnan}) {
     NodePtr root = binary(Op::Pow, x, fill_like(c, x));
     EXPECT_EQ(simp(root), root) << c;
   }
