@@ -433,7 +433,9 @@ private:
         changed.push_back(size_t(root->attrs[0]));
         strides.push_back(row_major_strides(root->shape));
       }
-    for (size_t r = 1; r < changed.size(); ++r) {
+    // The first carry's output starts as its initial value where it updates that (the runtime
+    // copies it, or hands over its memory); the others are copied here.
+    for (size_t r = plan_.updates_operand ? 1 : 0; r < changed.size(); ++r) {
       const Node &init = *loop.inputs[changed[r]];
       nest(init.shape, 0, {}, [&](const Index &idx) {
         store_element(pointers_[r], init.dtype, linear(idx, strides[r]), value(init, idx));

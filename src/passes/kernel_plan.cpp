@@ -343,6 +343,16 @@ template <class F> void each_inline_node(const KernelPlan &plan, F &&f, bool reg
 }
 } // namespace
 
+bool sequential_loop_writes_over_init(const KernelPlan &plan) {
+  const ir::Node *init = plan.roots[0]->inputs[0]->inputs[size_t(plan.roots[0]->attrs[0])].get();
+  size_t reads = 0;
+  each_inline_node(plan, [&](const ir::Node *n) {
+    reads += size_t(std::count_if(n->inputs.begin(), n->inputs.end(),
+                                  [&](const ir::NodePtr &in) { return in.get() == init; }));
+  });
+  return reads == 1;
+}
+
 size_t KernelPlan::inline_node_count() const {
   size_t count = 0;
   each_inline_node(*this, [&](const ir::Node *) { ++count; });

@@ -115,6 +115,11 @@ std::string scan_kernel_veto(const ir::Node &scan);
 std::string sequential_loop_veto(const ir::Node &loop);
 // The array carries such a loop changes, in order.
 std::vector<size_t> sequential_loop_carries(const ir::Node &loop);
+// Whether a loop run step by step (sequential_loop) may write its first carry's steps over that
+// carry's initial value (updates_operand): nothing else the kernel computes reads the value (a
+// captured arange's start may be the very zeros node the carry starts as). Otherwise the kernel
+// copies it into its output first, as it does its other carries.
+bool sequential_loop_writes_over_init(const KernelPlan &plan);
 // A while's or scan's body (a while's second region; its first is the condition).
 const ir::Region &loop_body(const ir::Node &loop);
 // Whether a reduction or contraction kept as a loop accumulates into rows of its output (its

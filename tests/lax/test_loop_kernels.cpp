@@ -370,6 +370,36 @@ TEST(LoopKernels, CarriesPassedOnAreTheirInitialValues) {
   expect_agree(out[0] + out[1]);
 }
 
+// A loop whose carry starts as an array something captured also reads (the zeros a captured
+// table is offset from, one node): the steps may not write over that array, or later steps read
+// the table with the carry's new values in it. The kernel copies it into its output instead.
+TEST(LoopKernels, ACarrysInitialValueReadElsewhereIsNotWrittenOver) {
+  const int64_t m = 40;
+  // The table is computed from constants alone, so the body reads it as it is built (inline in
+  // the loop's kernel), from the same zeros node the carry starts as.
+  auto f = jx::jit([&](const Array &scale) {
+    const Array zeros = jnp::zeros({m});
+    const Array table = zeros + jnp::arange(double(m)) * 0.25;
+    return lax::fori_loop(
+        0, m,
+        [&](const Array &i, const Array &y) {
+          return y.at(i).set(table((i * 7) % m) + y((i + m - 1) % m) * scale);
+        },
+        zeros);
+  });
+  const Array scale = jnp::array(0.5);
+  const std::string text = f.lower(scale).compile().as_text();
+  EXPECT_TRUE(contains(text, "(loop of 40 steps inside the kernel")) << text;
+  EXPECT_FALSE(contains(text, "update in place")) << text;
+  const Array y = f(scale);
+  double previous = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    const double expected = double(i * 7 % m) * 0.25 + previous * 0.5;
+    ASSERT_DOUBLE_EQ(y(i).item<double>(), expected) << i;
+    previous = expected;
+  }
+}
+
 // Random loops of updates at traced places (negative or past the end too, clamped as JAX does):
 // elements, rows and columns read from anywhere in the carries, windows moved, dot products into
 // a second carry, a 0-d carry summing elements, one to three updates a step. Compiled (step by
