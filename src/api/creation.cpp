@@ -100,6 +100,9 @@ Array arange_impl(double start, double stop, double step, bool integral,
     values.resize(size_t(n));
     return numpy::array(values);
   }
+  // arange(n) is the index itself: as it is traced (no loop body's graph is simplified, and the
+  // compiler recognizes an iota where it bounds a loop by a mask).
+  if (start == 0 && step == 1 && !is_complex(dt)) return wrap(ir::iota(dt, {n}, 0));
   // NumPy fills in the target dtype: first = T(start), delta = T(start + step) - first, and
   // element i = first + i * delta.
   NodePtr first = api::cast_node(ir::literal(start, DType::float64, false), dt, false);
