@@ -26,6 +26,7 @@
 
 #include "interp/scalar_ops.h"
 #include "ir/builder.h"
+#include "passes/reduction_interval.h"
 #include "runtime/vector_math.h"
 
 namespace jx::codegen {
@@ -960,6 +961,12 @@ private:
     // The terms are narrower floats widened (a float32 sum's float64 partials): float64 holds
     // their sum without compensation.
     bool widened = false;
+    // The index of operand k (a contraction's lhs 0 or rhs 1) at the term (out, red).
+    std::function<Index(int k, const Index &out, const Index &red)> operand_index;
+    // Where the terms outside [begin, end) of the one reduced axis are the identity
+    // (passes::reduction_interval): the loops run over it alone; `outside`, where set, is added
+    // once (a contraction's 0 * the other operand, +-0 or NaN).
+    Value *begin = nullptr, *end = nullptr, *outside = nullptr;
   };
 
   Reduction describe_reduction(const Node &n) {
@@ -971,7 +978,7 @@ private:
         k_shape.push_back(l.shape[a]);
       const std::vector<int64_t> l_free = ir::other_axes(l.ndim(), d.lhs_batch, d.lhs_contract),
                                  r_free = ir::other_axes(r.ndim(), d.rhs_batch, d.rhs_contract);
-      auto term = [this, &n, &l, &r, d, l_free, r_free](const Index &out, const Index &k) {
+      auto index = [&l, &r, d, l_free, r_free](int side, const Index &out, const Index &k) {
         Index li(l.shape.size()), ri(r.shape.size());
         size_t o = 0;
         for (size_t i = 0; i < d.lhs_batch.size(); ++i, ++o) {
@@ -986,22 +993,28 @@ private:
           li[d.lhs_contract[i]] = k[i];
           ri[d.rhs_contract[i]] = k[i];
         }
-        return binary(Op::Mul, n.dtype, value(l, li), value(r, ri));
+        return side == 0 ? li : ri;
       };
-      return {k_shape, Op::Add, term};
+      auto term = [this, &n, &l, &r, index](const Index &out, const Index &k) {
+        return binary(Op::Mul, n.dtype, value(l, index(0, out, k)), value(r, index(1, out, k)));
+      };
+      return {k_shape, Op::Add, term, false, index};
     }
     const Node &x = *n.inputs[0];
     Shape red_shape;
     for (int64_t a : n.attrs)
       red_shape.push_back(x.shape[a]);
-    auto term = [this, &n, &x](const Index &kept, const Index &red) {
+    auto index = [&n, &x](int, const Index &kept, const Index &red) {
       Index idx(x.shape.size());
       size_t k = 0, r = 0;
       for (int64_t a = 0; a < x.ndim(); ++a) {
         bool is_reduced = r < n.attrs.size() && n.attrs[r] == a;
         idx[a] = is_reduced ? red[r++] : kept[k++];
       }
-      return value(x, idx);
+      return idx;
+    };
+    auto term = [this, &x, index](const Index &kept, const Index &red) {
+      return value(x, index(0, kept, red));
     };
     const Op combine = n.op == Op::ReduceSum    ? Op::Add
                        : n.op == Op::ReduceProd ? Op::Mul
@@ -1012,7 +1025,60 @@ private:
       source = source->inputs[0].get();
     const bool widened = source->op == Op::Convert && is_floating(source->inputs[0]->dtype) &&
                          itemsize(source->inputs[0]->dtype) < itemsize(source->dtype);
-    return {red_shape, combine, term, widened};
+    return {red_shape, combine, term, widened, index};
+  }
+
+  // red's interval at the element `kept`, where its terms have one (passes::reduction_interval)
+  // and the loop that sums them can start and end anywhere: the bounds clamped into the axis,
+  // and what the terms outside add.
+  void restrict_to_interval(const Node &n, Reduction &red, const Index &kept) {
+    std::optional<passes::ReductionInterval> interval = passes::reduction_interval(n);
+    if (!interval) return;
+    // Bounds made for the analysis stay alive while the memo refers to them by address.
+    for (const auto *list : {&interval->lower, &interval->upper})
+      for (const passes::IndexBound &b : *list)
+        interval_bounds_.push_back(b.value);
+    const int64_t extent = red.shape[0];
+    // float_sum's blocks keep their shape's order; only a sum within one block is a plain loop.
+    const bool blocked = red.combine == Op::Add && is_floating(n.dtype) &&
+                         (n.dtype == DType::float32 || red.widened) &&
+                         extent > (n.dtype == DType::float32 ? 4 : 1) * pairwise_block;
+    if (blocked) return;
+    const Index at = red.operand_index(interval->operand, kept, {c64(0)});
+    auto bound = [&](const passes::IndexBound &b, Value *limit, bool lower) {
+      Value *v = convert(value(*b.value, at), b.value->dtype, DType::int64);
+      v = b_.CreateAdd(v, c64(b.offset));
+      return lower ? b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, limit)
+                   : b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, limit);
+    };
+    Value *begin = c64(0), *end = c64(extent);
+    for (const passes::IndexBound &b : interval->lower)
+      begin = bound(b, begin, true);
+    for (const passes::IndexBound &b : interval->upper)
+      end = bound(b, end, false);
+    begin = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, begin, c64(extent));
+    end = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, end, begin);
+    red.begin = begin;
+    red.end = end;
+    if (!interval->complement_term) return;
+    // Any index outside stands for them all: the first where the interval starts later.
+    Value *later = b_.CreateICmpSGT(begin, c64(0));
+    Value *some = b_.CreateOr(later, b_.CreateICmpSLT(end, c64(extent)));
+    Value *term = red.term(kept, {b_.CreateSelect(later, c64(0), c64(extent - 1))});
+    red.outside = b_.CreateSelect(some, term, constant(n.dtype, 0, 0));
+  }
+
+  // The terms of red's one reduced axis in its interval, or those of its whole shape.
+  template <class F> void each_term(const Reduction &red, F &&body) {
+    if (red.begin)
+      loop(red.begin, red.end, [&](Value *i) { body(Index{i}); });
+    else
+      nest(red.shape, 0, {}, body);
+  }
+
+  // What the terms outside red's interval add to its result.
+  Value *with_outside(const Reduction &red, Value *result) {
+    return red.outside ? b_.CreateFAdd(result, red.outside) : result;
   }
 
   Value *identity(Op combine, DType t) {
@@ -1099,10 +1165,11 @@ private:
     Reduction red = describe_reduction(n);
     const DType acc_t = n.dtype;
     if (acc_t == DType::bool_) return any_or_all(red, kept);
+    restrict_to_interval(n, red, kept);
     if (red.combine == Op::Add && (acc_t == DType::float32 || acc_t == DType::float64))
-      return float_sum(red, kept, acc_t);
+      return with_outside(red, float_sum(red, kept, acc_t));
     llvm::AllocaInst *acc = slot(reg_type(acc_t), identity(red.combine, acc_t));
-    nest(red.shape, 0, {}, [&](const Index &r) {
+    each_term(red, [&](const Index &r) {
       Value *term = red.term(kept, r);
       // Reassociation lets the loop vectorizer split the sum into lanes (a different rounding
       // order, as NumPy's pairwise sums also have); only the accumulation gets it.
@@ -1150,7 +1217,7 @@ private:
     const int64_t block = t == DType::float32 ? 4 * pairwise_block : pairwise_block;
     if (shape_size(red.shape) <= block) {
       llvm::AllocaInst *acc = slot(acc_ty, zero);
-      nest(red.shape, 0, {}, [&](const Index &r) { add_term(acc, r); });
+      each_term(red, [&](const Index &r) { add_term(acc, r); });
       return convert(b_.CreateLoad(acc_ty, acc), acc_t, t);
     }
     // The terms [lo, hi) of the innermost reduced axis after the outer indices r0.
@@ -1275,18 +1342,23 @@ private:
     };
     const Compensated total = accumulator(f64);
     constexpr int64_t lanes = compensated_vectors * compensated_width;
-    const int64_t extent = red.shape.back(), groups = extent / lanes;
+    const int64_t extent = red.shape.back();
     const Shape outer(red.shape.begin(), red.shape.end() - 1);
-    if (groups == 0) {
+    if (!red.begin && extent < lanes) {
       nest(red.shape, 0, {}, [&](const Index &r) { add(total, red.term(kept, r)); });
       return result(total);
     }
+    // Groups of `lanes` terms from the first, then the rest one by one.
+    Value *begin = red.begin ? red.begin : c64(0);
+    Value *groups = red.begin ? b_.CreateUDiv(b_.CreateSub(red.end, red.begin), c64(lanes))
+                              : c64(extent / lanes);
     std::vector<Compensated> vectors;
     for (int64_t v = 0; v < compensated_vectors; ++v)
       vectors.push_back(accumulator(vec));
     nest(outer, 0, {}, [&](const Index &r0) {
-      loop(c64(0), c64(groups), [&](Value *g) {
-        Value *first = b_.CreateMul(g, c64(lanes), "", true, true);
+      loop(c64(0), groups, [&](Value *g) {
+        Value *first =
+            b_.CreateAdd(begin, b_.CreateMul(g, c64(lanes), "", true, true), "", true, true);
         for (int64_t v = 0; v < compensated_vectors; ++v) {
           // Consecutive terms: the backend merges a load per lane into one vector load.
           Value *x = llvm::PoisonValue::get(vec);
@@ -1297,8 +1369,12 @@ private:
           add_kahan(vectors[size_t(v)], x);
         }
       });
-      for (int64_t rest = groups * lanes; rest < extent; ++rest)
-        add(total, term(r0, c64(rest)));
+      if (red.begin)
+        loop(b_.CreateAdd(begin, b_.CreateMul(groups, c64(lanes))), red.end,
+             [&](Value *i) { add(total, term(r0, i)); });
+      else
+        for (int64_t rest = extent / lanes * lanes; rest < extent; ++rest)
+          add(total, term(r0, c64(rest)));
     });
     // Kahan's error terms are what the sums still owe (subtracted from the next term).
     for (const Compensated &acc : vectors) {
@@ -1313,7 +1389,7 @@ private:
     llvm::AllocaInst *sum = slot(f64, result(total));
     when(b_.CreateFCmpUNO(b_.CreateLoad(f64, sum), b_.CreateLoad(f64, sum)), [&] {
       b_.CreateStore(llvm::ConstantFP::get(f64, 0.0), sum);
-      nest(red.shape, 0, {}, [&](const Index &r) {
+      each_term(red, [&](const Index &r) {
         b_.CreateStore(b_.CreateFAdd(b_.CreateLoad(f64, sum), red.term(kept, r)), sum);
       });
     });
@@ -2152,6 +2228,7 @@ private:
   // with these strides.
   std::unordered_map<const Node *, std::pair<size_t, std::vector<int64_t>>> carried_in_output_;
   std::vector<Value *> literal_values_;
+  std::vector<ir::NodePtr> interval_bounds_;
   std::vector<Value *> pointers_;
   // Values already emitted at an index, per scope (a loop body or a branch region).
   std::vector<std::map<std::pair<const Node *, Index>, Value *>> memo_;
