@@ -140,6 +140,13 @@ bool is_scatter(Op op) {
          op == Op::ScatterMin || op == Op::ScatterMax;
 }
 
+const Node *splat_literal(const Node &n) {
+  const Node *x = &n;
+  while (x->op == Op::Broadcast || x->op == Op::Reshape || x->op == Op::Transpose)
+    x = x->inputs[0].get();
+  return x->op == Op::Literal ? x : nullptr;
+}
+
 DotDims dot_dims(const NodeSpec &s) {
   int64_t nb = s.attrs.at(0), nc = s.attrs.at(1);
   auto it = s.attrs.begin() + 2;

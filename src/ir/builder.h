@@ -136,6 +136,9 @@ Shape infer_shape(const NodeSpec &spec);
 void verify(const NodeSpec &spec);
 
 // Decoded attributes of a DotGeneral node.
+// The literal n holds at every element (a literal, broadcast, reshaped or transposed), or null.
+const Node *splat_literal(const Node &n);
+
 struct DotDims {
   std::vector<int64_t> lhs_batch, rhs_batch, lhs_contract, rhs_contract;
 };

@@ -27,14 +27,6 @@ using ir::Node;
 using ir::NodePtr;
 using ir::Op;
 
-// The literal a node holds at every element, or null.
-const Node *scalar_of(const Node &n) {
-  const Node *x = &n;
-  while (x->op == Op::Broadcast || x->op == Op::Reshape || x->op == Op::Transpose)
-    x = x->inputs[0].get();
-  return x->op == Op::Literal ? x : nullptr;
-}
-
 template <class T> T value_of(const Node &lit) {
   return is_floating(lit.dtype) ? T(lit.fvalue) : T(lit.ivalue);
 }
@@ -81,7 +73,7 @@ NodePtr fold(const Node &n, const std::vector<const Node *> &in) {
 // A literal, or an iota or constant buffer as it is: under a broadcast, sink_movement first moves
 // the work below it, so that it is folded at the smaller shape.
 bool constant_array(const Node &n) {
-  return scalar_of(n) || n.op == Op::Iota || n.op == Op::Constant;
+  return ir::splat_literal(n) || n.op == Op::Iota || n.op == Op::Constant;
 }
 
 // Whether n is a small array computed elementwise from constant arrays (or from `deferred` nodes,
@@ -113,7 +105,7 @@ NodePtr fold_rule(const NodePtr &n) {
     return n;
   std::vector<const Node *> in;
   for (const NodePtr &x : n->inputs) {
-    in.push_back(scalar_of(*x));
+    in.push_back(ir::splat_literal(*x));
     if (!in.back()) return n; // arrays: see fold_constants
   }
   NodePtr lit;

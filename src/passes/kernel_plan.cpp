@@ -366,14 +366,6 @@ std::vector<const ir::Node *> KernelPlan::inline_nodes() const {
 }
 
 namespace {
-// The literal an operand is, through broadcasts, reshapes and casts; null if none.
-const ir::Node *literal_operand(const ir::Node &n) {
-  if (n.op == ir::Op::Literal) return &n;
-  const bool passes_value =
-      n.op == ir::Op::Broadcast || n.op == ir::Op::Reshape || n.op == ir::Op::Convert;
-  return passes_value ? literal_operand(*n.inputs[0]) : nullptr;
-}
-
 // A literal whose value chooses the instruction: an integer divisor (a division by 2 is a shift,
 // by 1000 a multiply, by a value from memory a 40-cycle idiv), a shift amount, an exponent.
 const ir::Node *shaping_literal(const ir::Node &n) {
@@ -381,7 +373,7 @@ const ir::Node *shaping_literal(const ir::Node &n) {
       (n.op == ir::Op::FloorDiv || n.op == ir::Op::Rem) && !is_inexact(n.dtype);
   const bool shaped = integer_division || n.op == ir::Op::ShiftLeft || n.op == ir::Op::ShiftRight ||
                       n.op == ir::Op::Pow;
-  return shaped ? literal_operand(*n.inputs[1]) : nullptr;
+  return shaped ? ir::splat_literal(*n.inputs[1]) : nullptr;
 }
 } // namespace
 

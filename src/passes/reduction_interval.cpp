@@ -95,11 +95,10 @@ bool bounds(const Node &mask, int64_t axis, ReductionInterval &out) {
   return true;
 }
 
-// n is v, broadcast or cast.
+// n is v at every element.
 bool literal_equal(const Node &n, double v) {
-  if (n.op == Op::Literal) return is_integer(n.dtype) ? double(n.ivalue) == v : n.fvalue == v;
-  if (n.realized()) return false;
-  return (n.op == Op::Broadcast || n.op == Op::Convert) && literal_equal(*n.inputs[0], v);
+  const Node *lit = ir::splat_literal(n);
+  return lit && (is_integer(lit->dtype) ? double(lit->ivalue) == v : lit->fvalue == v);
 }
 
 // select(mask, terms, identity) masking its index along axis, or a broadcast of one.

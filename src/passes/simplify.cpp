@@ -61,11 +61,7 @@ constexpr int64_t max_chain_exponent = 16; // at most 7 multiplications
 // transposed). A literal that stack_to_broadcast is about to replace by a vector of differing
 // values counts as none: rewriting it by value would make the stacked operands differ.
 const Node *scalar_of(const NodePtr &n, const NodeSet &varying) {
-  if (varying.count(n.get())) return nullptr;
-  const Node *x = n.get();
-  while (x->op == Op::Broadcast || x->op == Op::Reshape || x->op == Op::Transpose)
-    x = x->inputs[0].get();
-  return x->op == Op::Literal ? x : nullptr;
+  return varying.count(n.get()) ? nullptr : ir::splat_literal(*n);
 }
 
 bool equals(const Node *lit, double v) {
