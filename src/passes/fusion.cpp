@@ -246,10 +246,15 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
     for (const ir::NodePtr &in : n->inputs) {
       owner[in.get()] = in;
       ++users[in.get()];
-      // A gather from a vector reads its indices at its own positions.
+      // Readers that repeat no work: a gather from a vector reads its indices at its own
+      // positions, an update its operand, and a reader of a 64th of the elements or fewer (an
+      // element or a row at a traced place) recomputes only those.
       const bool own_positions =
-          n->op == Op::Take && in == n->inputs[1] && n->inputs[0]->ndim() == 1;
-      if (op_kind(n->op) == OpKind::Movement && !own_positions) ++remapped_users[in.get()];
+          (n->op == Op::Take && in == n->inputs[1] && n->inputs[0]->ndim() == 1) ||
+          (is_update(*n) && in == n->inputs[0]);
+      const bool few = n->size() * 64 <= in->size();
+      if (op_kind(n->op) == OpKind::Movement && !own_positions && !few)
+        ++remapped_users[in.get()];
       if (n->op == Op::Concatenate && in->op == Op::Concatenate &&
           in->inputs.size() >= min_concat_level)
         concat_levels.insert(in.get());

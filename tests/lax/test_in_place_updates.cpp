@@ -68,10 +68,17 @@ TEST(InPlaceUpdates, PlansSayWhichUpdatesRunInPlaceAndWhy) {
                        "(update in place: argument 0 is donated"));
   EXPECT_TRUE(
       contains(plan_of(jx::jit(set_row), x, i), "(update copy: argument 0 is not donated)"));
-  // An intermediate that dies at its update: in place (its buffer becomes the output); one
-  // returned as well: a copy.
-  const std::string dies = plan_of(
+  // An elementwise intermediate updated: one kernel computing it with the row replaced.
+  const std::string inline_update = plan_of(
       jx::jit([](const Array &a, const Array &k) { return jnp::exp(a).at(k).set(0.0); }), x, i);
+  EXPECT_FALSE(contains(inline_update, "(update")) << inline_update;
+  EXPECT_TRUE(contains(inline_update, "kernel dynamic_update_slice : f64[64,32] reads 1,0 rows=64"))
+      << inline_update;
+  // An intermediate with a buffer of its own that dies at its update (a library routine's): in
+  // place (its buffer becomes the output); one returned as well: a copy.
+  const std::string dies = plan_of(
+      jx::jit([](const Array &a, const Array &k) { return jnp::cumsum(a, 1).at(k).set(0.0); }), x,
+      i);
   EXPECT_TRUE(contains(dies, "dies here (its buffer becomes the output's")) << dies;
   const std::string kept = plan_of(jx::jit([](const Array &a, const Array &k) {
                                      const Array e = jnp::exp(a);
@@ -199,8 +206,8 @@ Array random_update(std::mt19937_64 &rng, const Array &k, const Array &a, const 
     return a.at(slice(1, -1), slice(1, -1))
         .set(0.25 * (a(slice(0, -2), slice(1, -1)) + a(slice(2, jx::none), slice(1, -1)) +
                      a(slice(1, -1), slice(0, -2)) + a(slice(1, -1), slice(2, jx::none))));
-  case 7: return a.at(slice(1, jx::none, 2)).set(b(slice(0, -1, 2)) * -1.0);  // every other row
-  case 8: return lax::dynamic_update_slice(a, a(slice(0, 1)) * 2.0, {r, 0});  // row 0 moved
+  case 7: return a.at(slice(1, jx::none, 2)).set(b(slice(0, -1, 2)) * -1.0); // every other row
+  case 8: return lax::dynamic_update_slice(a, a(slice(0, 1)) * 2.0, {r, 0}); // row 0 moved
   case 9: // a row's interior from the row above it (a window beside static slices)
     return a.at(r, slice(1, -1)).set(a((r + rows - 1) % rows, slice(0, -2)) * 0.5);
   case 10: return a.at(slice(1, 3), c).add(b(0, slice(0, 2))); // part of a column

@@ -352,6 +352,24 @@ TEST(FusionLiterals, LiteralsThatChooseAnInstructionAreCompiledIn) {
   EXPECT_EQ(kernels(float_steps)[0]->plan.literals.size(), 1u);
 }
 
+TEST(FusionMaterialization, UpdatesAndReadersOfAFewElementsRepeatNoWork) {
+  // x.at[k].set(x[k - 1] * 2) over costly x: the update reads x where it writes, the read of
+  // one element recomputes one; one kernel computes x inline (a loop step's y + roll(y, k) * a
+  // updated at k, durbin's).
+  NodePtr x = ir::unary(Op::Exp, param(0, {1000}));
+  NodePtr k = ir::parameter(1, jx::int64, {});
+  NodePtr one = ir::literal(1, jx::int64, true);
+  NodePtr before = ir::dynamic_slice(x, {ir::binary(Op::Sub, k, one)}, {1});
+  NodePtr y = ir::dynamic_update_slice(x, bin(Op::Mul, before, scalar(2)), {k});
+  const auto steps = jx::passes::plan_steps({y});
+  EXPECT_FALSE(materialized(steps, x));
+  EXPECT_EQ(kernels(steps).size(), 1u);
+  // A reader of a quarter of it (rows 0..250 reversed) would recompute 250 exponentials: a
+  // buffer.
+  NodePtr part = ir::slice(x, {249}, {-1}, {-1});
+  EXPECT_TRUE(materialized(jx::passes::plan_steps({y, ir::unary(Op::Neg, part)}), x));
+}
+
 TEST(FusionMaterialization, ScalarWorkIsComputedInEveryKernelThatReadsIt) {
   // A 0-d value under broadcasts (a step's coefficient, a clamped index) costs each reader one
   // computation outside its loop: cheaper than a kernel launch of its own, as in a loop's step.
