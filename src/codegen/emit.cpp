@@ -1047,7 +1047,7 @@ private:
     const Index at = red.operand_index(interval->operand, kept, {c64(0)});
     auto bound = [&](const passes::IndexBound &b, Value *limit, bool lower) {
       Value *v = convert(value(*b.value, at), b.value->dtype, DType::int64);
-      v = b_.CreateAdd(v, c64(b.offset));
+      v = b_.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_sat, v, c64(b.offset)); // <= INT64_MAX
       return lower ? b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, limit)
                    : b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, limit);
     };

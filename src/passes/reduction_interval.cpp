@@ -54,8 +54,6 @@ bool invariant(const Node &n, int64_t axis, const Node *mask) {
 // Integer types whose values int64 holds.
 bool bound_type(DType t) { return is_integer(t) && t != DType::uint64; }
 
-// Adds to `out` the bounds mask states on the index along axis: a conjunction of comparisons of
-// the index with values that do not vary along it.
 // Through a broadcast b along the reduced axis (from an axis of the same extent): what `find`
 // states about b's operand, its bounds broadcast as b is.
 template <class F>
@@ -72,6 +70,8 @@ bool through_broadcast(const Node &b, int64_t axis, ReductionInterval &out, F &&
   return true;
 }
 
+// Adds to `out` the bounds mask states on the index along axis: a conjunction of comparisons of
+// the index with values that do not vary along it.
 bool bounds(const Node &mask, int64_t axis, ReductionInterval &out) {
   if (mask.realized()) return false;
   if (mask.op == Op::And)

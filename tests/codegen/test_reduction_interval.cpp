@@ -127,6 +127,10 @@ TEST(ReductionInterval, SumsProductsAndExtremesOverTracedIntervalsMatchTheEvalua
     expect_agree(jnp::sum(jnp::where(i < rows, x, 0.0), 1), 1e-12);
     const Array short_mask = (jnp::arange(9) >= lo) & (jnp::arange(9) < hi);
     expect_agree(jnp::sum(jnp::where(short_mask, x(jx::slice(0, 9)), 0.0)), 1e-12);
+    // An upper bound of INT64_MAX, inclusive: every index from lo on (past 4,096 elements, so
+    // that the mask is not folded into a constant).
+    const Array top = jnp::array(std::numeric_limits<int64_t>::max()), wide = jnp::arange(5000);
+    expect_agree(jnp::sum(jnp::where((wide >= lo) & (wide <= top), wide * 0.5, 0.0)), 1e-12);
   }
 }
 
