@@ -157,8 +157,9 @@ private:
     loop_by(begin, end, body, [&](Value *i) { return b_.CreateAdd(i, c64(step), "", true, true); });
   }
 
-  // A loop whose next index is next(i).
-  template <class F, class N> void loop_by(Value *begin, Value *end, F &&body, N &&next) {
+  // A loop whose next index is next(i); returns its latch's branch (for loop metadata).
+  template <class F, class N>
+  llvm::BranchInst *loop_by(Value *begin, Value *end, F &&body, N &&next) {
     llvm::BasicBlock *pre = b_.GetInsertBlock();
     auto *header = llvm::BasicBlock::Create(ctx_, "loop", fn_);
     auto *body_block = llvm::BasicBlock::Create(ctx_, "body", fn_);
@@ -173,8 +174,25 @@ private:
     body(static_cast<Value *>(i));
     memo_.pop_back();
     i->addIncoming(next(static_cast<Value *>(i)), b_.GetInsertBlock());
-    b_.CreateBr(header);
+    llvm::BranchInst *latch = b_.CreateBr(header);
     b_.SetInsertPoint(exit);
+    return latch;
+  }
+
+  // A loop the vectorizer takes as it is (its calls to libm's vector variants), not unrolled
+  // into scalar code first.
+  template <class F> void vectorized_loop(Value *begin, Value *end, F &&body) {
+    llvm::BranchInst *latch = loop_by(
+        begin, end, body, [&](Value *i) { return b_.CreateAdd(i, c64(1), "", true, true); });
+    auto flag = [&](const char *name) {
+      return llvm::MDNode::get(
+          ctx_, {llvm::MDString::get(ctx_, name), llvm::ConstantAsMetadata::get(b_.getTrue())});
+    };
+    llvm::MDNode *self = llvm::MDNode::getDistinct(
+        ctx_, {nullptr, flag("llvm.loop.vectorize.enable"),
+               llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")})});
+    self->replaceOperandWith(0, self);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, self);
   }
 
   // `length` steps of a loop whose values live in phis: step(values) emits one step (in a memo
@@ -1355,19 +1373,23 @@ private:
     std::vector<Compensated> vectors;
     for (int64_t v = 0; v < compensated_vectors; ++v)
       vectors.push_back(accumulator(vec));
+    llvm::AllocaInst *terms = llvm::IRBuilder<>(&fn_->getEntryBlock(), fn_->getEntryBlock().begin())
+                                  .CreateAlloca(llvm::ArrayType::get(f64, lanes));
     nest(outer, 0, {}, [&](const Index &r0) {
       loop(c64(0), groups, [&](Value *g) {
         Value *first =
             b_.CreateAdd(begin, b_.CreateMul(g, c64(lanes), "", true, true), "", true, true);
-        for (int64_t v = 0; v < compensated_vectors; ++v) {
-          // Consecutive terms: the backend merges a load per lane into one vector load.
-          Value *x = llvm::PoisonValue::get(vec);
-          for (int64_t l = 0; l < compensated_width; ++l) {
-            Value *i = b_.CreateAdd(first, c64(v * compensated_width + l), "", true, true);
-            x = b_.CreateInsertElement(x, term(r0, i), l);
-          }
-          add_kahan(vectors[size_t(v)], x);
-        }
+        // The group's terms into a stack row by a loop the vectorizer takes, so that costly terms
+        // (softmax's exp) run through libm's vector variants, not a scalar call per lane.
+        vectorized_loop(c64(0), c64(lanes), [&](Value *l) {
+          b_.CreateStore(term(r0, b_.CreateAdd(first, l, "", true, true)),
+                         b_.CreateInBoundsGEP(f64, terms, l));
+        });
+        for (int64_t v = 0; v < compensated_vectors; ++v)
+          add_kahan(vectors[size_t(v)],
+                    b_.CreateAlignedLoad(
+                        vec, b_.CreateInBoundsGEP(f64, terms, c64(v * compensated_width)),
+                        llvm::Align(8)));
       });
       if (red.begin)
         loop(b_.CreateAdd(begin, b_.CreateMul(groups, c64(lanes))), red.end,
