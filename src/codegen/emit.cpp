@@ -153,8 +153,9 @@ private:
 
   // ---- loops ----
 
-  template <class F> void loop(Value *begin, Value *end, F &&body, int64_t step = 1) {
-    loop_by(begin, end, body, [&](Value *i) { return b_.CreateAdd(i, c64(step), "", true, true); });
+  template <class F> llvm::BranchInst *loop(Value *begin, Value *end, F &&body, int64_t step = 1) {
+    return loop_by(begin, end, body,
+                   [&](Value *i) { return b_.CreateAdd(i, c64(step), "", true, true); });
   }
 
   // A loop whose next index is next(i); returns its latch's branch (for loop metadata).
@@ -182,8 +183,7 @@ private:
   // A loop the vectorizer takes as it is (its calls to libm's vector variants), not unrolled
   // into scalar code first.
   template <class F> void vectorized_loop(Value *begin, Value *end, F &&body) {
-    llvm::BranchInst *latch = loop_by(
-        begin, end, body, [&](Value *i) { return b_.CreateAdd(i, c64(1), "", true, true); });
+    llvm::BranchInst *latch = loop(begin, end, body);
     auto flag = [&](const char *name) {
       return llvm::MDNode::get(
           ctx_, {llvm::MDString::get(ctx_, name), llvm::ConstantAsMetadata::get(b_.getTrue())});
