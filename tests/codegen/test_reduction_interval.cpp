@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/internal.h"
+#include "backends_agree.h"
 #include "ir/builder.h"
 #include "passes/passes.h"
 #include "passes/reduction_interval.h"
@@ -23,22 +24,13 @@ using jx::Array;
 
 const double inf = std::numeric_limits<double>::infinity();
 
-std::vector<double> doubles(const jx::runtime::BufferPtr &b, jx::DType t, int64_t n) {
-  std::vector<double> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i)
-    v[size_t(i)] = t == jx::float64   ? b->as<double>()[i]
-                   : t == jx::float32 ? double(b->as<float>()[i])
-                                      : double(b->as<int64_t>()[i]);
-  return v;
-}
-
 // Compiled against evaluated: equal for integers, extremes and products of few terms; sums within
 // their rounding (the interval's lanes start at its first term).
 void expect_agree(const Array &x, double rtol) {
-  const std::vector<double> a =
-      doubles(jx::api::evaluate_with(jx::api::Backend::Interpreter, x.node()), x.dtype(), x.size());
-  const std::vector<double> b =
-      doubles(jx::api::evaluate_with(jx::api::Backend::Compiler, x.node()), x.dtype(), x.size());
+  const std::vector<double> a = test_util::as_doubles(
+      jx::api::evaluate_with(jx::api::Backend::Interpreter, x.node()), x.dtype(), x.size());
+  const std::vector<double> b = test_util::as_doubles(
+      jx::api::evaluate_with(jx::api::Backend::Compiler, x.node()), x.dtype(), x.size());
   for (size_t i = 0; i < a.size(); ++i) {
     if (std::isnan(a[i]) || std::isinf(a[i])) {
       EXPECT_TRUE(std::isnan(a[i]) ? std::isnan(b[i]) : a[i] == b[i]) << i << ": " << b[i];

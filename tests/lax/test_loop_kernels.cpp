@@ -26,22 +26,14 @@ bool contains(const std::string &text, const std::string &part) {
 
 // Compiled and evaluated: equal for integers, within rounding for floats (the compiler may
 // reassociate nothing here, but contracts a * b + c into one fma).
-std::vector<double> values(const jx::runtime::BufferPtr &b, jx::DType t, int64_t n) {
-  std::vector<double> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i)
-    v[size_t(i)] = t == jx::float64 ? b->as<double>()[i]
-                   : t == jx::int64 ? double(b->as<int64_t>()[i])
-                                    : double(b->as<int32_t>()[i]);
-  return v;
-}
-
 void expect_agree(const Array &x, double rtol = 1e-12) {
   ASSERT_TRUE(x.dtype() == jx::float64 || x.dtype() == jx::int32 || x.dtype() == jx::int64);
-  const std::vector<double> a = values(
+  const std::vector<double> a = test_util::as_doubles(
                                 jx::api::evaluate_with(jx::api::Backend::Interpreter, x.node()),
                                 x.dtype(), x.size()),
-                            b = values(jx::api::evaluate_with(jx::api::Backend::Compiler, x.node()),
-                                       x.dtype(), x.size());
+                            b = test_util::as_doubles(
+                                jx::api::evaluate_with(jx::api::Backend::Compiler, x.node()),
+                                x.dtype(), x.size());
   for (size_t i = 0; i < a.size(); ++i)
     ASSERT_NEAR(a[i], b[i], rtol * (1 + std::abs(a[i]))) << "element " << i;
 }
@@ -443,7 +435,7 @@ TEST(LoopKernels, RandomUpdateLoopsMatchTheEvaluator) {
     };
     const Array A = jnp::sin(jnp::arange(double(m * n))).reshape({m, n}),
                 B = jnp::cos(jnp::arange(double(n)));
-    const std::vector<double> expected = values(
+    const std::vector<double> expected = test_util::as_doubles(
         jx::api::evaluate_with(jx::api::Backend::Interpreter, f(A, B).node()), jx::float64, m * n);
     const Array got = jx::jit(f)(A, B).reshape({-1});
     for (int64_t e = 0; e < m * n; ++e)
