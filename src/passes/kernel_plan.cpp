@@ -344,7 +344,7 @@ template <class F> void each_inline_node(const KernelPlan &plan, F &&f, bool reg
 } // namespace
 
 bool sequential_loop_writes_over_init(const KernelPlan &plan) {
-  const ir::Node *init = plan.roots[0]->inputs[0]->inputs[size_t(plan.roots[0]->attrs[0])].get();
+  const ir::Node *init = updated_operand(plan);
   size_t reads = 0;
   each_inline_node(plan, [&](const ir::Node *n) {
     reads += size_t(std::count_if(n->inputs.begin(), n->inputs.end(),
