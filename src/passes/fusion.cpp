@@ -252,7 +252,7 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
       const bool own_positions =
           (n->op == Op::Take && in == n->inputs[1] && n->inputs[0]->ndim() == 1) ||
           (is_update(*n) && in == n->inputs[0]);
-      const bool few = n->size() * 64 <= in->size();
+      const bool few = n->size() <= in->size() / 64;
       if (op_kind(n->op) == OpKind::Movement && !own_positions && !few)
         ++remapped_users[in.get()];
       if (n->op == Op::Concatenate && in->op == Op::Concatenate &&
