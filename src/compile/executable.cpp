@@ -175,14 +175,16 @@ std::string Executable::as_text() const {
     if (s.kind == ProgramStep::Kind::Kernel) {
       text += fmt::format(" reads {} rows={}", fmt::join(s.run.inputs, ","), s.run.outer);
       if (!s.update_note.empty()) text += fmt::format(" (update {})", s.update_note);
-      if (s.plan->sequential_loop)
+      if (s.plan->sequential_loop) {
+        const ir::Node &loop = *s.node->inputs[0];
         text +=
-            s.node->inputs[0]->op == ir::Op::While
-                ? std::string(" (while loop inside the kernel, step by step, its carry in place)")
-                : fmt::format(" (loop of {} steps inside the kernel, step by step, its carry "
-                              "in place)",
-                              s.node->inputs[0]->attrs[2]);
-      else if (s.node->op == ir::Op::Result)
+            fmt::format(" ({} inside the kernel, step by step, its carry in place{})",
+                        loop.op == ir::Op::While ? std::string("while loop")
+                                                 : fmt::format("loop of {} steps", loop.attrs[2]),
+                        passes::sequential_loop_staged(loop)
+                            ? ", each step's updates computed into the stack before they are stored"
+                            : "");
+      } else if (s.node->op == ir::Op::Result)
         text += fmt::format(" (scan of {} steps inside the kernel, per element)",
                             s.node->inputs[0]->attrs[2]);
       // Why a contraction stays a loop (the GEMM cost model's answer).

@@ -198,7 +198,14 @@ bool sequential_update_in_place(const ir::Node &loop, size_t k) {
   NodeMap captured;
   for (size_t i = size_t(loop.attrs[0]); i < loop.inputs.size(); ++i)
     captured[body.params[i].get()] = loop.inputs[i].get();
-  return update_in_place({{body.outputs[k]}, {body.params[k].get()}}, captured);
+  // The carries stored before k are read from their buffers, not recomputed from k's old value
+  // (jacobi_1d's A update reads the B its step wrote from A).
+  KernelPlan plan{{body.outputs[k]}, {body.params[k].get()}};
+  for (size_t j : sequential_loop_order(loop)) {
+    if (j == k) break;
+    plan.inputs.push_back(body.outputs[j].get());
+  }
+  return update_in_place(plan, captured);
 }
 
 std::vector<size_t> sequential_loop_order(const ir::Node &loop) {

@@ -132,7 +132,8 @@ bool is_update(const ir::Node &n);
 // The updates that change carry k, first to last (a chain: x.at[i].set(a).at[j].set(b)); none
 // where it changes otherwise.
 std::vector<const ir::Node *> sequential_loop_updates(const ir::Node &loop, size_t k);
-// Whether carry k's one update may be stored as it is computed (update_in_place).
+// Whether carry k's one update may be stored as it is computed (update_in_place), reading the
+// carries stored before it in sequential_loop_order from their buffers.
 bool sequential_update_in_place(const ir::Node &loop, size_t k);
 // An order in which a step may store its carries one after another (each carry's updates computed,
 // then stored, before the next's are computed), or none: each carry's updates read the carries

@@ -280,6 +280,7 @@ TEST(LoopKernels, SequentialLoopsStageUpdatesThatReadWhatTheyWrite) {
   expect_agree(shift(grid));
   const std::string shifted = jx::jit(shift).lower(grid).compile().as_text();
   EXPECT_TRUE(contains(shifted, "(loop of 7 steps inside the kernel")) << shifted;
+  EXPECT_TRUE(contains(shifted, "updates computed into the stack")) << shifted;
   auto pair = [](const Array &a, const Array &b) {
     const Arrays out = lax::fori_loop(
         0, 6,
@@ -308,10 +309,12 @@ TEST(LoopKernels, SequentialLoopsStageUpdatesThatReadWhatTheyWrite) {
   expect_agree(jacobi(line, other));
   const std::string jacobi_plan = jx::jit(jacobi).lower(line, other).compile().as_text();
   EXPECT_TRUE(contains(jacobi_plan, "(loop of 9 steps inside the kernel")) << jacobi_plan;
+  EXPECT_FALSE(contains(jacobi_plan, "updates computed into the stack")) << jacobi_plan;
   const Array b = jnp::arange(6.0) + 1.0;
   expect_agree(pair(grid, b));
   const std::string paired = jx::jit(pair).lower(grid, b).compile().as_text();
   EXPECT_TRUE(contains(paired, "(loop of 6 steps inside the kernel")) << paired;
+  EXPECT_TRUE(contains(paired, "updates computed into the stack")) << paired;
   // Against the loop written in C++ on host copies.
   std::vector<double> g(48), v(6);
   for (size_t e = 0; e < 48; ++e)
