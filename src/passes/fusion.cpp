@@ -65,13 +65,40 @@ int inline_work(const Node &n, const std::unordered_set<const Node *> &buffers,
   return work;
 }
 
+// Arrays of this many bytes and more outgrow the caches: a buffer of one is written to memory and
+// read back, 16 bytes of traffic a float64 element or more, which takes two threads longer than
+// recomputing it at each place it is read, up to max_uncached_repeat_work ops per element (hdiff:
+// its Laplacian and fluxes, 21 MB each, read at two places each, 13.1 -> 5.2 ms inline).
+constexpr int64_t min_uncached_bytes = int64_t(2) << 20;
+constexpr int max_uncached_repeat_work = 16;
+
+// The per-element cost of computing n inline as it will run: what is read at other places
+// (through a movement op) is computed once per place, so a stencil of a stencil costs the inner
+// one per point of the outer. Stops counting once past `cap`.
+int repeated_work(const Node &n, const std::unordered_set<const Node *> &buffers,
+                  std::unordered_set<const Node *> &seen, int cap) {
+  if (buffers.count(&n) || n.realized() || !seen.insert(&n).second) return 0;
+  int work = op_work(n);
+  for (const ir::NodePtr &in : n.inputs) {
+    if (work > cap) break;
+    std::unordered_set<const Node *> elsewhere;
+    work += op_kind(n.op) == OpKind::Movement ? repeated_work(*in, buffers, elsewhere, cap)
+                                              : repeated_work(*in, buffers, seen, cap);
+  }
+  return std::min(work, cap + 1);
+}
+
 // Work that consumers reading it at other indices recompute rather than read from a buffer:
 // fewer arithmetic ops per element than a hoisted buffer is worth, and nothing costly. A
 // stencil's differences (and their gradient's) cost a pass over memory when stored, two
 // subtractions when recomputed; stencils of stencils reach the threshold within a few levels.
+// An array beyond the caches is recomputed up to its memory traffic's worth of work.
 bool cheap_to_repeat(const Node &n, const std::unordered_set<const Node *> &buffers) {
   std::unordered_set<const Node *> seen;
-  return inline_work(n, buffers, seen) < hoist_threshold;
+  if (inline_work(n, buffers, seen) < hoist_threshold) return true;
+  if (n.size() < min_uncached_bytes / int64_t(itemsize(n.dtype))) return false;
+  seen.clear();
+  return repeated_work(n, buffers, seen, max_uncached_repeat_work) < max_uncached_repeat_work;
 }
 
 // A literal, or a broadcast or cast of one: what NumPy handles as a scalar inside a loop.
@@ -253,8 +280,7 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
           (n->op == Op::Take && in == n->inputs[1] && n->inputs[0]->ndim() == 1) ||
           (is_update(*n) && in == n->inputs[0]);
       const bool few = n->size() <= in->size() / 64;
-      if (op_kind(n->op) == OpKind::Movement && !own_positions && !few)
-        ++remapped_users[in.get()];
+      if (op_kind(n->op) == OpKind::Movement && !own_positions && !few) ++remapped_users[in.get()];
       if (n->op == Op::Concatenate && in->op == Op::Concatenate &&
           in->inputs.size() >= min_concat_level)
         concat_levels.insert(in.get());
@@ -383,8 +409,7 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
                n->op == Op::RandomUniform || n->op == Op::Parameter || kind == OpKind::Reduce ||
                kind == OpKind::Contraction ||
                (users[n] > 1 && remapped_users[n] > 0 && !n->shape.empty() &&
-                !trivial(*n, cheap_now, materialized) &&
-                !cheap_to_repeat(*n, materialized)) ||
+                !trivial(*n, cheap_now, materialized) && !cheap_to_repeat(*n, materialized)) ||
                (kind == OpKind::Control && !kernel_scans.count(n)) || kind == OpKind::Library ||
                control_operands.count(n) || hoisted.count(n) || shared.count(n) ||
                gemm_operands.count(n) || concat_levels.count(n) || separate_updates.count(n) ||

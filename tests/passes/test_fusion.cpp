@@ -403,6 +403,38 @@ TEST(FusionMaterialization, CheapWorkReadAtAnotherIndexIsRecomputed) {
   EXPECT_EQ(kernels(jx::passes::plan_steps({read_twice(twice)})).size(), 1u);
 }
 
+TEST(FusionMaterialization, ArraysBeyondTheCachesAreRecomputedUpToTheirTraffic) {
+  // hdiff's shape: a 5-op Laplacian read at two places by a flux, the flux read at two places.
+  // Below 2 MiB the Laplacian is worth a buffer (5 ops); beyond, a buffer costs a write and a
+  // read back from memory, and the Laplacian (5 ops) and the flux (4 ops and two Laplacians, 14)
+  // are recomputed where they are read; a third level would cost 2 x 14 + 3 ops, and is not.
+  for (const int64_t n : {int64_t(1) << 14, int64_t(1) << 20}) {
+    NodePtr x = param(0, {n + 8});
+    auto at = [](const NodePtr &v, int64_t by, int64_t length) {
+      return ir::slice(v, {by}, {by + length}, {1});
+    };
+    auto lap_of = [&](const NodePtr &v, int64_t m) {
+      NodePtr sides = ir::binary(Op::Add, ir::binary(Op::Add, at(v, 0, m), at(v, 2, m)),
+                                 ir::binary(Op::Add, at(v, 0, m), at(v, 2, m)));
+      return ir::binary(Op::Sub, ir::binary(Op::Mul, at(v, 1, m), at(v, 1, m)), sides);
+    };
+    NodePtr lap = lap_of(x, n + 6);
+    NodePtr diff = ir::binary(Op::Sub, at(lap, 1, n + 5), at(lap, 0, n + 5));
+    NodePtr flux = ir::binary(Op::Mul, ir::binary(Op::Mul, diff, diff),
+                              ir::binary(Op::Add, diff, at(x, 0, n + 5)));
+    NodePtr out = ir::binary(Op::Sub, at(flux, 1, n + 4), at(flux, 0, n + 4));
+    const bool large = n * 8 >= (int64_t(2) << 20);
+    const auto steps = jx::passes::plan_steps({out});
+    EXPECT_EQ(materialized(steps, lap), !large) << n;
+    EXPECT_EQ(kernels(steps).size(), large ? 1u : 3u) << n;
+    NodePtr outer = ir::binary(Op::Mul, ir::binary(Op::Mul, out, out), out);
+    NodePtr third = ir::binary(Op::Sub, at(outer, 1, n + 3), at(outer, 0, n + 3));
+    const auto deeper = jx::passes::plan_steps({third});
+    EXPECT_TRUE(materialized(deeper, outer) || materialized(deeper, flux)) << n;
+    expect_dependency_order(deeper);
+  }
+}
+
 // A chain of n exps of x.
 std::vector<NodePtr> exp_chain(const NodePtr &x, int n) {
   std::vector<NodePtr> chain;
