@@ -54,17 +54,6 @@ constexpr int hoist_threshold = 4;
 constexpr int op_work_costly = 16;
 constexpr int64_t min_shared_elements = 256, max_shared_elements = 1 << 16;
 
-// The per-element cost of computing n inline, stopping at nodes with buffers. Shared
-// subexpressions count once.
-int inline_work(const Node &n, const std::unordered_set<const Node *> &buffers,
-                std::unordered_set<const Node *> &seen) {
-  if (buffers.count(&n) || n.realized() || !seen.insert(&n).second) return 0;
-  int work = op_work(n);
-  for (const ir::NodePtr &in : n.inputs)
-    work = std::min(work + inline_work(*in, buffers, seen), 1 << 20);
-  return work;
-}
-
 // Arrays of this many bytes and more outgrow the caches: a buffer of one is written to memory and
 // read back, 16 bytes of traffic a float64 element or more, which takes two threads longer than
 // recomputing it at each place it is read, up to max_uncached_repeat_work ops per element (hdiff:
@@ -72,18 +61,22 @@ int inline_work(const Node &n, const std::unordered_set<const Node *> &buffers,
 constexpr int64_t min_uncached_bytes = int64_t(2) << 20;
 constexpr int max_uncached_repeat_work = 16;
 
-// The per-element cost of computing n inline as it will run: what is read at other places
-// (through a movement op) is computed once per place, so a stencil of a stencil costs the inner
-// one per point of the outer. Stops counting once past `cap`.
-int repeated_work(const Node &n, const std::unordered_set<const Node *> &buffers,
-                  std::unordered_set<const Node *> &seen, int cap) {
+// The per-element cost of computing n inline, stopping at nodes with buffers, and at `cap`.
+// Shared subexpressions count once; `per_place`, what is read at other places (through a
+// movement op) counts once per place, as it will run: a stencil of a stencil costs the inner one
+// per point of the outer.
+int inline_work(const Node &n, const std::unordered_set<const Node *> &buffers,
+                std::unordered_set<const Node *> &seen, int cap = 1 << 20, bool per_place = false) {
   if (buffers.count(&n) || n.realized() || !seen.insert(&n).second) return 0;
   int work = op_work(n);
   for (const ir::NodePtr &in : n.inputs) {
     if (work > cap) break;
-    std::unordered_set<const Node *> elsewhere;
-    work += op_kind(n.op) == OpKind::Movement ? repeated_work(*in, buffers, elsewhere, cap)
-                                              : repeated_work(*in, buffers, seen, cap);
+    if (per_place && op_kind(n.op) == OpKind::Movement) {
+      std::unordered_set<const Node *> elsewhere;
+      work += inline_work(*in, buffers, elsewhere, cap, per_place);
+    } else {
+      work += inline_work(*in, buffers, seen, cap, per_place);
+    }
   }
   return std::min(work, cap + 1);
 }
@@ -98,7 +91,7 @@ bool cheap_to_repeat(const Node &n, const std::unordered_set<const Node *> &buff
   if (inline_work(n, buffers, seen) < hoist_threshold) return true;
   if (n.size() < min_uncached_bytes / int64_t(itemsize(n.dtype))) return false;
   seen.clear();
-  return repeated_work(n, buffers, seen, max_uncached_repeat_work) < max_uncached_repeat_work;
+  return inline_work(n, buffers, seen, max_uncached_repeat_work, true) < max_uncached_repeat_work;
 }
 
 // A literal, or a broadcast or cast of one: what NumPy handles as a scalar inside a loop.
