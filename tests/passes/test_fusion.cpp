@@ -404,10 +404,11 @@ TEST(FusionMaterialization, CheapWorkReadAtAnotherIndexIsRecomputed) {
 }
 
 TEST(FusionMaterialization, ArraysBeyondTheCachesAreRecomputedUpToTheirTraffic) {
-  // hdiff's shape: a 5-op Laplacian read at two places by a flux, the flux read at two places.
-  // Below 2 MiB the Laplacian is worth a buffer (5 ops); beyond, a buffer costs a write and a
-  // read back from memory, and the Laplacian (5 ops) and the flux (4 ops and two Laplacians, 14)
-  // are recomputed where they are read; a third level would cost 2 x 14 + 3 ops, and is not.
+  // hdiff's shape: a Laplacian read at two places by a flux, the flux read at two places. The
+  // Laplacian is 4 ops (its two equal sums are one node). Below 2 MiB it is worth a buffer (4 ops
+  // reach the threshold); beyond, a buffer costs a write and a read back from memory, and the
+  // Laplacian and the flux (4 ops and two Laplacians, 12) are recomputed where they are read; a
+  // third level would cost 2 x 12 + 3 ops, and is not.
   for (const int64_t n : {int64_t(1) << 14, int64_t(1) << 20}) {
     NodePtr x = param(0, {n + 8});
     auto at = [](const NodePtr &v, int64_t by, int64_t length) {
