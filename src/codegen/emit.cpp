@@ -39,6 +39,13 @@ using ir::OpKind;
 using llvm::Value;
 using Index = std::vector<Value *>;
 
+// A concatenate of one operand with itself, two or more times.
+bool is_repeat(const Node &n) {
+  return n.inputs.size() >= 2 && n.inputs[0]->shape[n.attrs[0]] > 0 &&
+         std::all_of(n.inputs.begin(), n.inputs.end(),
+                     [&](const ir::NodePtr &p) { return p == n.inputs[0]; });
+}
+
 class Emitter {
 public:
   Emitter(llvm::LLVMContext &ctx, llvm::Module &mod, const KernelPlan &plan)
@@ -1756,6 +1763,16 @@ private:
   // that operand is computed.
   Value *concatenate(const Node &n, const Index &idx) {
     const int64_t axis = n.attrs[0];
+    if (is_repeat(n)) {
+      // One operand end to end (roll's concatenate([x, x])): a wrapped index and no branch, so
+      // the loop stays vectorizable.
+      const int64_t m = n.inputs[0]->shape[axis];
+      Index pi = idx;
+      pi[axis] = n.inputs.size() == 2 ? b_.CreateSelect(b_.CreateICmpSGE(idx[axis], c64(m)),
+                                                        b_.CreateSub(idx[axis], c64(m)), idx[axis])
+                                      : b_.CreateURem(idx[axis], c64(m));
+      return value(*n.inputs[0], pi);
+    }
     std::vector<std::pair<const Node *, int64_t>> parts; // operand, offset
     int64_t at = 0;
     for (const ir::NodePtr &p : n.inputs) {

@@ -59,8 +59,9 @@ TEST(DynamicSlice, ClampsAsJax) {
 }
 
 TEST(DynamicSlice, UnsignedAndNarrowStarts) {
-  const std::vector<std::pair<jx::DType, size_t>> typed = {
-      {jx::uint8, goldens.size() - 3}, {jx::uint32, goldens.size() - 2}, {jx::int8, goldens.size() - 1}};
+  const std::vector<std::pair<jx::DType, size_t>> typed = {{jx::uint8, goldens.size() - 3},
+                                                           {jx::uint32, goldens.size() - 2},
+                                                           {jx::int8, goldens.size() - 1}};
   for (const auto &[dtype, k] : typed) {
     const Golden &g = goldens[k];
     const Array i = Array(g.i).astype(dtype), j = Array(g.j).astype(dtype);
@@ -117,9 +118,12 @@ TEST(DynamicSlice, TracedStartsInALoop) {
 TEST(DynamicSlice, Derivatives) {
   const Array x = jnp::arange(12.0).reshape({3, 4});
   const Array i = jnp::array(int32_t(1)), j = jnp::array(int32_t(5)); // j clamps to 2
-  auto f = [&](const Array &v) { return jnp::sum(jnp::square(lax::dynamic_slice(v, {i, j}, {2, 2}))); };
-  const Array expected = jnp::zeros({3, 4}).at(jx::slice(1, 3), jx::slice(2, 4)).set(
-      2.0 * x(jx::slice(1, 3), jx::slice(2, 4)));
+  auto f = [&](const Array &v) {
+    return jnp::sum(jnp::square(lax::dynamic_slice(v, {i, j}, {2, 2})));
+  };
+  const Array expected = jnp::zeros({3, 4})
+                             .at(jx::slice(1, 3), jx::slice(2, 4))
+                             .set(2.0 * x(jx::slice(1, 3), jx::slice(2, 4)));
   EXPECT_EQ(jnp::array_equal(jx::grad(f)(x), expected).item<bool>(), true);
   EXPECT_EQ(jnp::array_equal(jx::jit(jx::grad(f))(x), expected).item<bool>(), true);
   const Array jf = jx::jacfwd(f)(x), jr = jx::jacrev(f)(x);
@@ -278,37 +282,79 @@ TEST(DynamicSlice, RollByARunTimeShift) {
                               "roll: shift must be an integer");
 }
 
+// A concatenate of one operand with itself, read at a run-time offset (roll's form): kernels
+// read it through a wrapped index; three copies wrap twice.
+TEST(DynamicSlice, RepeatedOperandReadAtARunTimeOffset) {
+  const Array x = operand();
+  auto window = jx::jit([](const Array &v, const Array &s) {
+    return lax::dynamic_slice_in_dim(jnp::concatenate({v, v, v}, 1), s, 2 * v.shape()[1], 1);
+  });
+  const int64_t n = x.shape()[1];
+  for (int64_t k : {int64_t(0), int64_t(1), n - 1, n}) {
+    const Array expected =
+        jnp::concatenate({x, x, x}, 1).index({jx::slice(), jx::slice(k, k + 2 * n)});
+    EXPECT_EQ(values(window(x, Array(k))), values(expected)) << k;
+  }
+}
+
 TEST(DynamicSlice, JaxErrors) {
   const Array x = jnp::zeros({5, 6});
   const Array i = Array(1).astype(jx::int32);
-  expect_error<jx::ValueError>([&] { lax::dynamic_slice(x, {i}, {1, 1}); },
-                               "Length of slice indices must match number of operand dimensions "
-                               "(1 vs (5, 6))");
-  expect_error<jx::TypeError>([&] { lax::dynamic_slice(x, {i, Array(1.5)}, {1, 1}); },
-                              "index arguments to dynamic_slice must be integers of the same "
-                              "type, got: int32, float64");
+  expect_error<jx::ValueError>(
+      [&] {
+        lax::dynamic_slice(x, {i}, {1, 1});
+      },
+      "Length of slice indices must match number of operand dimensions "
+      "(1 vs (5, 6))");
   expect_error<jx::TypeError>(
-      [&] { lax::dynamic_slice(x, {i, Array(0).astype(jx::int64)}, {1, 1}); },
+      [&] {
+        lax::dynamic_slice(x, {i, Array(1.5)}, {1, 1});
+      },
+      "index arguments to dynamic_slice must be integers of the same "
+      "type, got: int32, float64");
+  expect_error<jx::TypeError>(
+      [&] {
+        lax::dynamic_slice(x, {i, Array(0).astype(jx::int64)}, {1, 1});
+      },
       "index arguments to dynamic_slice must be integers of the same type, got: int32, int64");
-  expect_error<jx::TypeError>([&] { lax::dynamic_slice(x, {i, i}, {6, 1}); },
-                              "slice slice_sizes must be less than or equal to operand shape, got "
-                              "slice_sizes (6, 1) for operand shape (5, 6).");
-  expect_error<jx::TypeError>([&] { lax::dynamic_slice(x, {i, i}, {1, -1}); },
-                              "slice slice_sizes must be greater than or equal to zero");
-  expect_error<jx::TypeError>([&] { lax::dynamic_slice(x, {i, jnp::zeros({2}).astype(jx::int32)}, {1, 1}); },
-                              "start_indices arguments to dynamic_slice must be scalars");
-  expect_error<jx::TypeError>([&] { lax::dynamic_update_slice(x, jnp::zeros({2}), {i, i}); },
-                              "dynamic_update_slice update must have the same rank as operand, "
-                              "got update shape (2,) for operand shape (5, 6).");
-  expect_error<jx::TypeError>([&] { lax::dynamic_update_slice(x, jnp::zeros({2, 7}), {i, i}); },
-                              "dynamic_update_slice update shape must be smaller than operand "
-                              "shape, got update shape (2, 7) for operand shape (5, 6).");
   expect_error<jx::TypeError>(
-      [&] { lax::dynamic_update_slice(x, jnp::zeros({1, 1}, jx::float32), {i, i}); },
+      [&] {
+        lax::dynamic_slice(x, {i, i}, {6, 1});
+      },
+      "slice slice_sizes must be less than or equal to operand shape, got "
+      "slice_sizes (6, 1) for operand shape (5, 6).");
+  expect_error<jx::TypeError>(
+      [&] {
+        lax::dynamic_slice(x, {i, i}, {1, -1});
+      },
+      "slice slice_sizes must be greater than or equal to zero");
+  expect_error<jx::TypeError>(
+      [&] {
+        lax::dynamic_slice(x, {i, jnp::zeros({2}).astype(jx::int32)}, {1, 1});
+      },
+      "start_indices arguments to dynamic_slice must be scalars");
+  expect_error<jx::TypeError>(
+      [&] {
+        lax::dynamic_update_slice(x, jnp::zeros({2}), {i, i});
+      },
+      "dynamic_update_slice update must have the same rank as operand, "
+      "got update shape (2,) for operand shape (5, 6).");
+  expect_error<jx::TypeError>(
+      [&] {
+        lax::dynamic_update_slice(x, jnp::zeros({2, 7}), {i, i});
+      },
+      "dynamic_update_slice update shape must be smaller than operand "
+      "shape, got update shape (2, 7) for operand shape (5, 6).");
+  expect_error<jx::TypeError>(
+      [&] {
+        lax::dynamic_update_slice(x, jnp::zeros({1, 1}, jx::float32), {i, i});
+      },
       "lax.dynamic_update_slice requires arguments to have the same dtypes, got float64, "
       "float32.");
   expect_error<jx::TypeError>(
-      [&] { lax::dynamic_update_slice(x, jnp::zeros({1, 1}), {i, Array(0.5)}); },
+      [&] {
+        lax::dynamic_update_slice(x, jnp::zeros({1, 1}), {i, Array(0.5)});
+      },
       "index arguments to dynamic_update_slice must be integers of the same type, got int32, "
       "float64");
 }
