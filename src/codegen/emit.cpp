@@ -1701,14 +1701,37 @@ private:
     Value *fill = value(*n.inputs[1], {});
     if (x.size() == 0) return fill;
     Value *inside = b_.getTrue();
-    Index xi(r);
+    Index at(r);
     for (int64_t i = 0; i < r; ++i) {
-      Value *p = b_.CreateSub(idx[i], c64(n.attrs[i]));
-      inside = b_.CreateAnd(
-          inside, b_.CreateAnd(b_.CreateICmpSGE(p, c64(0)), b_.CreateICmpSLT(p, c64(x.shape[i]))));
-      xi[i] = clamp(p, 0, x.shape[i] - 1);
+      at[i] = b_.CreateSub(idx[i], c64(n.attrs[i]));
+      inside = b_.CreateAnd(inside, b_.CreateAnd(b_.CreateICmpSGE(at[i], c64(0)),
+                                                 b_.CreateICmpSLT(at[i], c64(x.shape[i]))));
     }
-    return b_.CreateSelect(inside, value(x, xi), fill);
+    if (!param_.count(&x)) {
+      Index xi(r);
+      for (int64_t i = 0; i < r; ++i)
+        xi[i] = clamp(at[i], 0, x.shape[i] - 1);
+      return b_.CreateSelect(inside, value(x, xi), fill);
+    }
+    // A buffer's element read under a branch, at the unclamped index: the vectorizer makes it a
+    // masked load of contiguous elements, where a clamped index along the vectorized axis makes
+    // a gather (slow on Zen 4: the heat stencil's right neighbour). Only for buffer reads: a math
+    // call under the branch would keep the loop scalar.
+    llvm::BasicBlock *from = b_.GetInsertBlock();
+    auto *read = llvm::BasicBlock::Create(ctx_, "pad.read", fn_);
+    auto *merge = llvm::BasicBlock::Create(ctx_, "pad.merge", fn_);
+    b_.CreateCondBr(inside, read, merge);
+    b_.SetInsertPoint(read);
+    memo_.emplace_back(); // values computed here do not dominate later uses
+    Value *v = value(x, at);
+    memo_.pop_back();
+    llvm::BasicBlock *read_end = b_.GetInsertBlock();
+    b_.CreateBr(merge);
+    b_.SetInsertPoint(merge);
+    llvm::PHINode *phi = b_.CreatePHI(v->getType(), 2);
+    phi->addIncoming(v, read_end);
+    phi->addIncoming(fill, from);
+    return phi;
   }
 
   Value *slice_update(const Node &n, const Node &x, const Index &idx) {
