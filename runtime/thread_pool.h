@@ -51,7 +51,7 @@ public:
 private:
   struct Batch;
 
-  void worker_loop();
+  void worker_loop(size_t self);
   void wait_for_workers();
 
   // One batch runs at a time. Workers find and claim work without locks; the mutexes only make

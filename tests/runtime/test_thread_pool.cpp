@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -192,6 +193,43 @@ TEST(ThreadPool, WorkersTakePart) {
       std::this_thread::yield();
   });
   EXPECT_EQ(threads.size(), 2u);
+}
+
+// A batch is split into one run of consecutive tasks per thread, the caller's first: each
+// thread starts on its own run (the same rows of a kernel every step of a loop), then helps with
+// the others'.
+TEST(ThreadPool, EachThreadStartsOnItsOwnRun) {
+  ThreadPool pool(2);
+  std::mutex m;
+  std::map<std::thread::id, int64_t> first;
+  std::atomic<int> started{0};
+  pool.run_batch(4, [&](int64_t t) {
+    bool is_first = false;
+    {
+      std::lock_guard lock(m);
+      is_first = first.emplace(std::this_thread::get_id(), t).second;
+    }
+    if (!is_first) return;
+    started.fetch_add(1);
+    while (started.load() < 2)
+      std::this_thread::yield();
+  });
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first.at(std::this_thread::get_id()), 0);
+  for (const auto &[thread, task] : first)
+    if (thread != std::this_thread::get_id()) EXPECT_EQ(task, 2);
+}
+
+TEST(ThreadPool, BatchesRunEveryTaskOnceWhateverTheirSize) {
+  for (int threads : {1, 2, 3, 5})
+    for (int64_t tasks : {1, 2, 3, 4, 5, 7, 8, 13, 64}) {
+      ThreadPool pool(threads);
+      std::vector<std::atomic<int>> runs(static_cast<size_t>(tasks));
+      pool.run_batch(tasks, [&](int64_t t) { runs[size_t(t)].fetch_add(1); });
+      for (int64_t t = 0; t < tasks; ++t)
+        EXPECT_EQ(runs[size_t(t)].load(), 1)
+            << threads << " threads, task " << t << " of " << tasks;
+    }
 }
 
 TEST(ThreadPool, SleepingWorkersWakeAndSleepingCallersAreWoken) {
