@@ -14,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Dominators.h>
@@ -118,31 +119,82 @@ public:
         (op_kind(first.op) == OpKind::Reduce || op_kind(first.op) == OpKind::Contraction) &&
         (out.empty() || !passes::accumulates_rows(first) || first.op == Op::DotGeneral))
       throw Error("internal: only row reductions share a kernel");
+    const Node *scan = kernel_scan();
     if (plan_.sequential_loop) {
       emit_sequential_loop();
     } else if (plan_.updates_operand) {
       emit_update(strides);
-    } else if (const Node *scan = kernel_scan(); scan && !out.empty()) {
+    } else if (scan && !out.empty()) {
       emit_scan_tiles(*scan, strides);
     } else if (out.empty()) {
       store_all({});
-    } else if (passes::accumulates_rows(first)) {
-      emit_row_reductions();
-    } else if ((tile_axis_ = transposed_axis()) >= 0) {
-      if (streams()) {
-        emit_streamed_tiles(strides);
-      } else {
-        tiled_box_nest([&](const Index &idx, const Tile &) { store_all(idx); });
-      }
-    } else if (streams()) {
-      emit_streamed_rows(strides);
     } else {
-      box_nest(0, {}, store_all);
+      versioned([&] {
+        if (passes::accumulates_rows(first)) {
+          emit_row_reductions();
+        } else if ((tile_axis_ = transposed_axis()) >= 0) {
+          if (streams()) {
+            emit_streamed_tiles(strides);
+          } else {
+            tiled_box_nest([&](const Index &idx, const Tile &) { store_all(idx); });
+          }
+        } else if (streams()) {
+          emit_streamed_rows(strides);
+        } else {
+          box_nest(0, {}, store_all);
+        }
+      });
     }
     b_.CreateRetVoid();
   }
 
 private:
+  // Emits the loop nests once for each value of a 0-d bool the kernel selects on (through
+  // broadcasts), branching on it at entry: each copy's selects on it fold away. pow's special
+  // cases take this form (passes::simplify's exp_log_power), so the usual case loops without
+  // them. Kernels without such a flag are emitted once.
+  template <class F> void versioned(F &&nest) {
+    const Node *flag = selecting_flag();
+    if (!flag) return nest();
+    Value *value_now = value(*flag, {});
+    auto *on = llvm::BasicBlock::Create(ctx_, "version.on", fn_);
+    auto *off = llvm::BasicBlock::Create(ctx_, "version.off", fn_);
+    auto *done = llvm::BasicBlock::Create(ctx_, "version.done", fn_);
+    b_.CreateCondBr(value_now, on, off);
+    for (auto [block, taken] : {std::pair{on, true}, std::pair{off, false}}) {
+      b_.SetInsertPoint(block);
+      memo_.emplace_back();
+      memo_.back()[{flag, Index{}}] = llvm::ConstantInt::get(value_now->getType(), taken);
+      nest();
+      memo_.pop_back();
+      b_.CreateBr(done);
+    }
+    b_.SetInsertPoint(done);
+  }
+
+  // The first 0-d bool, not a literal, that a select of the kernel takes as its predicate
+  // (through broadcasts); null if none.
+  const Node *selecting_flag() const {
+    std::unordered_set<const Node *> seen;
+    std::vector<const Node *> stack;
+    for (const ir::NodePtr &root : plan_.roots)
+      stack.push_back(root.get());
+    while (!stack.empty()) {
+      const Node *n = stack.back();
+      stack.pop_back();
+      if (!seen.insert(n).second || param_.count(n) || literal_.count(n) || n->regions) continue;
+      if (n->op == Op::Select) {
+        const Node *p = n->inputs[0].get();
+        while (p->op == Op::Broadcast && !param_.count(p))
+          p = p->inputs[0].get();
+        if (p->shape.empty() && p->dtype == DType::bool_ && !literal_.count(p)) return p;
+      }
+      for (const ir::NodePtr &in : n->inputs)
+        stack.push_back(in.get());
+    }
+    return nullptr;
+  }
+
   // The KernelFn-typed function: loads the buffer pointers and calls the body.
   void emit_entry_point(const std::string &name, size_t buffer_count) {
     auto *ptr = llvm::PointerType::get(ctx_, 0);

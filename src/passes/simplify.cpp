@@ -245,7 +245,8 @@ NodePtr exp_log_power(const NodePtr &n) {
   // |x|^e, computed in float64 (float32 pow is then within 1 ulp).
   NodePtr magnitude = ir::unary(
       Op::Exp, ir::binary(Op::Mul, wide(e), ir::unary(Op::Log, wide(ir::unary(Op::Abs, x)))));
-  NodePtr r = ir::convert(magnitude, n->dtype, n->weak);
+  const NodePtr plain = ir::convert(magnitude, n->dtype, n->weak);
+  NodePtr r = plain;
   NodePtr e_finite = ir::unary(Op::IsFinite, e);
   NodePtr integral = both(ir::binary(Op::Eq, ir::unary(Op::Floor, e), e), e_finite);
   NodePtr odd = both(integral, ir::binary(Op::Ne, ir::binary(Op::Rem, e, lit(2)), lit(0)));
@@ -258,7 +259,27 @@ NodePtr exp_log_power(const NodePtr &n) {
   // pow(x, 0) = pow(1, e) = pow(-1, +-inf) = 1, even for NaN operands.
   NodePtr one = either(either(eq(e, 0), eq(x, 1)), both(eq(x, -1), ir::unary(Op::Not, e_finite)));
   NodePtr minus_one_nan = both(eq(x, -1), ir::unary(Op::IsNan, e));
-  return ir::select(both(one, ir::unary(Op::Not, minus_one_nan)), lit(1), r);
+  r = ir::select(both(one, ir::unary(Op::Not, minus_one_nan)), lit(1), r);
+  // With no base negative (by its sign bit), infinite or NaN and every exponent finite (the usual
+  // case; the Simpson seed's first interval starts at x = 0) the selects above leave
+  // exp(e log x) as it is, bit for bit, but for pow(0, 0) = 1: exp(0 * -inf) is NaN. A 0-d flag,
+  // reduced from the bases and exponents before their broadcasts, says whether any element needs
+  // the selects: the emitter versions the kernel on it, so the usual case runs with e == 0's
+  // alone (a select on the exponent's broadcast, no mask per element).
+  const NodePtr &base = x->inputs[0];
+  const NodePtr exponent = e->op == Op::Broadcast && !e->realized() ? e->inputs[0] : e;
+  if (base->size() == 0 || exponent->size() == 0) return r;
+  // Over the flags laid flat: the same kernel whatever the operands' unit axes (the seed's stack
+  // and broadcast variants compile to the same kernels).
+  auto any = [](const NodePtr &flags) {
+    return ir::reduce(Op::ReduceMax, ir::reshape(flags, {flags->size()}), {0});
+  };
+  NodePtr ordinary = both(
+      ir::unary(Op::Not, ir::unary(Op::SignBit, base)),
+      ir::binary(Op::Lt, base, fill(std::numeric_limits<double>::infinity(), *base, base->weak)));
+  NodePtr special = either(any(ir::unary(Op::Not, ordinary)),
+                           any(ir::unary(Op::Not, ir::unary(Op::IsFinite, exponent))));
+  return ir::select(ir::broadcast(special, n->shape, {}), r, ir::select(eq(e, 0), lit(1), plain));
 }
 
 } // namespace
