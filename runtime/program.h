@@ -94,7 +94,7 @@ std::vector<int64_t> split_boxes(const std::vector<int64_t> &boxes, size_t rank,
                                  int64_t work_per_element, int64_t threads);
 
 struct Program {
-  std::vector<Step> steps;
+  std::vector<Step> steps{};
   std::vector<int> outputs;          // slots returned
   std::vector<int64_t> arena_offset; // per slot: offset in the per-call arena, or -1
   size_t arena_bytes = 0;

@@ -31,8 +31,8 @@ struct InitializeOptions {
   // what it reports. Processes started otherwise give all three and meet at coordinator_address
   // ("host:port" where process 0 listens); process 0 starts Open MPI's ompi-server, through which
   // they connect.
-  std::optional<std::string> coordinator_address;
-  std::optional<int> num_processes, process_id;
+  std::optional<std::string> coordinator_address{};
+  std::optional<int> num_processes{}, process_id{};
   // An MPI communicator the application already uses (a pointer to its MPI_Comm): jx works on a
   // duplicate of it and leaves MPI's initialization and finalization to the application.
   const void *mpi_communicator = nullptr;

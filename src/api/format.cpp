@@ -264,9 +264,9 @@ std::string print_array(const Array &x, const Format &base, Size sized) {
 struct ComplexFormat {
   ElementFormat re, im;
   std::string operator()(int64_t i) const {
-    std::string imag = im(i);
-    imag.insert(imag.find_last_not_of(' ') + 1, "j");
-    return re(i) + imag;
+    const std::string imag = im(i);
+    const size_t end = imag.find_last_not_of(' ') + 1;
+    return re(i) + imag.substr(0, end) + 'j' + imag.substr(end);
   }
 };
 
@@ -279,7 +279,7 @@ std::string complex_scalar_text(double re, double im, DType part) {
   };
   if (re == 0 && !std::signbit(re)) return repr(im) + "j";
   const std::string imag = repr(im);
-  return "(" + repr(re) + (imag[0] == '-' ? "" : "+") + imag + "j)";
+  return fmt::format("({}{}{}j)", repr(re), imag[0] == '-' ? "" : "+", imag);
 }
 
 std::string complex_to_string(const Array &x) {

@@ -56,8 +56,10 @@ std::string first_mismatch_typed(const jx::Array &like, const T *expected, const
           continue;
       }
     }
-    using Bits = std::conditional_t<sizeof(T) == 8, uint64_t,
-                                    std::conditional_t<sizeof(T) == 4, uint32_t, uint8_t>>;
+    using Bits = std::conditional_t<
+        sizeof(T) == 8, uint64_t,
+        std::conditional_t<sizeof(T) == 4, uint32_t,
+                           std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
     Bits eb = 0, ab = 0;
     std::memcpy(&eb, &e, sizeof(T));
     std::memcpy(&ab, &a, sizeof(T));

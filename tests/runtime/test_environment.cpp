@@ -128,11 +128,13 @@ TEST(PoolStart, SystemRefusingThreadsIsNotFatal) {
 TEST(BlasKernels, MatchTheCpusFeatures) {
   if (std::getenv("OPENBLAS_CORETYPE")) GTEST_SKIP() << "OPENBLAS_CORETYPE is set";
   const std::string kernels = jx::runtime::blas_kernels();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     EXPECT_NE(kernels, "Prescott");
+  }
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")) {
     EXPECT_TRUE(kernels != "Haswell" && kernels != "Sandybridge") << kernels;
+  }
 }
 
 // Run only as the child of BlasKernels.TheUsersChoiceStays.

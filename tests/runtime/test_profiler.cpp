@@ -63,7 +63,9 @@ void expect_well_formed(const std::vector<json> &events) {
     ASSERT_TRUE(e.contains("ph") && e.contains("pid") && e.contains("tid")) << e;
     if (e["ph"] == "M") continue;
     ASSERT_TRUE(e.contains("ts") && e["ts"].is_number()) << e;
-    if (e["ph"] == "X") EXPECT_GE(double(e["dur"]), 0) << e;
+    if (e["ph"] == "X") {
+      EXPECT_GE(double(e["dur"]), 0) << e;
+    }
   }
 }
 

@@ -216,8 +216,11 @@ TEST(ThreadPool, EachThreadStartsOnItsOwnRun) {
   });
   ASSERT_EQ(first.size(), 2u);
   EXPECT_EQ(first.at(std::this_thread::get_id()), 0);
-  for (const auto &[thread, task] : first)
-    if (thread != std::this_thread::get_id()) EXPECT_EQ(task, 2);
+  for (const auto &[thread, task] : first) {
+    if (thread != std::this_thread::get_id()) {
+      EXPECT_EQ(task, 2);
+    }
+  }
 }
 
 TEST(ThreadPool, BatchesRunEveryTaskOnceWhateverTheirSize) {
