@@ -175,6 +175,22 @@ private:
   // The first 0-d bool, not a literal, that a select of the kernel takes as its predicate
   // (through broadcasts); null if none.
   const Node *selecting_flag() const {
+    const Node *flag = nullptr;
+    first_computed([&](const Node &n) {
+      if (n.op != Op::Select) return false;
+      const Node *p = n.inputs[0].get();
+      while (p->op == Op::Broadcast && !param_.count(p))
+        p = p->inputs[0].get();
+      if (!p->shape.empty() || p->dtype != DType::bool_ || literal_.count(p)) return false;
+      flag = p;
+      return true;
+    });
+    return flag;
+  }
+
+  // The first node the kernel computes (its roots and what they read short of its inputs, depth
+  // first) for which found(node) holds, or null.
+  template <class F> const Node *first_computed(F &&found) const {
     std::unordered_set<const Node *> seen;
     std::vector<const Node *> stack;
     for (const ir::NodePtr &root : plan_.roots)
@@ -182,13 +198,8 @@ private:
     while (!stack.empty()) {
       const Node *n = stack.back();
       stack.pop_back();
-      if (!seen.insert(n).second || param_.count(n) || literal_.count(n) || n->regions) continue;
-      if (n->op == Op::Select) {
-        const Node *p = n->inputs[0].get();
-        while (p->op == Op::Broadcast && !param_.count(p))
-          p = p->inputs[0].get();
-        if (p->shape.empty() && p->dtype == DType::bool_ && !literal_.count(p)) return p;
-      }
+      if (!seen.insert(n).second || param_.count(n)) continue;
+      if (found(*n)) return n;
       for (const ir::NodePtr &in : n->inputs)
         stack.push_back(in.get());
     }
@@ -906,25 +917,15 @@ private:
     const size_t rank = root.shape.size();
     if (rank < 2 || op_kind(root.op) == OpKind::Reduce || op_kind(root.op) == OpKind::Contraction)
       return -1;
-    std::vector<const Node *> stack;
-    std::unordered_map<const Node *, bool> seen;
-    for (const ir::NodePtr &r : plan_.roots)
-      stack.push_back(r.get());
-    while (!stack.empty()) {
-      const Node *n = stack.back();
-      stack.pop_back();
-      if (seen[n] || param_.count(n)) continue;
-      seen[n] = true;
-      if (n->op == Op::Transpose && n->shape == root.shape &&
-          n->inputs[0]->size() >= min_tiled_input && n->attrs[rank - 1] != int64_t(rank - 1))
-        for (size_t a = 0; a + 1 < rank; ++a)
-          if (n->attrs[a] == int64_t(rank - 1))
-            return root.shape[a] >= min_tiled_edge && root.shape[rank - 1] >= min_tiled_edge
-                       ? int(a)
-                       : -1;
-      for (const ir::NodePtr &in : n->inputs)
-        stack.push_back(in.get());
-    }
+    const Node *t = first_computed([&](const Node &n) {
+      return n.op == Op::Transpose && n.shape == root.shape &&
+             n.inputs[0]->size() >= min_tiled_input && n.attrs[rank - 1] != int64_t(rank - 1);
+    });
+    if (!t) return -1;
+    for (size_t a = 0; a + 1 < rank; ++a)
+      if (t->attrs[a] == int64_t(rank - 1))
+        return root.shape[a] >= min_tiled_edge && root.shape[rank - 1] >= min_tiled_edge ? int(a)
+                                                                                         : -1;
     return -1;
   }
 

@@ -27,10 +27,9 @@
 //     cheap ops, so that log runs once per distinct base element once sink_movement moves it
 //     below the broadcast, and no pow call keeps the kernel from vectorizing; the selects sit
 //     behind a 0-d flag of the bases and exponents that need them, on which the emitter
-//     versions the kernel. The relative
-//     error is about (2 |e log x| + 1) * 2^-53 (log's and the product's roundings, amplified by
-//     exp): under 1e-13 for x in [0.05, 10.05] and e < 20. float32 computes it in float64,
-//     within 1 ulp of float32 pow.
+//     versions the kernel. The relative error is about (2 |e log x| + 1) * 2^-53 (log's and
+//     the product's roundings, amplified by exp): under 1e-13 for x in [0.05, 10.05] and
+//     e < 20. float32 computes it in float64, within 1 ulp of float32 pow.
 // Left alone: non-integer literal exponents other than 0.5 (nothing to share, and exp(c log x)
 // would only lose accuracy), negative integer exponents other than -1, realized nodes,
 // any rewrite that would change a node's weak flag, and literals that stack_to_broadcast is about
