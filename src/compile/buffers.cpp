@@ -22,22 +22,40 @@ namespace {
 using Kind = ProgramStep::Kind;
 
 // Elements a kernel visits per output element: a reduction or contraction visits its whole
-// reduced extent.
-int64_t work_per_element(const ir::Node &root) {
+// reduced extent, and every load of an array input counts (a loop step's kernel reading planes of
+// a dozen arrays costs 20 ns an element, a copy's 1: vadv's steps ran on one thread).
+int64_t work_per_element(const passes::KernelPlan &plan) {
+  const ir::Node &root = *plan.roots[0];
   int64_t work = 1;
   if (op_kind(root.op) == ir::OpKind::Reduce)
     work = std::max<int64_t>(1, root.inputs[0]->size()) / std::max<int64_t>(1, root.size());
   if (root.op == ir::Op::DotGeneral)
     for (int64_t axis : ir::dot_dims(root).lhs_contract)
       work *= root.inputs[0]->shape[axis];
-  return work;
+  const std::unordered_set<const ir::Node *> inputs(plan.inputs.begin(), plan.inputs.end());
+  std::unordered_set<const ir::Node *> seen;
+  std::vector<const ir::Node *> stack;
+  for (const ir::NodePtr &r : plan.roots)
+    stack.push_back(r.get());
+  int64_t loads = 0;
+  while (!stack.empty()) {
+    const ir::Node *n = stack.back();
+    stack.pop_back();
+    if (!seen.insert(n).second) continue;
+    for (const ir::NodePtr &in : n->inputs)
+      if (!inputs.count(in.get()))
+        stack.push_back(in.get());
+      else if (in->size() > 1)
+        ++loads;
+  }
+  return work * std::max<int64_t>(1, loads);
 }
 
 // Elements a kernel visits per row of its outer loop.
 int64_t work_per_row(const passes::KernelPlan &plan) {
   const Shape &shape = plan.loop_shape();
   return shape_size(shape) / std::max<int64_t>(1, shape.empty() ? 1 : shape[0]) *
-         work_per_element(*plan.roots[0]);
+         work_per_element(plan);
 }
 
 // Kernel outputs of this many bytes and more that no later step reads are written with
@@ -361,7 +379,7 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
             s.run.boxes.insert(s.run.boxes.end(), {b.lo[a], b.hi[a]});
           s.run.box_devices.push_back(b.device);
         }
-        s.run.box_work = work_per_element(*p.node);
+        s.run.box_work = work_per_element(p.plan);
         s.run.tasks = runtime::split_boxes(s.run.boxes, shape.size(), s.run.box_work,
                                            runtime::default_pool().size());
       }
