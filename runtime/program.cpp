@@ -78,7 +78,7 @@ bool widen(Buffer &b, const Program::Layout &layout) {
 namespace {
 
 // A loop's carries from one iteration to the next. The body's carries are donated to it
-// (compile_kernels): from the second iteration on the loop alone holds them, so an update of a
+// (compile_regions): from the second iteration on the loop alone holds them, so an update of a
 // carry, or an elementwise kernel reading it, writes into its memory (the first iteration's are
 // the caller's, never written). A carry that no donation writes (a stencil's) is computed into the
 // buffer it held two iterations ago: two sets taking turns, no allocation once they exist.

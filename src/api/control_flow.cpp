@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "api/internal.h"
+#include "api/tracing.h"
 #include "ir/builder.h"
 #include "ir/printer.h"
 #include "passes/passes.h"
@@ -56,18 +57,12 @@ bool from_data(const Node &n, std::unordered_map<const Node *, bool> &memo) {
 // of jit calls).
 Traced trace(const RegionFn &fn, const std::vector<NodePtr> &like) {
   Traced t;
-  const int64_t trace_id = ir::new_trace_id();
-  Arrays args;
-  for (size_t i = 0; i < like.size(); ++i) {
-    t.region.params.push_back(
-        ir::parameter(int64_t(i), like[i]->dtype, like[i]->shape, trace_id, like[i]->weak));
-    args.push_back(api::wrap(t.region.params.back()));
-  }
-  {
-    const ir::TraceScope running(trace_id);
-    for (const Array &out : fn(args))
-      t.region.outputs.push_back(out.node());
-  }
+  std::vector<ShapeDtypeStruct> specs;
+  for (const NodePtr &p : like)
+    specs.push_back({.shape = p->shape, .dtype = p->dtype, .weak_type = p->weak});
+  api::TracedFunction traced = api::trace_function(specs, fn);
+  t.region.params = std::move(traced.params);
+  t.region.outputs = std::move(traced.outputs);
   std::unordered_set<const Node *> varying;
   for (const NodePtr &p : t.region.params)
     varying.insert(p.get());

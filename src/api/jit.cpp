@@ -8,6 +8,7 @@
 #include "api/internal.h"
 #include "api/placement.h"
 #include "api/program.h"
+#include "api/tracing.h"
 #include "interp/interp.h"
 #include "ir/printer.h"
 #include "runtime/collectives.h"
@@ -63,24 +64,18 @@ std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const
   auto program = std::make_shared<Program>();
   program->specs = specs;
   program->options = options;
-  // This trace's own parameters: a value leaked from another trace cannot bind to them.
-  const int64_t trace_id = ir::new_trace_id();
-  std::vector<Array> args;
-  for (size_t i = 0; i < specs.size(); ++i) {
-    program->params.push_back(
-        ir::parameter(int64_t(i), specs[i].dtype, specs[i].shape, trace_id, specs[i].weak_type));
-    args.push_back(api::wrap(program->params.back()));
-  }
   struct Tracing {
     explicit Tracing(Program *p) : outer(tracing) { tracing = p; }
     ~Tracing() { tracing = outer; }
     Program *outer;
   };
+  int64_t trace_id;
   {
     Tracing scope(program.get());
-    const ir::TraceScope running(trace_id);
-    for (const Array &out : f(args))
-      program->outputs.push_back(out.node());
+    api::TracedFunction traced = api::trace_function(specs, f);
+    trace_id = traced.trace_id;
+    program->params = std::move(traced.params);
+    program->outputs = std::move(traced.outputs);
   }
   // A parameter of a finished trace in this one is a leaked tracer: JAX raises at trace time.
   std::vector<ir::NodePtr> traced = program->outputs;

@@ -9,6 +9,7 @@
 
 #include "api/internal.h"
 #include "api/program.h"
+#include "api/tracing.h"
 #include "interp/interp.h"
 #include "ir/printer.h"
 #include "passes/passes.h"
@@ -159,19 +160,12 @@ std::vector<Array> wrap_all(const std::vector<ir::NodePtr> &nodes) {
 } // namespace
 
 TransformTrace trace_for_transform(const std::vector<ShapeDtypeStruct> &specs, const TraceFn &f) {
-  TransformTrace traced{ir::new_trace_id(), {}, {}, {}};
   const size_t constraints_before = constraint_count();
-  std::vector<Array> args;
-  for (size_t i = 0; i < specs.size(); ++i) {
-    traced.params.push_back(ir::parameter(int64_t(i), specs[i].dtype, specs[i].shape,
-                                          traced.trace_id, specs[i].weak_type));
-    args.push_back(api::wrap(traced.params.back()));
-  }
-  {
-    const ir::TraceScope running(traced.trace_id);
-    for (const Array &out : f(args))
-      traced.outputs.push_back(out.node());
-  }
+  api::TracedFunction run = api::trace_function(specs, f);
+  TransformTrace traced{run.trace_id,
+                        {run.params.begin(), run.params.end()},
+                        {run.outputs.begin(), run.outputs.end()},
+                        {}};
   traced.constraints = take_constraints(constraints_before);
   // Unlike jit's rule, an outer trace's parameter is legal here: the transform runs inside it.
   for (const ir::Node *n : ir::topological_order(traced.outputs))

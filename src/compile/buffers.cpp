@@ -358,9 +358,9 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
       // own memory where it dies here (choose_in_place, donate). Not over device boxes, whose
       // kernels cover the output's, nor over windows across processes.
       passes::KernelPlan kernel = p.plan;
-      kernel.updates_operand =
-          p.plan.sequential_loop ? passes::sequential_loop_writes_over_init(p.plan)
-                                 : !boxed && !across_processes && passes::update_in_place(p.plan);
+      kernel.updates_operand = p.plan.sequential_loop
+                                   ? passes::sequential_loop_writes_over_init(p.plan)
+                                   : !boxed && !across_processes && passes::update_in_place(p.plan);
       if (kernel.updates_operand)
         s.run.update_input = int(
             std::find(p.plan.inputs.begin(), p.plan.inputs.end(), passes::updated_operand(kernel)) -

@@ -1,4 +1,4 @@
-// Stage 6, cost analysis: flops, transcendentals and bytes per kernel, as XLA's cost analysis
+// Stage 8, cost analysis: flops, transcendentals and bytes per kernel, as XLA's cost analysis
 // counts per instruction, and the bytes the devices read from each other.
 #include <unordered_set>
 
@@ -109,6 +109,9 @@ Cost cost_analysis(const std::vector<passes::Step> &plan, const ProgramPlan &pro
       cost.communication_bytes += t.bytes;
     if (s.kind == ProgramStep::Kind::Control) cost += control_cost(s);
   }
+  // Across processes, what moves is what crosses them: devices of one process read each other's
+  // boxes in place.
+  if (program.processes) cost.communication_bytes = program.processes->moved_bytes;
   return cost;
 }
 

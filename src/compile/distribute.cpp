@@ -1,4 +1,4 @@
-// Stage 8, for programs that span processes: which of a step's boxes this process computes, and
+// Stage 6, for programs that span processes: which of a step's boxes this process computes, and
 // the boxes each step sends and receives. Every process builds the same global schedule from the
 // same plan (device d lives on process d / local devices) and keeps its own part of it.
 #include "compile/distribute.h"
@@ -123,11 +123,10 @@ bool same_pieces(const Holding &a, const Holding &b) {
 // (the whole array for values every process holds whole). An argument and an output of one
 // shape held alike get one window, so that a result fed back as the next call's argument (a
 // loop's carries, every iteration) serves it without a copy. A kernel's outputs share one.
-void assign_windows(const ProgramPlan &plan, runtime::Program &program,
-                    const std::vector<Holding> &held,
+void assign_windows(ProgramPlan &plan, const std::vector<Holding> &held,
                     const std::vector<std::vector<GlobalMessage>> &step_messages,
                     const std::vector<GlobalMessage> &gathers, int process) {
-  std::vector<Layout> &layouts = program.layouts;
+  std::vector<Layout> &layouts = plan.processes->layouts;
   for (size_t slot = 0; slot < layouts.size(); ++slot) {
     Layout &l = layouts[slot];
     if (!held[slot]) {
@@ -149,10 +148,10 @@ void assign_windows(const ProgramPlan &plan, runtime::Program &program,
     receive(messages);
   receive(gathers);
   std::vector<int> params;
-  for (const runtime::Step &r : program.steps)
-    if (r.kind == runtime::Step::Kind::Argument) params.push_back(r.outs[0]);
+  for (const ProgramStep &s : plan.steps)
+    if (s.kind == ProgramStep::Kind::Parameter) params.push_back(s.run.outs[0]);
   for (int pass = 0; pass < 2; ++pass)
-    for (int out : program.outputs)
+    for (int out : plan.output_slots)
       for (int param : params) {
         Layout &o = layouts[size_t(out)], &p = layouts[size_t(param)];
         if (out == param || o.shape != p.shape || o.itemsize != p.itemsize ||
@@ -160,31 +159,30 @@ void assign_windows(const ProgramPlan &plan, runtime::Program &program,
           continue;
         o.window = p.window = o.window.hull(p.window);
       }
-  for (size_t i = 0; i < plan.steps.size(); ++i) {
-    const runtime::Step &r = program.steps[i];
-    if (r.kind != runtime::Step::Kind::Kernel || r.outs.size() < 2) continue;
-    runtime::Window shared = layouts[size_t(r.outs[0])].window;
-    for (int out : r.outs)
+  for (const ProgramStep &s : plan.steps) {
+    if (s.kind != ProgramStep::Kind::Kernel || s.run.outs.size() < 2) continue;
+    runtime::Window shared = layouts[size_t(s.run.outs[0])].window;
+    for (int out : s.run.outs)
       shared = shared.hull(layouts[size_t(out)].window);
-    for (int out : r.outs)
+    for (int out : s.run.outs)
       layouts[size_t(out)].window = shared;
   }
 }
 
-// The kernels whose buffers hold windows, compiled again for the windows' strides.
-void compile_for_windows(ProgramPlan &plan, runtime::Program &program) {
-  std::vector<std::shared_ptr<const passes::KernelPlan>> windowed;
-  std::vector<size_t> at;
+// The kernels whose buffers hold windows get plans indexing them with the windows' strides.
+void index_windows(ProgramPlan &plan) {
+  const std::vector<Layout> &layouts = plan.processes->layouts;
   auto extent = [&](int slot) -> std::optional<Shape> {
-    const Layout &l = program.layouts[size_t(slot)];
+    const Layout &l = layouts[size_t(slot)];
     if (l.window == runtime::Window::whole(l.shape)) return std::nullopt;
     return l.window.extent();
   };
-  for (size_t i = 0; i < plan.steps.size(); ++i) {
-    const ProgramStep &s = plan.steps[i];
-    const runtime::Step &r = program.steps[i];
+  for (ProgramStep &s : plan.steps) {
+    const runtime::Step &r = s.run;
     // A placed kernel with no box here is never called here.
-    if (!s.kernel || (!r.boxes.empty() && r.tasks.empty() && r.early_tasks.empty())) continue;
+    if (s.kind != ProgramStep::Kind::Kernel ||
+        (!r.boxes.empty() && r.tasks.empty() && r.early_tasks.empty()))
+      continue;
     auto p = std::make_shared<passes::KernelPlan>(*s.plan);
     bool any = false;
     for (int in : r.inputs) {
@@ -192,21 +190,13 @@ void compile_for_windows(ProgramPlan &plan, runtime::Program &program) {
       any = any || p->input_windows.back().has_value();
     }
     p->output_window = extent(r.outs[0]);
-    if (!any && !p->output_window) continue;
-    windowed.push_back(std::move(p));
-    at.push_back(i);
+    if (any || p->output_window) s.plan = std::move(p);
   }
-  std::vector<const passes::KernelPlan *> plans;
-  for (const auto &p : windowed)
-    plans.push_back(p.get());
-  std::vector<std::shared_ptr<const backend::CompiledKernel>> kernels = backend::compile_all(plans);
-  for (size_t k = 0; k < at.size(); ++k) {
-    ProgramStep &s = plan.steps[at[k]];
-    s.plan = windowed[k];
-    s.kernel = std::move(kernels[k]);
-    program.steps[at[k]].kernel = s.kernel->fn;
-    program.steps[at[k]].name = s.kernel->name;
-  }
+}
+
+// The shape a step's run covers: a kernel's loop nest, else its value's.
+const Shape &extent(const ProgramStep &s) {
+  return s.kind == ProgramStep::Kind::Kernel ? s.plan->loop_shape() : s.node->shape;
 }
 
 // FNV-1a over the words of the global program.
@@ -251,7 +241,7 @@ bool reads_received(const ProgramStep &s, const runtime::Step &r, const Region &
 // and the rows at its edges tasks run after the messages.
 void split_for_overlap(const ProgramStep &s, runtime::Step &r, const std::vector<Region> &local,
                        const std::vector<GlobalMessage> &messages, int process) {
-  const size_t rank = r.extent.size();
+  const size_t rank = extent(s).size();
   const int64_t threads = int64_t(runtime::default_pool().size());
   std::vector<int64_t> early, late;
   const auto append = [&](std::vector<int64_t> &to, const Region &part) {
@@ -299,29 +289,31 @@ bool sharded_operand(const ProgramStep &s, size_t k) {
 
 } // namespace
 
-double distribute(ProgramPlan &plan, const LowerOptions &options, int process, int processes,
-                  int local_devices, runtime::Program &program) {
-  double moved = 0;
+void partition_processes(ProgramPlan &plan, const LowerOptions &options) {
+  const int process = options.process, processes = options.processes,
+            local_devices = options.devices_per_process;
+  ProcessPart &part = plan.processes.emplace();
   const Schedule schedule(processes, local_devices);
-  std::vector<Layout> &layout = program.layouts;
-  layout.assign(size_t(program.slot_count), {});
+  std::vector<Layout> &layout = part.layouts;
+  layout.assign(size_t(plan.slot_count), {});
   std::vector<std::vector<GlobalMessage>> step_messages(plan.steps.size());
-  std::vector<Holding> held(size_t(program.slot_count));
+  std::vector<Holding> held(size_t(plan.slot_count));
   Fingerprint fingerprint;
   fingerprint.add(uint64_t(processes));
   fingerprint.add(uint64_t(local_devices));
   // What the messages move, into the fingerprint and the bytes moved.
   auto account = [&](const std::vector<GlobalMessage> &messages) {
     for (const GlobalMessage &m : messages) {
-      moved += double(m.region.size()) * double(layout[size_t(m.slot)].itemsize);
+      part.moved_bytes += double(m.region.size()) * double(layout[size_t(m.slot)].itemsize);
       fingerprint.add_all(std::vector<int64_t>{m.from, m.to, m.slot});
       fingerprint.add_all(m.region.lo);
       fingerprint.add_all(m.region.hi);
     }
   };
   for (size_t i = 0; i < plan.steps.size(); ++i) {
-    const ProgramStep &s = plan.steps[i];
-    runtime::Step &r = program.steps[i];
+    ProgramStep &s = plan.steps[i];
+    runtime::Step &r = s.run;
+    const Shape &shape = extent(s);
     for (size_t k = 0; k < r.outs.size(); ++k) {
       const ir::Node &n = s.roots.empty() ? *s.node : *s.roots[k];
       layout[size_t(r.outs[k])] = {n.shape, itemsize(n.dtype), {}};
@@ -329,9 +321,9 @@ double distribute(ProgramPlan &plan, const LowerOptions &options, int process, i
     std::vector<GlobalMessage> messages;
     // A kernel placed as one box of its whole output (one device's) runs in one process: that
     // device's.
-    if (s.kind == ProgramStep::Kind::Kernel && r.boxes.empty() && r.kernel &&
+    if (s.kind == ProgramStep::Kind::Kernel && r.boxes.empty() && s.node->size() > 0 &&
         s.placement.boxes.size() == 1) {
-      for (size_t a = 0; a < r.extent.size(); ++a)
+      for (size_t a = 0; a < shape.size(); ++a)
         r.boxes.insert(r.boxes.end(), {s.placement.boxes[0].lo[a], s.placement.boxes[0].hi[a]});
       r.box_devices.push_back(s.placement.boxes[0].device);
     }
@@ -350,7 +342,7 @@ double distribute(ProgramPlan &plan, const LowerOptions &options, int process, i
       split_for_overlap(s, r, local, messages, process);
     } else if (s.kind == ProgramStep::Kind::Kernel) {
       // Computed whole by every process.
-      const auto regions = sharding::input_regions(*s.plan, whole(r.extent));
+      const auto regions = sharding::input_regions(*s.plan, whole(shape));
       for (size_t k = 0; k < s.plan->inputs.size(); ++k)
         if (auto read = regions.find(s.plan->inputs[k]); read != regions.end())
           schedule.need_everywhere(r.inputs[k], read->second, held[size_t(r.inputs[k])], messages);
@@ -371,7 +363,7 @@ double distribute(ProgramPlan &plan, const LowerOptions &options, int process, i
         schedule.need_everywhere(in, whole(layout[size_t(in)].shape), held[size_t(in)], messages);
     }
     if (s.kind == ProgramStep::Kind::Parameter) {
-      const size_t position = size_t(r.argument);
+      const size_t position = size_t(s.node->attrs[0]);
       if (position < options.param_placements.size() && !options.param_placements[position].empty())
         held[size_t(r.outs[0])] = schedule.pieces(options.param_placements[position]);
     } else if (boxed) {
@@ -383,15 +375,15 @@ double distribute(ProgramPlan &plan, const LowerOptions &options, int process, i
         if (sharded_operand(s, k))
           held[size_t(r.outs[k])] = schedule.pieces(s.placement.operands[k]);
     }
-    fingerprint.add(uint64_t(r.kind));
+    fingerprint.add(uint64_t(s.kind));
     fingerprint.add_all(r.outs);
     fingerprint.add_all(r.inputs);
-    fingerprint.add_all(r.extent);
+    fingerprint.add_all(shape);
     fingerprint.add_all(r.boxes);
     fingerprint.add_all(r.literals);
     // A contraction's tiles follow the pool's size, and its bits its tiles: every process must
     // compute the same ones (the same JX_NUM_THREADS).
-    if (r.kind == runtime::Step::Kind::Contraction) fingerprint.add_all(r.tasks);
+    if (s.kind == ProgramStep::Kind::Contraction) fingerprint.add_all(r.tasks);
     if (s.plan) fingerprint.add_text(s.plan->structural_key());
     for (const std::shared_ptr<const Executable> &region : s.regions)
       fingerprint.add(region->program().fingerprint);
@@ -401,8 +393,8 @@ double distribute(ProgramPlan &plan, const LowerOptions &options, int process, i
   // Each output's addressable shards (the whole of an output without a sharding) on every
   // process.
   std::vector<GlobalMessage> gathers;
-  for (size_t o = 0; o < program.outputs.size(); ++o) {
-    const int slot = program.outputs[o];
+  for (size_t o = 0; o < plan.output_slots.size(); ++o) {
+    const int slot = plan.output_slots[o];
     const Shape &shape = layout[size_t(slot)].shape;
     const sharding::Placement declared =
         o < options.placements.size() ? options.placements[o] : sharding::Placement{};
@@ -425,24 +417,22 @@ double distribute(ProgramPlan &plan, const LowerOptions &options, int process, i
       }
       complete = complete || covered == int64_t(shape_size(shape));
     }
-    program.partial_outputs.push_back(!complete);
+    part.partial_outputs.push_back(!complete);
   }
   account(gathers);
-  assign_windows(plan, program, held, step_messages, gathers, process);
+  assign_windows(plan, held, step_messages, gathers, process);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
-    program.steps[i].exchange = own_part(step_messages[i], process, layout);
+    plan.steps[i].run.exchange = own_part(step_messages[i], process, layout);
     // A donated argument's memory holds its own window: outputs take buffers of theirs.
-    program.steps[i].donors.clear();
+    plan.steps[i].run.donors.clear();
   }
-  program.gather = own_part(gathers, process, layout);
+  part.gather = own_part(gathers, process, layout);
   // Windows, not the global arrays the arena was packed for: every slot a buffer of its own (the
   // caching allocator reuses them from call to call).
-  program.arena_bytes = 0;
-  std::fill(program.arena_offset.begin(), program.arena_offset.end(), -1);
-  compile_for_windows(plan, program);
-  program.distributed = true;
-  program.fingerprint = fingerprint.hash;
-  return moved;
+  plan.arena_bytes = 0;
+  std::fill(plan.arena_offset.begin(), plan.arena_offset.end(), -1);
+  index_windows(plan);
+  part.fingerprint = fingerprint.hash;
 }
 
 runtime::Exchange allgather_exchange(const sharding::Placement &held, const Shape &shape,

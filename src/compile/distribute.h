@@ -1,4 +1,4 @@
-// Stage 8 (multi-process programs only): the global schedule of boxes between processes and
+// Stage 6 (multi-process programs only): the global schedule of boxes between processes and
 // this process's part of it.
 #pragma once
 
@@ -6,18 +6,16 @@
 
 namespace jx::compile {
 
-// Keeps in `program` (stage 7's, of `plan`) the tasks of the boxes whose devices live on
-// `process` (device d on process d / local_devices), and gives each step the exchange that
-// brings it the parts of its inputs held elsewhere, and the program the exchange that leaves
-// every output's addressable shards here (the whole of an output without a sharding). Every
-// process computes the same steps' unplaced work (constants, random fills, contractions,
-// library routines, control flow and unplaced kernels), reading whole inputs. Each slot's buffer
-// holds the window of its array this process holds and receives (program.layouts); the kernels
-// that touch windows are compiled again for them (plan's steps get those kernels). Returns the
-// bytes all processes together move per call (a control step's regions' own exchanges, per
-// iteration, not counted).
-double distribute(ProgramPlan &plan, const LowerOptions &options, int process, int processes,
-                  int local_devices, runtime::Program &program);
+// Keeps in each step's run (stage 4's) the tasks of the boxes whose devices live on this process
+// (device d on process d / devices_per_process), gives each step the exchange that brings it the
+// parts of its inputs held elsewhere, and sets plan.processes: the window of its array each
+// slot's buffer holds here, and the exchange that leaves every output's addressable shards here
+// (the whole of an output without a sharding). Every process computes the same steps' unplaced
+// work (constants, random fills, contractions, library routines, control flow and unplaced
+// kernels), reading whole inputs. The kernels that touch windows get plans indexing them with the
+// windows' strides, for stage 7 to compile. plan.processes->moved_bytes: what all processes
+// together move per call (a control step's regions' own exchanges, per iteration, not counted).
+void partition_processes(ProgramPlan &plan, const LowerOptions &options);
 
 // The exchange that gives every process the whole of an array (in slot 0) whose boxes live where
 // `held` says (a sharding's shards: devices on their processes); process_allgather's.

@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "compile/distribute.h"
 #include "ir/printer.h"
 #include "passes/contraction.h"
 #include "passes/pipeline.h"
@@ -27,27 +26,16 @@ Executable::Executable(std::vector<ir::NodePtr> params, std::vector<ir::NodePtr>
                        bool across_processes)
     : params_(std::move(params)), outputs_(std::move(outputs)) {
   const bool processes = across_processes && runtime::process_count() > 1;
-  const LowerOptions options{.fuse = fuse,
-                             .donated = donated,
-                             .placements = placements,
-                             .param_placements = param_placements,
-                             .devices_per_process = processes ? runtime::device_count() : 0};
-  plan_ = lower(params_, outputs_, options);
-  program_ = runtime_program(plan_);
-  for (const ir::NodePtr &p : params_)
-    program_.argument_bytes.push_back(p->size() * int64_t(itemsize(p->dtype)));
-  // Any placement at all: a region whose params are placed runs across processes even when it
-  // computes nothing placed, so that its caller hands it shards throughout.
-  const auto any = [](const std::vector<sharding::Placement> &list) {
-    return std::any_of(list.begin(), list.end(), [](const auto &p) { return !p.empty(); });
-  };
-  const bool placed = any(placements) || any(param_placements);
-  // Across processes, what moves is what crosses them: devices of one process read each other's
-  // boxes in place.
-  if (processes && placed)
-    plan_.cost.communication_bytes =
-        distribute(plan_, options, runtime::process_index(), runtime::process_count(),
-                   runtime::device_count(), program_);
+  Lowered lowered = lower(params_, outputs_,
+                          {.fuse = fuse,
+                           .donated = donated,
+                           .placements = placements,
+                           .param_placements = param_placements,
+                           .devices_per_process = processes ? runtime::device_count() : 0,
+                           .process = runtime::process_index(),
+                           .processes = runtime::process_count()});
+  plan_ = std::move(lowered.plan);
+  program_ = std::move(lowered.program);
   if (passes::dumping()) passes::dump_plan(as_text(), as_dot());
 }
 

@@ -1,4 +1,5 @@
-// Stage 5, code generation: every kernel of a program emitted into one LLVM module, optimized
+// Stage 5, control regions: each region of a control step compiled as a program of its own.
+// Stage 7, code generation: every kernel of a program emitted into one LLVM module, optimized
 // and compiled together (backend::compile_all; the disk and memory caches answer what they can).
 #include "compile/executable.h"
 #include "compile/lower.h"
@@ -45,7 +46,7 @@ std::vector<int> donated_carries(const ir::Node &op, const ir::Region &region) {
 
 } // namespace
 
-void compile_kernels(ProgramPlan &program, bool across_processes) {
+void compile_regions(ProgramPlan &program, bool across_processes) {
   for (ProgramStep &s : program.steps)
     if (s.kind == ProgramStep::Kind::Control)
       for (const ir::Region &r : *s.node->regions)
@@ -53,6 +54,9 @@ void compile_kernels(ProgramPlan &program, bool across_processes) {
             r.params, r.outputs, true, donated_carries(*s.node, r),
             region_placements(*s.node, r, s, true), region_placements(*s.node, r, s, false),
             across_processes));
+}
+
+void compile_kernels(ProgramPlan &program) {
   std::vector<const passes::KernelPlan *> plans;
   std::vector<ProgramStep *> owners;
   for (ProgramStep &s : program.steps)

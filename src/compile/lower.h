@@ -1,15 +1,20 @@
 // The compile driver: a traced graph through every stage to a program the runtime runs. The
-// stages, in order (lower.cpp):
+// stages, in order (lower.cpp, whose body is this list):
 //   1. graph passes          passes::optimize          src/passes/pipeline.cpp
 //   2. fusion plan           passes::plan_steps        src/passes/fusion.cpp
 //   3. sharding              sharding::place           src/sharding/placement.cpp
 //   4. buffer assignment     assign_buffers            src/compile/buffers.cpp
-//   5. code generation       compile_kernels           src/compile/kernels.cpp (codegen, backend)
-//   6. cost analysis         cost_analysis             src/compile/cost.cpp
-//   7. runtime program       runtime_program           src/compile/runtime_program.cpp
+//   5. control regions       compile_regions           src/compile/kernels.cpp (each a program)
+//   6. process partition     partition_processes       src/compile/distribute.cpp (across
+//                                                      processes only)
+//   7. code generation       compile_kernels           src/compile/kernels.cpp (codegen, backend)
+//   8. cost analysis         cost_analysis             src/compile/cost.cpp
+//   9. runtime program       runtime_program           src/compile/runtime_program.cpp
+// Tracing (a function to its graph) comes before them: src/api/tracing.cpp.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "backend/orc_jit.h"
@@ -63,13 +68,34 @@ const char *step_kind_name(ProgramStep::Kind kind);
 // A device's box as the plans print it: dev3[0:512,0:4096].
 std::string box_text(const sharding::DeviceBox &box);
 
+// Stage 6's result for a program that spans processes (distribute.h): per slot the window of its
+// array this process holds, the exchange after the last step that leaves each output's
+// addressable shards here, per output whether this process holds less than the whole of it, the
+// hash of the global program (the same on every process that compiled the same function), and
+// the bytes all processes together move per call.
+struct ProcessPart {
+  std::vector<runtime::Program::Layout> layouts;
+  runtime::Exchange gather;
+  std::vector<bool> partial_outputs;
+  uint64_t fingerprint = 0;
+  double moved_bytes = 0;
+};
+
 struct ProgramPlan {
   std::vector<ProgramStep> steps;
   std::vector<int> output_slots;
   int slot_count = 0;
   std::vector<int64_t> arena_offset; // per slot: offset in the arena, or -1 (own buffer)
   size_t arena_bytes = 0, intermediate_bytes = 0;
+  std::optional<ProcessPart> processes; // across processes only
   Cost cost;
+};
+
+// What lower() makes: the plan (as_text, as_dot, AOT's kernel plans) and the program the runtime
+// runs.
+struct Lowered {
+  ProgramPlan plan;
+  runtime::Program program;
 };
 
 struct LowerOptions {
@@ -85,12 +111,14 @@ struct LowerOptions {
   std::vector<sharding::Placement> param_placements{};
   // Across processes: each process's device count (sharding::place); 0 for one process.
   int devices_per_process = 0;
+  // Across processes: this process and their count (partition_processes).
+  int process = 0, processes = 1;
 };
 
 // Every stage in order. params: Parameter nodes in argument order (bound at run time); outputs:
 // the values returned.
-ProgramPlan lower(const std::vector<ir::NodePtr> &params, const std::vector<ir::NodePtr> &outputs,
-                  const LowerOptions &options);
+Lowered lower(const std::vector<ir::NodePtr> &params, const std::vector<ir::NodePtr> &outputs,
+              const LowerOptions &options);
 
 // Stage 4: a buffer slot per value, the runtime's view of each step, streamed outputs, frees
 // after each intermediate's last reader, donations, and the arena of intermediates.
@@ -100,15 +128,19 @@ ProgramPlan assign_buffers(std::vector<passes::Step> &plan,
                            const std::vector<ir::NodePtr> &roots, const std::vector<int> &donated,
                            bool across_processes = false);
 
-// Stage 5: every kernel of the program compiled together (one module, one optimization run);
-// control flow's regions each compiled as a program of their own (across processes when
+// Stage 5: control flow's regions, each compiled as a program of its own (across processes when
 // across_processes: their placed steps computed per process, as the program's own).
-void compile_kernels(ProgramPlan &program, bool across_processes = false);
+void compile_regions(ProgramPlan &program, bool across_processes);
 
-// Stage 6: what a run computes and moves, as XLA's cost analysis counts it.
+// Stage 7: every kernel of the program compiled together (one module, one optimization run), for
+// the windows of its buffers where stage 6 gave them.
+void compile_kernels(ProgramPlan &program);
+
+// Stage 8: what a run computes and moves, as XLA's cost analysis counts it.
 Cost cost_analysis(const std::vector<passes::Step> &plan, const ProgramPlan &program);
 
-// Stage 7: the steps as the runtime runs them.
-runtime::Program runtime_program(const ProgramPlan &program);
+// Stage 9: the steps as the runtime runs them; params give the arguments' sizes.
+runtime::Program runtime_program(const ProgramPlan &program,
+                                 const std::vector<ir::NodePtr> &params);
 
 } // namespace jx::compile

@@ -1,17 +1,27 @@
-// Stage 7: each step's run part, completed with what follows from its nodes (kinds, sizes,
-// kernel entry points; the graph only behind the value callback).
+// Stage 9: each step's run part, completed with what follows from its nodes (kinds, sizes,
+// kernel entry points; the graph only behind the value callback), and across processes the
+// windows and exchanges of stage 6.
 #include "compile/executable.h"
 #include "compile/lower.h"
 #include "ir/builder.h"
 
 namespace jx::compile {
 
-runtime::Program runtime_program(const ProgramPlan &plan) {
+runtime::Program runtime_program(const ProgramPlan &plan, const std::vector<ir::NodePtr> &params) {
   runtime::Program program{.steps = {},
                            .outputs = plan.output_slots,
                            .arena_offset = plan.arena_offset,
                            .arena_bytes = plan.arena_bytes,
                            .slot_count = plan.slot_count};
+  for (const ir::NodePtr &p : params)
+    program.argument_bytes.push_back(p->size() * int64_t(itemsize(p->dtype)));
+  if (const std::optional<ProcessPart> &part = plan.processes) {
+    program.distributed = true;
+    program.layouts = part->layouts;
+    program.gather = part->gather;
+    program.partial_outputs = part->partial_outputs;
+    program.fingerprint = part->fingerprint;
+  }
   for (const ProgramStep &s : plan.steps) {
     runtime::Step r = s.run;
     const ir::NodePtr node = s.node;

@@ -453,8 +453,9 @@ TEST(RuntimeProgramStage, StepKindsSlotsAndSizes) {
   Planned p = plan_and_place({x}, {out.node()});
   ProgramPlan program = jx::compile::assign_buffers(p.plan, p.placed, {x}, p.roots, {});
   jx::compile::compile_kernels(program);
-  const jx::runtime::Program rp = jx::compile::runtime_program(program);
+  const jx::runtime::Program rp = jx::compile::runtime_program(program, {x});
   ASSERT_EQ(rp.steps.size(), program.steps.size());
+  EXPECT_EQ(rp.argument_bytes, (std::vector<int64_t>{10 * 20 * 4}));
   EXPECT_EQ(rp.outputs, program.output_slots);
   EXPECT_EQ(rp.slot_count, program.slot_count);
   ASSERT_EQ(rp.steps.size(), 2u);
@@ -467,13 +468,17 @@ TEST(RuntimeProgramStage, StepKindsSlotsAndSizes) {
 TEST(Lower, RunsEveryStageAndTheExecutableRunsItsProgram) {
   auto x = ir::parameter(0, jx::float64, {64, 128});
   Array out = jnp::tanh(Array(x)) * 3.0;
-  const ProgramPlan program = jx::compile::lower({x}, {out.node()}, {});
+  const jx::compile::Lowered lowered = jx::compile::lower({x}, {out.node()}, {});
+  const ProgramPlan &program = lowered.plan;
   ASSERT_FALSE(program.steps.empty());
-  EXPECT_NE(program.steps.back().kernel, nullptr);   // stage 5 ran
-  EXPECT_EQ(program.cost.transcendentals, 64 * 128); // stage 6 ran
+  EXPECT_FALSE(program.processes);                               // one process: no stage 6
+  EXPECT_NE(program.steps.back().kernel, nullptr);               // stage 7 ran
+  EXPECT_EQ(program.cost.transcendentals, 64 * 128);             // stage 8 ran
+  ASSERT_EQ(lowered.program.steps.size(), program.steps.size()); // stage 9 ran
+  EXPECT_EQ(lowered.program.steps.back().kernel, program.steps.back().kernel->fn);
   // The unfused baseline skips the passes and fusion: one kernel per op.
-  const ProgramPlan unfused = jx::compile::lower({x}, {out.node()}, {.fuse = false});
-  EXPECT_GT(unfused.steps.size(), program.steps.size());
+  const jx::compile::Lowered unfused = jx::compile::lower({x}, {out.node()}, {.fuse = false});
+  EXPECT_GT(unfused.plan.steps.size(), program.steps.size());
 }
 
 } // namespace
