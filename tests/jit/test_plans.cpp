@@ -1,32 +1,25 @@
-// Golden kernel plans of the two seeds (JX_UPDATE_GOLDEN=1 rewrites them; review the diff), and
-// the structural promises behind them: both funcN variants compile to the same kernels, Simpson's
-// work is one contraction kernel whose other buffers are small hoisted values, and the diff seed
-// is one kernel.
+// Golden texts of the two seeds (plan_golden.h; the diff seed placed on eight devices is in
+// tests/sharding): Simpson's graph after the passes and its kernel plan, the diff seed's plan;
+// and the structural promises behind them: both funcN variants compile to the same
+// kernels, Simpson's work is one contraction kernel whose other buffers are small hoisted values,
+// and the diff seed is one kernel.
 #include <jx/jx.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <gtest/gtest.h>
 #include <regex>
 #include <sstream>
 
+#include "ir/builder.h"
+#include "ir/printer.h"
+#include "jit/plan_golden.h"
+#include "passes/pipeline.h"
 #include "seeds.h"
 
+using golden::expect_golden;
+using golden::plan_of;
 using jx::Array;
 
 namespace {
-
-// The step list of a Compiled's text (the LLVM IR follows a blank line).
-std::string plan_of(const std::string &text) { return text.substr(0, text.find("\n\n") + 1); }
-
-void expect_golden(const std::string &text, const std::string &name) {
-  const std::string path = std::string(JX_GOLDEN_DIR) + "/../jit/golden/" + name;
-  if (std::getenv("JX_UPDATE_GOLDEN")) std::ofstream(path) << text;
-  std::ifstream in(path);
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(text, expected.str()) << "golden file " << path;
-}
 
 std::string simpson_text(bool broadcast) {
   jx::ShapeDtypeStruct interval{{100}, jx::float64};
@@ -62,6 +55,14 @@ std::vector<int64_t> buffer_sizes(const std::string &plan) {
 } // namespace
 
 TEST(Plans, SimpsonGolden) { expect_golden(simpson_plan(false), "simpson_plan.txt"); }
+
+TEST(Plans, SimpsonGraphAfterThePassesGolden) {
+  const auto a = jx::ir::parameter(0, jx::float64, {100}),
+             b = jx::ir::parameter(1, jx::float64, {100});
+  const Array out =
+      seeds::simps([](const Array &x) { return seeds::funcN(x); }, Array(a), Array(b), 512);
+  expect_golden(jx::ir::print_graph(jx::passes::optimize({out.node()})), "simpson_passes.txt");
+}
 
 TEST(Plans, SimpsonNeverMaterializesTheFullIntegrand) {
   for (bool broadcast : {false, true}) {

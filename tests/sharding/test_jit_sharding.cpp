@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "heat/heat_step.h"
+#include "jit/plan_golden.h"
 #include "seeds.h"
 
 namespace {
@@ -37,6 +38,16 @@ TEST(JitSharding, DiffSeedLayoutsMatchUnsharded) {
       EXPECT_NE(compiled.as_text().find(" dev7["), std::string::npos) << compiled.as_text();
     }
   }
+}
+
+// The placed plan: each device's box, the sharding stage's reasons and the halo rows read from
+// the neighbours (golden text, tests/jit/golden).
+TEST(JitSharding, DiffSeedPlacedOnEightDevicesGolden) {
+  const Sharding rows = seeds::diff_layout(8, 1);
+  auto compiled = jx::jit(seeds::calc_fd_kernel, {.in_shardings = {rows}, .out_shardings = {rows}})
+                      .lower(jx::ShapeDtypeStruct{{4096, 4096}, jx::float64})
+                      .compile();
+  golden::expect_golden(golden::plan_of(compiled.as_text()), "diff_8x1_plan.txt");
 }
 
 TEST(JitSharding, NamedShardingOnATwoByFourMesh) {
