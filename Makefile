@@ -5,9 +5,8 @@ ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 # What runs under ThreadSanitizer: the thread pool, the device mesh and concurrent jit calls.
 TSAN_TESTS = test_runtime test_sharding test_jit
-FUZZ_BUILD ?= build-fuzz
-# libFuzzer targets, one per parser (tests/fuzz): test-fuzz runs each for FUZZ_TEST_SECONDS,
-# fuzz for FUZZ_SECONDS.
+# libFuzzer targets, one per parser (tests/fuzz), built in the sanitizer tree from its objects:
+# test-fuzz runs each for FUZZ_TEST_SECONDS, fuzz for FUZZ_SECONDS.
 FUZZ_TARGETS = fuzz_npy fuzz_einsum fuzz_aot_decoder fuzz_disk_cache
 FUZZ_TEST_SECONDS ?= 20
 FUZZ_SECONDS ?= 300
@@ -15,7 +14,7 @@ FUZZ_SECONDS ?= 300
 # single-copy mechanism needs ptrace rights containers refuse).
 MPIRUN ?= mpirun --oversubscribe --allow-run-as-root --bind-to none --mca btl_vader_single_copy_mechanism none
 
-.PHONY: deps build test test-release test-asan test-tsan fuzz-build test-fuzz fuzz campaign demo clean format
+.PHONY: deps build test test-release asan-build test-asan test-tsan test-fuzz fuzz campaign demo clean format
 
 deps:
 	bash scripts/install-deps.sh
@@ -27,13 +26,17 @@ build: deps
 test-release: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# allocator_may_return_null: a refused allocation returns NULL as without ASan, so jx's
-# MemoryError path is what runs (ASan would abort on a 1 PiB request). The sanitizer and fuzz
-# builds are configured without MPI (JX_MPI=OFF): they check that jx builds and runs without it,
-# and Open MPI's own allocations would read as leaks.
-test-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DJX_SANITIZE=ON -DJX_BUILD_EXAMPLES=OFF -DJX_BUILD_BENCH=OFF -DJX_MPI=OFF
+# One sanitizer tree (clang, AddressSanitizer and UndefinedBehaviorSanitizer) serves the tests and
+# the fuzzers: its objects carry libFuzzer's coverage too. allocator_may_return_null: a refused
+# allocation returns NULL as without ASan, so jx's MemoryError path is what runs (ASan would abort
+# on a 1 PiB request). The sanitizer builds are configured without MPI (JX_MPI=OFF): they check
+# that jx builds and runs without it, and Open MPI's own allocations would read as leaks.
+asan-build: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=Debug \
+	  -DJX_SANITIZE=ON -DJX_FUZZ=ON -DJX_BUILD_EXAMPLES=OFF -DJX_BUILD_BENCH=OFF -DJX_MPI=OFF
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+test-asan: asan-build
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
@@ -43,29 +46,25 @@ test-tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS) \
 	  -R '^($(shell echo $(TSAN_TESTS) | tr ' ' '|'))$$'
 
-fuzz-build: deps
-	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++-19 -DJX_FUZZ=ON -DJX_MPI=OFF
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
-
-# Runs each target for $(1) seconds, one at a time. New inputs go to $(FUZZ_BUILD)/corpus (the
+# Runs each target for $(1) seconds, one at a time. New inputs go to $(ASAN_BUILD)/corpus (the
 # first directory); the committed seeds are only read. A crash stops with the log's tail; its input
-# is saved as $(FUZZ_BUILD)/<target>-crash-*.
+# is saved as $(ASAN_BUILD)/<target>-crash-*.
 define run_fuzz
 	@for t in $(FUZZ_TARGETS); do \
-	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
-	  ./$(FUZZ_BUILD)/tests/fuzz/$$t $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
+	  mkdir -p $(ASAN_BUILD)/corpus/$$t; \
+	  ./$(ASAN_BUILD)/tests/fuzz/$$t $(ASAN_BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
 	    -max_total_time=$(1) -rss_limit_mb=2048 -print_final_stats=1 \
-	    -artifact_prefix=$(FUZZ_BUILD)/$$t- > $(FUZZ_BUILD)/$$t.log 2>&1 \
-	    || { tail -n 60 $(FUZZ_BUILD)/$$t.log; echo "$$t: crashed"; exit 1; }; \
-	  echo "$$t: $$(grep -o 'number_of_executed_units: [0-9]*' $(FUZZ_BUILD)/$$t.log | \
+	    -artifact_prefix=$(ASAN_BUILD)/$$t- > $(ASAN_BUILD)/$$t.log 2>&1 \
+	    || { tail -n 60 $(ASAN_BUILD)/$$t.log; echo "$$t: crashed"; exit 1; }; \
+	  echo "$$t: $$(grep -o 'number_of_executed_units: [0-9]*' $(ASAN_BUILD)/$$t.log | \
 	    grep -o '[0-9]*') runs in $(1) s, nothing found"; \
 	done
 endef
 
-test-fuzz: fuzz-build
+test-fuzz: asan-build
 	$(call run_fuzz,$(FUZZ_TEST_SECONDS))
 
-fuzz: fuzz-build
+fuzz: asan-build
 	$(call run_fuzz,$(FUZZ_SECONDS))
 	test ! -x ./$(BUILD)/tests/test_api_fuzz || \
 	  JX_API_FUZZ_SECONDS=$(FUZZ_SECONDS) ./$(BUILD)/tests/test_api_fuzz
@@ -107,4 +106,4 @@ format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
