@@ -7,10 +7,14 @@ if(CCACHE_PROGRAM)
                                   CCACHE_NOHASHDIR=1 ${CCACHE_PROGRAM})
 endif()
 
-# gold links much faster than bfd on 2 cores.
+# gold links much faster than bfd on 2 cores; clang's trees link with lld where there is one
+# (gold warns "Cannot export local symbol" for each of ASan's report stubs in every executable).
 include(CheckLinkerFlag)
+check_linker_flag(CXX "-fuse-ld=lld" JX_HAS_LLD)
 check_linker_flag(CXX "-fuse-ld=gold" JX_HAS_GOLD)
-if(JX_HAS_GOLD)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang" AND JX_HAS_LLD)
+  add_link_options(-fuse-ld=lld)
+elseif(JX_HAS_GOLD)
   add_link_options(-fuse-ld=gold)
 endif()
 
