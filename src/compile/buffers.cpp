@@ -33,21 +33,10 @@ int64_t work_per_element(const passes::KernelPlan &plan) {
     for (int64_t axis : ir::dot_dims(root).lhs_contract)
       work *= root.inputs[0]->shape[axis];
   const std::unordered_set<const ir::Node *> inputs(plan.inputs.begin(), plan.inputs.end());
-  std::unordered_set<const ir::Node *> seen;
-  std::vector<const ir::Node *> stack;
-  for (const ir::NodePtr &r : plan.roots)
-    stack.push_back(r.get());
   int64_t loads = 0;
-  while (!stack.empty()) {
-    const ir::Node *n = stack.back();
-    stack.pop_back();
-    if (!seen.insert(n).second) continue;
+  for (const ir::Node *n : plan.inline_nodes())
     for (const ir::NodePtr &in : n->inputs)
-      if (!inputs.count(in.get()))
-        stack.push_back(in.get());
-      else if (in->size() > 1)
-        ++loads;
-  }
+      if (inputs.count(in.get()) && in->size() > 1) ++loads;
   return work * std::max<int64_t>(1, loads);
 }
 
