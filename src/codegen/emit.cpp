@@ -100,6 +100,7 @@ public:
       literal_values_.push_back(convert(raw, f ? DType::float64 : DType::int64, lit->dtype));
     }
     memo_.emplace_back();
+    rolls_ = reads_rolls();
 
     const Node &first = *plan_.roots[0];
     const Shape &out = first.shape;
@@ -138,6 +139,28 @@ public:
           }
         } else if (streams()) {
           emit_streamed_rows(strides);
+        } else if (rolls_) {
+          // Rows of the last axis in roll_chunks.
+          box_nest(
+              0, {},
+              [&](const Index &outer) {
+                Index idx = outer;
+                idx.push_back(nullptr);
+                auto at = [&](Value *i) {
+                  idx.back() = i;
+                  return idx;
+                };
+                roll_chunks(
+                    bounds_.back().first, bounds_.back().second, roll_chunk,
+                    [&](Value *i, bool) {
+                      for (const ir::NodePtr &root : plan_.roots)
+                        root_value(*root, at(i));
+                    },
+                    [&](Value *lo, Value *hi) {
+                      loop(lo, hi, [&](Value *i) { store_all(at(i)); });
+                    });
+              },
+              out.size() - 1);
         } else {
           box_nest(0, {}, store_all);
         }
@@ -168,6 +191,98 @@ private:
       b_.CreateBr(done);
     }
     b_.SetInsertPoint(done);
+  }
+
+  // ---- rolls: reads of concatenate([x, x]) at a wrapped index ----
+  // A roll by a traced shift reads x twice end to end (roll_traced) at i + start, which wraps
+  // once along the loop, where i + start reaches m: read through a select of two indices, the
+  // loop gathers. Such loops run in chunks (Halide's loop partitioning, the point found at run
+  // time): where every roll read of a chunk stays on one side of its wrap at the chunk's first
+  // and last element, the chunk reads at a fixed offset, contiguously; the one chunk a wrap
+  // crosses keeps the select. Both ends decide for the chunk only where each index is monotone
+  // along the loop and computed in straight-line code, so kernels computing anything but
+  // elementwise ops and the movements below keep the select everywhere.
+  static bool is_roll(const Node &n) {
+    return n.op == Op::Concatenate && n.inputs.size() == 2 && is_repeat(n);
+  }
+
+  bool reads_rolls() const {
+    auto monotone = [&](const Node &n) {
+      switch (op_kind(n.op)) {
+      case OpKind::Leaf:
+      case OpKind::Unary:
+      case OpKind::Binary:
+      case OpKind::Ternary: return true;
+      case OpKind::Reduce:
+      case OpKind::Contraction: return n.shape.empty() && &n == plan_.roots[0].get();
+      case OpKind::Movement:
+        return n.op == Op::Broadcast || n.op == Op::Transpose || n.op == Op::Slice ||
+               n.op == Op::DynamicSlice || n.op == Op::DynamicUpdateSlice || is_roll(n);
+      default: return false;
+      }
+    };
+    return first_computed(is_roll) && !first_computed([&](const Node &n) { return !monotone(n); });
+  }
+
+  // Runs run(lo, hi) over [begin, end) in chunks of `chunk` loop steps, each with its roll reads
+  // at fixed offsets where that holds. probe(i, last) emits the value at loop step i (its first
+  // element, or its last where `last`): dead code but for the roll indices it records.
+  template <class P, class R>
+  void roll_chunks(Value *begin, Value *end, int64_t chunk, P &&probe, R &&run) {
+    if (!rolls_) return run(begin, end);
+    loop(
+        begin, end,
+        [&](Value *lo) {
+          Value *hi = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin,
+                                               b_.CreateAdd(lo, c64(chunk), "", true, true), end);
+          const auto first = roll_indices([&] { probe(lo, false); });
+          const auto last = roll_indices([&] { probe(b_.CreateSub(hi, c64(1)), true); });
+          if (first.size() != last.size()) throw Error("internal: roll probes disagree");
+          Value *uniform = b_.getTrue();
+          std::vector<Value *> wrapped;
+          for (size_t k = 0; k < first.size(); ++k) {
+            Value *m = c64(roll_length(*first[k].first));
+            wrapped.push_back(b_.CreateICmpSGE(first[k].second, m));
+            uniform = b_.CreateAnd(
+                uniform, b_.CreateICmpEQ(wrapped.back(), b_.CreateICmpSGE(last[k].second, m)));
+          }
+          auto *fixed = llvm::BasicBlock::Create(ctx_, "roll.fixed", fn_);
+          auto *wraps = llvm::BasicBlock::Create(ctx_, "roll.wraps", fn_);
+          auto *done = llvm::BasicBlock::Create(ctx_, "roll.done", fn_);
+          b_.CreateCondBr(uniform, fixed, wraps);
+          b_.SetInsertPoint(fixed);
+          for (size_t k = 0; k < first.size(); ++k)
+            roll_offsets_.push_back(
+                {first[k].first,
+                 b_.CreateSelect(wrapped[k], c64(roll_length(*first[k].first)), c64(0))});
+          memo_.emplace_back();
+          run(lo, hi);
+          memo_.pop_back();
+          if (roll_read_ != roll_offsets_.size()) throw Error("internal: roll reads disagree");
+          roll_offsets_.clear();
+          roll_read_ = 0;
+          b_.CreateBr(done);
+          b_.SetInsertPoint(wraps);
+          memo_.emplace_back();
+          run(lo, hi);
+          memo_.pop_back();
+          b_.CreateBr(done);
+          b_.SetInsertPoint(done);
+        },
+        chunk);
+  }
+
+  static int64_t roll_length(const Node &roll) { return roll.inputs[0]->shape[roll.attrs[0]]; }
+
+  // The indices along their axis at which emit() reads rolls, in the order it reads them.
+  template <class F> std::vector<std::pair<const Node *, Value *>> roll_indices(F &&emit) {
+    std::vector<std::pair<const Node *, Value *>> found;
+    roll_probe_ = &found;
+    memo_.emplace_back();
+    emit();
+    memo_.pop_back();
+    roll_probe_ = nullptr;
+    return found;
   }
 
   // The first 0-d bool, not a literal, that a select of the kernel takes as its predicate
@@ -1415,22 +1530,32 @@ private:
       vectors.push_back(accumulator(vec));
     llvm::AllocaInst *terms = llvm::IRBuilder<>(&fn_->getEntryBlock(), fn_->getEntryBlock().begin())
                                   .CreateAlloca(llvm::ArrayType::get(f64, lanes));
+    auto group_start = [&](Value *g) {
+      return b_.CreateAdd(begin, b_.CreateMul(g, c64(lanes), "", true, true), "", true, true);
+    };
     nest(outer, 0, {}, [&](const Index &r0) {
-      loop(c64(0), groups, [&](Value *g) {
-        Value *first =
-            b_.CreateAdd(begin, b_.CreateMul(g, c64(lanes), "", true, true), "", true, true);
-        // The group's terms into a stack row by a loop the vectorizer takes, so that costly terms
-        // (softmax's exp) run through libm's vector variants, not a scalar call per lane.
-        vectorized_loop(c64(0), c64(lanes), [&](Value *l) {
-          b_.CreateStore(term(r0, b_.CreateAdd(first, l, "", true, true)),
-                         b_.CreateInBoundsGEP(f64, terms, l));
+      auto groups_from = [&](Value *lo, Value *hi) {
+        loop(lo, hi, [&](Value *g) {
+          Value *first = group_start(g);
+          // The group's terms into a stack row by a loop the vectorizer takes, so that costly
+          // terms (softmax's exp) run through libm's vector variants, not a scalar call per lane.
+          vectorized_loop(c64(0), c64(lanes), [&](Value *l) {
+            b_.CreateStore(term(r0, b_.CreateAdd(first, l, "", true, true)),
+                           b_.CreateInBoundsGEP(f64, terms, l));
+          });
+          for (int64_t v = 0; v < compensated_vectors; ++v)
+            add_kahan(vectors[size_t(v)],
+                      b_.CreateAlignedLoad(
+                          vec, b_.CreateInBoundsGEP(f64, terms, c64(v * compensated_width)),
+                          llvm::Align(8)));
         });
-        for (int64_t v = 0; v < compensated_vectors; ++v)
-          add_kahan(vectors[size_t(v)],
-                    b_.CreateAlignedLoad(
-                        vec, b_.CreateInBoundsGEP(f64, terms, c64(v * compensated_width)),
-                        llvm::Align(8)));
-      });
+      };
+      roll_chunks(
+          c64(0), groups, roll_chunk / lanes,
+          [&](Value *g, bool last) {
+            term(r0, b_.CreateAdd(group_start(g), c64(last ? lanes - 1 : 0)));
+          },
+          groups_from);
       if (red.begin)
         loop(b_.CreateAdd(begin, b_.CreateMul(groups, c64(lanes))), red.end,
              [&](Value *i) { add(total, term(r0, i)); });
@@ -1821,12 +1946,21 @@ private:
     const int64_t axis = n.attrs[0];
     if (is_repeat(n)) {
       // One operand end to end (roll's concatenate([x, x])): a wrapped index and no branch, so
-      // the loop stays vectorizable.
+      // the loop stays vectorizable; at a fixed offset where roll_chunks found one.
       const int64_t m = n.inputs[0]->shape[axis];
       Index pi = idx;
-      pi[axis] = n.inputs.size() == 2 ? b_.CreateSelect(b_.CreateICmpSGE(idx[axis], c64(m)),
-                                                        b_.CreateSub(idx[axis], c64(m)), idx[axis])
-                                      : b_.CreateURem(idx[axis], c64(m));
+      if (!is_roll(n)) {
+        pi[axis] = b_.CreateURem(idx[axis], c64(m));
+      } else if (!roll_offsets_.empty()) {
+        // The k-th roll read of the chunk's loop body is the probe's k-th.
+        if (roll_read_ == roll_offsets_.size() || roll_offsets_[roll_read_].first != &n)
+          throw Error("internal: roll reads disagree");
+        pi[axis] = b_.CreateSub(idx[axis], roll_offsets_[roll_read_++].second);
+      } else {
+        if (roll_probe_) roll_probe_->push_back({&n, idx[axis]});
+        pi[axis] = b_.CreateSelect(b_.CreateICmpSGE(idx[axis], c64(m)),
+                                   b_.CreateSub(idx[axis], c64(m)), idx[axis]);
+      }
       return value(*n.inputs[0], pi);
     }
     std::vector<std::pair<const Node *, int64_t>> parts; // operand, offset
@@ -1884,6 +2018,9 @@ private:
   // elements) and a row chunk are multiples of one for every dtype but bool.
   static constexpr int64_t cache_line = 64;
   static constexpr int64_t row_chunk = 64;
+  // Loop steps per chunk of a loop reading rolls (roll_chunks): long enough that its vector loop
+  // amortizes the probes and the branch, short enough that few elements take the select.
+  static constexpr int64_t roll_chunk = 1024;
   // Reduced terms combined per accumulator update in row reductions.
   static constexpr int64_t reduce_unroll = 4;
   // Elements of each carry a scan run inside a kernel keeps in a stack tile (L1-resident: 2 KiB
@@ -1907,6 +2044,13 @@ private:
   std::vector<Value *> literal_values_;
   std::vector<ir::NodePtr> interval_bounds_;
   std::vector<Value *> pointers_;
+  // Whether the kernel's loops run in roll_chunks; the offsets of the roll reads of the chunk being
+  // emitted, in the order they are read, and how many it has read; where a probe records the roll
+  // indices.
+  bool rolls_ = false;
+  std::vector<std::pair<const Node *, Value *>> roll_offsets_;
+  size_t roll_read_ = 0;
+  std::vector<std::pair<const Node *, Value *>> *roll_probe_ = nullptr;
   // Values already emitted at an index, per scope (a loop body or a branch region).
   std::vector<std::map<std::pair<const Node *, Index>, Value *>> memo_;
 };

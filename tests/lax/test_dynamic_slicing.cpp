@@ -297,6 +297,47 @@ TEST(DynamicSlice, RepeatedOperandReadAtARunTimeOffset) {
   }
 }
 
+// Rolls by a run-time shift over rows longer than a chunk of the kernel's loop (1024): each
+// chunk reads at a fixed offset where it does not cross the wrap, so the shifts put the wrap at,
+// before and after chunk edges. The results match the static roll's bit for bit; a sum's to its
+// rounding.
+TEST(DynamicSlice, RollReadsChunkByChunk) {
+  const int64_t n = 2500;
+  const Array x = jnp::sin(jnp::arange(double(n))) + 2.0;
+  const Array grid = jnp::cos(jnp::arange(3.0 * n)).reshape({3, n});
+  auto update = jx::jit([](const Array &y, const Array &k, const Array &at) {
+    return (y + 2.0 * jnp::roll(jnp::flip(y), k, 0)).at(at).set(-1.0);
+  });
+  auto two_shifts = jx::jit([](const Array &y, const Array &k) {
+    const Array a = jnp::roll(y, k, 0);
+    return a * jnp::roll(y, k + 700, 0) + a(7);
+  });
+  auto rows = jx::jit(
+      [](const Array &g, const Array &k) { return jnp::roll(g, k, 1) - jnp::roll(g, k, 0); });
+  auto dot = jx::jit([](const Array &y, const Array &k) {
+    return jnp::sum(
+        jnp::where(jnp::arange(y.shape()[0]) < k, y * jnp::roll(jnp::flip(y), k, 0), 0.0));
+  });
+  auto same = [](const Array &a, const Array &b) { return jnp::array_equal(a, b).item<bool>(); };
+  auto close = [](const Array &a, const Array &b) {
+    return jnp::allclose(a, b, 1e-13, 0.0).item<bool>();
+  };
+  for (int64_t k : {int64_t(1), int64_t(5), int64_t(1023), int64_t(1024), int64_t(1025),
+                    int64_t(2047), int64_t(2048), n - 1, n, int64_t(-3), 3 * n + 11}) {
+    const Array s = Array(k);
+    const int64_t at = ((k % n) + n) % n;
+    EXPECT_TRUE(
+        same(update(x, s, Array(at)), (x + 2.0 * jnp::roll(jnp::flip(x), k, 0)).at(at).set(-1.0)))
+        << k;
+    const Array a = jnp::roll(x, k, 0);
+    EXPECT_TRUE(same(two_shifts(x, s), a * jnp::roll(x, k + 700, 0) + a(7))) << k;
+    EXPECT_TRUE(same(rows(grid, s), jnp::roll(grid, k, 1) - jnp::roll(grid, k, 0))) << k;
+    const Array expected =
+        jnp::sum(jnp::where(jnp::arange(n) < k, x * jnp::roll(jnp::flip(x), k, 0), 0.0));
+    EXPECT_TRUE(close(dot(x, s), expected)) << k;
+  }
+}
+
 TEST(DynamicSlice, JaxErrors) {
   const Array x = jnp::zeros({5, 6});
   const Array i = Array(1).astype(jx::int32);
