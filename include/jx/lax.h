@@ -261,6 +261,16 @@ Array cummax(const Array &operand, int64_t axis = 0, bool reverse = false);
 Array cummin(const Array &operand, int64_t axis = 0, bool reverse = false);
 Array sort(const Array &operand, int64_t dimension = -1);
 
+// Elementwise, in the operand's dtype (no promotion; JAX's TypeError for another dtype): the set
+// bits of each integer (lax.population_count) and its leading zero bits (lax.clz); x * x for
+// numbers (lax.square); 1 / sqrt(x) (lax.rsqrt) and 1 / (1 + exp(-x)) (lax.logistic, the
+// sigmoid) for floats and complex numbers.
+Array population_count(const Array &x);
+Array clz(const Array &x);
+Array square(const Array &x);
+Array rsqrt(const Array &x);
+Array logistic(const Array &x);
+
 // x + y·i from two float32 or two float64 arrays of one shape (lax.complex: no promotion).
 Array complex(const Array &x, const Array &y);
 

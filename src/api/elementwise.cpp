@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 #include <fmt/format.h>
 
@@ -12,6 +13,8 @@
 #include "transforms/custom.h"
 
 namespace jx::numpy {
+
+using api::to_inexact;
 
 using api::node_of;
 using api::NodePtr;
@@ -254,6 +257,16 @@ int64_t logaddexp_rule() {
 Array logaddexp(const Array &a, const Array &b) {
   std::vector<NodePtr> p = float_operands(a, b);
   return wrap(transforms::custom_jvp_node(logaddexp_rule(), composed_logaddexp(p[0], p[1]), p));
+}
+
+// Real floats: the op (JAX's form and derivative); complex numbers composed.
+Array logaddexp2(const Array &a, const Array &b) {
+  const Array x1 = to_inexact(a), x2 = to_inexact(b);
+  if (!is_complex(x1.dtype()) && !is_complex(x2.dtype()))
+    return float_binary(Op::LogAddExp2, x1, x2);
+  const Array delta = x1 - x2;
+  const Array tail = log1p(exp2(-abs(delta))) * (1 / std::numbers::ln2);
+  return where(isnan(delta), x1 + x2, maximum(x1, x2) + tail);
 }
 
 Array fmod(const Array &a, const Array &b) {

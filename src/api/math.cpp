@@ -54,13 +54,6 @@ Array heaviside(const Array &x1, const Array &x2) {
 }
 
 // As logaddexp, in base 2: max + log2(1 + 2^-|a - b|).
-Array logaddexp2(const Array &a, const Array &b) {
-  const Array x1 = to_inexact(a), x2 = to_inexact(b);
-  const Array delta = x1 - x2;
-  const Array tail = log1p(exp2(-abs(delta))) * (1 / std::numbers::ln2);
-  return where(isnan(delta), x1 + x2, maximum(x1, x2) + tail);
-}
-
 Array reciprocal(const Array &x) {
   const Array f = to_inexact(x);
   return ones_like(f) / f;

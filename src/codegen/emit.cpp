@@ -5,6 +5,7 @@
 // loop invariants (LICM), removes duplicate work (GVN) and vectorizes the innermost loop.
 #include "codegen/emit.h"
 #include "codegen/scalar.h"
+#include "ir/op_cases.h"
 
 #include <jx/error.h>
 
@@ -1745,8 +1746,17 @@ private:
       if (auto it = literal_.find(&n); it != literal_.end()) return literal_values_[it->second];
       return constant(n.dtype, n.fvalue, n.ivalue);
     case Op::Iota: return convert(idx[n.attrs[0]], DType::int64, n.dtype);
-    default: throw Error(fmt::format("internal: {} must be a kernel parameter", op_name(n.op)));
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)                                \
+  JX_CASE_IF_OTHER_KIND(name, kind, Leaf)
+#include "ir/ops.def"
+#undef JX_OP
+      break;
+    case Op::Constant:
+    case Op::RandomUniform:
+    case Op::Parameter:
+      throw Error(fmt::format("internal: {} must be a kernel parameter", op_name(n.op)));
     }
+    throw Error(fmt::format("internal: {} is not a leaf", op_name(n.op)));
   }
 
   Value *movement(const Node &n, const Index &idx) {
@@ -1790,7 +1800,11 @@ private:
     }
     case Op::DynamicUpdateSlice: return dynamic_update_slice(n, x, idx);
     case Op::Concatenate: return concatenate(n, idx);
-    default: break;
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)                                \
+  JX_CASE_IF_OTHER_KIND(name, kind, Movement)
+#include "ir/ops.def"
+#undef JX_OP
+      break;
     }
     throw Error(fmt::format("internal: {} is not a movement op", op_name(n.op)));
   }

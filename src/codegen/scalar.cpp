@@ -6,9 +6,11 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
+#include <numbers>
 
 #include "interp/scalar_ops.h"
 #include "ir/builder.h"
+#include "ir/op_cases.h"
 #include "runtime/vector_math.h"
 
 namespace jx::codegen {
@@ -88,108 +90,118 @@ Value *ScalarCode::math(const char *name, DType t, std::vector<Value *> args) {
   return call(runtime::math_function(name, t == DType::float32), type, std::move(args));
 }
 
+// One case per unary op, each deciding every dtype (no default: a new op fails the build here
+// until it has one).
 Value *ScalarCode::unary(Op op, DType t, Value *x) {
-  if (t == DType::bool_) {
-    if (op == Op::Not) return b_.CreateNot(x);
-    if (op == Op::Abs || op == Op::Floor || op == Op::Ceil || op == Op::Round || op == Op::Sign ||
-        op == Op::StopGradient)
-      return x;
-  } else if (is_floating(t)) {
-    llvm::Type *ty = x->getType();
-    switch (op) {
-#define JX_OP(name, str, arity, kind, rule, cost, ulps)
-#define JX_UNARY_MATH(name, str, fn, ulps)                                                         \
+  const bool boolean = t == DType::bool_, real = is_floating(t), integer = !boolean && !real;
+  const bool is_signed = integer && !is_unsigned(t);
+  llvm::Type *ty = x->getType();
+  switch (op) {
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)                                \
+  JX_CASE_IF_OTHER_KIND(name, kind, Unary)
+#include "ir/ops.def"
+#undef JX_OP
+  case Op::Convert: // Emitter::compute's own
+  case Op::Real:
+  case Op::Imag: break;
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)
+#define JX_UNARY_MATH(name, str, fn, ulps, derivative)                                             \
   case Op::name:                                                                                   \
-    return math(#fn, t, {x});
-#define JX_BINARY_MATH(name, str, fn, ulps)
+    if (real) return math(#fn, t, {x});                                                            \
+    break;
+#define JX_BINARY_MATH(name, str, fn, ulps, derivative)
 #include "ir/ops.def"
 #undef JX_OP
 #undef JX_UNARY_MATH
 #undef JX_BINARY_MATH
-    case Op::Neg: return b_.CreateFNeg(x);
-    case Op::Abs: return intrinsic(llvm::Intrinsic::fabs, x);
-    case Op::Sign: {
+  case Op::StopGradient: return x;
+  case Op::Neg:
+    if (real) return b_.CreateFNeg(x);
+    if (integer) return b_.CreateNeg(x);
+    break;
+  case Op::Abs:
+    if (real) return intrinsic(llvm::Intrinsic::fabs, x);
+    if (is_signed) return b_.CreateSelect(b_.CreateICmpSLT(x, zero_of(x)), b_.CreateNeg(x), x);
+    return x;
+  case Op::Sign:
+    if (real) {
       Value *zero = llvm::ConstantFP::get(ty, 0.0);
       Value *s = b_.CreateSelect(b_.CreateFCmpOEQ(x, zero), zero, x); // NaN stays NaN
       s = b_.CreateSelect(b_.CreateFCmpOLT(x, zero), llvm::ConstantFP::get(ty, -1.0), s);
       return b_.CreateSelect(b_.CreateFCmpOGT(x, zero), llvm::ConstantFP::get(ty, 1.0), s);
     }
-    case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, x);
-    case Op::Floor: return intrinsic(llvm::Intrinsic::floor, x);
-    case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, x);
-    case Op::Round: return intrinsic(llvm::Intrinsic::roundeven, x);
-    case Op::ErfInv:
-      return call(t == DType::float32 ? "jx_erf_inv_f32" : "jx_erf_inv_f64", ty, {x});
-    case Op::StopGradient: return x;
-    case Op::IsNan: return b_.CreateFCmpUNO(x, x);
-    case Op::IsFinite:
-      return b_.CreateFCmpOLT(intrinsic(llvm::Intrinsic::fabs, x),
-                              llvm::ConstantFP::getInfinity(ty));
-    case Op::SignBit: {
+    if (is_signed)
+      return b_.CreateSub(b_.CreateZExt(b_.CreateICmpSGT(x, zero_of(x)), ty),
+                          b_.CreateZExt(b_.CreateICmpSLT(x, zero_of(x)), ty));
+    return b_.CreateZExt(b_.CreateICmpNE(x, zero_of(x)), ty);
+  case Op::Sqrt:
+    if (real) return intrinsic(llvm::Intrinsic::sqrt, x);
+    break;
+  case Op::Floor: return real ? intrinsic(llvm::Intrinsic::floor, x) : x;
+  case Op::Ceil: return real ? intrinsic(llvm::Intrinsic::ceil, x) : x;
+  case Op::Round: return real ? intrinsic(llvm::Intrinsic::roundeven, x) : x;
+  case Op::ErfInv:
+    if (real) return call(t == DType::float32 ? "jx_erf_inv_f32" : "jx_erf_inv_f64", ty, {x});
+    break;
+  case Op::IsNan: return real ? b_.CreateFCmpUNO(x, x) : b_.getFalse();
+  case Op::IsFinite:
+    return real ? b_.CreateFCmpOLT(intrinsic(llvm::Intrinsic::fabs, x),
+                                   llvm::ConstantFP::getInfinity(ty))
+                : b_.getTrue();
+  case Op::SignBit:
+    if (real) {
       Value *bits = b_.CreateBitCast(x, b_.getIntNTy(ty->getPrimitiveSizeInBits()));
       return b_.CreateICmpSLT(bits, zero_of(bits));
     }
-    default: break;
+    return is_signed ? b_.CreateICmpSLT(x, zero_of(x)) : b_.getFalse();
+  case Op::Not:
+    if (!real) return b_.CreateNot(x);
+    break;
+  case Op::PopulationCount:
+    if (integer) return intrinsic(llvm::Intrinsic::ctpop, x);
+    break;
+  case Op::Clz:
+    if (integer) return b_.CreateIntrinsic(llvm::Intrinsic::ctlz, {ty}, {x, b_.getFalse()});
+    break;
+  case Op::Square:
+    if (real) return b_.CreateFMul(x, x);
+    if (integer) return b_.CreateMul(x, x);
+    break;
+  case Op::Rsqrt:
+    if (real)
+      return b_.CreateFDiv(llvm::ConstantFP::get(ty, 1.0), intrinsic(llvm::Intrinsic::sqrt, x));
+    break;
+  case Op::Logistic:
+    if (real) {
+      Value *one = llvm::ConstantFP::get(ty, 1.0);
+      return b_.CreateFDiv(one, b_.CreateFAdd(one, math("exp", t, {b_.CreateFNeg(x)})));
     }
-  } else if (is_unsigned(t)) {
-    switch (op) {
-    case Op::Neg: return b_.CreateNeg(x);
-    case Op::Abs:
-    case Op::Floor:
-    case Op::Ceil:
-    case Op::Round:
-    case Op::StopGradient: return x;
-    case Op::Sign: return b_.CreateZExt(b_.CreateICmpNE(x, zero_of(x)), x->getType());
-    case Op::Not: return b_.CreateNot(x);
-    case Op::SignBit: return b_.getFalse();
-    default: break;
-    }
-  } else {
-    switch (op) {
-    case Op::Neg: return b_.CreateNeg(x);
-    case Op::Abs: return b_.CreateSelect(b_.CreateICmpSLT(x, zero_of(x)), b_.CreateNeg(x), x);
-    case Op::Sign:
-      return b_.CreateSub(b_.CreateZExt(b_.CreateICmpSGT(x, zero_of(x)), x->getType()),
-                          b_.CreateZExt(b_.CreateICmpSLT(x, zero_of(x)), x->getType()));
-    case Op::Floor:
-    case Op::Ceil:
-    case Op::Round:
-    case Op::StopGradient: return x;
-    case Op::Not: return b_.CreateNot(x);
-    default: break;
-    }
+    break;
   }
-  if (op == Op::IsNan) return b_.getFalse();
-  if (op == Op::IsFinite) return b_.getTrue();
-  if (op == Op::SignBit) return t == DType::bool_ ? b_.getFalse() : b_.CreateICmpSLT(x, zero_of(x));
   throw Error(fmt::format("internal: {} is not defined on {}", op_name(op), dtype_name(t)));
 }
 
 Value *ScalarCode::zero_of(Value *x) { return llvm::Constant::getNullValue(x->getType()); }
 
+// Comparisons: the binary ops with a bool result. bools compare as unsigned: False < True.
 Value *ScalarCode::compare(Op op, DType t, Value *a, Value *c) {
-  if (is_floating(t)) {
-    switch (op) {
-    case Op::Eq: return b_.CreateFCmpOEQ(a, c);
-    case Op::Ne: return b_.CreateFCmpUNE(a, c);
-    case Op::Lt: return b_.CreateFCmpOLT(a, c);
-    case Op::Le: return b_.CreateFCmpOLE(a, c);
-    case Op::Gt: return b_.CreateFCmpOGT(a, c);
-    case Op::Ge: return b_.CreateFCmpOGE(a, c);
-    default: break;
-    }
-  } else {
-    // bools compare as unsigned: False < True.
-    const bool u = t == DType::bool_ || is_unsigned(t);
-    switch (op) {
-    case Op::Eq: return b_.CreateICmpEQ(a, c);
-    case Op::Ne: return b_.CreateICmpNE(a, c);
-    case Op::Lt: return u ? b_.CreateICmpULT(a, c) : b_.CreateICmpSLT(a, c);
-    case Op::Le: return u ? b_.CreateICmpULE(a, c) : b_.CreateICmpSLE(a, c);
-    case Op::Gt: return u ? b_.CreateICmpUGT(a, c) : b_.CreateICmpSGT(a, c);
-    case Op::Ge: return u ? b_.CreateICmpUGE(a, c) : b_.CreateICmpSGE(a, c);
-    default: break;
-    }
+  const bool real = is_floating(t), u = t == DType::bool_ || is_unsigned(t);
+  switch (op) {
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)                                \
+  JX_CASE_IF_OTHER_KIND(name, kind##rule, BinaryBool)
+#include "ir/ops.def"
+#undef JX_OP
+    break;
+  case Op::Eq: return real ? b_.CreateFCmpOEQ(a, c) : b_.CreateICmpEQ(a, c);
+  case Op::Ne: return real ? b_.CreateFCmpUNE(a, c) : b_.CreateICmpNE(a, c);
+  case Op::Lt:
+    return real ? b_.CreateFCmpOLT(a, c) : u ? b_.CreateICmpULT(a, c) : b_.CreateICmpSLT(a, c);
+  case Op::Le:
+    return real ? b_.CreateFCmpOLE(a, c) : u ? b_.CreateICmpULE(a, c) : b_.CreateICmpSLE(a, c);
+  case Op::Gt:
+    return real ? b_.CreateFCmpOGT(a, c) : u ? b_.CreateICmpUGT(a, c) : b_.CreateICmpSGT(a, c);
+  case Op::Ge:
+    return real ? b_.CreateFCmpOGE(a, c) : u ? b_.CreateICmpUGE(a, c) : b_.CreateICmpSGE(a, c);
   }
   throw Error(fmt::format("internal: {} is not a comparison", op_name(op)));
 }
@@ -214,128 +226,141 @@ Value *ScalarCode::hypot(Value *a, Value *c) {
   return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOEQ(x, inf), b_.CreateFCmpOEQ(y, inf)), inf, h);
 }
 
+// One case per binary op, each deciding every dtype (no default: a new op fails the build here
+// until it has one).
 Value *ScalarCode::binary(Op op, DType t, Value *a, Value *c) {
-  if (t == DType::bool_) {
-    switch (op) {
-    case Op::And:
-    case Op::Mul:
-    case Op::Min: return b_.CreateAnd(a, c);
-    case Op::Or:
-    case Op::Add:
-    case Op::Max: return b_.CreateOr(a, c);
-    case Op::Xor: return b_.CreateXor(a, c);
-    default: break;
-    }
-  } else if (is_floating(t)) {
-    if (op == Op::Hypot && (t == DType::float64 || t == DType::float32)) return hypot(a, c);
-    switch (op) {
-#define JX_OP(name, str, arity, kind, rule, cost, ulps)
-#define JX_UNARY_MATH(name, str, fn, ulps)
-#define JX_BINARY_MATH(name, str, fn, ulps)                                                        \
+  const bool boolean = t == DType::bool_, real = is_floating(t), integer = !boolean && !real;
+  const bool u = integer && is_unsigned(t);
+  switch (op) {
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)                                \
+  JX_CASE_IF_OTHER_KIND(name, kind, Binary)
+#include "ir/ops.def"
+#undef JX_OP
+  case Op::Eq: // compare()
+  case Op::Ne:
+  case Op::Lt:
+  case Op::Le:
+  case Op::Gt:
+  case Op::Ge:
+  case Op::Complex: break; // Emitter::compute's own
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)
+#define JX_UNARY_MATH(name, str, fn, ulps, derivative)
+#define JX_BINARY_MATH(name, str, fn, ulps, derivative)                                            \
   case Op::name:                                                                                   \
-    return math(#fn, t, {a, c});
+    if (op == Op::Hypot && (t == DType::float64 || t == DType::float32)) return hypot(a, c);       \
+    if (real) return math(#fn, t, {a, c});                                                         \
+    if (integer && op == Op::Pow) return integer_pow(t, a, c); /* the one on integers */           \
+    break;
 #include "ir/ops.def"
 #undef JX_OP
 #undef JX_UNARY_MATH
 #undef JX_BINARY_MATH
-    case Op::Add: return b_.CreateFAdd(a, c);
-    case Op::Sub: return b_.CreateFSub(a, c);
-    case Op::Mul: return b_.CreateFMul(a, c);
-    case Op::Div: return b_.CreateFDiv(a, c);
-    case Op::CopySign: return intrinsic(llvm::Intrinsic::copysign, a, c);
-    case Op::Fmod: return b_.CreateFRem(a, c); // libm's fmod
-    case Op::Max:
+  case Op::Add:
+    if (boolean) return b_.CreateOr(a, c);
+    return real ? b_.CreateFAdd(a, c) : b_.CreateAdd(a, c);
+  case Op::Sub:
+    if (real) return b_.CreateFSub(a, c);
+    if (integer) return b_.CreateSub(a, c);
+    break;
+  case Op::Mul:
+    if (boolean) return b_.CreateAnd(a, c);
+    return real ? b_.CreateFMul(a, c) : b_.CreateMul(a, c);
+  case Op::Div:
+    if (real) return b_.CreateFDiv(a, c);
+    break;
+  case Op::Max:
+    if (boolean) return b_.CreateOr(a, c);
+    if (real)
       return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOGE(a, c), b_.CreateFCmpUNO(a, a)), a, c);
-    case Op::Min:
+    return b_.CreateSelect(u ? b_.CreateICmpUGT(a, c) : b_.CreateICmpSGT(a, c), a, c);
+  case Op::Min:
+    if (boolean) return b_.CreateAnd(a, c);
+    if (real)
       return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOLE(a, c), b_.CreateFCmpUNO(a, a)), a, c);
-    case Op::Rem:
-    case Op::FloorDiv: return float_divmod(op, a, c);
-    default: break;
+    return b_.CreateSelect(u ? b_.CreateICmpULT(a, c) : b_.CreateICmpSLT(a, c), a, c);
+  case Op::And:
+    if (!real) return b_.CreateAnd(a, c);
+    break;
+  case Op::Or:
+    if (!real) return b_.CreateOr(a, c);
+    break;
+  case Op::Xor:
+    if (!real) return b_.CreateXor(a, c);
+    break;
+  case Op::CopySign:
+    if (real) return intrinsic(llvm::Intrinsic::copysign, a, c);
+    break;
+  case Op::LogAddExp2:
+    if (real) {
+      Value *delta = b_.CreateFSub(a, c);
+      Value *tail = b_.CreateFMul(
+          llvm::ConstantFP::get(a->getType(), 1 / std::numbers::ln2),
+          math("log1p", t,
+               {math("exp2", t, {b_.CreateFNeg(intrinsic(llvm::Intrinsic::fabs, delta))})}));
+      Value *larger = b_.CreateSelect(b_.CreateFCmpOGT(a, c), a, c);
+      return b_.CreateSelect(b_.CreateFCmpUNO(delta, delta), b_.CreateFAdd(a, c),
+                             b_.CreateFAdd(larger, tail));
     }
-  } else {
-    // Ops whose bits do not depend on signedness, then the ones that do.
-    const bool u = is_unsigned(t);
-    switch (op) {
-    case Op::Add: return b_.CreateAdd(a, c);
-    case Op::Sub: return b_.CreateSub(a, c);
-    case Op::Mul: return b_.CreateMul(a, c);
-    case Op::Max: return b_.CreateSelect(u ? b_.CreateICmpUGT(a, c) : b_.CreateICmpSGT(a, c), a, c);
-    case Op::Min: return b_.CreateSelect(u ? b_.CreateICmpULT(a, c) : b_.CreateICmpSLT(a, c), a, c);
-    case Op::And: return b_.CreateAnd(a, c);
-    case Op::Or: return b_.CreateOr(a, c);
-    case Op::Xor: return b_.CreateXor(a, c);
-    case Op::Pow: return integer_pow(t, a, c);
-    default: break;
-    }
-    if (u) return unsigned_binary(op, t, a, c);
-    llvm::Type *ty = a->getType();
-    const int bits = int(ty->getIntegerBitWidth());
-    Value *zero = zero_of(a), *minus_one = llvm::ConstantInt::get(ty, -1, true);
-    switch (op) {
-    case Op::ShiftLeft:
-    case Op::ShiftRight: {
-      Value *out_of_range = b_.CreateOr(b_.CreateICmpSLT(c, zero),
-                                        b_.CreateICmpSGE(c, llvm::ConstantInt::get(ty, bits)));
-      Value *safe = b_.CreateSelect(out_of_range, zero, c);
-      if (op == Op::ShiftLeft) return b_.CreateSelect(out_of_range, zero, b_.CreateShl(a, safe));
-      Value *fill = b_.CreateSelect(b_.CreateICmpSLT(a, zero), minus_one, zero);
-      return b_.CreateSelect(out_of_range, fill, b_.CreateAShr(a, safe));
-    }
-    case Op::Fmod: {
-      // By 0 or -1 the result is 0 (jnp.fmod); neither reaches the hardware.
-      Value *trivial = b_.CreateOr(b_.CreateICmpEQ(c, zero), b_.CreateICmpEQ(c, minus_one));
-      Value *safe = b_.CreateSelect(trivial, llvm::ConstantInt::get(ty, 1), c);
-      return b_.CreateSelect(trivial, zero, b_.CreateSRem(a, safe));
-    }
-    case Op::Rem:
-    case Op::FloorDiv: {
-      // Division by 0 or -1 never reaches the hardware (0 traps, MIN / -1 overflows).
-      Value *by_zero = b_.CreateICmpEQ(c, zero), *by_minus_one = b_.CreateICmpEQ(c, minus_one);
-      Value *safe =
-          b_.CreateSelect(b_.CreateOr(by_zero, by_minus_one), llvm::ConstantInt::get(ty, 1), c);
-      Value *q = b_.CreateSDiv(a, safe), *r = b_.CreateSRem(a, safe);
-      Value *r_nonzero = b_.CreateICmpNE(r, zero);
-      if (op == Op::FloorDiv) {
-        Value *signs_differ = b_.CreateICmpNE(b_.CreateICmpSLT(a, zero), b_.CreateICmpSLT(c, zero));
-        Value *floor_q = b_.CreateSub(q, b_.CreateZExt(b_.CreateAnd(r_nonzero, signs_differ), ty));
-        return b_.CreateSelect(by_zero, zero,
-                               b_.CreateSelect(by_minus_one, b_.CreateNeg(a), floor_q));
-      }
-      Value *signs_differ = b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(c, zero));
-      Value *mod = b_.CreateSelect(b_.CreateAnd(r_nonzero, signs_differ), b_.CreateAdd(r, c), r);
-      return b_.CreateSelect(b_.CreateOr(by_zero, by_minus_one), zero, mod);
-    }
-    default: break;
-    }
+    break;
+  case Op::ShiftLeft:
+  case Op::ShiftRight:
+    if (integer) return shift(op == Op::ShiftLeft, u, a, c);
+    break;
+  case Op::Fmod:
+    if (real) return b_.CreateFRem(a, c); // libm's fmod
+    if (integer) return integer_divmod(op, u, a, c);
+    break;
+  case Op::Rem:
+  case Op::FloorDiv:
+    if (real) return float_divmod(op, a, c);
+    if (integer) return integer_divmod(op, u, a, c);
+    break;
   }
   throw Error(fmt::format("internal: {} is not defined on {}", op_name(op), dtype_name(t)));
 }
 
-// Shifts and divisions of unsigned integers.
-Value *ScalarCode::unsigned_binary(Op op, DType t, Value *a, Value *c) {
+// NumPy's shifts: by a count outside [0, bits) the result is 0, or -1 shifting a negative number
+// right.
+Value *ScalarCode::shift(bool left, bool is_unsigned, Value *a, Value *c) {
   llvm::Type *ty = a->getType();
-  const int bits = int(ty->getIntegerBitWidth());
-  Value *zero = zero_of(a);
-  switch (op) {
-  case Op::ShiftLeft:
-  case Op::ShiftRight: {
-    Value *out_of_range = b_.CreateICmpUGE(c, llvm::ConstantInt::get(ty, bits));
-    Value *safe = b_.CreateSelect(out_of_range, zero, c);
-    Value *shifted = op == Op::ShiftLeft ? b_.CreateShl(a, safe) : b_.CreateLShr(a, safe);
-    return b_.CreateSelect(out_of_range, zero, shifted);
-  }
-  case Op::Fmod:
-  case Op::Rem:
-  case Op::FloorDiv: {
-    // By 0 the result is 0; the division never reaches the hardware, where it traps.
-    Value *by_zero = b_.CreateICmpEQ(c, zero);
-    Value *safe = b_.CreateSelect(by_zero, llvm::ConstantInt::get(ty, 1), c);
+  Value *zero = zero_of(a), *bits = llvm::ConstantInt::get(ty, ty->getIntegerBitWidth());
+  Value *out_of_range = is_unsigned
+                            ? b_.CreateICmpUGE(c, bits)
+                            : b_.CreateOr(b_.CreateICmpSLT(c, zero), b_.CreateICmpSGE(c, bits));
+  Value *safe = b_.CreateSelect(out_of_range, zero, c);
+  if (left) return b_.CreateSelect(out_of_range, zero, b_.CreateShl(a, safe));
+  if (is_unsigned) return b_.CreateSelect(out_of_range, zero, b_.CreateLShr(a, safe));
+  Value *fill =
+      b_.CreateSelect(b_.CreateICmpSLT(a, zero), llvm::ConstantInt::get(ty, -1, true), zero);
+  return b_.CreateSelect(out_of_range, fill, b_.CreateAShr(a, safe));
+}
+
+// fmod, remainder and floor_divide on integers; divisions by 0 (and by -1, where MIN / -1
+// overflows) never reach the hardware, which traps on them.
+Value *ScalarCode::integer_divmod(Op op, bool is_unsigned, Value *a, Value *c) {
+  llvm::Type *ty = a->getType();
+  Value *zero = zero_of(a), *one = llvm::ConstantInt::get(ty, 1);
+  Value *by_zero = b_.CreateICmpEQ(c, zero);
+  if (is_unsigned) {
+    Value *safe = b_.CreateSelect(by_zero, one, c);
     Value *r = op == Op::FloorDiv ? b_.CreateUDiv(a, safe) : b_.CreateURem(a, safe);
     return b_.CreateSelect(by_zero, zero, r);
   }
-  default: break;
+  Value *by_minus_one = b_.CreateICmpEQ(c, llvm::ConstantInt::get(ty, -1, true));
+  Value *trivial = b_.CreateOr(by_zero, by_minus_one);
+  Value *safe = b_.CreateSelect(trivial, one, c);
+  Value *r = b_.CreateSRem(a, safe);
+  if (op == Op::Fmod) return b_.CreateSelect(trivial, zero, r); // by 0 or -1: 0 (jnp.fmod)
+  Value *r_nonzero = b_.CreateICmpNE(r, zero);
+  if (op == Op::FloorDiv) {
+    Value *q = b_.CreateSDiv(a, safe);
+    Value *signs_differ = b_.CreateICmpNE(b_.CreateICmpSLT(a, zero), b_.CreateICmpSLT(c, zero));
+    Value *floor_q = b_.CreateSub(q, b_.CreateZExt(b_.CreateAnd(r_nonzero, signs_differ), ty));
+    return b_.CreateSelect(by_zero, zero, b_.CreateSelect(by_minus_one, b_.CreateNeg(a), floor_q));
   }
-  throw Error(fmt::format("internal: {} is not defined on {}", op_name(op), dtype_name(t)));
+  Value *signs_differ = b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(c, zero));
+  Value *mod = b_.CreateSelect(b_.CreateAnd(r_nonzero, signs_differ), b_.CreateAdd(r, c), r);
+  return b_.CreateSelect(trivial, zero, mod);
 }
 
 // numpy.power on integers by the runtime's helper: narrower types in 64 bits (wrapping

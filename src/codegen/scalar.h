@@ -40,7 +40,8 @@ public:
   Value *compare(Op op, DType t, Value *a, Value *c);
   Value *hypot(Value *a, Value *c);
   Value *binary(Op op, DType t, Value *a, Value *c);
-  Value *unsigned_binary(Op op, DType t, Value *a, Value *c);
+  Value *shift(bool left, bool is_unsigned, Value *a, Value *c);
+  Value *integer_divmod(Op op, bool is_unsigned, Value *a, Value *c);
   Value *integer_pow(DType t, Value *a, Value *c);
   Value *float_divmod(Op op, Value *a, Value *c);
   Value *convert(Value *x, DType from, DType to);

@@ -14,6 +14,7 @@
 #include "interp/dispatch.h"
 #include "interp/scalar_ops.h"
 #include "ir/builder.h"
+#include "ir/op_cases.h"
 #include "ir/printer.h"
 #include "runtime/threefry.h"
 
@@ -237,7 +238,11 @@ struct Evaluator {
     case Op::RandomUniform:
       random_impl::uniform01({uint32_t(n.attrs[0]), uint32_t(n.attrs[1])}, n.shape, n.dtype, o);
       break;
-    default: throw Error("internal: not a leaf");
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)                                \
+  JX_CASE_IF_OTHER_KIND(name, kind, Leaf)
+#include "ir/ops.def"
+#undef JX_OP
+    case Op::Constant: throw Error("internal: not a leaf");
     }
     return out;
   }
@@ -412,7 +417,11 @@ struct Evaluator {
       gather(in, o, n.shape, strides, 0);
       break;
     }
-    default: throw Error("internal: not a movement op");
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)                                \
+  JX_CASE_IF_OTHER_KIND(name, kind, Movement)
+#include "ir/ops.def"
+#undef JX_OP
+      throw Error("internal: not a movement op");
     }
     return out;
   }
@@ -482,7 +491,12 @@ struct Evaluator {
         case Op::ReduceProd: acc = binary_scalar<Acc>(Op::Mul, acc, v); break;
         case Op::ReduceMax: acc = binary_scalar<Acc>(Op::Max, acc, v); break;
         case Op::ReduceMin: acc = binary_scalar<Acc>(Op::Min, acc, v); break;
-        default: throw Error("internal: not a reduction");
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)                                \
+  JX_CASE_IF_OTHER_KIND(name, kind, Reduce)
+#include "ir/ops.def"
+#undef JX_OP
+        case Op::ArgMax:
+        case Op::ArgMin: throw Error("internal: not a reduction");
         }
       });
       o[i] = static_cast<T>(acc);

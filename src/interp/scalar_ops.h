@@ -3,13 +3,16 @@
 // JX_UNARY_MATH / JX_BINARY_MATH) mean libm's function on floats: their cases come from the table.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <type_traits>
 
 #include "ir/convert.h"
 #include "ir/op.h"
+#include "ir/op_cases.h"
 #include "runtime/int_math.h"
 #include "runtime/threefry.h"
 
@@ -84,60 +87,92 @@ template <class T> bool out_of_shift_range(T b, int bits) {
   return uint64_t(b) >= uint64_t(bits);
 }
 
-// float16 and bfloat16 have no ops of their own: the graph computes them in float32.
+// The classes of element type an op's case decides between. float16 and bfloat16 have no ops of
+// their own: the graph computes them in float32.
+template <class T> constexpr bool is_real_v = std::is_floating_point_v<T>;
+template <class T>
+constexpr bool is_integer_v = !is_storage_v<T> && !std::is_same_v<T, bool> && !is_real_v<T>;
+
+// One case per unary op (no default: a new op fails the build here until it has one).
 template <class T> T unary_scalar(ir::Op op, T x) {
   using ir::Op;
-  if constexpr (is_storage_v<T>) {
-    if (op == Op::StopGradient) return x;
-  } else if constexpr (std::is_same_v<T, bool>) {
-    switch (op) {
-    case Op::Abs:
-    case Op::Floor:
-    case Op::Ceil:
-    case Op::Round:
-    case Op::Sign:
-    case Op::StopGradient: return x;
-    case Op::Not: return !x;
-    default: break;
-    }
-  } else if constexpr (is_float_v<T>) {
-    switch (op) {
-#define JX_OP(name, str, arity, kind, rule, cost, ulps)
-#define JX_UNARY_MATH(name, str, fn, ulps)                                                         \
+  constexpr bool boolean = std::is_same_v<T, bool>, real = is_real_v<T>, integer = is_integer_v<T>;
+  switch (op) {
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)                                \
+  JX_CASE_IF_OTHER_KIND(name, kind, Unary)
+#include "ir/ops.def"
+#undef JX_OP
+  // Computed elsewhere: predicates (predicate_scalar), conversions and complex parts (the
+  // evaluator's own loops).
+  case Op::IsNan:
+  case Op::IsFinite:
+  case Op::SignBit:
+  case Op::Convert:
+  case Op::Real:
+  case Op::Imag: break;
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)
+#define JX_UNARY_MATH(name, str, fn, ulps, derivative)                                             \
   case Op::name:                                                                                   \
-    return std::fn(x);
-#define JX_BINARY_MATH(name, str, fn, ulps)
+    if constexpr (real) return std::fn(x);                                                         \
+    break;
+#define JX_BINARY_MATH(name, str, fn, ulps, derivative)
 #include "ir/ops.def"
 #undef JX_OP
 #undef JX_UNARY_MATH
 #undef JX_BINARY_MATH
-    case Op::Neg: return -x;
-    case Op::Abs: return std::fabs(x);
-    case Op::Sign: return x > 0 ? T(1) : x < 0 ? T(-1) : x == 0 ? T(0) : x;
-    case Op::Sqrt: return std::sqrt(x);
-    case Op::Floor: return std::floor(x);
-    case Op::Ceil: return std::ceil(x);
-    case Op::Round: return std::nearbyint(x); // the default rounding mode: half to even
-    case Op::ErfInv: return random_impl::erf_inv(x);
-    case Op::StopGradient: return x;
-    default: break;
-    }
-  } else {
-    switch (op) {
-    case Op::Neg: return wrap_sub(T(0), x);
-    case Op::Abs:
-      if constexpr (std::is_signed_v<T>) return x < 0 ? wrap_sub(T(0), x) : x;
-      return x;
-    case Op::Sign:
-      if constexpr (std::is_signed_v<T>) return T((x > 0) - (x < 0));
-      return T(x > 0);
-    case Op::Floor:
-    case Op::Ceil:
-    case Op::Round:
-    case Op::StopGradient: return x;
-    case Op::Not: return T(~x);
-    default: break;
-    }
+  case Op::StopGradient: return x;
+  case Op::Neg:
+    if constexpr (real) return -x;
+    if constexpr (integer) return wrap_sub(T(0), x);
+    break;
+  case Op::Abs:
+    if constexpr (real) return std::fabs(x);
+    if constexpr (std::is_signed_v<T> && integer) return x < 0 ? wrap_sub(T(0), x) : x;
+    if constexpr (boolean || integer) return x;
+    break;
+  case Op::Sign:
+    if constexpr (real) return x > 0 ? T(1) : x < 0 ? T(-1) : x == 0 ? T(0) : x;
+    if constexpr (std::is_signed_v<T> && integer) return T((x > 0) - (x < 0));
+    if constexpr (boolean || integer) return T(x > 0);
+    break;
+  case Op::Sqrt:
+    if constexpr (real) return std::sqrt(x);
+    break;
+  case Op::Floor:
+    if constexpr (real) return std::floor(x);
+    if constexpr (boolean || integer) return x;
+    break;
+  case Op::Ceil:
+    if constexpr (real) return std::ceil(x);
+    if constexpr (boolean || integer) return x;
+    break;
+  case Op::Round:
+    if constexpr (real) return std::nearbyint(x); // the default rounding mode: half to even
+    if constexpr (boolean || integer) return x;
+    break;
+  case Op::ErfInv:
+    if constexpr (real) return random_impl::erf_inv(x);
+    break;
+  case Op::Not:
+    if constexpr (boolean) return !x;
+    if constexpr (integer) return T(~x);
+    break;
+  case Op::PopulationCount:
+    if constexpr (integer) return T(std::popcount(std::make_unsigned_t<T>(x)));
+    break;
+  case Op::Clz:
+    if constexpr (integer) return T(std::countl_zero(std::make_unsigned_t<T>(x)));
+    break;
+  case Op::Square:
+    if constexpr (real) return x * x;
+    if constexpr (integer) return wrap_mul(x, x);
+    break;
+  case Op::Rsqrt:
+    if constexpr (real) return T(1) / std::sqrt(x);
+    break;
+  case Op::Logistic:
+    if constexpr (real) return T(1) / (T(1) + std::exp(-x));
+    break;
   }
   throw std::logic_error("unary op not defined for this dtype");
 }
@@ -152,81 +187,139 @@ template <class T> bool predicate_scalar(ir::Op op, T x) {
   return op == ir::Op::IsFinite;
 }
 
+// Comparisons: the binary ops with a bool result.
 template <class T> bool compare_scalar(ir::Op op, T a, T b) {
   using ir::Op;
   switch (op) {
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)                                \
+  JX_CASE_IF_OTHER_KIND(name, kind##rule, BinaryBool)
+#include "ir/ops.def"
+#undef JX_OP
+    break;
   case Op::Eq: return a == b;
   case Op::Ne: return a != b;
   case Op::Lt: return a < b;
   case Op::Le: return a <= b;
   case Op::Gt: return a > b;
   case Op::Ge: return a >= b;
-  default: throw std::logic_error("not a comparison");
   }
+  throw std::logic_error("not a comparison");
 }
 
+// One case per binary op (no default: a new op fails the build here until it has one).
 template <class T> T binary_scalar(ir::Op op, T a, T b) {
   using ir::Op;
-  if constexpr (is_storage_v<T>) {
-  } else if constexpr (std::is_same_v<T, bool>) {
-    switch (op) {
-    case Op::And:
-    case Op::Mul:
-    case Op::Min: return a && b;
-    case Op::Or:
-    case Op::Add:
-    case Op::Max: return a || b;
-    case Op::Xor:
-    case Op::Ne: return a != b;
-    default: break;
-    }
-  } else if constexpr (is_float_v<T>) {
-    T q, r;
-    switch (op) {
-#define JX_OP(name, str, arity, kind, rule, cost, ulps)
-#define JX_UNARY_MATH(name, str, fn, ulps)
-#define JX_BINARY_MATH(name, str, fn, ulps)                                                        \
+  constexpr bool boolean = std::is_same_v<T, bool>, real = is_real_v<T>, integer = is_integer_v<T>;
+  constexpr int bits = sizeof(T) * 8;
+  switch (op) {
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)                                \
+  JX_CASE_IF_OTHER_KIND(name, kind, Binary)
+#include "ir/ops.def"
+#undef JX_OP
+  // Computed elsewhere: comparisons (compare_scalar) and complex numbers (the evaluator).
+  case Op::Eq:
+  case Op::Lt:
+  case Op::Le:
+  case Op::Gt:
+  case Op::Ge:
+  case Op::Complex: break;
+  case Op::Ne:
+    if constexpr (boolean) return a != b;
+    break;
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)
+#define JX_UNARY_MATH(name, str, fn, ulps, derivative)
+#define JX_BINARY_MATH(name, str, fn, ulps, derivative)                                            \
   case Op::name:                                                                                   \
-    return std::fn(a, b);
+    if constexpr (real) return std::fn(a, b);                                                      \
+    if constexpr (integer)                                                                         \
+      if (op == Op::Pow) return int_pow(a, b); /* the one math op on integers */                   \
+    break;
 #include "ir/ops.def"
 #undef JX_OP
 #undef JX_UNARY_MATH
 #undef JX_BINARY_MATH
-    case Op::Add: return a + b;
-    case Op::Sub: return a - b;
-    case Op::Mul: return a * b;
-    case Op::Div: return a / b;
-    case Op::Rem: float_divmod(a, b, q, r); return r;
-    case Op::FloorDiv: float_divmod(a, b, q, r); return q;
-    case Op::CopySign: return std::copysign(a, b);
-    case Op::Fmod: return std::fmod(a, b);
-    // NaN-propagating, as numpy.maximum/minimum.
-    case Op::Max: return (a >= b || a != a) ? a : b;
-    case Op::Min: return (a <= b || a != a) ? a : b;
-    default: break;
+  case Op::Add:
+    if constexpr (boolean) return a || b;
+    if constexpr (real) return a + b;
+    if constexpr (integer) return wrap_add(a, b);
+    break;
+  case Op::Sub:
+    if constexpr (real) return a - b;
+    if constexpr (integer) return wrap_sub(a, b);
+    break;
+  case Op::Mul:
+    if constexpr (boolean) return a && b;
+    if constexpr (real) return a * b;
+    if constexpr (integer) return wrap_mul(a, b);
+    break;
+  case Op::Div:
+    if constexpr (real) return a / b;
+    break;
+  case Op::Rem:
+    if constexpr (real) {
+      T q, r;
+      float_divmod(a, b, q, r);
+      return r;
     }
-  } else {
-    constexpr int bits = sizeof(T) * 8;
-    switch (op) {
-    case Op::Add: return wrap_add(a, b);
-    case Op::Sub: return wrap_sub(a, b);
-    case Op::Mul: return wrap_mul(a, b);
-    case Op::Rem: return int_rem(a, b);
-    case Op::Fmod: return int_fmod(a, b);
-    case Op::FloorDiv: return int_floordiv(a, b);
-    case Op::Pow: return int_pow(a, b);
-    case Op::Max: return a > b ? a : b;
-    case Op::Min: return a < b ? a : b;
-    case Op::And: return a & b;
-    case Op::Or: return a | b;
-    case Op::Xor: return a ^ b;
-    case Op::ShiftLeft: return out_of_shift_range(b, bits) ? T(0) : T(runtime::wrap_t<T>(a) << b);
-    case Op::ShiftRight:
+    if constexpr (integer) return int_rem(a, b);
+    break;
+  case Op::FloorDiv:
+    if constexpr (real) {
+      T q, r;
+      float_divmod(a, b, q, r);
+      return q;
+    }
+    if constexpr (integer) return int_floordiv(a, b);
+    break;
+  case Op::CopySign:
+    if constexpr (real) return std::copysign(a, b);
+    break;
+  case Op::Fmod:
+    if constexpr (real) return std::fmod(a, b);
+    if constexpr (integer) return int_fmod(a, b);
+    break;
+  // NaN-propagating, as numpy.maximum/minimum.
+  case Op::Max:
+    if constexpr (boolean) return a || b;
+    if constexpr (real) return (a >= b || a != a) ? a : b;
+    if constexpr (integer) return a > b ? a : b;
+    break;
+  case Op::Min:
+    if constexpr (boolean) return a && b;
+    if constexpr (real) return (a <= b || a != a) ? a : b;
+    if constexpr (integer) return a < b ? a : b;
+    break;
+  case Op::And:
+    if constexpr (boolean) return a && b;
+    if constexpr (integer) return a & b;
+    break;
+  case Op::Or:
+    if constexpr (boolean) return a || b;
+    if constexpr (integer) return a | b;
+    break;
+  case Op::Xor:
+    if constexpr (boolean) return a != b;
+    if constexpr (integer) return a ^ b;
+    break;
+  case Op::LogAddExp2:
+    if constexpr (real) {
+      const T delta = a - b;
+      if (delta != delta) return a + b; // NaNs, or infinities of one sign
+      const T tail = T(1 / std::numbers::ln2) * std::log1p(std::exp2(-std::fabs(delta)));
+      return (a > b ? a : b) + tail;
+    }
+    break;
+  case Op::ShiftLeft:
+    if constexpr (integer)
+      return out_of_shift_range(b, bits) ? T(0) : T(runtime::wrap_t<T>(a) << b);
+    break;
+  case Op::ShiftRight:
+    if constexpr (integer) {
       if (!out_of_shift_range(b, bits)) return T(a >> b);
       if constexpr (std::is_signed_v<T>) return T(a < 0 ? -1 : 0);
       return T(0);
-    default: break;
     }
+    break;
   }
   throw std::logic_error("binary op not defined for this dtype");
 }

@@ -2,6 +2,7 @@
 #include "ir/builder.h"
 #include "ir/complex_forms.h"
 #include "ir/convert.h"
+#include "ir/op_cases.h"
 
 #include <jx/error.h>
 
@@ -96,26 +97,17 @@ namespace {
 runtime::LibraryOp library_op(Op op) {
   using runtime::LibraryOp;
   switch (op) {
-  case Op::CumSum: return LibraryOp::CumSum;
-  case Op::CumProd: return LibraryOp::CumProd;
-  case Op::CumMax: return LibraryOp::CumMax;
-  case Op::CumMin: return LibraryOp::CumMin;
-  case Op::Sort: return LibraryOp::Sort;
-  case Op::ArgSort: return LibraryOp::ArgSort;
-  case Op::ScatterSet: return LibraryOp::ScatterSet;
-  case Op::ScatterAdd: return LibraryOp::ScatterAdd;
-  case Op::ScatterMul: return LibraryOp::ScatterMul;
-  case Op::ScatterMin: return LibraryOp::ScatterMin;
-  case Op::ScatterMax: return LibraryOp::ScatterMax;
-  case Op::Cholesky: return LibraryOp::Cholesky;
-  case Op::Solve: return LibraryOp::Solve;
-  case Op::Determinant: return LibraryOp::Determinant;
-  case Op::Eigh: return LibraryOp::Eigh;
-  case Op::Svd: return LibraryOp::Svd;
-  case Op::Qr: return LibraryOp::Qr;
-  case Op::Eig: return LibraryOp::Eig;
-  default: internal(fmt::format("{} is not a library op", op_name(op)));
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)                                \
+  JX_CASE_IF_OTHER_KIND(name, kind, Library)
+#include "ir/ops.def"
+#undef JX_OP
+    break;
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)                                \
+  JX_IF_KIND(kind, Library, case Op::name : return LibraryOp::name;)
+#include "ir/ops.def"
+#undef JX_OP
   }
+  internal(fmt::format("{} is not a library op", op_name(op)));
 }
 
 // Matrices of rank >= 2, square where the op needs it, a mode the op has; solve's a (..., n, n)
@@ -324,8 +316,13 @@ Shape infer_shape(const NodeSpec &s) {
     out.push_back(x[a1]);
     return out;
   }
-  default: internal(fmt::format("{} is not a movement op", op_name(op)));
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)                                \
+  JX_CASE_IF_OTHER_KIND(name, kind, Movement)
+#include "ir/ops.def"
+#undef JX_OP
+  break;
   }
+  internal(fmt::format("{} is not a movement op", op_name(op)));
 }
 
 void verify(const NodeSpec &s) {

@@ -7,13 +7,13 @@
 namespace jx::ir {
 
 enum class Op : uint8_t {
-#define JX_OP(name, str, arity, kind, rule, cost, ulps) name,
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative) name,
 #include "ir/ops.def"
 #undef JX_OP
 };
 
 inline constexpr int op_count = 0
-#define JX_OP(name, str, arity, kind, rule, cost, ulps) +1
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative) +1
 #include "ir/ops.def"
 #undef JX_OP
     ;
@@ -44,11 +44,11 @@ struct OpInfo {
 };
 
 inline constexpr OpInfo op_table[] = {
-#define JX_OP(name, str, arity, kind, rule, cost, ulps)                                            \
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative)                                \
   {str, arity, OpKind::kind, DTypeRule::rule, Cost::cost, ulps, {}},
-#define JX_UNARY_MATH(name, str, fn, ulps)                                                         \
+#define JX_UNARY_MATH(name, str, fn, ulps, derivative)                                             \
   {str, 1, OpKind::Unary, DTypeRule::Same, Cost::Costly, ulps, #fn},
-#define JX_BINARY_MATH(name, str, fn, ulps)                                                        \
+#define JX_BINARY_MATH(name, str, fn, ulps, derivative)                                            \
   {str, 2, OpKind::Binary, DTypeRule::Same, Cost::Costly, ulps, #fn},
 #include "ir/ops.def"
 #undef JX_OP

@@ -1,6 +1,8 @@
-// The vocabulary of ir/derivatives.def: short names over ir/builder.h, so that each rule reads
-// as the formula it is (and as JAX's rule it copies).
+// The vocabulary of ir/ops.def's derivatives: short names over ir/builder.h, so that each rule
+// reads as the formula it is (and as JAX's rule it copies).
 #pragma once
+
+#include <limits>
 
 #include <cmath>
 
@@ -23,6 +25,7 @@ JX_DSL_UNARY(abs, Abs)
 JX_DSL_UNARY(sign, Sign)
 JX_DSL_UNARY(floor, Floor)
 JX_DSL_UNARY(exp, Exp)
+JX_DSL_UNARY(exp2, Exp2)
 JX_DSL_UNARY(log, Log)
 JX_DSL_UNARY(sqrt, Sqrt)
 JX_DSL_UNARY(sin, Sin)
@@ -59,6 +62,11 @@ using ir::select;
 // JAX's _balanced_eq(x, z, y): 1 where x == z, halved where y == z too (ties share the tangent).
 inline NodePtr balanced_eq(const NodePtr &x, const NodePtr &z, const NodePtr &y) {
   return div(select(eq(x, z), lit(1, z), lit(0, z)), select(eq(y, z), lit(2, z), lit(1, z)));
+}
+
+// JAX's _replace_inf: 0 where x is +inf (logaddexp's derivatives at infinite arguments).
+inline NodePtr replace_inf(const NodePtr &x) {
+  return select(eq(x, lit(std::numeric_limits<double>::infinity(), x)), lit(0, x), x);
 }
 
 // Whether pow's exponent was an integer in jnp.power: a literal of integral value (jnp's

@@ -1,4 +1,4 @@
-// Forward mode: a walk from the outputs down to the seeds, one rule of ir/derivatives.def per node
+// Forward mode: a walk from the outputs down to the seeds, one rule of ir/ops.def per node
 // that a tangent reaches.
 #include "transforms/jvp.h"
 
@@ -24,34 +24,6 @@ namespace jx::transforms {
 namespace {
 
 using namespace dsl;
-
-// derivatives.def lists every op of ops.def, in its order.
-constexpr Op listed_ops[] = {
-#define JX_RULE(op, terms) Op::op,
-#define JX_LINEAR(op, terms, transposes) Op::op,
-#define JX_STRUCTURAL(op, transpose) Op::op,
-#define JX_ZERO(op) Op::op,
-#define JX_EXPAND(op, fn) Op::op,
-#define JX_FN(op, jvp, transpose) Op::op,
-#define JX_NO_RULE(op) Op::op,
-#define JX_CONTROL(op) Op::op,
-#include "ir/derivatives.def"
-#undef JX_RULE
-#undef JX_LINEAR
-#undef JX_STRUCTURAL
-#undef JX_ZERO
-#undef JX_EXPAND
-#undef JX_FN
-#undef JX_NO_RULE
-#undef JX_CONTROL
-};
-constexpr bool lists_ops_in_order() {
-  if (std::size(listed_ops) != size_t(ir::op_count)) return false;
-  for (size_t i = 0; i < std::size(listed_ops); ++i)
-    if (listed_ops[i] != Op(i)) return false;
-  return true;
-}
-static_assert(lists_ops_in_order(), "ir/derivatives.def: one line per op of ops.def, in order");
 
 // jnp.remainder: lax.rem, then + y where the signs of the remainder and y differ.
 NodePtr jnp_remainder(const NodePtr &x, const NodePtr &y) {
@@ -343,19 +315,21 @@ NodePtr apply_rule(const NodePtr &ans, const std::vector<NodePtr> &ts) {
 #define JX_PICK(_1, _2, _3, n, ...) n
 #define JVP(...) JX_PICK(__VA_ARGS__, JX_TERMS_3, JX_TERMS_2, JX_TERMS_1)(__VA_ARGS__)
   // clang-format off
-#define JX_RULE(op, terms) case Op::op: return sum({terms});
-#define JX_LINEAR(op, terms, transposes) case Op::op: return sum({terms});
-#define JX_STRUCTURAL(op, transpose) case Op::op: return structural_jvp(ans, ts);
-#define JX_ZERO(op) case Op::op: return nullptr;
-#define JX_EXPAND(op, fn) case Op::op: return expand(fn, *ans, ts);
-#define JX_FN(op, jvp, transpose) case Op::op: return jvp(ans, ts);
-#define JX_NO_RULE(op) case Op::op: throw NotImplementedError(fmt::format( \
-    "Differentiation rule for '{}' not implemented", ir::op_name(Op::op)));
-#define JX_CONTROL(op) case Op::op: return control_jvp(ans, ts);
+#define JX_RULE(terms) return sum({terms});
+#define JX_LINEAR(terms, transposes) return sum({terms});
+#define JX_STRUCTURAL(transpose) return structural_jvp(ans, ts);
+#define JX_ZERO return nullptr;
+#define JX_EXPAND(fn) return expand(fn, *ans, ts);
+#define JX_FN(jvp, transpose) return jvp(ans, ts);
+#define JX_NO_RULE throw NotImplementedError(fmt::format( \
+    "Differentiation rule for '{}' not implemented", ir::op_name(ans->op)));
+#define JX_CONTROL return control_jvp(ans, ts);
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative) case Op::name: derivative
   // clang-format on
   switch (ans->op) {
-#include "ir/derivatives.def"
+#include "ir/ops.def"
   }
+#undef JX_OP
 #undef JX_TERM
 #undef JX_TERMS_1
 #undef JX_TERMS_2

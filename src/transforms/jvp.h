@@ -1,5 +1,5 @@
 // Forward-mode differentiation of a graph: the tangent of each output, given the tangents of some
-// of its nodes (a transform's own parameters). Rules: ir/derivatives.def.
+// of its nodes (a transform's own parameters). Rules: ir/ops.def.
 #pragma once
 
 #include <vector>

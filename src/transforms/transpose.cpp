@@ -1,6 +1,6 @@
 // Transposition: a walk from the outputs' cotangents back to the linear inputs, in reverse
 // topological order over the nodes that depend on them; each linear op's rule of
-// ir/derivatives.def sends its cotangent to its linear inputs.
+// ir/ops.def sends its cotangent to its linear inputs.
 #include "transforms/transpose.h"
 
 #include <jx/error.h>
@@ -307,19 +307,20 @@ NodePtr transpose_rule(const ir::Node &ans, const NodePtr &ct, size_t i) {
 #define JX_PICK(_1, _2, n, ...) n
 #define T(...) JX_PICK(__VA_ARGS__, JX_CTS_2, JX_CTS_1)(__VA_ARGS__)
   // clang-format off
-#define JX_RULE(op, terms)
-#define JX_LINEAR(op, terms, transposes) case Op::op: return pick({transposes});
-#define JX_STRUCTURAL(op, transpose) case Op::op: return transpose(ans, ct, i);
-#define JX_ZERO(op)
-#define JX_EXPAND(op, fn)
-#define JX_FN(op, jvp, transpose) case Op::op: return transpose(ans, ct, i);
-#define JX_NO_RULE(op)
-#define JX_CONTROL(op)
+#define JX_RULE(terms) break;
+#define JX_LINEAR(terms, transposes) return pick({transposes});
+#define JX_STRUCTURAL(transpose) return transpose(ans, ct, i);
+#define JX_ZERO break;
+#define JX_EXPAND(fn) break;
+#define JX_FN(jvp, transpose) return transpose(ans, ct, i);
+#define JX_NO_RULE break;
+#define JX_CONTROL break;
+#define JX_OP(name, str, arity, kind, rule, cost, ulps, derivative) case Op::name: derivative
   // clang-format on
-  switch (ans.op) {
-#include "ir/derivatives.def"
-  default: break; // not linear: below
+  switch (ans.op) { // the ops that are not linear break: below
+#include "ir/ops.def"
   }
+#undef JX_OP
 #undef JX_CT
 #undef JX_CTS_1
 #undef JX_CTS_2

@@ -1,5 +1,5 @@
 // Reverse mode: the transpose of a linear graph (a JVP's tangent graph), one rule of
-// ir/derivatives.def per linear op.
+// ir/ops.def per linear op.
 #pragma once
 
 #include <vector>

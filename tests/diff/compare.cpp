@@ -366,7 +366,19 @@ private:
       return ir::select(inexact(err(1)), lit(kInf, s), or_inf(within(e0, aa), f));
     }
     case Op::Max:
-    case Op::Min: return bin(Op::Max, err(0), err(1));
+    case Op::Min:
+    case Op::LogAddExp2: return bin(Op::Max, err(0), err(1)); // its slopes sum to 1
+    case Op::Square: {
+      NodePtr e0 = err(0);
+      return or_inf(un(Op::IsFinite, x(0)), add(scale(2, mul(mag(x(0)), e0)), mul(e0, e0)));
+    }
+    case Op::Rsqrt: {
+      // The slope of x^(-1/2) is largest at |x| - d: (|x| - d)^(-3/2) / 2.
+      NodePtr ax = abs_of(x(0)), e0 = err(0);
+      return or_inf(within(e0, ax),
+                    scale(0.5, mul(e0, bin(Op::Pow, bin(Op::Sub, ax, e0), lit(-1.5, s)))));
+    }
+    case Op::Logistic: return scale(0.25, err(0)); // slope at most 1/4
     case Op::Select:
       return ir::select(inexact(err(0)), lit(kInf, s), ir::select(x(0), err(1), err(2)));
     default: return lit(kInf, s); // discontinuous: floor, sign, comparisons, bit ops, ...

@@ -59,6 +59,9 @@ UNARY = {
     "erfc": (jax.scipy.special.erfc, [27.0, -6.0]),
     "round": (jnp.round, [1.5, -1.5, 2.5]),
     "square": (jnp.square, [1e154, 1e155]),
+    "lax_square": (lax.square, [1e154, 1e155]),
+    "rsqrt": (lax.rsqrt, [4.0, 1e-300, 1e300]),
+    "logistic": (lax.logistic, [40.0, -40.0, 750.0, -750.0]),
     # convert's rule both ways: float64 through float32 (rounding the tangent), float32 through
     # float64.
     "astype_roundtrip": (lambda x: x.astype(jnp.float32 if x.dtype == jnp.float64 else
@@ -111,6 +114,8 @@ BINARY = {
     "copysign": (jnp.copysign, [(3.0, -0.0), (-3.0, 0.0)]),
     # jnp.logaddexp is a custom_jvp; jx composes it (a known difference at ties).
     "logaddexp": (jnp.logaddexp, [(3.0, 3.0), (-2.0, -2.0), (1000.0, 0.0), (0.0, 1000.0)]),
+    # jnp.logaddexp2 is a custom_jvp too; jx's op carries the same rule.
+    "logaddexp2": (jnp.logaddexp2, [(3.0, 3.0), (-2.0, -2.0), (1000.0, 0.0), (0.0, 1000.0)]),
     # A select without max's balancing: at ties the tangent is y's.
     "where_greater": (lambda x, y: jnp.where(x > y, x, y), []),
 }
@@ -140,7 +145,8 @@ REFERENCE = {
     "arcsin": np.arcsin, "arccos": np.arccos, "arctan": np.arctan, "arcsinh": np.arcsinh,
     "arccosh": np.arccosh, "arctanh": np.arctanh, "exp2": np.exp2, "log2": np.log2,
     "log10": np.log10, "cbrt": np.cbrt, "erf": scipy.special.erf, "erfc": scipy.special.erfc,
-    "erf_inv": scipy.special.erfinv,
+    "erf_inv": scipy.special.erfinv, "rsqrt": lambda x: 1 / np.sqrt(x),
+    "logistic": scipy.special.expit,
 }
 MAX_ULPS = 4
 DENORMAL = {np.float64: np.finfo(np.float64).tiny, np.float32: np.finfo(np.float32).tiny}

@@ -61,11 +61,12 @@ TEST(SinkMovement, UnaryBelowBroadcast) {
 TEST(SinkMovement, EveryUnaryOp) {
   NodePtr x = vec(values);
   NodePtr bx = broadcast(x, {3, 10}, {1});
-  // Every unary op of the table that floats have (convert below, not on ints and bools).
+  // Every unary op of the table that floats have (convert below; not, population_count and clz on
+  // ints and bools).
   for (int i = 0; i < op_count; ++i) {
     const Op op = Op(i);
     if (op_kind(op) != OpKind::Unary || op == Op::Convert || op == Op::Not || op == Op::Real ||
-        op == Op::Imag) // complex operands only
+        op == Op::Imag || op == Op::PopulationCount || op == Op::Clz) // complex operands only
       continue;
     SCOPED_TRACE(std::string(op_name(op)));
     NodePtr out = expect_sunk(unary(op, bx));
@@ -80,7 +81,7 @@ TEST(SinkMovement, EveryUnaryOp) {
     EXPECT_EQ(out->dtype, to);
   }
   NodePtr ints = broadcast(vec<int64_t>({INT64_MIN, -3, 0, 5}), {2, 4}, {1});
-  for (Op op : {Op::Neg, Op::Abs, Op::Sign, Op::Not})
+  for (Op op : {Op::Neg, Op::Abs, Op::Sign, Op::Not, Op::PopulationCount, Op::Clz, Op::Square})
     EXPECT_EQ(expect_sunk(unary(op, ints))->op, Op::Broadcast);
   EXPECT_EQ(expect_sunk(unary(Op::Not, broadcast(vec<bool>({true, false}), {3, 2}, {1})))->op,
             Op::Broadcast);

@@ -98,6 +98,11 @@ const std::map<std::string, Twin> &twins() {
       {"erfc", {unary(jx::scipy::special::erfc), ulps(Op::Erfc), ulps(Op::Exp)}},
       {"round", {[](const std::vector<Array> &a) { return jnp::round(a[0]); }}},
       {"square", {unary(jnp::square)}},
+      {"lax_square", {unary(jx::lax::square)}},
+      // XLA rounds rsqrt once, jx twice (1 / sqrt): its rule's ans / x adds one rounding more.
+      {"rsqrt", {unary(jx::lax::rsqrt), rsqrt_ulps, rsqrt_ulps + 1}},
+      {"logistic",
+       {unary(jx::lax::logistic), ulps(Op::Logistic), 2 * ulps(Op::Logistic), ulps(Op::Logistic)}},
       {"astype_roundtrip", {[](const std::vector<Array> &a) {
          const jx::DType t = a[0].dtype();
          return a[0].astype(t == jx::float64 ? jx::float32 : jx::float64).astype(t);
@@ -137,6 +142,8 @@ const std::map<std::string, Twin> &twins() {
       {"copysign", {binary(jnp::copysign)}},
       {"logaddexp",
        {binary(jnp::logaddexp), ulps(Op::Exp) + ulps(Op::Log1p), ulps(Op::Exp) + ulps(Op::Log1p)}},
+      {"logaddexp2",
+       {binary(jnp::logaddexp2), ulps(Op::LogAddExp2), ulps(Op::LogAddExp2) + ulps(Op::Exp2)}},
       {"where_greater",
        {[](const std::vector<Array> &a) { return jnp::where(a[0] > a[1], a[0], a[1]); }}},
   };
@@ -241,12 +248,13 @@ void check_elementwise(const golden::grad::Elementwise &g, const Twin &twin,
 // The test of each function: every golden of it, float64 and float32, along each input.
 const std::map<std::string, std::vector<std::string>> &families() {
   static const std::map<std::string, std::vector<std::string>> table = {
-      {"Arithmetic", {"negative", "add", "subtract", "multiply", "divide", "square"}},
+      {"Arithmetic", {"negative", "add", "subtract", "multiply", "divide", "square", "lax_square"}},
       {"PiecewiseConstant", {"sign", "floor", "ceil", "round", "floor_divide"}},
       {"Convert", {"astype_roundtrip"}},
       {"AbsMaxMinClipWhere", {"abs", "maximum", "minimum", "clip", "where_greater", "where_sqrt"}},
       {"ExpAndLog", {"exp", "expm1", "exp2", "log", "log1p", "log2", "log10"}},
-      {"Roots", {"sqrt", "cbrt"}},
+      {"Roots", {"sqrt", "cbrt", "rsqrt"}},
+      {"Logistic", {"logistic"}},
       {"Trigonometric", {"sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "hypot"}},
       {"Hyperbolic", {"sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh"}},
       {"ErrorFunctions", {"erf", "erfc", "erf_inv"}},
@@ -254,7 +262,7 @@ const std::map<std::string, std::vector<std::string>> &families() {
        {"power", "power_int0", "power_int1", "power_int2", "power_int3", "power_int_neg1",
         "power_int_neg2", "power_int_array", "power_float0", "power_float_half", "power_float2"}},
       {"RemainderCopysign", {"remainder", "fmod", "copysign"}},
-      {"Logaddexp", {"logaddexp"}},
+      {"Logaddexp", {"logaddexp", "logaddexp2"}},
   };
   return table;
 }
@@ -287,6 +295,7 @@ TEST(GradGolden, Roots) { check("Roots"); }
 TEST(GradGolden, Trigonometric) { check("Trigonometric"); }
 TEST(GradGolden, Hyperbolic) { check("Hyperbolic"); }
 TEST(GradGolden, ErrorFunctions) { check("ErrorFunctions"); }
+TEST(GradGolden, Logistic) { check("Logistic"); }
 TEST(GradGolden, Power) {
   // power(x, 0.0) is one node with power(x, 0) (a float literal's origin is lost), so jx takes
   // jnp's integer_pow path: derivative +0 everywhere, where JAX's lax.pow gives 0 * x^-1: nan at
@@ -296,8 +305,15 @@ TEST(GradGolden, Power) {
 }
 TEST(GradGolden, RemainderCopysign) { check("RemainderCopysign"); }
 // jnp::logaddexp carries JAX's custom_jvp rule (t1 exp(x1 - ans) + t2 exp(x2 - ans), +inf
-// replaced by 0): ties share the tangent, infinities and NaNs give JAX's values.
-TEST(GradGolden, Logaddexp) { check("Logaddexp"); }
+// replaced by 0), jnp::logaddexp2's op the same rule in base 2: ties share the tangent,
+// infinities and NaNs give JAX's values. XLA's exp2 is exp(x log 2): its 2^-1000 is 308 ulps
+// off, jx's exact.
+TEST(GradGolden, Logaddexp) {
+  const double tiny = std::ldexp(1.0, -1000);
+  const auto x_below = [](double x, double y) { return y - x == 1000; };
+  const auto y_below = [](double x, double y) { return x - y == 1000; };
+  check("Logaddexp", {{"logaddexp2", {{0, x_below, tiny}, {1, y_below, tiny}}}});
+}
 
 // The C++ twin of each reduction of make_grad_golden.py.
 const std::map<std::string, Fn> &reduction_twins() {

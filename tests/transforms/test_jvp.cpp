@@ -27,7 +27,7 @@ constexpr int64_t n_points = 16;
 // Ops defined on integers or booleans only: no float graph to differentiate.
 bool int_only(Op op) {
   return op == Op::Not || op == Op::And || op == Op::Or || op == Op::Xor || op == Op::ShiftLeft ||
-         op == Op::ShiftRight;
+         op == Op::ShiftRight || op == Op::PopulationCount || op == Op::Clz;
 }
 
 // Random points of input `input` of op, away from its kinks, jumps and the edges of its domain.
@@ -40,6 +40,7 @@ std::vector<double> points(Op op, int input, std::mt19937_64 &rng) {
     switch (op) {
     case Op::Log:
     case Op::Sqrt:
+    case Op::Rsqrt:
     case Op::Log2:
     case Op::Log10:
     case Op::Log1p: x = u(0.2, 3); break;

@@ -37,7 +37,7 @@ NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
   switch (ir::op_kind(op)) {
   case ir::OpKind::Leaf: return nullptr;
   case ir::OpKind::Unary:
-    if (op == Op::Not) return nullptr;
+    if (op == Op::Not || op == Op::PopulationCount || op == Op::Clz) return nullptr; // ints only
     if (op == Op::Convert) return ir::convert(x, jx::float32);
     // A complex value that is not a complex op (whose parts the builder reads off directly).
     if (op == Op::Real || op == Op::Imag)
