@@ -94,7 +94,8 @@ struct IndexBounds {
 IndexBounds index_bounds(const NodePtr &indices, int64_t extent);
 // x.shape[:axis] + indices.shape + x.shape[axis + 1:]: a take's shape, a scatter's updates'.
 Shape taken_shape(const Shape &x, const Shape &indices, int64_t axis);
-// The runtime routine that computes a library op.
+// The runtime routine that computes a library op: its kind, and with its attributes.
+runtime::LibraryOp library_op(Op op);
 runtime::Library library_of(const Node &n);
 // The shape its routine is given (runtime::Step::extent): the output's, or the matrix operand's
 // for linear algebra other than solve.
@@ -134,6 +135,8 @@ int64_t slice_length(int64_t start, int64_t limit, int64_t step);
 Shape infer_shape(const NodeSpec &spec);
 // Checks arity, dtype rule and shape of a node against its inputs.
 void verify(const NodeSpec &spec);
+// Throws Error("internal: <op>: what") unless ok: a malformed node is jx's bug, not the user's.
+void check_node(bool ok, Op op, const char *what);
 
 // Decoded attributes of a DotGeneral node.
 // The literal n holds at every element (a literal, broadcast, reshaped or transposed), or null.
