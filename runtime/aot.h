@@ -1,8 +1,8 @@
 // A runtime::Program as ahead-of-time objects carry it: a versioned, checksummed array of 64-bit
 // words (the CPU features the kernels need, the table sizes, the signature, then every step's
-// fields, in the order of runtime/aot.cpp's one list of them), with kernels and constants given by
-// position in tables the object also holds. Written by jx::aot (src/aot), read by jx_aot_run_v7
-// (include/jx/aot_abi.h, runtime/aot_abi.cpp).
+// fields, in the order of runtime/aot_format.h's one list of them), with kernels and constants
+// given by position in tables the object also holds. Written by jx::aot (src/aot), read by
+// jx_aot_run_v7 (include/jx/aot_abi.h, runtime/aot_abi.cpp).
 #pragma once
 
 #include <jx/aot_abi.h>

@@ -26,7 +26,8 @@ using KernelFn = void (*)(const int64_t *box, void *const *buffers);
 
 struct Program;
 
-// Ahead-of-time objects carry a step's fields as runtime/aot.cpp's JX_AOT_STEP_FIELDS lists them.
+// Ahead-of-time objects carry a step's fields as runtime/aot_format.h's JX_AOT_STEP_FIELDS lists
+// them.
 struct Step {
   enum class Kind { Value, Argument, Fill, Kernel, Contraction, While, Case, Scan, Library } kind;
   std::vector<int> outs{};         // slots written

@@ -7,7 +7,7 @@
 // exception) is a finding.
 //
 // Built with JX_FUZZ=ON (tests/fuzz/CMakeLists.txt; clang >= 19, as clang-14 rejects some of
-// runtime/aot.cpp's CPU feature names).
+// runtime/aot_format.cpp's CPU feature names).
 #include <jx/error.h>
 
 #include <cstdint>
