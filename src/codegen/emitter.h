@@ -107,34 +107,32 @@ private:
           const auto last = roll_indices([&] { probe(b_.CreateSub(hi, c64(1)), true); });
           if (first.size() != last.size()) throw Error("internal: roll probes disagree");
           Value *uniform = b_.getTrue();
-          std::vector<Value *> wrapped;
+          std::vector<Value *> offsets; // each read's, where the chunk does not cross its wrap
           for (size_t k = 0; k < first.size(); ++k) {
             Value *m = c64(roll_length(*first[k].first));
-            wrapped.push_back(b_.CreateICmpSGE(first[k].second, m));
-            uniform = b_.CreateAnd(
-                uniform, b_.CreateICmpEQ(wrapped.back(), b_.CreateICmpSGE(last[k].second, m)));
+            Value *wrapped = b_.CreateICmpSGE(first[k].second, m);
+            uniform = b_.CreateAnd(uniform,
+                                   b_.CreateICmpEQ(wrapped, b_.CreateICmpSGE(last[k].second, m)));
+            offsets.push_back(b_.CreateSelect(wrapped, m, c64(0)));
           }
           auto *fixed = llvm::BasicBlock::Create(ctx_, "roll.fixed", fn_);
           auto *wraps = llvm::BasicBlock::Create(ctx_, "roll.wraps", fn_);
           auto *done = llvm::BasicBlock::Create(ctx_, "roll.done", fn_);
           b_.CreateCondBr(uniform, fixed, wraps);
-          b_.SetInsertPoint(fixed);
+          auto run_chunk = [&](llvm::BasicBlock *block) {
+            b_.SetInsertPoint(block);
+            memo_.emplace_back();
+            run(lo, hi);
+            memo_.pop_back();
+            b_.CreateBr(done);
+          };
           for (size_t k = 0; k < first.size(); ++k)
-            roll_offsets_.push_back(
-                {first[k].first,
-                 b_.CreateSelect(wrapped[k], c64(roll_length(*first[k].first)), c64(0))});
-          memo_.emplace_back();
-          run(lo, hi);
-          memo_.pop_back();
+            roll_offsets_.push_back({first[k].first, offsets[k]});
+          run_chunk(fixed);
           if (roll_read_ != roll_offsets_.size()) throw Error("internal: roll reads disagree");
           roll_offsets_.clear();
           roll_read_ = 0;
-          b_.CreateBr(done);
-          b_.SetInsertPoint(wraps);
-          memo_.emplace_back();
-          run(lo, hi);
-          memo_.pop_back();
-          b_.CreateBr(done);
+          run_chunk(wraps);
           b_.SetInsertPoint(done);
         },
         chunk);

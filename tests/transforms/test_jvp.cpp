@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+#include "integer_ops.h"
 #include "ir/builder.h"
 #include "test_util.h"
 #include "transforms/jvp.h"
@@ -23,12 +24,6 @@ using jx::DType;
 using test_util::expect_error;
 
 constexpr int64_t n_points = 16;
-
-// Ops defined on integers or booleans only: no float graph to differentiate.
-bool int_only(Op op) {
-  return op == Op::Not || op == Op::And || op == Op::Or || op == Op::Xor || op == Op::ShiftLeft ||
-         op == Op::ShiftRight || op == Op::PopulationCount || op == Op::Clz;
-}
 
 // Random points of input `input` of op, away from its kinks, jumps and the edges of its domain.
 std::vector<double> points(Op op, int input, std::mt19937_64 &rng) {
@@ -140,8 +135,9 @@ std::vector<int> differentiable_elementwise_ops() {
   for (int i = 0; i < ir::op_count; ++i) {
     const Op op = Op(i);
     // stop_gradient's derivative is zero by definition (Grad.StopGradient... tests it).
-    if (!ir::is_elementwise(op) || int_only(op) || op == Op::Convert || op == Op::NextAfter ||
-        op == Op::StopGradient || ir::op_info(op).dtype_rule == ir::DTypeRule::Bool)
+    if (!ir::is_elementwise(op) || test_util::integer_only(op) || op == Op::Convert ||
+        op == Op::NextAfter || op == Op::StopGradient ||
+        ir::op_info(op).dtype_rule == ir::DTypeRule::Bool)
       continue;
     ops.push_back(i);
   }

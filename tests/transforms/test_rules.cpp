@@ -8,6 +8,7 @@
 
 #include <random>
 
+#include "integer_ops.h"
 #include "ir/builder.h"
 #include "transforms/batch.h"
 #include "transforms/custom.h"
@@ -37,16 +38,14 @@ NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
   switch (ir::op_kind(op)) {
   case ir::OpKind::Leaf: return nullptr;
   case ir::OpKind::Unary:
-    if (op == Op::Not || op == Op::PopulationCount || op == Op::Clz) return nullptr; // ints only
+    if (test_util::integer_only(op)) return nullptr;
     if (op == Op::Convert) return ir::convert(x, jx::float32);
     // A complex value that is not a complex op (whose parts the builder reads off directly).
     if (op == Op::Real || op == Op::Imag)
       return ir::unary(op, ir::reshape(ir::complex(x, y), {3, 2}));
     return ir::unary(op, op == Op::Acosh ? y : x);
   case ir::OpKind::Binary:
-    if (op == Op::And || op == Op::Or || op == Op::Xor || op == Op::ShiftLeft ||
-        op == Op::ShiftRight)
-      return nullptr;
+    if (test_util::integer_only(op)) return nullptr;
     if (op == Op::Complex) return ir::imag(ir::reshape(ir::complex(y, x), {3, 2}));
     return ir::binary(op, x, y);
   case ir::OpKind::Ternary:
