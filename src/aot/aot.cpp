@@ -17,7 +17,7 @@
 #include <set>
 
 #include "aot/object.h"
-#include "api/program.h"
+#include "api/traced_program.h"
 #include "runtime/aot.h"
 
 namespace jx::aot {

@@ -7,7 +7,7 @@
 
 #include "api/internal.h"
 #include "api/placement.h"
-#include "api/program.h"
+#include "api/traced_program.h"
 #include "api/tracing.h"
 #include "interp/interp.h"
 #include "ir/printer.h"

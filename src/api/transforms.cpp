@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "api/internal.h"
-#include "api/program.h"
+#include "api/traced_program.h"
 #include "api/tracing.h"
 #include "interp/interp.h"
 #include "ir/printer.h"

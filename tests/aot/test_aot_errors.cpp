@@ -19,7 +19,7 @@
 #include "aot/aot_test_util.h"
 #include "aot/functions.h"
 #include "aot/program_fixtures.h"
-#include "api/program.h"
+#include "api/traced_program.h"
 #include "runtime/aot.h"
 #include "several_outputs.h"
 #include "simpson_stack.h"

@@ -18,7 +18,7 @@
 #include "aot/aot_test_util.h"
 #include "aot/functions.h"
 #include "aot/program_fixtures.h"
-#include "api/program.h"
+#include "api/traced_program.h"
 #include "runtime/aot.h"
 #include "test_util.h"
 
