@@ -12,8 +12,10 @@ FUZZ_TEST_SECONDS ?= 20
 FUZZ_SECONDS ?= 300
 # Open MPI's launcher for the multi-process demo (as root in containers it needs the flag; the
 # single-copy mechanism needs ptrace rights containers refuse).
-# CI builds with warnings as errors (.ci/run); a user's build only prints them.
-WARNINGS_AS_ERRORS ?= OFF
+# CI builds with warnings as errors (.ci/run: WARNINGS_AS_ERRORS=ON); unset, each tree keeps what it
+# was configured with, so that no target rebuilds another's tree for its flags.
+WARNINGS_AS_ERRORS ?=
+WERROR_FLAG = $(if $(WARNINGS_AS_ERRORS),-DCMAKE_COMPILE_WARNING_AS_ERROR=$(WARNINGS_AS_ERRORS))
 MPIRUN ?= mpirun --oversubscribe --allow-run-as-root --bind-to none --mca btl_vader_single_copy_mechanism none
 
 .PHONY: deps build test test-release asan-build test-asan test-tsan test-fuzz fuzz campaign demo clean format
@@ -22,7 +24,7 @@ deps:
 	bash scripts/install-deps.sh
 
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_COMPILE_WARNING_AS_ERROR=$(WARNINGS_AS_ERRORS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(WERROR_FLAG)
 	cmake --build $(BUILD) -j $(JOBS)
 
 test-release: build
@@ -35,7 +37,7 @@ test-release: build
 # that jx builds and runs without it, and Open MPI's own allocations would read as leaks.
 asan-build: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=Debug \
-	  -DCMAKE_COMPILE_WARNING_AS_ERROR=$(WARNINGS_AS_ERRORS) \
+	  $(WERROR_FLAG) \
 	  -DJX_SANITIZE=ON -DJX_FUZZ=ON -DJX_BUILD_EXAMPLES=OFF -DJX_BUILD_BENCH=OFF -DJX_MPI=OFF
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
@@ -44,7 +46,7 @@ test-asan: asan-build
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
 test-tsan: deps
-	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DJX_TSAN=ON -DCMAKE_COMPILE_WARNING_AS_ERROR=$(WARNINGS_AS_ERRORS) -DJX_BUILD_EXAMPLES=OFF -DJX_BUILD_BENCH=OFF -DJX_MPI=OFF
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DJX_TSAN=ON $(WERROR_FLAG) -DJX_BUILD_EXAMPLES=OFF -DJX_BUILD_BENCH=OFF -DJX_MPI=OFF
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
 	TSAN_OPTIONS=halt_on_error=1 ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS) \
 	  -R '^($(shell echo $(TSAN_TESTS) | tr ' ' '|'))$$'
