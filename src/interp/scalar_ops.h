@@ -256,20 +256,13 @@ template <class T> T binary_scalar(ir::Op op, T a, T b) {
     if constexpr (real) return a / b;
     break;
   case Op::Rem:
-    if constexpr (real) {
-      T q, r;
-      float_divmod(a, b, q, r);
-      return r;
-    }
-    if constexpr (integer) return int_rem(a, b);
-    break;
   case Op::FloorDiv:
     if constexpr (real) {
       T q, r;
       float_divmod(a, b, q, r);
-      return q;
+      return op == Op::Rem ? r : q;
     }
-    if constexpr (integer) return int_floordiv(a, b);
+    if constexpr (integer) return op == Op::Rem ? int_rem(a, b) : int_floordiv(a, b);
     break;
   case Op::CopySign:
     if constexpr (real) return std::copysign(a, b);
