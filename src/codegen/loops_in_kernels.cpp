@@ -57,14 +57,23 @@ void Emitter::emit_sequential_loop() {
       changed.push_back(size_t(root->attrs[0]));
       strides.push_back(row_major_strides(root->shape));
     }
-  // The first carry's output starts as its initial value where it updates that (the runtime
-  // copies it, or hands over its memory); the others are copied here.
-  for (size_t r = plan_.updates_operand ? 1 : 0; r < changed.size(); ++r) {
-    const Node &init = *loop.inputs[changed[r]];
-    nest(init.shape, 0, {}, [&](const Index &idx) {
-      store_element(pointers_[r], init.dtype, linear(idx, strides[r]), value(init, idx));
-    });
-  }
+  // Where the loop runs by rows (passes::sequential_loop_rows), the row it runs: what it stores
+  // or stages is that row's part.
+  const bool by_rows = !plan_.loop_rows.empty();
+  Value *row = nullptr;
+  auto over = [&](const Shape &shape) {
+    return [&, shape](const std::function<void(const Index &)> &f) {
+      if (row)
+        nest(shape, 1, {row}, f);
+      else
+        nest(shape, 0, {}, f);
+    };
+  };
+  auto staged_strides = [&](const Shape &shape) {
+    std::vector<int64_t> at = row_major_strides(shape);
+    if (by_rows) at[0] = 0;
+    return at;
+  };
   std::vector<size_t> scalar;
   std::vector<Value *> init;
   for (size_t i = 0; i < carries; ++i)
@@ -93,7 +102,8 @@ void Emitter::emit_sequential_loop() {
     for (size_t r = 0; r < changed.size(); ++r)
       for (const Node *root : passes::sequential_loop_updates(loop, changed[r])) {
         const Node &update = *root->inputs[1];
-        staged.push_back({r, root, entry.CreateAlloca(mem_type(update.dtype), c64(update.size()))});
+        const int64_t elements = update.size() / (by_rows ? update.shape[0] : 1);
+        staged.push_back({r, root, entry.CreateAlloca(mem_type(update.dtype), c64(elements))});
       }
   }
   auto bind = [&](const ir::Region &r, const std::vector<Value *> &values) {
@@ -105,9 +115,6 @@ void Emitter::emit_sequential_loop() {
     std::vector<Value *> next;
     for (size_t i : scalar)
       next.push_back(value(*body.outputs[i], {}));
-    auto over = [&](const Node &update) {
-      return [&](const std::function<void(const Index &)> &f) { nest(update.shape, 0, {}, f); };
-    };
     // One-element updates first, in the step's scope: others read them (gramschmidt's column
     // update reads the dot product its R update writes) without computing them again in their
     // loops.
@@ -122,8 +129,8 @@ void Emitter::emit_sequential_loop() {
         if (out && u.out != *out) continue;
         const Node &update = *u.root->inputs[1];
         places[k] = update_places(*u.root);
-        const auto at = row_major_strides(update.shape);
-        over(update)([&](const Index &idx) {
+        const auto at = staged_strides(update.shape);
+        over(update.shape)([&](const Index &idx) {
           store_element(u.values, update.dtype, linear(idx, at), value(update, idx));
         });
       }
@@ -131,8 +138,8 @@ void Emitter::emit_sequential_loop() {
         const Staged &u = staged[k];
         if (out && u.out != *out) continue;
         const Node &update = *u.root->inputs[1];
-        const auto at = row_major_strides(update.shape);
-        over(update)([&](const Index &idx) {
+        const auto at = staged_strides(update.shape);
+        over(update.shape)([&](const Index &idx) {
           store_element(pointers_[u.out], update.dtype, linear(places[k](idx), strides[u.out]),
                         load_element(u.values, update.dtype, linear(idx, at)));
         });
@@ -147,7 +154,7 @@ void Emitter::emit_sequential_loop() {
       const auto r = size_t(std::find(changed.begin(), changed.end(), k) - changed.begin());
       if (passes::sequential_update_in_place(loop, k)) {
         const Node &root = *body.outputs[k];
-        store_update(root, r, strides[r], over(*root.inputs[1]));
+        store_update(root, r, strides[r], over(root.inputs[1]->shape));
       } else {
         stage_and_store(r);
       }
@@ -157,24 +164,55 @@ void Emitter::emit_sequential_loop() {
       carried_in_output_.erase(body.outputs[k].get());
     return next;
   };
-  std::vector<Value *> finals;
-  if (is_while) {
-    const ir::Region &cond = (*loop.regions)[0];
-    finals = while_steps(
-        init,
-        [&](const std::vector<Value *> &values) {
-          bind(cond, values);
-          return value(*cond.outputs[0], {});
-        },
-        step);
+  auto run = [&] {
+    // The first carry's output starts as its initial value where it updates that (the runtime
+    // copies it, or hands over its memory); the others are copied here.
+    for (size_t r = plan_.updates_operand ? 1 : 0; r < changed.size(); ++r) {
+      const Node &init_value = *loop.inputs[changed[r]];
+      over(init_value.shape)([&](const Index &idx) {
+        store_element(pointers_[r], init_value.dtype, linear(idx, strides[r]),
+                      value(init_value, idx));
+      });
+    }
+    std::vector<Value *> finals;
+    if (is_while) {
+      const ir::Region &cond = (*loop.regions)[0];
+      finals = while_steps(
+          init,
+          [&](const std::vector<Value *> &values) {
+            bind(cond, values);
+            return value(*cond.outputs[0], {});
+          },
+          step);
+    } else {
+      finals = steps(loop.attrs[2], init, step);
+    }
+    if (changed.size() == plan_.roots.size()) return;
+    // The 0-d carries read after the loop, alike for every row: row 0 stores them.
+    llvm::BasicBlock *done = nullptr;
+    if (row) {
+      auto *store = llvm::BasicBlock::Create(ctx_, "finals", fn_);
+      done = llvm::BasicBlock::Create(ctx_, "finals.done", fn_);
+      b_.CreateCondBr(b_.CreateICmpEQ(row, c64(0)), store, done);
+      b_.SetInsertPoint(store);
+    }
+    for (size_t r = changed.size(); r < plan_.roots.size(); ++r) {
+      const auto k = size_t(plan_.roots[r]->attrs[0]);
+      const size_t s = size_t(std::find(scalar.begin(), scalar.end(), k) - scalar.begin());
+      store_element(pointers_[r], plan_.roots[r]->dtype, c64(0), finals[s]);
+    }
+    if (done) {
+      b_.CreateBr(done);
+      b_.SetInsertPoint(done);
+    }
+  };
+  if (by_rows) {
+    this->loop(bounds_[0].first, bounds_[0].second, [&](Value *r) {
+      row = r;
+      run();
+    });
   } else {
-    finals = steps(loop.attrs[2], init, step);
-  }
-  // The 0-d carries read after the loop.
-  for (size_t r = changed.size(); r < plan_.roots.size(); ++r) {
-    const auto k = size_t(plan_.roots[r]->attrs[0]);
-    const size_t s = size_t(std::find(scalar.begin(), scalar.end(), k) - scalar.begin());
-    store_element(pointers_[r], plan_.roots[r]->dtype, c64(0), finals[s]);
+    run();
   }
   for (const ir::Region &r : *loop.regions)
     for (const ir::NodePtr &p : r.params) {

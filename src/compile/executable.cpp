@@ -165,13 +165,16 @@ std::string Executable::as_text() const {
       if (!s.update_note.empty()) text += fmt::format(" (update {})", s.update_note);
       if (s.plan->sequential_loop) {
         const ir::Node &loop = *s.node->inputs[0];
-        text +=
-            fmt::format(" ({} inside the kernel, step by step, its carry in place{})",
-                        loop.op == ir::Op::While ? std::string("while loop")
-                                                 : fmt::format("loop of {} steps", loop.attrs[2]),
-                        passes::sequential_loop_staged(loop)
-                            ? ", each step's updates computed into the stack before they are stored"
-                            : "");
+        text += fmt::format(
+            " ({} inside the kernel, step by step{}, its carry in place{})",
+            loop.op == ir::Op::While ? std::string("while loop")
+                                     : fmt::format("loop of {} steps", loop.attrs[2]),
+            s.plan->loop_rows.empty()
+                ? ""
+                : fmt::format(", row by row over its carries' {} rows", s.plan->loop_rows[0]),
+            passes::sequential_loop_staged(loop)
+                ? ", each step's updates computed into the stack before they are stored"
+                : "");
       } else if (s.node->op == ir::Op::Result)
         text += fmt::format(" (scan of {} steps inside the kernel, per element)",
                             s.node->inputs[0]->attrs[2]);

@@ -16,8 +16,7 @@
 namespace jx::passes {
 
 const Shape &KernelPlan::loop_shape() const {
-  static const Shape one_step{};
-  if (sequential_loop) return one_step;
+  if (sequential_loop) return loop_rows;
   return updates_operand ? roots[0]->inputs[1]->shape : roots[0]->shape;
 }
 
@@ -258,6 +257,68 @@ std::vector<size_t> sequential_loop_order(const ir::Node &loop) {
   return order;
 }
 
+int64_t sequential_loop_rows(const ir::Node &loop) {
+  const ir::Region &body = loop_body(loop);
+  const std::vector<size_t> changed = sequential_loop_carries(loop);
+  if (changed.empty()) return 0;
+  const int64_t rows = body.params[changed[0]]->shape[0];
+  if (rows < 2) return 0;
+  // Whether a node reads a changed carry (memo), false once a node breaks the rows.
+  std::unordered_map<const ir::Node *, bool> reads_carries;
+  bool split = true;
+  for (const ir::Region &r : *loop.regions)
+    for (size_t k : changed)
+      reads_carries[r.params[k].get()] = true;
+  for (size_t k : changed) {
+    if (body.params[k]->shape[0] != rows) return 0;
+    for (const ir::Node *u : sequential_loop_updates(loop, k))
+      if (u->inputs[1]->shape[0] != rows) return 0;
+  }
+  // Row i of n reads row i of what it reads from the carries, given that its inputs do.
+  auto keeps_rows = [&](const ir::Node &n) {
+    if (n.shape.empty() || n.shape[0] != rows) return false;
+    const size_t rank = n.shape.size();
+    switch (op_kind(n.op)) {
+    case ir::OpKind::Unary:
+    case ir::OpKind::Binary:
+    case ir::OpKind::Ternary:
+      return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const ir::NodePtr &in) {
+        return !reads_carries[in.get()] || in->shape == n.shape;
+      });
+    case ir::OpKind::Reduce: return std::find(n.attrs.begin(), n.attrs.end(), 0) == n.attrs.end();
+    default: break;
+    }
+    switch (n.op) {
+    case ir::Op::Broadcast:
+    case ir::Op::Transpose: return n.attrs[0] == 0;
+    case ir::Op::Reshape:
+    case ir::Op::DynamicSlice:
+    case ir::Op::DynamicUpdateSlice: return true; // whole along axis 0, so at start 0
+    case ir::Op::Slice:
+    case ir::Op::SliceUpdate: return n.attrs[0] == 0 && n.attrs[rank] == 1;
+    default: return false;
+    }
+  };
+  std::function<bool(const ir::Node *)> visit = [&](const ir::Node *n) {
+    if (auto it = reads_carries.find(n); it != reads_carries.end()) return it->second;
+    bool reads = false;
+    for (const ir::NodePtr &in : n->inputs)
+      reads = visit(in.get()) || reads;
+    if (reads && !keeps_rows(*n)) split = false;
+    // An update whose update reads the carries writes them at its rows: whole along axis 0.
+    if (is_update(*n) && reads_carries[n->inputs[1].get()] && n->inputs[1]->shape[0] != rows)
+      split = false;
+    return reads_carries[n] = reads;
+  };
+  for (const ir::Region &r : *loop.regions)
+    for (size_t i = 0; i < r.outputs.size(); ++i) {
+      const bool reads = visit(r.outputs[i].get());
+      // Every row's steps count alike: 0-d carries and the condition read no array carry.
+      if (reads && (r.outputs[i]->shape.empty() || &r != &body)) split = false;
+    }
+  return split ? rows : 0;
+}
+
 std::string sequential_loop_veto(const ir::Node &loop) {
   if (loop.op == ir::Op::Scan && loop.attrs[1] != 0) return "it scans arrays";
   if (loop.op != ir::Op::Scan && loop.op != ir::Op::While) return "not a loop";
@@ -275,8 +336,10 @@ std::string sequential_loop_veto(const ir::Node &loop) {
     for (const ir::Node *u : updates)
       written += u->inputs[1]->size();
   }
-  if (written > runtime::min_chunk_elements) return "its updates are large enough for threads";
-  if (sequential_loop_staged(loop) && written > max_staged_elements)
+  const int64_t rows = sequential_loop_rows(loop);
+  if (rows == 0 && written > runtime::min_chunk_elements)
+    return "its updates are large enough for threads and do not split by rows";
+  if (sequential_loop_staged(loop) && written / std::max<int64_t>(1, rows) > max_staged_elements)
     return changed.size() > 1 ? "it updates several carries by more than a stack holds"
                               : "its update reads the carry where it does not write";
   // What the steps compute, short of the params and the buffers of its own: inline code.
@@ -451,6 +514,7 @@ std::string KernelPlan::structural_key() const {
   std::string key = fmt::format("box:{};", boxed_axes);
   if (stream_outputs) key += "stream;";
   if (updates_operand) key += "update;";
+  if (!loop_rows.empty()) key += fmt::format("rows:{};", loop_rows[0]);
   if (sequential_loop) key += "sequential;";
   for (const ir::Node *in : inputs)
     key += fmt::format("p:{};", ir::type_str(*in));

@@ -54,6 +54,9 @@ struct KernelPlan {
   // the others' in first. Its 0-d carries live in registers; the carries it leaves as they are are
   // read from their initial values. Set by fusion.
   bool sequential_loop = false;
+  // Such a loop's rows, {rows}, where its steps split by rows (sequential_loop_rows): the kernel
+  // runs the whole loop for each row of its box in turn. Empty: one task runs it all.
+  Shape loop_rows{};
   // In a multi-process program, the extent of the window of its array that each input's buffer
   // and the outputs' buffers hold (the strides the kernel indexes them with; global indices still
   // address them, through the window's base); none: the whole array.
@@ -113,6 +116,15 @@ std::string scan_kernel_veto(const ir::Node &scan);
 // updated carry's initial value may be no other operand of the loop (the kernel writes over it
 // where it dies).
 std::string sequential_loop_veto(const ir::Node &loop);
+// The rows of its changed carries' axis 0 that such a loop's steps split into, or 0. They split
+// where every update a step stores covers axis 0 whole (the same extent, at least 2) and row i
+// of what the body computes from those carries reads their row i alone (elementwise ops; slices,
+// dynamic slices, updates, broadcasts, transposes and reshapes that keep axis 0 whole and first;
+// reductions over other axes), and no 0-d carry or while condition reads them. Then each row's
+// steps depend on no other row's, so the loop runs row by row (interchanged: a row's part of
+// the carries stays in cache across steps, where step by step each step would stream them all),
+// the rows split over threads.
+int64_t sequential_loop_rows(const ir::Node &loop);
 // The array carries such a loop changes, in order.
 std::vector<size_t> sequential_loop_carries(const ir::Node &loop);
 // Whether a loop run step by step (sequential_loop) may write its first carry's steps over that

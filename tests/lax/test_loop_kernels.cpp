@@ -335,6 +335,88 @@ TEST(LoopKernels, SequentialLoopsStageUpdatesThatReadWhatTheyWrite) {
     ASSERT_NEAR(got(int64_t(e)).item<double>(), g[e] + v[e % 6], 1e-12 * (1 + std::abs(g[e]))) << e;
 }
 
+// Loops whose steps update every row of their carries and compute each row from itself alone (a
+// tridiagonal sweep along the last axis, as vadv's Thomas algorithm; a column rewritten from a
+// sum over its row) run row by row, the rows split over threads, the counter read after the loop
+// stored once. Loops whose rows mix (a flipped column, a 0-d carry summing a carry) do not.
+TEST(LoopKernels, SequentialLoopsRunRowByRow) {
+  const jx::Slice all = jx::slice();
+  const Array w = jnp::sin(jnp::arange(64.0 * 7.0 * 12.0)).reshape({64, 7, 12}) + 2.0;
+  auto sweep = [&](const Array &x, bool traced_bounds) {
+    auto body = [&](const Array &k, const Arrays &c) {
+      const Array divided = 1.0 / (x(all, all, k) - c[0](all, all, k - 1) * 0.25);
+      return Arrays{
+          c[0].at(all, all, k).set(x(all, all, k + 1) * divided),
+          c[1].at(all, all, k).set((x(all, all, k) - c[1](all, all, k - 1) * 0.5) * divided),
+          c[2] + 1};
+    };
+    const Arrays init{jnp::zeros_like(x), jnp::ones_like(x), jnp::array(int64_t(3))};
+    const Arrays out = traced_bounds ? lax::fori_loop(1, jnp::array(int32_t(11)), body, init)
+                                     : lax::fori_loop(1, 11, body, init);
+    return out[0] + out[1] * 2.0 + out[2].astype(jx::float64);
+  };
+  for (const bool traced : {false, true}) {
+    SCOPED_TRACE(traced);
+    auto f = [&](const Array &x) { return sweep(x, traced); };
+    expect_agree(f(w));
+    const std::string plan = jx::jit(f).lower(w).compile().as_text();
+    EXPECT_TRUE(contains(plan, "step by step, row by row over its carries' 64 rows")) << plan;
+    // The counter, 3 + 10 steps, beside the last plane the loop leaves as it began.
+    EXPECT_EQ(jx::jit(f)(w)(5, 2, 11).item<double>(), 2.0 + 13.0);
+  }
+  // A column from a sum over its row, and against C++ loops on host copies.
+  const Array grid = jnp::cos(jnp::arange(40.0 * 6.0)).reshape({40, 6});
+  auto columns = [&](const Array &a) {
+    return lax::fori_loop(
+        1, 6,
+        [&](const Array &j, const Array &c) {
+          return c.at(all, j).set(jnp::sum(c, {1}) * 0.125 - c(all, j - 1));
+        },
+        a);
+  };
+  expect_agree(columns(grid));
+  const std::string column_plan = jx::jit(columns).lower(grid).compile().as_text();
+  EXPECT_TRUE(contains(column_plan, "row by row over its carries' 40 rows")) << column_plan;
+  std::vector<double> g(40 * 6);
+  for (size_t e = 0; e < g.size(); ++e)
+    g[e] = std::cos(double(e));
+  for (size_t j = 1; j < 6; ++j)
+    for (size_t r = 0; r < 40; ++r) {
+      double sum = 0;
+      for (size_t i = 0; i < 6; ++i)
+        sum += g[r * 6 + i];
+      g[r * 6 + j] = sum * 0.125 - g[r * 6 + j - 1];
+    }
+  const Array got = jx::jit(columns)(grid).reshape({-1});
+  for (size_t e = 0; e < g.size(); ++e)
+    ASSERT_NEAR(got(int64_t(e)).item<double>(), g[e], 1e-12 * (1 + std::abs(g[e]))) << e;
+  // Rows that mix: step by step, not by rows.
+  auto flipped = [&](const Array &a) {
+    return lax::fori_loop(
+        1, 6,
+        [&](const Array &j, const Array &c) {
+          return c.at(all, j).set(jnp::flip(c(all, j - 1)) * 0.5 + c(all, j));
+        },
+        a);
+  };
+  auto summed = [&](const Array &a) {
+    const Arrays out = lax::fori_loop(
+        1, 6,
+        [&](const Array &j, const Arrays &c) {
+          return Arrays{c[0].at(all, j).set(c[0](all, j - 1) * 0.5), c[1] + c[0](3, j)};
+        },
+        Arrays{a, jnp::array(0.0)});
+    return out[0] + out[1];
+  };
+  for (const auto &plan : {jx::jit(flipped).lower(grid).compile().as_text(),
+                           jx::jit(summed).lower(grid).compile().as_text()}) {
+    EXPECT_TRUE(contains(plan, "inside the kernel, step by step")) << plan;
+    EXPECT_FALSE(contains(plan, "row by row")) << plan;
+  }
+  expect_agree(flipped(grid));
+  expect_agree(summed(grid));
+}
+
 // A carry the body passes on as it is comes out as its initial value: no loop runs for it, and a
 // loop changing another carry beside it leaves it out of its kernel.
 TEST(LoopKernels, CarriesPassedOnAreTheirInitialValues) {
