@@ -88,23 +88,28 @@ void Emitter::emit_sequential_loop() {
                                                  strides[size_t(out - changed.begin())]};
       else if (i >= carries || !r.params[i]->shape.empty())
         captured_[r.params[i].get()] = loop.inputs[i].get();
-  // Staged updates: each output's updates (first to last), a temporary each, in the entry
-  // block.
+  // Staged updates: each output's updates (first to last) or its replacement
+  // (passes::replaces_carry, no update root), a temporary each, in the entry block.
   struct Staged {
     size_t out;
     const Node *root;
+    const Node *update;
     llvm::AllocaInst *values;
   };
   std::vector<Staged> staged;
   const std::vector<size_t> order = passes::sequential_loop_order(loop);
   if (passes::sequential_loop_staged(loop)) {
     llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-    for (size_t r = 0; r < changed.size(); ++r)
-      for (const Node *root : passes::sequential_loop_updates(loop, changed[r])) {
-        const Node &update = *root->inputs[1];
-        const int64_t elements = update.size() / (by_rows ? update.shape[0] : 1);
-        staged.push_back({r, root, entry.CreateAlloca(mem_type(update.dtype), c64(elements))});
+    for (size_t r = 0; r < changed.size(); ++r) {
+      std::vector<const Node *> roots = passes::sequential_loop_updates(loop, changed[r]);
+      if (roots.empty()) roots = {nullptr}; // a replacement
+      for (const Node *root : roots) {
+        const Node *update = root ? root->inputs[1].get() : body.outputs[changed[r]].get();
+        const int64_t elements = update->size() / (by_rows ? update->shape[0] : 1);
+        staged.push_back(
+            {r, root, update, entry.CreateAlloca(mem_type(update->dtype), c64(elements))});
       }
+    }
   }
   auto bind = [&](const ir::Region &r, const std::vector<Value *> &values) {
     for (size_t s = 0; s < scalar.size(); ++s)
@@ -119,7 +124,7 @@ void Emitter::emit_sequential_loop() {
     // update reads the dot product its R update writes) without computing them again in their
     // loops.
     for (const Staged &u : staged)
-      if (const Node &update = *u.root->inputs[1]; update.size() == 1)
+      if (const Node &update = *u.update; update.size() == 1)
         value(update, Index(update.shape.size(), c64(0)));
     // Staged updates' values (of output `out`, or all), then their stores in order.
     auto stage_and_store = [&](std::optional<size_t> out) {
@@ -127,8 +132,8 @@ void Emitter::emit_sequential_loop() {
       for (size_t k = 0; k < staged.size(); ++k) {
         const Staged &u = staged[k];
         if (out && u.out != *out) continue;
-        const Node &update = *u.root->inputs[1];
-        places[k] = update_places(*u.root);
+        const Node &update = *u.update;
+        places[k] = u.root ? update_places(*u.root) : [](const Index &idx) { return idx; };
         const auto at = staged_strides(update.shape);
         over(update.shape)([&](const Index &idx) {
           store_element(u.values, update.dtype, linear(idx, at), value(update, idx));
@@ -137,7 +142,7 @@ void Emitter::emit_sequential_loop() {
       for (size_t k = 0; k < staged.size(); ++k) {
         const Staged &u = staged[k];
         if (out && u.out != *out) continue;
-        const Node &update = *u.root->inputs[1];
+        const Node &update = *u.update;
         const auto at = staged_strides(update.shape);
         over(update.shape)([&](const Index &idx) {
           store_element(pointers_[u.out], update.dtype, linear(places[k](idx), strides[u.out]),

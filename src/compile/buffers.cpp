@@ -47,8 +47,8 @@ int64_t work_per_row(const passes::KernelPlan &plan) {
     const ir::Node &loop = *plan.roots[0]->inputs[0];
     int64_t written = 0;
     for (size_t k : passes::sequential_loop_carries(loop))
-      for (const ir::Node *u : passes::sequential_loop_updates(loop, k))
-        written += u->inputs[1]->size() / plan.loop_rows[0];
+      for (const ir::Node *v : passes::sequential_loop_writes(loop, k))
+        written += v->size() / plan.loop_rows[0];
     const int64_t steps = loop.op == ir::Op::Scan ? loop.attrs[2] : 1;
     return std::max<int64_t>(1, steps * written) * work_per_element(plan);
   }

@@ -191,11 +191,13 @@ std::string Executable::as_text() const {
         const std::string veto = s.node->op == ir::Op::Scan ? passes::scan_kernel_veto(*s.node)
                                                             : "it is a while loop",
                           sequential = passes::sequential_loop_veto(*s.node);
-        text +=
-            fmt::format(" (its body runs as a program per step: {}; not step by step in a "
-                        "kernel: {})",
-                        veto.empty() ? "a result of another shape than the carries' is read" : veto,
-                        sequential.empty() ? "not every carry it changes is read" : sequential);
+        text += fmt::format(
+            " (its body runs as a program per step: {}; not step by step in a "
+            "kernel: {})",
+            veto.empty() ? "a result of another shape than the carries' is read" : veto,
+            sequential.empty()
+                ? "a carry it passes on unchanged is read, or this program runs no loop in a kernel"
+                : sequential);
       }
       for (size_t r = 0; r < s.regions.size(); ++r) {
         std::string plan = s.regions[r]->as_text();

@@ -296,8 +296,8 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
 
   // Loops that run inside a kernel, with the results that kernel writes: scans per element
   // (scan_kernel_veto), every result read of the carries' shape (a 0-d result read elsewhere keeps
-  // the scan a step); loops run step by step (sequential_loop_veto), the carries they change,
-  // every one read, the largest first (the one the runtime hands its operand's memory; the kernel
+  // the scan a step); loops run step by step (sequential_loop_veto), the carries they change
+  // (read or not), the largest first (the one the runtime hands its operand's memory; the kernel
   // copies the others' initial values), then any 0-d carries read.
   std::unordered_map<const Node *, std::vector<ir::NodePtr>> kernel_scans;
   std::unordered_set<const Node *> sequential;
@@ -325,11 +325,15 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
         }
         kernel_scans[loop].push_back(owner.at(n));
       }
-    for (const Node *loop : sequential)
-      if (std::count_if(kernel_scans[loop].begin(), kernel_scans[loop].end(),
-                        [](const ir::NodePtr &r) { return !r->shape.empty(); }) !=
-          int64_t(sequential_loop_carries(*loop).size()))
-        eligible[loop] = false;
+    // A changed carry no one reads still lives between steps: an output of its own, unread.
+    for (const Node *loop : sequential) {
+      std::vector<ir::NodePtr> &results = kernel_scans[loop];
+      if (!eligible[loop] || results.empty()) continue;
+      for (size_t k : sequential_loop_carries(*loop))
+        if (std::none_of(results.begin(), results.end(),
+                         [&](const ir::NodePtr &r) { return size_t(r->attrs[0]) == k; }))
+          results.push_back(ir::result(results[0]->inputs[0], int64_t(k)));
+    }
     for (const auto &[scan, ok] : eligible)
       if (!ok) kernel_scans.erase(scan);
     for (auto &[scan, results] : kernel_scans) {

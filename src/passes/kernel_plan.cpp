@@ -184,6 +184,19 @@ std::vector<const ir::Node *> sequential_loop_updates(const ir::Node &loop, size
   return chain;
 }
 
+bool replaces_carry(const ir::Node &loop, size_t k) {
+  const ir::Region &body = loop_body(loop);
+  return body.outputs[k] != body.params[k] && sequential_loop_updates(loop, k).empty();
+}
+
+std::vector<const ir::Node *> sequential_loop_writes(const ir::Node &loop, size_t k) {
+  if (replaces_carry(loop, k)) return {loop_body(loop).outputs[k].get()};
+  std::vector<const ir::Node *> values;
+  for (const ir::Node *u : sequential_loop_updates(loop, k))
+    values.push_back(u->inputs[1].get());
+  return values;
+}
+
 bool sequential_loop_staged(const ir::Node &loop) {
   const std::vector<size_t> changed = sequential_loop_carries(loop);
   if (sequential_loop_order(loop).empty()) return true;
@@ -271,8 +284,8 @@ int64_t sequential_loop_rows(const ir::Node &loop) {
       reads_carries[r.params[k].get()] = true;
   for (size_t k : changed) {
     if (body.params[k]->shape[0] != rows) return 0;
-    for (const ir::Node *u : sequential_loop_updates(loop, k))
-      if (u->inputs[1]->shape[0] != rows) return 0;
+    for (const ir::Node *v : sequential_loop_writes(loop, k))
+      if (v->shape[0] != rows) return 0;
   }
   // Row i of n reads row i of what it reads from the carries, given that its inputs do.
   auto keeps_rows = [&](const ir::Node &n) {
@@ -289,13 +302,13 @@ int64_t sequential_loop_rows(const ir::Node &loop) {
     default: break;
     }
     switch (n.op) {
-    case ir::Op::Broadcast:
-    case ir::Op::Transpose: return n.attrs[0] == 0;
+    case ir::Op::Broadcast: // (a 0-d operand has no axis 0)
+    case ir::Op::Transpose: return !n.attrs.empty() && n.attrs[0] == 0;
     case ir::Op::Reshape:
     case ir::Op::DynamicSlice:
     case ir::Op::DynamicUpdateSlice: return true; // whole along axis 0, so at start 0
     case ir::Op::Slice:
-    case ir::Op::SliceUpdate: return n.attrs[0] == 0 && n.attrs[rank] == 1;
+    case ir::Op::SliceUpdate: return n.attrs[0] == 0 && n.attrs[2 * rank] == 1;
     default: return false;
     }
   };
@@ -319,6 +332,27 @@ int64_t sequential_loop_rows(const ir::Node &loop) {
   return split ? rows : 0;
 }
 
+namespace {
+// Whether n computes a reduction or contraction short of the region's params.
+bool reads_reduction(const ir::Node &n, const std::vector<ir::NodePtr> &params) {
+  std::unordered_set<const ir::Node *> seen;
+  std::vector<const ir::Node *> stack{&n};
+  while (!stack.empty()) {
+    const ir::Node *m = stack.back();
+    stack.pop_back();
+    if (!seen.insert(m).second || is_region_buffer(*m) ||
+        std::any_of(params.begin(), params.end(),
+                    [&](const ir::NodePtr &p) { return p.get() == m; }))
+      continue;
+    const ir::OpKind kind = op_kind(m->op);
+    if (kind == ir::OpKind::Reduce || kind == ir::OpKind::Contraction) return true;
+    for (const ir::NodePtr &in : m->inputs)
+      stack.push_back(in.get());
+  }
+  return false;
+}
+} // namespace
+
 std::string sequential_loop_veto(const ir::Node &loop) {
   if (loop.op == ir::Op::Scan && loop.attrs[1] != 0) return "it scans arrays";
   if (loop.op != ir::Op::Scan && loop.op != ir::Op::While) return "not a loop";
@@ -328,15 +362,15 @@ std::string sequential_loop_veto(const ir::Node &loop) {
   const std::vector<size_t> changed = sequential_loop_carries(loop);
   if (changed.empty()) return "no array carry changes";
   int64_t written = 0;
-  for (size_t k : changed) {
-    const std::vector<const ir::Node *> updates = sequential_loop_updates(loop, k);
-    if (updates.empty()) return "an array carry changes other than by updates";
-    if (std::count(loop.inputs.begin(), loop.inputs.end(), loop.inputs[k]) > 1)
-      return "an updated carry's initial value is another operand too";
-    for (const ir::Node *u : updates)
-      written += u->inputs[1]->size();
-  }
   const int64_t rows = sequential_loop_rows(loop);
+  for (size_t k : changed) {
+    // A carry replaced whole, where the loop runs by rows and the new value holds no reduction
+    // (computed element by element, a reduction would run once per element).
+    if (replaces_carry(loop, k) && (rows == 0 || reads_reduction(*body.outputs[k], body.params)))
+      return "an array carry changes other than by updates";
+    for (const ir::Node *v : sequential_loop_writes(loop, k))
+      written += v->size();
+  }
   if (rows == 0 && written > runtime::min_chunk_elements)
     return "its updates are large enough for threads and do not split by rows";
   if (sequential_loop_staged(loop) && written / std::max<int64_t>(1, rows) > max_staged_elements)

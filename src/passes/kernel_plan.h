@@ -106,15 +106,16 @@ const ir::Node *updated_operand(const KernelPlan &plan);
 std::string scan_kernel_veto(const ir::Node &scan);
 // Why a loop (a scan of no xs and no stacked outputs, or a while) cannot run step by step inside
 // one kernel, or "" where it can: a body that changes its array carries each by
-// dynamic_update_slices or slice_updates (one, or a chain), all small enough for one thread
-// (runtime::min_chunk_elements), so the kernel stores each step's updates into the carries'
-// memory; its 0-d carries (counters, bounds) computed from anything, in registers; no loop,
-// library call or large reduction of its own (small ones, a dot product of a row, run inline).
-// One update that writes one element or reads its carry only where it writes (update_in_place) is
-// stored as it is computed; otherwise (several carries or updates, or a row read from another
-// row) the step's updates are computed into stack temporaries first, so they must fit there. An
-// updated carry's initial value may be no other operand of the loop (the kernel writes over it
-// where it dies).
+// dynamic_update_slices or slice_updates (one, or a chain), or replaces one whole where the loop
+// runs by rows (replaces_carry, sequential_loop_rows), all small enough for one thread
+// (runtime::min_chunk_elements) unless it runs by rows, so the kernel stores each step's updates
+// into the carries' memory; its 0-d carries (counters, bounds) computed from anything, in
+// registers; no loop, library call or large reduction of its own (small ones, a dot product of a
+// row, run inline). One update that writes one element or reads its carry only where it writes
+// (update_in_place) is stored as it is computed; otherwise (several carries or updates, or a row
+// read from another row) the step's updates are computed into stack temporaries first, so they
+// must fit there. A carry's initial value read elsewhere too (captured, or another carry's) is
+// copied, not written over (sequential_loop_writes_over_init).
 std::string sequential_loop_veto(const ir::Node &loop);
 // The rows of its changed carries' axis 0 that such a loop's steps split into, or 0. They split
 // where every update a step stores covers axis 0 whole (the same extent, at least 2) and row i
@@ -144,6 +145,11 @@ bool is_update(const ir::Node &n);
 // The updates that change carry k, first to last (a chain: x.at[i].set(a).at[j].set(b)); none
 // where it changes otherwise.
 std::vector<const ir::Node *> sequential_loop_updates(const ir::Node &loop, size_t k);
+// Whether a step replaces carry k whole (x.at[:].set(v) is v; an update of another array) rather
+// than updating it.
+bool replaces_carry(const ir::Node &loop, size_t k);
+// What a step writes into carry k: its updates' values in order, or the replacement whole.
+std::vector<const ir::Node *> sequential_loop_writes(const ir::Node &loop, size_t k);
 // Whether carry k's one update may be stored as it is computed (update_in_place), reading the
 // carries stored before it in sequential_loop_order from their buffers.
 bool sequential_update_in_place(const ir::Node &loop, size_t k);
