@@ -24,12 +24,49 @@ const char *step_kind_name(Step::Kind kind) {
   return names[size_t(kind)];
 }
 
+namespace {
+// The rectangle boxes tile exactly (disjoint, their union a box), or nothing.
+std::optional<std::vector<int64_t>> tiled_hull(const std::vector<int64_t> &boxes, size_t rank) {
+  const size_t count = boxes.size() / (2 * rank);
+  std::vector<int64_t> hull(boxes.begin(), boxes.begin() + std::ptrdiff_t(2 * rank));
+  int64_t volume = 0;
+  for (size_t b = 0; b < count; ++b) {
+    const int64_t *box = boxes.data() + b * 2 * rank;
+    int64_t size = 1;
+    for (size_t a = 0; a < rank; ++a) {
+      hull[2 * a] = std::min(hull[2 * a], box[2 * a]);
+      hull[2 * a + 1] = std::max(hull[2 * a + 1], box[2 * a + 1]);
+      size *= box[2 * a + 1] - box[2 * a];
+    }
+    volume += size;
+    for (size_t c = 0; c < b; ++c) {
+      const int64_t *other = boxes.data() + c * 2 * rank;
+      bool overlap = true;
+      for (size_t a = 0; a < rank && overlap; ++a)
+        overlap = box[2 * a] < other[2 * a + 1] && other[2 * a] < box[2 * a + 1];
+      if (overlap) return std::nullopt;
+    }
+  }
+  int64_t hull_volume = 1;
+  for (size_t a = 0; a < rank; ++a)
+    hull_volume *= hull[2 * a + 1] - hull[2 * a];
+  if (volume != hull_volume) return std::nullopt;
+  return hull;
+}
+} // namespace
+
 std::vector<int64_t> split_boxes(const std::vector<int64_t> &boxes, size_t rank,
                                  int64_t work_per_element, int64_t threads) {
   std::vector<int64_t> tasks;
   if (rank == 0) return tasks;
   const int64_t count = int64_t(boxes.size() / (2 * rank));
   if (count == 0) return tasks;
+  // Boxes that tile a rectangle in this process's memory (which device a box is on changes
+  // nothing its kernel computes) split as that rectangle, by whole rows: a sharding's column
+  // strips, split strip by strip, would stream each row's segment of a page alone.
+  if (count > 1)
+    if (const std::optional<std::vector<int64_t>> hull = tiled_hull(boxes, rank))
+      return split_boxes(*hull, rank, work_per_element, threads);
   const int64_t per_box = std::max<int64_t>(1, (4 * threads + count - 1) / count);
   for (int64_t b = 0; b < count; ++b) {
     const int64_t *box = boxes.data() + b * int64_t(2 * rank);

@@ -90,7 +90,7 @@ inline constexpr int64_t min_chunk_elements = 1 << 14;
 
 // Tasks for a pool of `threads`: each box split along axis 0 so that there are about 4 per thread
 // in all (a device's box is one task when there are that many devices), none below
-// min_chunk_elements of work.
+// min_chunk_elements of work. Boxes that tile a rectangle split as that rectangle (whole rows).
 std::vector<int64_t> split_boxes(const std::vector<int64_t> &boxes, size_t rank,
                                  int64_t work_per_element, int64_t threads);
 

@@ -76,6 +76,39 @@ TEST(RuntimeProgram, TasksCoverTheirBoxesOnly) {
     ASSERT_EQ(out->as<double>()[i], -double(i));
 }
 
+// Device boxes that tile a rectangle split as that rectangle, by whole rows (a sharding's column
+// strips, 4 KiB of a row each, would stream page by page); boxes that overlap (replicas) or leave
+// a gap split box by box, none past its box.
+TEST(RuntimeProgram, BoxesTilingARectangleSplitByWholeRows) {
+  using jx::runtime::split_boxes;
+  auto covered = [](const std::vector<int64_t> &tasks) {
+    std::vector<int> count(64 * 32, 0);
+    for (size_t t = 0; t < tasks.size(); t += 4)
+      for (int64_t i = tasks[t]; i < tasks[t + 1]; ++i)
+        for (int64_t j = tasks[t + 2]; j < tasks[t + 3]; ++j)
+          ++count[size_t(i * 32 + j)];
+    return count;
+  };
+  const std::vector<int64_t> strips{0, 64, 0, 8, 0, 64, 8, 16, 0, 64, 16, 24, 0, 64, 24, 32};
+  const std::vector<int64_t> tasks = split_boxes(strips, 2, 1 << 10, 2);
+  ASSERT_GT(tasks.size(), 4u);
+  for (size_t t = 0; t < tasks.size(); t += 4) {
+    EXPECT_EQ(tasks[t + 2], 0);
+    EXPECT_EQ(tasks[t + 3], 32);
+  }
+  EXPECT_EQ(covered(tasks), std::vector<int>(64 * 32, 1));
+  // Replicated boxes, and boxes with a gap between them: their own tasks.
+  const std::vector<int64_t> replicas{0, 64, 0, 32, 0, 64, 0, 32}, gap{0, 64, 0, 8, 0, 64, 16, 24};
+  for (const auto &boxes : {replicas, gap}) {
+    const std::vector<int64_t> own = split_boxes(boxes, 2, 1 << 10, 2);
+    for (size_t t = 0; t < own.size(); t += 4)
+      EXPECT_TRUE((own[t + 2] == 0 && own[t + 3] == boxes[3]) ||
+                  (own[t + 2] == boxes[6] && own[t + 3] == boxes[7]));
+  }
+  const std::vector<int> twice = covered(split_boxes(replicas, 2, 1 << 10, 2));
+  EXPECT_EQ(twice, std::vector<int>(64 * 32, 2));
+}
+
 TEST(RuntimeProgram, ValuesAndFills) {
   Program p;
   p.slot_count = 2;
