@@ -437,9 +437,10 @@ private:
   // its output), each update as it is computed where it is in place, else through a stack
   // temporary; with no such order, every update goes through a temporary before any store. The
   // carries it leaves as they are, and what it captures, are read from the loop's operands; the
-  // 0-d carries read after it are stored last. A loop that runs by rows (KernelPlan::loop_rows)
-  // does all this for each row of its box in turn, over that row's part of each carry; row 0
-  // stores the 0-d carries.
+  // 0-d carries read after it are stored last. A loop split along axis 0 (KernelPlan::loop_split)
+  // does all this for each row of its box in turn, over that row's part of each carry; split
+  // along another axis, once over its box's part of that axis. The part at 0 stores the 0-d
+  // carries.
   void emit_sequential_loop();
 
   // The scan whose results are this kernel's roots, or null.

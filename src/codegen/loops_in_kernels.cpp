@@ -57,16 +57,23 @@ void Emitter::emit_sequential_loop() {
       changed.push_back(size_t(root->attrs[0]));
       strides.push_back(row_major_strides(root->shape));
     }
-  // Where the loop runs by rows (passes::sequential_loop_rows), the row it runs: what it stores
-  // or stages is that row's part.
-  const bool by_rows = !plan_.loop_rows.empty();
+  // Where the loop splits (passes::sequential_loop_split), what it stores or stages is its part:
+  // along axis 0 the row it runs, along another the box's part of that axis.
+  const bool split = !plan_.loop_split.empty();
+  const size_t split_axis = plan_.loop_split_axis;
+  const bool by_rows = split && passes::runs_row_by_row(loop, {split_axis, plan_.loop_split[0]});
   Value *row = nullptr;
   auto over = [&](const Shape &shape) {
     return [&, shape](const std::function<void(const Index &)> &f) {
-      if (row)
-        nest(shape, 1, {row}, f);
-      else
-        nest(shape, 0, {}, f);
+      if (row) return nest(shape, 1, {row}, f);
+      if (!split) return nest(shape, 0, {}, f);
+      std::vector<Span> spans;
+      for (size_t a = 0; a < shape.size(); ++a)
+        spans.push_back(a == split_axis
+                            ? Span{a, bounds_[0].first, bounds_[0].second, shape[a], false}
+                            : Span{a, c64(0), c64(shape[a]), shape[a], true});
+      Index idx(shape.size());
+      span_nest(spans, idx, f);
     };
   };
   auto staged_strides = [&](const Shape &shape) {
@@ -193,12 +200,12 @@ void Emitter::emit_sequential_loop() {
       finals = steps(loop.attrs[2], init, step);
     }
     if (changed.size() == plan_.roots.size()) return;
-    // The 0-d carries read after the loop, alike for every row: row 0 stores them.
+    // The 0-d carries read after the loop, alike for every part: the part at 0 stores them.
     llvm::BasicBlock *done = nullptr;
-    if (row) {
+    if (split) {
       auto *store = llvm::BasicBlock::Create(ctx_, "finals", fn_);
       done = llvm::BasicBlock::Create(ctx_, "finals.done", fn_);
-      b_.CreateCondBr(b_.CreateICmpEQ(row, c64(0)), store, done);
+      b_.CreateCondBr(b_.CreateICmpEQ(row ? row : bounds_[0].first, c64(0)), store, done);
       b_.SetInsertPoint(store);
     }
     for (size_t r = changed.size(); r < plan_.roots.size(); ++r) {

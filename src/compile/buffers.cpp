@@ -40,15 +40,15 @@ int64_t work_per_element(const passes::KernelPlan &plan) {
   return work * std::max<int64_t>(1, loads);
 }
 
-// Elements a kernel visits per row of its outer loop: for a loop run by rows, each step's share
-// of the updates (a while's steps are unknown: one).
+// Elements a kernel visits per row of its outer loop: for a loop split along an axis, each step's
+// share of the updates (a while's steps are unknown: one).
 int64_t work_per_row(const passes::KernelPlan &plan) {
-  if (!plan.loop_rows.empty()) {
+  if (!plan.loop_split.empty()) {
     const ir::Node &loop = *plan.roots[0]->inputs[0];
     int64_t written = 0;
     for (size_t k : passes::sequential_loop_carries(loop))
       for (const ir::Node *v : passes::sequential_loop_writes(loop, k))
-        written += v->size() / plan.loop_rows[0];
+        written += v->size() / plan.loop_split[0];
     const int64_t steps = loop.op == ir::Op::Scan ? loop.attrs[2] : 1;
     return std::max<int64_t>(1, steps * written) * work_per_element(plan);
   }

@@ -169,9 +169,11 @@ std::string Executable::as_text() const {
             " ({} inside the kernel, step by step{}, its carry in place{})",
             loop.op == ir::Op::While ? std::string("while loop")
                                      : fmt::format("loop of {} steps", loop.attrs[2]),
-            s.plan->loop_rows.empty()
-                ? ""
-                : fmt::format(", row by row over its carries' {} rows", s.plan->loop_rows[0]),
+            s.plan->loop_split.empty() ? ""
+            : passes::runs_row_by_row(loop, {s.plan->loop_split_axis, s.plan->loop_split[0]})
+                ? fmt::format(", row by row over its carries' {} rows", s.plan->loop_split[0])
+                : fmt::format(", its carries' axis {} ({} long) split over threads",
+                              s.plan->loop_split_axis, s.plan->loop_split[0]),
             passes::sequential_loop_staged(loop)
                 ? ", each step's updates computed into the stack before they are stored"
                 : "");

@@ -500,8 +500,11 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
       if (scan == kernel_scans.end() || scan->second.empty()) continue;
       passes::KernelPlan plan{std::move(scan->second), {}};
       plan.sequential_loop = sequential.count(n->inputs[0].get()) > 0;
-      if (const int64_t rows = plan.sequential_loop ? sequential_loop_rows(*n->inputs[0]) : 0)
-        plan.loop_rows = {rows};
+      if (plan.sequential_loop)
+        if (const std::optional<LoopSplit> split = sequential_loop_split(*n->inputs[0])) {
+          plan.loop_split = {split->extent};
+          plan.loop_split_axis = split->axis;
+        }
       scan->second.clear();
       for (const ir::NodePtr &in : n->inputs[0]->inputs)
         if (std::find(plan.inputs.begin(), plan.inputs.end(), in.get()) == plan.inputs.end())

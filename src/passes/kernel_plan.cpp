@@ -16,7 +16,7 @@
 namespace jx::passes {
 
 const Shape &KernelPlan::loop_shape() const {
-  if (sequential_loop) return loop_rows;
+  if (sequential_loop) return loop_split;
   return updates_operand ? roots[0]->inputs[1]->shape : roots[0]->shape;
 }
 
@@ -162,6 +162,9 @@ namespace {
 // Elements of updates a sequential loop's step computes into stack temporaries before it stores
 // them, at most.
 constexpr int64_t max_staged_elements = 1 << 13;
+// Elements of a row a step writes, at least, for a loop split along axis 0 to run row by row: a
+// vector's worth (fewer, each row would be a chain of dependent scalar steps).
+constexpr int64_t min_row_part = 8;
 } // namespace
 
 std::vector<size_t> sequential_loop_carries(const ir::Node &loop) {
@@ -270,66 +273,120 @@ std::vector<size_t> sequential_loop_order(const ir::Node &loop) {
   return order;
 }
 
-int64_t sequential_loop_rows(const ir::Node &loop) {
+namespace {
+// The extent of the changed carries' axis `axis` if a loop's steps split along it, else 0
+// (sequential_loop_split).
+int64_t split_extent(const ir::Node &loop, size_t axis) {
   const ir::Region &body = loop_body(loop);
   const std::vector<size_t> changed = sequential_loop_carries(loop);
-  if (changed.empty()) return 0;
-  const int64_t rows = body.params[changed[0]]->shape[0];
-  if (rows < 2) return 0;
-  // Whether a node reads a changed carry (memo), false once a node breaks the rows.
-  std::unordered_map<const ir::Node *, bool> reads_carries;
+  if (changed.empty() || size_t(body.params[changed[0]]->ndim()) <= axis) return 0;
+  const int64_t extent = body.params[changed[0]]->shape[axis];
+  if (extent < 2) return 0;
+  for (size_t k : changed) {
+    const Shape &shape = body.params[k]->shape;
+    if (shape.size() <= axis || shape[axis] != extent) return 0;
+    for (const ir::Node *v : sequential_loop_writes(loop, k))
+      if (v->shape[axis] != extent) return 0;
+  }
+  // Per node, the axis the split axis is at (-1: it reads no changed carry); a node that mixes
+  // positions along it breaks the split.
+  std::unordered_map<const ir::Node *, int64_t> at;
   bool split = true;
   for (const ir::Region &r : *loop.regions)
     for (size_t k : changed)
-      reads_carries[r.params[k].get()] = true;
-  for (size_t k : changed) {
-    if (body.params[k]->shape[0] != rows) return 0;
-    for (const ir::Node *v : sequential_loop_writes(loop, k))
-      if (v->shape[0] != rows) return 0;
-  }
-  // Row i of n reads row i of what it reads from the carries, given that its inputs do.
-  auto keeps_rows = [&](const ir::Node &n) {
-    if (n.shape.empty() || n.shape[0] != rows) return false;
-    const size_t rank = n.shape.size();
+      at[r.params[k].get()] = int64_t(axis);
+  // Where n keeps each position along the split axis, given its inputs' axes: its axis, or -1.
+  auto keeps = [&](const ir::Node &n) -> int64_t {
+    const auto full = [&](int64_t q) {
+      return q >= 0 && q < n.ndim() && n.shape[size_t(q)] == extent;
+    };
+    const int64_t rank = n.ndim();
+    int64_t p = -1; // the axis along which the inputs that read the carries hold it
+    for (const ir::NodePtr &in : n.inputs)
+      if (const int64_t q = at[in.get()]; q >= 0) {
+        if (p >= 0 && q != p) return -1;
+        p = q;
+      }
     switch (op_kind(n.op)) {
     case ir::OpKind::Unary:
     case ir::OpKind::Binary:
     case ir::OpKind::Ternary:
-      return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const ir::NodePtr &in) {
-        return !reads_carries[in.get()] || in->shape == n.shape;
-      });
-    case ir::OpKind::Reduce: return std::find(n.attrs.begin(), n.attrs.end(), 0) == n.attrs.end();
+      for (const ir::NodePtr &in : n.inputs)
+        if (at[in.get()] >= 0 && in->shape != n.shape) return -1;
+      return full(p) ? p : -1;
+    case ir::OpKind::Reduce: {
+      if (std::find(n.attrs.begin(), n.attrs.end(), p) != n.attrs.end()) return -1;
+      const int64_t q =
+          p - std::count_if(n.attrs.begin(), n.attrs.end(), [&](int64_t a) { return a < p; });
+      return full(q) ? q : -1;
+    }
     default: break;
     }
+    const ir::Node &x = *n.inputs[0];
     switch (n.op) {
-    case ir::Op::Broadcast: // (a 0-d operand has no axis 0)
-    case ir::Op::Transpose: return !n.attrs.empty() && n.attrs[0] == 0;
-    case ir::Op::Reshape:
+    case ir::Op::Broadcast: return full(n.attrs[size_t(p)]) ? n.attrs[size_t(p)] : -1;
+    case ir::Op::Transpose: {
+      const int64_t q = std::find(n.attrs.begin(), n.attrs.end(), p) - n.attrs.begin();
+      return full(q) ? q : -1;
+    }
+    case ir::Op::Reshape: {
+      // The output axis of the same extent and the same elements after it (row-major).
+      int64_t after = 1;
+      for (int64_t a = p + 1; a < x.ndim(); ++a)
+        after *= x.shape[size_t(a)];
+      int64_t out_after = 1;
+      for (int64_t q = rank - 1; q >= 0; out_after *= n.shape[size_t(q)], --q)
+        if (out_after == after && full(q)) return q;
+      return -1;
+    }
     case ir::Op::DynamicSlice:
-    case ir::Op::DynamicUpdateSlice: return true; // whole along axis 0, so at start 0
+    case ir::Op::DynamicUpdateSlice: return full(p) ? p : -1; // whole along it: at start 0
     case ir::Op::Slice:
-    case ir::Op::SliceUpdate: return n.attrs[0] == 0 && n.attrs[2 * rank] == 1;
-    default: return false;
+    case ir::Op::SliceUpdate:
+      return full(p) && n.attrs[size_t(p)] == 0 && n.attrs[size_t(2 * rank + p)] == 1 ? p : -1;
+    default: return -1;
     }
   };
-  std::function<bool(const ir::Node *)> visit = [&](const ir::Node *n) {
-    if (auto it = reads_carries.find(n); it != reads_carries.end()) return it->second;
+  std::function<int64_t(const ir::Node *)> visit = [&](const ir::Node *n) -> int64_t {
+    if (auto it = at.find(n); it != at.end()) return it->second;
     bool reads = false;
     for (const ir::NodePtr &in : n->inputs)
-      reads = visit(in.get()) || reads;
-    if (reads && !keeps_rows(*n)) split = false;
-    // An update whose update reads the carries writes them at its rows: whole along axis 0.
-    if (is_update(*n) && reads_carries[n->inputs[1].get()] && n->inputs[1]->shape[0] != rows)
+      reads = visit(in.get()) >= 0 || reads;
+    // Once a node breaks the split, the answer is no: what reads it is not looked at.
+    const int64_t q = reads && split ? keeps(*n) : -1;
+    if (reads && q < 0) split = false;
+    // An update's update that reads the carries is written whole along the split axis.
+    if (q >= 0 && is_update(*n) && at[n->inputs[1].get()] >= 0 &&
+        n->inputs[1]->shape[size_t(q)] != extent)
       split = false;
-    return reads_carries[n] = reads;
+    return at[n] = q;
   };
   for (const ir::Region &r : *loop.regions)
     for (size_t i = 0; i < r.outputs.size(); ++i) {
-      const bool reads = visit(r.outputs[i].get());
-      // Every row's steps count alike: 0-d carries and the condition read no array carry.
-      if (reads && (r.outputs[i]->shape.empty() || &r != &body)) split = false;
+      const int64_t q = visit(r.outputs[i].get());
+      // Every part's steps count alike: 0-d carries and the condition read no array carry.
+      if (q >= 0 && (r.outputs[i]->shape.empty() || &r != &body)) split = false;
     }
-  return split ? rows : 0;
+  return split ? extent : 0;
+}
+} // namespace
+
+std::optional<LoopSplit> sequential_loop_split(const ir::Node &loop) {
+  const std::vector<size_t> changed = sequential_loop_carries(loop);
+  if (changed.empty()) return std::nullopt;
+  for (size_t axis = 0; axis < size_t(loop_body(loop).params[changed[0]]->ndim()); ++axis)
+    if (const int64_t extent = split_extent(loop, axis)) return LoopSplit{axis, extent};
+  return std::nullopt;
+}
+
+bool runs_row_by_row(const ir::Node &loop, const LoopSplit &split) {
+  if (split.axis != 0) return false;
+  int64_t written = 0;
+  for (size_t k : sequential_loop_carries(loop))
+    for (const ir::Node *v : sequential_loop_writes(loop, k))
+      written += v->size();
+  return written / split.extent >= min_row_part ||
+         (sequential_loop_staged(loop) && written > max_staged_elements);
 }
 
 namespace {
@@ -362,7 +419,8 @@ std::string sequential_loop_veto(const ir::Node &loop) {
   const std::vector<size_t> changed = sequential_loop_carries(loop);
   if (changed.empty()) return "no array carry changes";
   int64_t written = 0;
-  const int64_t rows = sequential_loop_rows(loop);
+  const std::optional<LoopSplit> split = sequential_loop_split(loop);
+  const int64_t rows = split ? split->extent : 0;
   for (size_t k : changed) {
     // A carry replaced whole, where the loop runs by rows and the new value holds no reduction
     // (computed element by element, a reduction would run once per element).
@@ -373,7 +431,9 @@ std::string sequential_loop_veto(const ir::Node &loop) {
   }
   if (rows == 0 && written > runtime::min_chunk_elements)
     return "its updates are large enough for threads and do not split by rows";
-  if (sequential_loop_staged(loop) && written / std::max<int64_t>(1, rows) > max_staged_elements)
+  // Row by row, a step's temporaries hold one row's part; otherwise all of it.
+  const int64_t staged = split && runs_row_by_row(loop, *split) ? written / rows : written;
+  if (sequential_loop_staged(loop) && staged > max_staged_elements)
     return changed.size() > 1 ? "it updates several carries by more than a stack holds"
                               : "its update reads the carry where it does not write";
   // What the steps compute, short of the params and the buffers of its own: inline code.
@@ -548,7 +608,7 @@ std::string KernelPlan::structural_key() const {
   std::string key = fmt::format("box:{};", boxed_axes);
   if (stream_outputs) key += "stream;";
   if (updates_operand) key += "update;";
-  if (!loop_rows.empty()) key += fmt::format("rows:{};", loop_rows[0]);
+  if (!loop_split.empty()) key += fmt::format("split:{}@{};", loop_split[0], loop_split_axis);
   if (sequential_loop) key += "sequential;";
   for (const ir::Node *in : inputs)
     key += fmt::format("p:{};", ir::type_str(*in));

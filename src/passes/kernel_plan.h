@@ -54,9 +54,12 @@ struct KernelPlan {
   // the others' in first. Its 0-d carries live in registers; the carries it leaves as they are are
   // read from their initial values. Set by fusion.
   bool sequential_loop = false;
-  // Such a loop's rows, {rows}, where its steps split by rows (sequential_loop_rows): the kernel
-  // runs the whole loop for each row of its box in turn. Empty: one task runs it all.
-  Shape loop_rows{};
+  // Such a loop's split (sequential_loop_split): {the extent of its carries' axis
+  // loop_split_axis}, the kernel's index space. Split along axis 0, the kernel runs the whole loop
+  // for each row of its box in turn; along another axis, once over its box's part. Empty: one
+  // task runs it all.
+  Shape loop_split{};
+  size_t loop_split_axis = 0;
   // In a multi-process program, the extent of the window of its array that each input's buffer
   // and the outputs' buffers hold (the strides the kernel indexes them with; global indices still
   // address them, through the window's base); none: the whole array.
@@ -107,8 +110,8 @@ std::string scan_kernel_veto(const ir::Node &scan);
 // Why a loop (a scan of no xs and no stacked outputs, or a while) cannot run step by step inside
 // one kernel, or "" where it can: a body that changes its array carries each by
 // dynamic_update_slices or slice_updates (one, or a chain), or replaces one whole where the loop
-// runs by rows (replaces_carry, sequential_loop_rows), all small enough for one thread
-// (runtime::min_chunk_elements) unless it runs by rows, so the kernel stores each step's updates
+// splits (replaces_carry, sequential_loop_split), all small enough for one thread
+// (runtime::min_chunk_elements) unless it splits, so the kernel stores each step's updates
 // into the carries' memory; its 0-d carries (counters, bounds) computed from anything, in
 // registers; no loop, library call or large reduction of its own (small ones, a dot product of a
 // row, run inline). One update that writes one element or reads its carry only where it writes
@@ -117,15 +120,26 @@ std::string scan_kernel_veto(const ir::Node &scan);
 // must fit there. A carry's initial value read elsewhere too (captured, or another carry's) is
 // copied, not written over (sequential_loop_writes_over_init).
 std::string sequential_loop_veto(const ir::Node &loop);
-// The rows of its changed carries' axis 0 that such a loop's steps split into, or 0. They split
-// where every update a step stores covers axis 0 whole (the same extent, at least 2) and row i
-// of what the body computes from those carries reads their row i alone (elementwise ops; slices,
-// dynamic slices, updates, broadcasts, transposes and reshapes that keep axis 0 whole and first;
-// reductions over other axes), and no 0-d carry or while condition reads them. Then each row's
-// steps depend on no other row's, so the loop runs row by row (interchanged: a row's part of
+// An axis of its changed carries along which such a loop's steps split, and its extent.
+struct LoopSplit {
+  size_t axis;
+  int64_t extent;
+};
+// The first axis that splits, or none. An axis splits where every update a step stores covers it
+// whole (the same extent, at least 2) and position i along it of what the body computes from
+// those carries reads their position i alone (elementwise ops; slices, dynamic slices, updates
+// whole along it; broadcasts, transposes, reshapes and reductions over other axes that keep it,
+// wherever they move it), and no 0-d carry or while condition reads them. Then each part's steps
+// depend on no other part's: the loop runs row by row along axis 0 (interchanged: a row's part of
 // the carries stays in cache across steps, where step by step each step would stream them all),
-// the rows split over threads.
-int64_t sequential_loop_rows(const ir::Node &loop);
+// or over a part of another axis (deriche's row recursion split by columns), the parts over
+// threads.
+std::optional<LoopSplit> sequential_loop_split(const ir::Node &loop);
+// Whether a loop so split runs row by row (each row's whole loop in turn) rather than step by
+// step over its box's part of the axis: split along axis 0, where a row's part of a step fills a
+// vector (vadv's rows of a plane) or the step's temporaries would not fit whole. One element a
+// row (deriche's column recursion), row by row would be a chain of dependent scalar steps.
+bool runs_row_by_row(const ir::Node &loop, const LoopSplit &split);
 // The array carries such a loop changes, in order.
 std::vector<size_t> sequential_loop_carries(const ir::Node &loop);
 // Whether a loop run step by step (sequential_loop) may write its first carry's steps over that

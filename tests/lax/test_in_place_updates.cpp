@@ -44,16 +44,17 @@ TEST(InPlaceUpdates, PlansSayWhichUpdatesRunInPlaceAndWhy) {
   });
   const std::string looped = plan_of(loop, x, i);
   EXPECT_TRUE(contains(looped, "(update copy: argument 0 is not donated) (while loop inside the "
-                               "kernel, step by step, its carry in place)"))
+                               "kernel, step by step, its carries' axis 1 (32 long) split over "
+                               "threads, its carry in place)"))
       << looped;
   EXPECT_FALSE(contains(looped, "region 0:")) << looped;
-  // A carry updated beside one rewritten whole: a program per step, the updated carry donated
-  // to the body, so each iteration writes one row into it.
+  // A carry updated beside one rewritten whole, reversed (no axis splits): a program per step,
+  // the updated carry donated to the body, so each iteration writes one row into it.
   const jx::Jitted pair = jx::jit([](const Array &a, const Array &n) {
     return lax::fori_loop(
         0, n,
         [](const Array &k, const Arrays &c) {
-          return Arrays{c[0].at(k).set(k.astype(c[0].dtype())), c[1] * 0.5};
+          return Arrays{c[0].at(k).set(k.astype(c[0].dtype())), jnp::flip(c[1]) * 0.5};
         },
         Arrays{a, a + 1.0});
   });

@@ -339,8 +339,9 @@ TEST(LoopKernels, SequentialLoopsStageUpdatesThatReadWhatTheyWrite) {
 // Loops whose steps update or replace every row of their carries and compute each row from
 // itself alone (a tridiagonal sweep along the last axis and its back substitution, as vadv's
 // Thomas algorithm; a column rewritten from a sum over its row) run row by row, the rows split
-// over threads, the counter read after the loop stored once. Loops whose rows mix (a flipped
-// column, a 0-d carry summing a carry) do not.
+// over threads, the counter read after the loop stored once; a column a step splits by rows
+// but runs step by step over each part; a recursion over rows splits by columns. Loops whose rows
+// mix (a flipped column, a 0-d carry summing a carry) do not.
 TEST(LoopKernels, SequentialLoopsRunRowByRow) {
   const jx::Slice all = jx::slice();
   const Array w = jnp::sin(jnp::arange(64.0 * 7.0 * 12.0)).reshape({64, 7, 12}) + 2.0;
@@ -378,7 +379,10 @@ TEST(LoopKernels, SequentialLoopsRunRowByRow) {
   };
   expect_agree(columns(grid));
   const std::string column_plan = jx::jit(columns).lower(grid).compile().as_text();
-  EXPECT_TRUE(contains(column_plan, "row by row over its carries' 40 rows")) << column_plan;
+  // One element a row a step: split along axis 0, step by step over each part's rows (row by
+  // row, each row would be a chain of dependent scalar steps).
+  EXPECT_TRUE(contains(column_plan, "its carries' axis 0 (40 long) split over threads"))
+      << column_plan;
   std::vector<double> g(40 * 6);
   for (size_t e = 0; e < g.size(); ++e)
     g[e] = std::cos(double(e));
@@ -421,7 +425,33 @@ TEST(LoopKernels, SequentialLoopsRunRowByRow) {
   expect_agree(swapped(grid, grid * 0.5 + 1.0));
   const std::string swapped_plan = jx::jit(swapped).lower(grid, grid).compile().as_text();
   EXPECT_TRUE(contains(swapped_plan, "row by row over its carries' 40 rows")) << swapped_plan;
-  // Rows that mix: step by step, not by rows.
+  // Deriche's row recursion: row i from rows i - 1 and i - 2 (a row read by integer index is a
+  // vector, its axis 0 the carry's axis 1): split along axis 1, each part running every step;
+  // against C++ loops.
+  const Array image = jnp::sin(jnp::arange(300.0 * 64.0)).reshape({300, 64});
+  auto recursion = [&](const Array &x) {
+    return lax::fori_loop(
+        2, 300,
+        [&](const Array &i, const Array &y) {
+          return y.at(i, all).set(x(i, all) * 0.5 + y(i - 1, all) * 0.25 - y(i - 2, all) * 0.125);
+        },
+        x);
+  };
+  expect_agree(recursion(image));
+  const std::string recursion_plan = jx::jit(recursion).lower(image).compile().as_text();
+  EXPECT_TRUE(contains(recursion_plan, "its carries' axis 1 (64 long) split over threads"))
+      << recursion_plan;
+  std::vector<double> y(300 * 64);
+  for (size_t e = 0; e < y.size(); ++e)
+    y[e] = std::sin(double(e));
+  for (size_t i = 2; i < 300; ++i)
+    for (size_t j = 0; j < 64; ++j)
+      y[i * 64 + j] = std::sin(double(i * 64 + j)) * 0.5 + y[(i - 1) * 64 + j] * 0.25 -
+                      y[(i - 2) * 64 + j] * 0.125;
+  const Array recursed = jx::jit(recursion)(image).reshape({-1});
+  for (size_t e = 0; e < y.size(); ++e)
+    ASSERT_NEAR(recursed(int64_t(e)).item<double>(), y[e], 1e-12 * (1 + std::abs(y[e]))) << e;
+  // Rows that mix: step by step, not split.
   auto flipped = [&](const Array &a) {
     return lax::fori_loop(
         1, 6,
@@ -443,6 +473,7 @@ TEST(LoopKernels, SequentialLoopsRunRowByRow) {
                            jx::jit(summed).lower(grid).compile().as_text()}) {
     EXPECT_TRUE(contains(plan, "inside the kernel, step by step")) << plan;
     EXPECT_FALSE(contains(plan, "row by row")) << plan;
+    EXPECT_FALSE(contains(plan, "split over threads")) << plan;
   }
   expect_agree(flipped(grid));
   expect_agree(summed(grid));
@@ -558,7 +589,8 @@ TEST(LoopKernels, RandomUpdateLoopsMatchTheEvaluator) {
       ASSERT_NEAR(got(e).item<double>(), expected[size_t(e)],
                   1e-11 * (1 + std::abs(expected[size_t(e)])))
           << "element " << e;
-    sequential += contains(jx::jit(f).lower(A, B).compile().as_text(), "step by step, its carry");
+    sequential +=
+        contains(jx::jit(f).lower(A, B).compile().as_text(), "inside the kernel, step by step");
   }
   // Most run step by step in one kernel (the rest change only the 0-d carry).
   EXPECT_GE(sequential, loops * 3 / 4) << sequential << " of " << loops;
