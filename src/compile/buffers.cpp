@@ -45,12 +45,10 @@ int64_t work_per_element(const passes::KernelPlan &plan) {
 int64_t work_per_row(const passes::KernelPlan &plan) {
   if (!plan.loop_split.empty()) {
     const ir::Node &loop = *plan.roots[0]->inputs[0];
-    int64_t written = 0;
-    for (size_t k : passes::sequential_loop_carries(loop))
-      for (const ir::Node *v : passes::sequential_loop_writes(loop, k))
-        written += v->size() / plan.loop_split[0];
     const int64_t steps = loop.op == ir::Op::Scan ? loop.attrs[2] : 1;
-    return std::max<int64_t>(1, steps * written) * work_per_element(plan);
+    return std::max<int64_t>(1,
+                             steps * passes::sequential_loop_written(loop) / plan.loop_split[0]) *
+           work_per_element(plan);
   }
   const Shape &shape = plan.loop_shape();
   return shape_size(shape) / std::max<int64_t>(1, shape.empty() ? 1 : shape[0]) *

@@ -379,12 +379,17 @@ std::optional<LoopSplit> sequential_loop_split(const ir::Node &loop) {
   return std::nullopt;
 }
 
-bool runs_row_by_row(const ir::Node &loop, const LoopSplit &split) {
-  if (split.axis != 0) return false;
+int64_t sequential_loop_written(const ir::Node &loop) {
   int64_t written = 0;
   for (size_t k : sequential_loop_carries(loop))
     for (const ir::Node *v : sequential_loop_writes(loop, k))
       written += v->size();
+  return written;
+}
+
+bool runs_row_by_row(const ir::Node &loop, const LoopSplit &split) {
+  if (split.axis != 0) return false;
+  const int64_t written = sequential_loop_written(loop);
   return written / split.extent >= min_row_part ||
          (sequential_loop_staged(loop) && written > max_staged_elements);
 }
@@ -418,19 +423,16 @@ std::string sequential_loop_veto(const ir::Node &loop) {
   if (body.outputs.size() != carries) return "it stacks outputs";
   const std::vector<size_t> changed = sequential_loop_carries(loop);
   if (changed.empty()) return "no array carry changes";
-  int64_t written = 0;
   const std::optional<LoopSplit> split = sequential_loop_split(loop);
   const int64_t rows = split ? split->extent : 0;
-  for (size_t k : changed) {
-    // A carry replaced whole, where the loop runs by rows and the new value holds no reduction
-    // (computed element by element, a reduction would run once per element).
+  // A carry replaced whole, where the loop splits and the new value holds no reduction (computed
+  // element by element, a reduction would run once per element).
+  for (size_t k : changed)
     if (replaces_carry(loop, k) && (rows == 0 || reads_reduction(*body.outputs[k], body.params)))
       return "an array carry changes other than by updates";
-    for (const ir::Node *v : sequential_loop_writes(loop, k))
-      written += v->size();
-  }
+  const int64_t written = sequential_loop_written(loop);
   if (rows == 0 && written > runtime::min_chunk_elements)
-    return "its updates are large enough for threads and do not split by rows";
+    return "its updates are large enough for threads and split along no axis";
   // Row by row, a step's temporaries hold one row's part; otherwise all of it.
   const int64_t staged = split && runs_row_by_row(loop, *split) ? written / rows : written;
   if (sequential_loop_staged(loop) && staged > max_staged_elements)

@@ -164,6 +164,8 @@ std::vector<const ir::Node *> sequential_loop_updates(const ir::Node &loop, size
 bool replaces_carry(const ir::Node &loop, size_t k);
 // What a step writes into carry k: its updates' values in order, or the replacement whole.
 std::vector<const ir::Node *> sequential_loop_writes(const ir::Node &loop, size_t k);
+// Elements a step writes into the carries it changes, in all.
+int64_t sequential_loop_written(const ir::Node &loop);
 // Whether carry k's one update may be stored as it is computed (update_in_place), reading the
 // carries stored before it in sequential_loop_order from their buffers.
 bool sequential_update_in_place(const ir::Node &loop, size_t k);
