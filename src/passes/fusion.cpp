@@ -501,7 +501,8 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
       passes::KernelPlan plan{std::move(scan->second), {}};
       plan.sequential_loop = sequential.count(n->inputs[0].get()) > 0;
       if (plan.sequential_loop)
-        if (const std::optional<LoopSplit> split = sequential_loop_split(*n->inputs[0])) {
+        if (const std::optional<LoopSplit> split = sequential_loop_split(*n->inputs[0]);
+            split && worth_splitting(*n->inputs[0], *split)) {
           plan.loop_split = {split->extent};
           plan.loop_split_axis = split->axis;
         }

@@ -165,6 +165,10 @@ constexpr int64_t max_staged_elements = 1 << 13;
 // Elements of a row a step writes, at least, for a loop split along axis 0 to run row by row: a
 // vector's worth (fewer, each row would be a chain of dependent scalar steps).
 constexpr int64_t min_row_part = 8;
+// Elements a loop split step by step over its parts writes in all, at least: below, its parts'
+// short vector loops and the pool's wake-up cost more than a second thread gains (syrk's inner
+// loop, 150 steps of a 200-element row, called 200 times: 3.9 -> 7-9.9 ms split by columns).
+constexpr int64_t min_split_work = int64_t(1) << 18;
 } // namespace
 
 std::vector<size_t> sequential_loop_carries(const ir::Node &loop) {
@@ -392,6 +396,11 @@ bool runs_row_by_row(const ir::Node &loop, const LoopSplit &split) {
   const int64_t written = sequential_loop_written(loop);
   return written / split.extent >= min_row_part ||
          (sequential_loop_staged(loop) && written > max_staged_elements);
+}
+
+bool worth_splitting(const ir::Node &loop, const LoopSplit &split) {
+  if (runs_row_by_row(loop, split) || loop.op == ir::Op::While) return true;
+  return loop.attrs[2] * sequential_loop_written(loop) >= min_split_work;
 }
 
 namespace {

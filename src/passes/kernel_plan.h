@@ -140,6 +140,10 @@ std::optional<LoopSplit> sequential_loop_split(const ir::Node &loop);
 // vector (vadv's rows of a plane) or the step's temporaries would not fit whole. One element a
 // row (deriche's column recursion), row by row would be a chain of dependent scalar steps.
 bool runs_row_by_row(const ir::Node &loop, const LoopSplit &split);
+// Whether fusion splits it (KernelPlan::loop_split): row by row always (the interchange keeps a
+// row in cache), step by step over parts where its steps write enough in all for two threads (a
+// while's steps are unknown: it splits); otherwise one task runs it.
+bool worth_splitting(const ir::Node &loop, const LoopSplit &split);
 // The array carries such a loop changes, in order.
 std::vector<size_t> sequential_loop_carries(const ir::Node &loop);
 // Whether a loop run step by step (sequential_loop) may write its first carry's steps over that

@@ -339,9 +339,9 @@ TEST(LoopKernels, SequentialLoopsStageUpdatesThatReadWhatTheyWrite) {
 // Loops whose steps update or replace every row of their carries and compute each row from
 // itself alone (a tridiagonal sweep along the last axis and its back substitution, as vadv's
 // Thomas algorithm; a column rewritten from a sum over its row) run row by row, the rows split
-// over threads, the counter read after the loop stored once; a column a step splits by rows
-// but runs step by step over each part; a recursion over rows splits by columns. Loops whose rows
-// mix (a flipped column, a 0-d carry summing a carry) do not.
+// over threads, the counter read after the loop stored once; a long recursion over rows splits
+// by columns, each part running every step (a short one, or a column a step, runs as one task).
+// Loops whose rows mix (a flipped column, a 0-d carry summing a carry) do not.
 TEST(LoopKernels, SequentialLoopsRunRowByRow) {
   const jx::Slice all = jx::slice();
   const Array w = jnp::sin(jnp::arange(64.0 * 7.0 * 12.0)).reshape({64, 7, 12}) + 2.0;
@@ -379,10 +379,9 @@ TEST(LoopKernels, SequentialLoopsRunRowByRow) {
   };
   expect_agree(columns(grid));
   const std::string column_plan = jx::jit(columns).lower(grid).compile().as_text();
-  // One element a row a step: split along axis 0, step by step over each part's rows (row by
-  // row, each row would be a chain of dependent scalar steps).
-  EXPECT_TRUE(contains(column_plan, "its carries' axis 0 (40 long) split over threads"))
-      << column_plan;
+  // One element a row a step: not row by row (each row would be a chain of dependent scalar
+  // steps), and too little work to split step by step over parts: one task.
+  EXPECT_TRUE(contains(column_plan, "inside the kernel, step by step, its carry")) << column_plan;
   std::vector<double> g(40 * 6);
   for (size_t e = 0; e < g.size(); ++e)
     g[e] = std::cos(double(e));
@@ -428,7 +427,7 @@ TEST(LoopKernels, SequentialLoopsRunRowByRow) {
   // Deriche's row recursion: row i from rows i - 1 and i - 2 (a row read by integer index is a
   // vector, its axis 0 the carry's axis 1): split along axis 1, each part running every step;
   // against C++ loops.
-  const Array image = jnp::sin(jnp::arange(300.0 * 64.0)).reshape({300, 64});
+  const Array image = jnp::sin(jnp::arange(300.0 * 1024.0)).reshape({300, 1024});
   auto recursion = [&](const Array &x) {
     return lax::fori_loop(
         2, 300,
@@ -437,20 +436,32 @@ TEST(LoopKernels, SequentialLoopsRunRowByRow) {
         },
         x);
   };
-  expect_agree(recursion(image));
   const std::string recursion_plan = jx::jit(recursion).lower(image).compile().as_text();
-  EXPECT_TRUE(contains(recursion_plan, "its carries' axis 1 (64 long) split over threads"))
+  EXPECT_TRUE(contains(recursion_plan, "its carries' axis 1 (1024 long) split over threads"))
       << recursion_plan;
-  std::vector<double> y(300 * 64);
+  std::vector<double> y(300 * 1024);
   for (size_t e = 0; e < y.size(); ++e)
     y[e] = std::sin(double(e));
   for (size_t i = 2; i < 300; ++i)
-    for (size_t j = 0; j < 64; ++j)
-      y[i * 64 + j] = std::sin(double(i * 64 + j)) * 0.5 + y[(i - 1) * 64 + j] * 0.25 -
-                      y[(i - 2) * 64 + j] * 0.125;
-  const Array recursed = jx::jit(recursion)(image).reshape({-1});
+    for (size_t j = 0; j < 1024; ++j)
+      y[i * 1024 + j] = std::sin(double(i * 1024 + j)) * 0.5 + y[(i - 1) * 1024 + j] * 0.25 -
+                        y[(i - 2) * 1024 + j] * 0.125;
+  const Array recursed = jx::jit(recursion)(image);
+  const std::vector<double> got_y = test_util::as_doubles(
+      jx::api::evaluate_with(jx::api::Backend::Compiler, recursed.node()), jx::float64, y.size());
   for (size_t e = 0; e < y.size(); ++e)
-    ASSERT_NEAR(recursed(int64_t(e)).item<double>(), y[e], 1e-12 * (1 + std::abs(y[e]))) << e;
+    ASSERT_NEAR(got_y[e], y[e], 1e-12 * (1 + std::abs(y[e]))) << e;
+  // A short loop splits only where it runs row by row: 150 steps of a 64-element row run as one
+  // task.
+  auto short_recursion = [&](const Array &x) {
+    return lax::fori_loop(
+        2, 150,
+        [&](const Array &i, const Array &v) { return v.at(i, all).set(v(i - 1, all) * 0.5); }, x);
+  };
+  const Array small = image(jx::slice(0, 150), jx::slice(0, 64));
+  expect_agree(short_recursion(small));
+  const std::string short_plan = jx::jit(short_recursion).lower(small).compile().as_text();
+  EXPECT_TRUE(contains(short_plan, "inside the kernel, step by step, its carry")) << short_plan;
   // Rows that mix: step by step, not split.
   auto flipped = [&](const Array &a) {
     return lax::fori_loop(
