@@ -61,7 +61,7 @@ void Emitter::emit_sequential_loop() {
   // along axis 0 the row it runs, along another the box's part of that axis.
   const bool split = !plan_.loop_split.empty();
   const size_t split_axis = plan_.loop_split_axis;
-  const bool by_rows = split && passes::runs_row_by_row(loop, {split_axis, plan_.loop_split[0]});
+  const bool by_rows = plan_.loop_row_by_row;
   Value *row = nullptr;
   auto over = [&](const Shape &shape) {
     return [&, shape](const std::function<void(const Index &)> &f) {

@@ -170,7 +170,7 @@ std::string Executable::as_text() const {
             loop.op == ir::Op::While ? std::string("while loop")
                                      : fmt::format("loop of {} steps", loop.attrs[2]),
             s.plan->loop_split.empty() ? ""
-            : passes::runs_row_by_row(loop, {s.plan->loop_split_axis, s.plan->loop_split[0]})
+            : s.plan->loop_row_by_row
                 ? fmt::format(", row by row over its carries' {} rows", s.plan->loop_split[0])
                 : fmt::format(", its carries' axis {} ({} long) split over threads",
                               s.plan->loop_split_axis, s.plan->loop_split[0]),

@@ -505,6 +505,7 @@ std::vector<Step> plan_steps(const std::vector<ir::NodePtr> &roots, bool fuse,
             split && worth_splitting(*n->inputs[0], *split)) {
           plan.loop_split = {split->extent};
           plan.loop_split_axis = split->axis;
+          plan.loop_row_by_row = runs_row_by_row(*n->inputs[0], *split);
         }
       scan->second.clear();
       for (const ir::NodePtr &in : n->inputs[0]->inputs)

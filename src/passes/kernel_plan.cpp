@@ -619,7 +619,9 @@ std::string KernelPlan::structural_key() const {
   std::string key = fmt::format("box:{};", boxed_axes);
   if (stream_outputs) key += "stream;";
   if (updates_operand) key += "update;";
-  if (!loop_split.empty()) key += fmt::format("split:{}@{};", loop_split[0], loop_split_axis);
+  if (!loop_split.empty())
+    key += fmt::format("split:{}@{}{};", loop_split[0], loop_split_axis,
+                       loop_row_by_row ? ",rows" : "");
   if (sequential_loop) key += "sequential;";
   for (const ir::Node *in : inputs)
     key += fmt::format("p:{};", ir::type_str(*in));

@@ -60,6 +60,7 @@ struct KernelPlan {
   // task runs it all.
   Shape loop_split{};
   size_t loop_split_axis = 0;
+  bool loop_row_by_row = false; // runs_row_by_row, decided once by fusion
   // In a multi-process program, the extent of the window of its array that each input's buffer
   // and the outputs' buffers hold (the strides the kernel indexes them with; global indices still
   // address them, through the window's base); none: the whole array.
