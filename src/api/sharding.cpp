@@ -1,6 +1,6 @@
 // jax.sharding: devices, meshes, partition specs, shardings and the boxes they give each device;
-// device_put and the Array's sharding accessors. The tiles' boxes are the sharding stage's
-// (sharding::tile_box).
+// device_put and the Array's sharding accessors. How each sharding tiles an array is the sharding
+// stage's (sharding/tiling.h).
 #include <jx/array.h>
 #include <jx/jit.h>
 #include <jx/sharding.h>
@@ -17,6 +17,7 @@
 #include "runtime/devices.h"
 #include "runtime/thread_pool.h"
 #include "sharding/placement.h"
+#include "sharding/tiling.h"
 
 namespace jx {
 
@@ -50,23 +51,6 @@ void check_devices(const std::vector<Device> &devices, std::string_view owner) {
   }
 }
 
-std::vector<int64_t> unravel(int64_t flat, const Shape &shape) {
-  std::vector<int64_t> coords(shape.size());
-  for (size_t k = shape.size(); k-- > 0;) {
-    coords[k] = flat % shape[k];
-    flat /= shape[k];
-  }
-  return coords;
-}
-
-// How a sharding splits the arrays of one rank: the number of ways each dimension is split, and
-// each device's tile (its coordinate along every dimension), by device id.
-struct Tiling {
-  Shape ways;
-  std::vector<std::pair<Device, std::vector<int64_t>>> tiles;
-  bool operator==(const Tiling &) const = default;
-};
-
 bool fully_replicated(const PositionalSharding &s) {
   return std::all_of(s.shape().begin(), s.shape().end(), [](int64_t d) { return d == 1; });
 }
@@ -83,49 +67,33 @@ std::vector<std::vector<size_t>> spec_axes(const NamedSharding &s) {
   return out;
 }
 
-Tiling tiling_of(const NamedSharding &s, int64_t ndim) {
-  const Shape &sizes = s.mesh().axis_sizes();
-  const std::vector<std::vector<size_t>> axes = spec_axes(s);
-  Tiling t{Shape(size_t(ndim), 1), {}};
-  for (size_t dim = 0; dim < axes.size(); ++dim)
-    for (size_t a : axes[dim])
-      t.ways[dim] *= sizes[a];
-  const std::vector<Device> &devices = s.mesh().devices().devices;
-  for (size_t f = 0; f < devices.size(); ++f) {
-    const std::vector<int64_t> at = unravel(int64_t(f), sizes);
-    std::vector<int64_t> tile(size_t(ndim), 0);
-    // The first axis an entry names is the most significant, as JAX orders them.
-    for (size_t dim = 0; dim < axes.size(); ++dim)
-      for (size_t a : axes[dim])
-        tile[dim] = tile[dim] * sizes[a] + at[a];
-    t.tiles.emplace_back(devices[f], std::move(tile));
-  }
-  return t;
-}
-
-Tiling tiling_of(const PositionalSharding &s, int64_t ndim) {
-  if (fully_replicated(s)) {
-    Tiling t{Shape(size_t(ndim), 1), {}};
-    for (Device d : s.devices())
-      t.tiles.emplace_back(d, std::vector<int64_t>(size_t(ndim), 0));
-    return t;
-  }
-  Tiling t{s.shape(), {}};
-  for (size_t p = 0; p < s.device_sets().size(); ++p)
-    for (Device d : s.device_sets()[p])
-      t.tiles.emplace_back(d, unravel(int64_t(p), s.shape()));
-  return t;
-}
-
-Tiling tiling_of(const SingleDeviceSharding &s, int64_t ndim) {
-  return {Shape(size_t(ndim), 1), {{s.device(), std::vector<int64_t>(size_t(ndim), 0)}}};
+std::vector<int> ids(const std::vector<Device> &devices) {
+  std::vector<int> out;
+  for (Device d : devices)
+    out.push_back(d.id);
+  return out;
 }
 
 // Arrays of rank ndim under s (which must apply to that rank), tiles by device id.
-Tiling tiling(const Sharding &s, int64_t ndim) {
-  Tiling t = std::visit([&](const auto &v) { return tiling_of(v, ndim); }, s.value());
-  std::sort(t.tiles.begin(), t.tiles.end());
-  return t;
+sharding::Tiling tiling(const Sharding &s, int64_t ndim) {
+  struct {
+    int64_t ndim;
+    sharding::Tiling operator()(const NamedSharding &n) {
+      return sharding::mesh_tiling(n.mesh().axis_sizes(), ids(n.mesh().devices().devices),
+                                   spec_axes(n), ndim);
+    }
+    sharding::Tiling operator()(const PositionalSharding &p) {
+      if (fully_replicated(p)) return sharding::replicated_tiling(ids(p.devices()), ndim);
+      std::vector<std::vector<int>> sets;
+      for (const std::vector<Device> &set : p.device_sets())
+        sets.push_back(ids(set));
+      return sharding::grid_tiling(p.shape(), sets);
+    }
+    sharding::Tiling operator()(const SingleDeviceSharding &d) {
+      return sharding::replicated_tiling({d.device().id}, ndim);
+    }
+  } visitor{ndim};
+  return std::visit(visitor, s.value());
 }
 
 // JAX's _device_assignment: the devices in the order the sharding was built from.
@@ -308,7 +276,7 @@ PositionalSharding PositionalSharding::replicate(std::optional<int64_t> axis, bo
   std::vector<std::vector<Device>> sets(size_t(shape_size(kept_shape)));
   const std::vector<int64_t> kept_strides = row_major_strides(kept_shape);
   for (size_t p = 0; p < sets_.size(); ++p) {
-    const std::vector<int64_t> at = unravel(int64_t(p), shape_);
+    const std::vector<int64_t> at = sharding::coordinates(int64_t(p), shape_);
     int64_t q = 0;
     for (size_t k = 0, j = 0; k < shape_.size(); ++k)
       if (!reduced[k]) q += at[k] * kept_strides[j++];
@@ -363,25 +331,21 @@ void Sharding::check_compatible_aval(const Shape &shape) const {
 
 std::vector<ShardBox> Sharding::shard_boxes(const Shape &global) const {
   check_compatible_aval(global);
-  const Tiling t = tiling(*this, int64_t(global.size()));
   std::vector<ShardBox> boxes;
-  for (const auto &[device, tile] : t.tiles) {
-    sharding::DeviceBox box = sharding::tile_box(device.id, tile, t.ways, global);
-    boxes.push_back(ShardBox{device, std::move(box.lo), std::move(box.hi)});
-  }
+  for (sharding::DeviceBox &box :
+       sharding::tile_boxes(tiling(*this, int64_t(global.size())), global))
+    boxes.push_back(ShardBox{Device{box.device}, std::move(box.lo), std::move(box.hi)});
   return boxes;
 }
 
 sharding::Placement api::placement_of(const Sharding &s, const Shape &shape) {
-  sharding::Placement out;
-  for (const ShardBox &box : s.shard_boxes(shape))
-    out.push_back({box.device.id, box.lo, box.hi});
-  return out;
+  s.check_compatible_aval(shape);
+  return sharding::tile_boxes(tiling(s, int64_t(shape.size())), shape);
 }
 
 Shape Sharding::shard_shape(const Shape &global) const {
   check_compatible_aval(global);
-  const Tiling t = tiling(*this, int64_t(global.size()));
+  const sharding::Tiling t = tiling(*this, int64_t(global.size()));
   Shape out;
   for (size_t dim = 0; dim < global.size(); ++dim) {
     if (global[dim] % t.ways[dim] != 0)
@@ -455,7 +419,7 @@ Array device_put(const Array &x, const Sharding &sharding) {
                                  "annotation {}: {}",
                                  sharding.str(), e.what()));
   }
-  const Tiling t = tiling(sharding, x.ndim());
+  const sharding::Tiling t = tiling(sharding, x.ndim());
   for (size_t dim = 0; dim < t.ways.size(); ++dim)
     if (x.shape()[dim] % t.ways[dim] != 0)
       throw ValueError(fmt::format(

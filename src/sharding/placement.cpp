@@ -192,17 +192,6 @@ Placement bands_per_process(const Placement &boxes, const Shape &shape, int devi
 
 } // namespace
 
-DeviceBox tile_box(int device, const std::vector<int64_t> &tile, const Shape &ways,
-                   const Shape &shape) {
-  DeviceBox box{device, {}, {}};
-  for (size_t a = 0; a < shape.size(); ++a) {
-    const int64_t n = shape[a], chunk = (n + ways[a] - 1) / ways[a];
-    box.lo.push_back(std::min(tile[a] * chunk, n));
-    box.hi.push_back(std::min(tile[a] * chunk + chunk, n));
-  }
-  return box;
-}
-
 Placement distinct_boxes(const Placement &placement, const Shape &shape) {
   Placement out;
   for (const DeviceBox &b : placement)

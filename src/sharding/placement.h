@@ -56,12 +56,6 @@ place(std::vector<passes::Step> &plan, const std::vector<ir::NodePtr> &roots,
       const std::vector<Placement> &placements, const std::vector<ir::NodePtr> &params,
       const std::vector<Placement> &param_placements, int devices_per_process = 0);
 
-// Device `device`'s box when each axis a of `shape` is split ways[a] times and the device holds
-// tile `tile` (its chunk index per axis). Chunks are ceil(shape[a] / ways[a]) long, as JAX tiles:
-// the last ones may be short or empty.
-DeviceBox tile_box(int device, const std::vector<int64_t> &tile, const Shape &ways,
-                   const Shape &shape);
-
 // The distinct boxes of a placement (replicas compute once), or none when one box is the whole
 // array.
 Placement distinct_boxes(const Placement &placement, const Shape &shape);
