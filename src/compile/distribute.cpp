@@ -1,6 +1,7 @@
 // Stage 6, for programs that span processes: which of a step's boxes this process computes, and
 // the boxes each step sends and receives. Every process builds the same global schedule from the
-// same plan (device d lives on process d / local devices) and keeps its own part of it.
+// same plan (sharding/processes.h: who holds what, the messages) and keeps its own part of it:
+// windows of its buffers and the runtime's exchanges.
 #include "compile/distribute.h"
 
 #include "compile/executable.h"
@@ -9,7 +10,7 @@
 #include <optional>
 
 #include "runtime/thread_pool.h"
-#include "sharding/regions.h"
+#include "sharding/processes.h"
 
 namespace jx::compile {
 
@@ -17,80 +18,18 @@ namespace {
 
 using sharding::Region;
 
-// A part of a slot's array that a process holds.
-struct Piece {
-  Region region;
-  int process;
-};
-// Per slot: the pieces that hold it, or none for a value every process holds whole (constants,
-// random fills, steps every process computes).
-using Holding = std::optional<std::vector<Piece>>;
-
-struct GlobalMessage {
-  int from, to, slot;
-  Region region;
-};
-
-Region whole(const Shape &shape) { return {std::vector<int64_t>(shape.size(), 0), shape}; }
-
-bool contains(const Region &outer, const Region &inner) {
-  for (size_t a = 0; a < outer.lo.size(); ++a)
-    if (inner.lo[a] < outer.lo[a] || inner.hi[a] > outer.hi[a]) return false;
-  return true;
-}
-
-class Schedule {
-public:
-  Schedule(int processes, int local_devices) : processes_(processes), local_(local_devices) {}
-
-  int process_of(int device) const { return device / local_; }
-
-  // A placement's boxes as the pieces their devices' processes hold.
-  std::vector<Piece> pieces(const sharding::Placement &boxes) const {
-    std::vector<Piece> out;
-    for (const sharding::DeviceBox &b : boxes)
-      out.push_back({{b.lo, b.hi}, process_of(b.device)});
-    return out;
-  }
-
-  // Process `to` reads `need` of a slot held as `held`: a message from a holder of each part it
-  // lacks (of replicas, the first), unless one already carries it.
-  void need(int to, int slot, const Region &need, const Holding &held,
-            std::vector<GlobalMessage> &out) const {
-    if (!held || need.empty()) return;
-    for (const Piece &p : *held) {
-      if (p.process == to) continue;
-      const Region part = sharding::intersect(need, p.region);
-      if (part.empty()) continue;
-      // Held here as a replica, or sent already by an earlier replica of the same piece.
-      const bool local = std::any_of(held->begin(), held->end(), [&](const Piece &q) {
-        return q.process == to && contains(q.region, part);
-      });
-      const bool carried = std::any_of(out.begin(), out.end(), [&](const GlobalMessage &m) {
-        return m.to == to && m.slot == slot && contains(m.region, part);
-      });
-      if (!local && !carried) out.push_back({p.process, to, slot, part});
-    }
-  }
-
-  // Every process reads `need` of the slot.
-  void need_everywhere(int slot, const Region &need, const Holding &held,
-                       std::vector<GlobalMessage> &out) const {
-    for (int p = 0; p < processes_; ++p)
-      this->need(p, slot, need, held, out);
-  }
-
-private:
-  int processes_, local_;
-};
+using sharding::Holding;
+using sharding::Piece;
+using sharding::ProcessMessage;
+using sharding::whole;
 
 using Layout = runtime::Program::Layout;
 
 // This process's messages, as boxes of the windows its slots hold.
-runtime::Exchange own_part(const std::vector<GlobalMessage> &messages, int me,
+runtime::Exchange own_part(const std::vector<ProcessMessage> &messages, int me,
                            const std::vector<Layout> &layouts) {
   runtime::Exchange e;
-  for (const GlobalMessage &m : messages) {
+  for (const ProcessMessage &m : messages) {
     if (m.from != me && m.to != me) continue;
     const Layout &layout = layouts[size_t(m.slot)];
     runtime::Message r{.peer = m.from == me ? m.to : m.from,
@@ -124,8 +63,8 @@ bool same_pieces(const Holding &a, const Holding &b) {
 // shape held alike get one window, so that a result fed back as the next call's argument (a
 // loop's carries, every iteration) serves it without a copy. A kernel's outputs share one.
 void assign_windows(ProgramPlan &plan, const std::vector<Holding> &held,
-                    const std::vector<std::vector<GlobalMessage>> &step_messages,
-                    const std::vector<GlobalMessage> &gathers, int process) {
+                    const std::vector<std::vector<ProcessMessage>> &step_messages,
+                    const std::vector<ProcessMessage> &gathers, int process) {
   std::vector<Layout> &layouts = plan.processes->layouts;
   for (size_t slot = 0; slot < layouts.size(); ++slot) {
     Layout &l = layouts[slot];
@@ -137,14 +76,14 @@ void assign_windows(ProgramPlan &plan, const std::vector<Holding> &held,
     for (const Piece &p : *held[slot])
       if (p.process == process) l.window = l.window.hull(window(p.region));
   }
-  auto receive = [&](const std::vector<GlobalMessage> &messages) {
-    for (const GlobalMessage &m : messages)
+  auto receive = [&](const std::vector<ProcessMessage> &messages) {
+    for (const ProcessMessage &m : messages)
       if (m.to == process) {
         runtime::Window &w = layouts[size_t(m.slot)].window;
         w = w.hull(window(m.region));
       }
   };
-  for (const std::vector<GlobalMessage> &messages : step_messages)
+  for (const std::vector<ProcessMessage> &messages : step_messages)
     receive(messages);
   receive(gathers);
   std::vector<int> params;
@@ -222,12 +161,12 @@ struct Fingerprint {
 
 // Whether computing `box` of a kernel reads any of what this process receives for its inputs.
 bool reads_received(const ProgramStep &s, const runtime::Step &r, const Region &box,
-                    const std::vector<GlobalMessage> &messages, int process) {
+                    const std::vector<ProcessMessage> &messages, int process) {
   const auto regions = sharding::input_regions(*s.plan, box);
   for (size_t k = 0; k < s.plan->inputs.size(); ++k) {
     auto read = regions.find(s.plan->inputs[k]);
     if (read == regions.end()) continue;
-    for (const GlobalMessage &m : messages)
+    for (const ProcessMessage &m : messages)
       if (m.to == process && m.slot == r.inputs[k] &&
           !sharding::intersect(read->second, m.region).empty())
         return true;
@@ -240,7 +179,7 @@ bool reads_received(const ProgramStep &s, const runtime::Step &r, const Region &
 // it receives only near its first and last rows (a halo), its interior rows are early tasks too,
 // and the rows at its edges tasks run after the messages.
 void split_for_overlap(const ProgramStep &s, runtime::Step &r, const std::vector<Region> &local,
-                       const std::vector<GlobalMessage> &messages, int process) {
+                       const std::vector<ProcessMessage> &messages, int process) {
   const size_t rank = extent(s).size();
   const int64_t threads = int64_t(runtime::default_pool().size());
   std::vector<int64_t> early, late;
@@ -293,17 +232,17 @@ void partition_processes(ProgramPlan &plan, const LowerOptions &options) {
   const int process = options.process, processes = options.processes,
             local_devices = options.devices_per_process;
   ProcessPart &part = plan.processes.emplace();
-  const Schedule schedule(processes, local_devices);
+  const sharding::ProcessSchedule schedule(processes, local_devices);
   std::vector<Layout> &layout = part.layouts;
   layout.assign(size_t(plan.slot_count), {});
-  std::vector<std::vector<GlobalMessage>> step_messages(plan.steps.size());
+  std::vector<std::vector<ProcessMessage>> step_messages(plan.steps.size());
   std::vector<Holding> held(size_t(plan.slot_count));
   Fingerprint fingerprint;
   fingerprint.add(uint64_t(processes));
   fingerprint.add(uint64_t(local_devices));
   // What the messages move, into the fingerprint and the bytes moved.
-  auto account = [&](const std::vector<GlobalMessage> &messages) {
-    for (const GlobalMessage &m : messages) {
+  auto account = [&](const std::vector<ProcessMessage> &messages) {
+    for (const ProcessMessage &m : messages) {
       part.moved_bytes += double(m.region.size()) * double(layout[size_t(m.slot)].itemsize);
       fingerprint.add_all(std::vector<int64_t>{m.from, m.to, m.slot});
       fingerprint.add_all(m.region.lo);
@@ -318,7 +257,7 @@ void partition_processes(ProgramPlan &plan, const LowerOptions &options) {
       const ir::Node &n = s.roots.empty() ? *s.node : *s.roots[k];
       layout[size_t(r.outs[k])] = {n.shape, itemsize(n.dtype), {}};
     }
-    std::vector<GlobalMessage> messages;
+    std::vector<ProcessMessage> messages;
     // A kernel placed as one box of its whole output (one device's) runs in one process: that
     // device's.
     if (s.kind == ProgramStep::Kind::Kernel && r.boxes.empty() && s.node->size() > 0 &&
@@ -392,7 +331,7 @@ void partition_processes(ProgramPlan &plan, const LowerOptions &options) {
   }
   // Each output's addressable shards (the whole of an output without a sharding) on every
   // process.
-  std::vector<GlobalMessage> gathers;
+  std::vector<ProcessMessage> gathers;
   for (size_t o = 0; o < plan.output_slots.size(); ++o) {
     const int slot = plan.output_slots[o];
     const Shape &shape = layout[size_t(slot)].shape;
@@ -437,8 +376,8 @@ void partition_processes(ProgramPlan &plan, const LowerOptions &options) {
 
 runtime::Exchange allgather_exchange(const sharding::Placement &held, const Shape &shape,
                                      DType dtype, int process, int processes, int local_devices) {
-  const Schedule schedule(processes, local_devices);
-  std::vector<GlobalMessage> messages;
+  const sharding::ProcessSchedule schedule(processes, local_devices);
+  std::vector<ProcessMessage> messages;
   schedule.need_everywhere(0, whole(shape), schedule.pieces(held), messages);
   return own_part(messages, process, {{shape, itemsize(dtype), runtime::Window::whole(shape)}});
 }
