@@ -90,16 +90,10 @@ std::shared_ptr<Program> trace(const std::vector<ShapeDtypeStruct> &specs, const
     program->in_shardings.push_back(given ? std::optional<Sharding>(*given) : specs[i].sharding);
   }
   for (size_t i = 0; i < program->outputs.size(); ++i) {
-    const ir::Node &out = *program->outputs[i];
     std::optional<Sharding> sharding;
     if (const Sharding *s = sharding_for(options.out_shardings, i)) {
-      s->check_compatible_aval(out.shape);
+      s->check_compatible_aval(program->outputs[i]->shape);
       sharding = *s;
-    } else {
-      // Propagation, simplest form: an output of a placed argument's shape is placed like it.
-      for (size_t k = 0; k < specs.size() && !sharding; ++k)
-        if (program->in_shardings[k] && specs[k].shape == out.shape)
-          sharding = program->in_shardings[k];
     }
     program->out_shardings.push_back(sharding);
   }
@@ -125,9 +119,18 @@ void compile(Program &program) {
       roots.push_back(node);
       root_shardings.push_back(sharding);
     }
+    const std::vector<sharding::Placement> params_placed =
+        placements(program.in_shardings, program.params);
+    const std::vector<sharding::Placement> roots_placed = sharding::output_placements(
+        roots, placements(root_shardings, roots), program.params, params_placed);
+    // An output the sharding stage placed like an argument reports that argument's sharding.
+    for (size_t i = 0; i < program.outputs.size(); ++i)
+      for (size_t k = 0; k < params_placed.size() && !program.out_shardings[i]; ++k)
+        if (!roots_placed[i].empty() && roots_placed[i] == params_placed[k] &&
+            program.params[k]->shape == roots[i]->shape)
+          program.out_shardings[i] = program.in_shardings[k];
     program.executable = std::make_unique<compile::Executable>(
-        program.params, roots, options.fuse, options.donate_argnums,
-        placements(root_shardings, roots), placements(program.in_shardings, program.params),
+        program.params, roots, options.fuse, options.donate_argnums, roots_placed, params_placed,
         runtime::process_count() > 1);
   });
 }

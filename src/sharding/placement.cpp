@@ -221,6 +221,23 @@ Placement compute_boxes(Placement boxes, const Shape &shape, int devices_per_pro
   return row_bands(devices, shape);
 }
 
+std::vector<Placement> output_placements(const std::vector<ir::NodePtr> &outputs,
+                                         const std::vector<Placement> &declared,
+                                         const std::vector<ir::NodePtr> &params,
+                                         const std::vector<Placement> &param_placements) {
+  std::vector<Placement> out(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (i < declared.size() && !declared[i].empty()) {
+      out[i] = declared[i];
+      continue;
+    }
+    for (size_t k = 0; k < params.size() && k < param_placements.size() && out[i].empty(); ++k)
+      if (!param_placements[k].empty() && params[k]->shape == outputs[i]->shape)
+        out[i] = param_placements[k];
+  }
+  return out;
+}
+
 std::vector<StepPlacement>
 place(std::vector<passes::Step> &plan, const std::vector<ir::NodePtr> &roots,
       const std::vector<Placement> &placements, const std::vector<ir::NodePtr> &params,

@@ -15,6 +15,7 @@ namespace jx::sharding {
 struct DeviceBox {
   int device;
   std::vector<int64_t> lo, hi;
+  bool operator==(const DeviceBox &) const = default;
 };
 // Where an array lives: one box per device (equal boxes for replicas); empty: one device.
 using Placement = std::vector<DeviceBox>;
@@ -39,6 +40,15 @@ struct StepPlacement {
   // alike, and a loop's carried results keep their initial values' placement.
   std::vector<Placement> operands{};
 };
+
+// Where each output of a jit program lives: where declared, else where the first placed parameter
+// of its shape lives (JAX's propagation in its simplest form: an elementwise result stays with
+// its operands, so a loop's carries keep their sharding from call to call), else nowhere (whole;
+// across processes, on every process). Region programs place their outputs explicitly instead.
+std::vector<Placement> output_placements(const std::vector<ir::NodePtr> &outputs,
+                                         const std::vector<Placement> &declared,
+                                         const std::vector<ir::NodePtr> &params,
+                                         const std::vector<Placement> &param_placements);
 
 // Sharding propagation over the steps of a fusion plan, as XLA's in spirit: a kernel writing a
 // placed root takes its placement; another of a placed root's shape follows it; any other kernel

@@ -66,6 +66,19 @@ TEST(ShardingStage, PlacedKernelGetsItsOutputsBoxesAndBoxedAxes) {
   EXPECT_TRUE(p.placed[k].transfers.empty()); // the argument is not placed: nothing to move
 }
 
+TEST(ShardingStage, OutputsLiveWhereDeclaredElseWithAPlacedArgumentOfTheirShape) {
+  auto x = ir::parameter(0, jx::float64, {64, 128});
+  auto y = ir::parameter(1, jx::float64, {64, 128});
+  const Array a = Array(x) + 1.0, b = jnp::sum(Array(x), 0), c = Array(y) * 2.0;
+  const Placement declared = {{0, {0, 0}, {64, 64}}, {1, {0, 64}, {64, 128}}};
+  const std::vector<Placement> out = jx::sharding::output_placements(
+      {a.node(), b.node(), c.node()}, {{}, {}, declared}, {x, y}, {{}, halves(64, 128)});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0], halves(64, 128)); // y's shape, y placed
+  EXPECT_TRUE(out[1].empty());        // no placed argument of its shape: whole
+  EXPECT_EQ(out[2], declared);
+}
+
 TEST(ShardingStage, HaloReadFromANeighbourIsACollectivePermute) {
   const int64_t rows = 64, cols = 128;
   auto x = ir::parameter(0, jx::float64, {rows, cols});
