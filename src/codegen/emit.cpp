@@ -64,6 +64,14 @@ void Emitter::emit(const std::string &name) {
   }
   memo_.emplace_back();
   rolls_ = reads_rolls();
+  pads_ = !rolls_ && reads_pads();
+  if (pads_)
+    first_computed([&](const Node &n) {
+      if (n.op == Op::Pad)
+        for (int64_t width : n.attrs)
+          pad_edge_ = std::max(pad_edge_, std::abs(width));
+      return false;
+    });
 
   const Node &first = *plan_.roots[0];
   const Shape &out = first.shape;
@@ -122,6 +130,25 @@ void Emitter::emit(const std::string &name) {
                   [&](Value *lo, Value *hi) { loop(lo, hi, [&](Value *i) { store_all(at(i)); }); });
             },
             out.size() - 1);
+      } else if (pads_ && !out.empty()) {
+        box_nest(
+            0, {},
+            [&](const Index &outer) {
+              Index idx = outer;
+              idx.push_back(nullptr);
+              auto at = [&](Value *i) {
+                idx.back() = i;
+                return idx;
+              };
+              pad_parts(
+                  bounds_.back().first, bounds_.back().second,
+                  [&](Value *i) {
+                    for (const ir::NodePtr &root : plan_.roots)
+                      root_value(*root, at(i));
+                  },
+                  [&](Value *lo, Value *hi) { loop(lo, hi, [&](Value *i) { store_all(at(i)); }); });
+            },
+            out.size() - 1);
       } else {
         box_nest(0, {}, store_all);
       }
@@ -130,7 +157,10 @@ void Emitter::emit(const std::string &name) {
   b_.CreateRetVoid();
 }
 
-bool Emitter::reads_rolls() const {
+// Whether every value the kernel computes reads its operands at indices monotone along each
+// loop, in straight-line code: elementwise ops and the movements below (a 0-d reduction root
+// where `reduction_root`).
+bool Emitter::monotone_indices(bool reduction_root) const {
   auto monotone = [&](const Node &n) {
     switch (op_kind(n.op)) {
     case OpKind::Leaf:
@@ -138,14 +168,66 @@ bool Emitter::reads_rolls() const {
     case OpKind::Binary:
     case OpKind::Ternary: return true;
     case OpKind::Reduce:
-    case OpKind::Contraction: return n.shape.empty() && &n == plan_.roots[0].get();
+    case OpKind::Contraction:
+      return reduction_root && n.shape.empty() && &n == plan_.roots[0].get();
     case OpKind::Movement:
       return n.op == Op::Broadcast || n.op == Op::Transpose || n.op == Op::Slice ||
-             n.op == Op::DynamicSlice || n.op == Op::DynamicUpdateSlice || is_roll(n);
+             n.op == Op::DynamicSlice || n.op == Op::DynamicUpdateSlice || n.op == Op::Pad ||
+             is_roll(n);
     default: return false;
     }
   };
-  return first_computed(is_roll) && !first_computed([&](const Node &n) { return !monotone(n); });
+  return !first_computed([&](const Node &n) { return !monotone(n); });
+}
+
+bool Emitter::reads_rolls() const { return first_computed(is_roll) && monotone_indices(true); }
+
+bool Emitter::reads_pads() const {
+  return first_computed([](const Node &n) { return n.op == Op::Pad; }) && monotone_indices(false);
+}
+
+void Emitter::pad_parts(Value *begin, Value *end, const std::function<void(Value *)> &probe,
+                        const std::function<void(Value *, Value *)> &run) {
+  auto part = [&](Value *lo, Value *hi) {
+    memo_.emplace_back();
+    run(lo, hi);
+    memo_.pop_back();
+  };
+  Value *middle_lo =
+      b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(begin, c64(pad_edge_)), end);
+  Value *middle_hi =
+      b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, middle_lo, b_.CreateSub(end, c64(pad_edge_)));
+  part(begin, middle_lo);
+  auto *probed = llvm::BasicBlock::Create(ctx_, "pad.probe", fn_);
+  auto *inside = llvm::BasicBlock::Create(ctx_, "pad.inside", fn_);
+  auto *checked = llvm::BasicBlock::Create(ctx_, "pad.checked", fn_);
+  auto *done = llvm::BasicBlock::Create(ctx_, "pad.done", fn_);
+  b_.CreateCondBr(b_.CreateICmpSLT(middle_lo, middle_hi), probed, done);
+  b_.SetInsertPoint(probed);
+  std::vector<Value *> checks;
+  pad_probe_ = &checks;
+  for (Value *i : {middle_lo, b_.CreateSub(middle_hi, c64(1))}) {
+    memo_.emplace_back();
+    probe(i);
+    memo_.pop_back();
+  }
+  pad_probe_ = nullptr;
+  Value *all = b_.getTrue();
+  for (Value *check : checks)
+    all = b_.CreateAnd(all, check);
+  b_.CreateCondBr(all, inside, checked);
+  b_.SetInsertPoint(inside);
+  pads_inside_ = true;
+  pad_reads_ = 0;
+  part(middle_lo, middle_hi);
+  pads_inside_ = false;
+  if (2 * pad_reads_ != checks.size()) throw Error("internal: pad reads disagree with the probes");
+  b_.CreateBr(done);
+  b_.SetInsertPoint(checked);
+  part(middle_lo, middle_hi);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  part(middle_hi, end);
 }
 
 // The first 0-d bool, not a literal, that a select of the kernel takes as its predicate

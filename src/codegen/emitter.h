@@ -90,6 +90,7 @@ private:
     return n.op == Op::Concatenate && n.inputs.size() == 2 && is_repeat(n);
   }
 
+  bool monotone_indices(bool reduction_root) const;
   bool reads_rolls() const;
 
   // Runs run(lo, hi) over [begin, end) in chunks of `chunk` loop steps, each with its roll reads
@@ -692,6 +693,18 @@ private:
   int tile_axis_ = -1;
   static constexpr int64_t tile_edge = 32;
   // Most loop levels of one nest over axes (span_nest).
+  // ---- pads: reads of a padded array, each under its bounds check ----
+  // A stencil over a zero-padded grid reads its neighbours through pads: a masked load per
+  // vector and the compares of its mask (the limit's loop reads plain vectors). Rows of such
+  // kernels run in three parts (Halide's loop partitioning): the first and last pad_edge_ steps
+  // as they are, and between them, where every pad read is inside its array at the part's first
+  // and last step (so, each index monotone along the row, at every step), plain reads.
+  bool reads_pads() const;
+  // Runs run(lo, hi) over [begin, end) in those parts; probe(i) emits the value at loop step i:
+  // dead code but for the bounds checks it records.
+  void pad_parts(Value *begin, Value *end, const std::function<void(Value *)> &probe,
+                 const std::function<void(Value *, Value *)> &run);
+
   static constexpr size_t max_nest_depth = 4;
   static constexpr int64_t min_tiled_input = 1 << 15;
   // Tiles need both tiled axes this long: over short axes (units, the twos of a high-rank array)
@@ -734,6 +747,14 @@ private:
   std::vector<std::pair<const Node *, Value *>> roll_offsets_;
   size_t roll_read_ = 0;
   std::vector<std::pair<const Node *, Value *>> *roll_probe_ = nullptr;
+  // Whether the kernel's rows run in pad_parts; their edge parts' length (a vector's worth, or
+  // the widest pad); whether the part being emitted reads pads without their checks, and how
+  // many pad reads it has emitted; where a probe records the checks.
+  bool pads_ = false;
+  int64_t pad_edge_ = 8;
+  bool pads_inside_ = false;
+  size_t pad_reads_ = 0;
+  std::vector<Value *> *pad_probe_ = nullptr;
   // Values already emitted at an index, per scope (a loop body or a branch region).
   std::vector<std::map<std::pair<const Node *, Index>, Value *>> memo_;
 };

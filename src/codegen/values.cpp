@@ -300,6 +300,12 @@ Value *Emitter::pad(const Node &n, const Node &x, const Index &idx) {
     inside = b_.CreateAnd(inside, b_.CreateAnd(b_.CreateICmpSGE(at[i], c64(0)),
                                                b_.CreateICmpSLT(at[i], c64(x.shape[i]))));
   }
+  if (pad_probe_) pad_probe_->push_back(inside);
+  if (pads_inside_) {
+    // pad_parts' middle part: every pad read inside its array.
+    ++pad_reads_;
+    return value(x, at);
+  }
   if (!param_.count(&x)) {
     Index xi(r);
     for (int64_t i = 0; i < r; ++i)

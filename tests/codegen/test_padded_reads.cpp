@@ -1,5 +1,6 @@
 // Reads of a padded buffer: inside the pad a branch around the read (a masked load of contiguous
-// elements once vectorized), outside it the fill value, whatever the box and the pad widths.
+// elements once vectorized), outside it the fill value, whatever the box and the pad widths; rows
+// between their edges, where every pad read is inside, read plain vectors (pad_parts).
 #include <jx/jx.h>
 
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "backends_agree.h"
 #include "heat/heat_step.h"
 
 namespace {
@@ -24,6 +26,27 @@ TEST(PaddedReads, StencilReadsNeighboursWithoutGathers) {
   if (text.find("x double>") == std::string::npos) GTEST_SKIP() << "no vectorized loop";
   EXPECT_NE(text.find("masked.load"), std::string::npos);
   EXPECT_EQ(text.find("masked.gather"), std::string::npos);
+}
+
+// Rows shorter than both edges, rows with an empty or one-step middle, pads wider than a vector,
+// pads read through transposes, strided slices and dynamic slices: the compiled bits are the
+// evaluator's, in every part of a row.
+TEST(PaddedReads, RowPartsAgreeWithTheEvaluatorBitForBit) {
+  for (int64_t n : {1, 3, 16, 17, 18, 33, 100}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    // A buffer: the kernels read it through the pads (an inlined reshape would keep them whole).
+    const Array u = jnp::arange(double(n * n)).reshape({n, n}) * 0.37 - 1.0;
+    u.block_until_ready();
+    test_util::expect_backends_agree(heat::step(u));
+    test_util::expect_backends_agree(jnp::pad(u, {{0, 0}, {11, 13}}, {.constant_values = 2.0}) +
+                                     1.0);
+    const Array p = jnp::pad(u, 2);
+    test_util::expect_backends_agree(jnp::transpose(p) * p + 1.0);
+    test_util::expect_backends_agree(p(jx::slice(), jx::slice(0, jx::none, 3)) - 0.5);
+    const Array i = jnp::asarray(int64_t(n / 2));
+    test_util::expect_backends_agree(
+        jx::lax::dynamic_slice(p, {i, i}, {int64_t(2), std::min<int64_t>(n, 4)}) * 3.0);
+  }
 }
 
 TEST(PaddedReads, EveryWidthAndFillMatchesNumPy) {
