@@ -110,8 +110,8 @@ void Emitter::emit(const std::string &name) {
         }
       } else if (streams()) {
         emit_streamed_rows(strides);
-      } else if (rolls_) {
-        // Rows of the last axis in roll_chunks.
+      } else if (rolls_ || pads_) {
+        // Rows of the last axis in parts: roll_chunks or pad_parts.
         box_nest(
             0, {},
             [&](const Index &outer) {
@@ -121,32 +121,21 @@ void Emitter::emit(const std::string &name) {
                 idx.back() = i;
                 return idx;
               };
-              roll_chunks(
-                  bounds_.back().first, bounds_.back().second, roll_chunk,
-                  [&](Value *i, bool) {
-                    for (const ir::NodePtr &root : plan_.roots)
-                      root_value(*root, at(i));
-                  },
-                  [&](Value *lo, Value *hi) { loop(lo, hi, [&](Value *i) { store_all(at(i)); }); });
-            },
-            out.size() - 1);
-      } else if (pads_ && !out.empty()) {
-        box_nest(
-            0, {},
-            [&](const Index &outer) {
-              Index idx = outer;
-              idx.push_back(nullptr);
-              auto at = [&](Value *i) {
-                idx.back() = i;
-                return idx;
+              auto probe = [&](Value *i) {
+                for (const ir::NodePtr &root : plan_.roots)
+                  root_value(*root, at(i));
               };
-              pad_parts(
-                  bounds_.back().first, bounds_.back().second,
-                  [&](Value *i) {
-                    for (const ir::NodePtr &root : plan_.roots)
-                      root_value(*root, at(i));
-                  },
-                  [&](Value *lo, Value *hi) { loop(lo, hi, [&](Value *i) { store_all(at(i)); }); });
+              auto run = [&](Value *lo, Value *hi, bool edge) {
+                llvm::BranchInst *latch = loop(lo, hi, [&](Value *i) { store_all(at(i)); });
+                if (edge) keep_scalar(latch);
+              };
+              const auto &[begin, end] = bounds_.back();
+              if (rolls_)
+                roll_chunks(
+                    begin, end, roll_chunk, [&](Value *i, bool) { probe(i); },
+                    [&](Value *lo, Value *hi) { run(lo, hi, false); });
+              else
+                pad_parts(begin, end, probe, run);
             },
             out.size() - 1);
       } else {
@@ -187,17 +176,17 @@ bool Emitter::reads_pads() const {
 }
 
 void Emitter::pad_parts(Value *begin, Value *end, const std::function<void(Value *)> &probe,
-                        const std::function<void(Value *, Value *)> &run) {
-  auto part = [&](Value *lo, Value *hi) {
+                        const std::function<void(Value *, Value *, bool)> &run) {
+  auto part = [&](Value *lo, Value *hi, bool edge) {
     memo_.emplace_back();
-    run(lo, hi);
+    run(lo, hi, edge);
     memo_.pop_back();
   };
   Value *middle_lo =
       b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(begin, c64(pad_edge_)), end);
   Value *middle_hi =
       b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, middle_lo, b_.CreateSub(end, c64(pad_edge_)));
-  part(begin, middle_lo);
+  part(begin, middle_lo, true);
   auto *probed = llvm::BasicBlock::Create(ctx_, "pad.probe", fn_);
   auto *inside = llvm::BasicBlock::Create(ctx_, "pad.inside", fn_);
   auto *checked = llvm::BasicBlock::Create(ctx_, "pad.checked", fn_);
@@ -219,15 +208,15 @@ void Emitter::pad_parts(Value *begin, Value *end, const std::function<void(Value
   b_.SetInsertPoint(inside);
   pads_inside_ = true;
   pad_reads_ = 0;
-  part(middle_lo, middle_hi);
+  part(middle_lo, middle_hi, false);
   pads_inside_ = false;
   if (2 * pad_reads_ != checks.size()) throw Error("internal: pad reads disagree with the probes");
   b_.CreateBr(done);
   b_.SetInsertPoint(checked);
-  part(middle_lo, middle_hi);
+  part(middle_lo, middle_hi, false);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
-  part(middle_hi, end);
+  part(middle_hi, end, true);
 }
 
 // The first 0-d bool, not a literal, that a select of the kernel takes as its predicate

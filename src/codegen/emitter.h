@@ -221,6 +221,20 @@ private:
     latch->setMetadata(llvm::LLVMContext::MD_loop, self);
   }
 
+  // Marks a loop of a few steps to stay scalar and rolled: vectorizing it would only cost compile
+  // time.
+  void keep_scalar(llvm::BranchInst *latch) {
+    auto off = [&](const char *name) {
+      return llvm::MDNode::get(
+          ctx_, {llvm::MDString::get(ctx_, name), llvm::ConstantAsMetadata::get(b_.getFalse())});
+    };
+    llvm::MDNode *self = llvm::MDNode::getDistinct(
+        ctx_, {nullptr, off("llvm.loop.vectorize.enable"),
+               llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")})});
+    self->replaceOperandWith(0, self);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, self);
+  }
+
   // `length` steps of a loop whose values live in phis: step(values) emits one step (in a memo
   // scope of its own) and returns the next values. Returns the values after the last step.
   template <class F>
@@ -700,10 +714,11 @@ private:
   // as they are, and between them, where every pad read is inside its array at the part's first
   // and last step (so, each index monotone along the row, at every step), plain reads.
   bool reads_pads() const;
-  // Runs run(lo, hi) over [begin, end) in those parts; probe(i) emits the value at loop step i:
-  // dead code but for the bounds checks it records.
+  // Runs run(lo, hi, edge) over [begin, end) in those parts (edge: one of the short first and last
+  // ones); probe(i) emits the value at loop step i: dead code but for the bounds checks it
+  // records.
   void pad_parts(Value *begin, Value *end, const std::function<void(Value *)> &probe,
-                 const std::function<void(Value *, Value *)> &run);
+                 const std::function<void(Value *, Value *, bool)> &run);
 
   static constexpr size_t max_nest_depth = 4;
   static constexpr int64_t min_tiled_input = 1 << 15;
