@@ -209,27 +209,19 @@ private:
   // A loop the vectorizer takes as it is (its calls to libm's vector variants), not unrolled
   // into scalar code first.
   template <class F> void vectorized_loop(Value *begin, Value *end, F &&body) {
-    llvm::BranchInst *latch = loop(begin, end, body);
-    auto flag = [&](const char *name) {
-      return llvm::MDNode::get(
-          ctx_, {llvm::MDString::get(ctx_, name), llvm::ConstantAsMetadata::get(b_.getTrue())});
-    };
-    llvm::MDNode *self = llvm::MDNode::getDistinct(
-        ctx_, {nullptr, flag("llvm.loop.vectorize.enable"),
-               llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")})});
-    self->replaceOperandWith(0, self);
-    latch->setMetadata(llvm::LLVMContext::MD_loop, self);
+    rolled(loop(begin, end, body), true);
   }
 
   // Marks a loop of a few steps to stay scalar and rolled: vectorizing it would only cost compile
   // time.
-  void keep_scalar(llvm::BranchInst *latch) {
-    auto off = [&](const char *name) {
-      return llvm::MDNode::get(
-          ctx_, {llvm::MDString::get(ctx_, name), llvm::ConstantAsMetadata::get(b_.getFalse())});
-    };
+  void keep_scalar(llvm::BranchInst *latch) { rolled(latch, false); }
+
+  // A loop's metadata: not unrolled, vectorized or not.
+  void rolled(llvm::BranchInst *latch, bool vectorize) {
     llvm::MDNode *self = llvm::MDNode::getDistinct(
-        ctx_, {nullptr, off("llvm.loop.vectorize.enable"),
+        ctx_, {nullptr,
+               llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
+                                        llvm::ConstantAsMetadata::get(b_.getInt1(vectorize))}),
                llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")})});
     self->replaceOperandWith(0, self);
     latch->setMetadata(llvm::LLVMContext::MD_loop, self);
