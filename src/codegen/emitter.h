@@ -152,6 +152,19 @@ private:
     return found;
   }
 
+  // ---- pads: reads of a padded array, each under its bounds check ----
+  // A stencil over a zero-padded grid reads its neighbours through pads: a masked load per
+  // vector and the compares of its mask (the limit's loop reads plain vectors). Rows of such
+  // kernels run in three parts (Halide's loop partitioning): the first and last pad_edge_ steps
+  // as they are, and between them, where every pad read is inside its array at the part's first
+  // and last step (so, each index monotone along the row, at every step), plain reads.
+  bool reads_pads() const;
+  // Runs run(lo, hi, edge) over [begin, end) in those parts (edge: one of the short first and last
+  // ones); probe(i) emits the value at loop step i: dead code but for the bounds checks it
+  // records.
+  void pad_parts(Value *begin, Value *end, const std::function<void(Value *)> &probe,
+                 const std::function<void(Value *, Value *, bool)> &run);
+
   // The first 0-d bool, not a literal, that a select of the kernel takes as its predicate
   // (through broadcasts); null if none.
   const Node *selecting_flag() const;
@@ -699,19 +712,6 @@ private:
   int tile_axis_ = -1;
   static constexpr int64_t tile_edge = 32;
   // Most loop levels of one nest over axes (span_nest).
-  // ---- pads: reads of a padded array, each under its bounds check ----
-  // A stencil over a zero-padded grid reads its neighbours through pads: a masked load per
-  // vector and the compares of its mask (the limit's loop reads plain vectors). Rows of such
-  // kernels run in three parts (Halide's loop partitioning): the first and last pad_edge_ steps
-  // as they are, and between them, where every pad read is inside its array at the part's first
-  // and last step (so, each index monotone along the row, at every step), plain reads.
-  bool reads_pads() const;
-  // Runs run(lo, hi, edge) over [begin, end) in those parts (edge: one of the short first and last
-  // ones); probe(i) emits the value at loop step i: dead code but for the bounds checks it
-  // records.
-  void pad_parts(Value *begin, Value *end, const std::function<void(Value *)> &probe,
-                 const std::function<void(Value *, Value *, bool)> &run);
-
   static constexpr size_t max_nest_depth = 4;
   static constexpr int64_t min_tiled_input = 1 << 15;
   // Tiles need both tiled axes this long: over short axes (units, the twos of a high-rank array)
