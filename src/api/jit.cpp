@@ -121,14 +121,16 @@ void compile(Program &program) {
     }
     const std::vector<sharding::Placement> params_placed =
         placements(program.in_shardings, program.params);
-    const std::vector<sharding::Placement> roots_placed = sharding::output_placements(
-        roots, placements(root_shardings, roots), program.params, params_placed);
-    // An output the sharding stage placed like an argument reports that argument's sharding.
-    for (size_t i = 0; i < program.outputs.size(); ++i)
-      for (size_t k = 0; k < params_placed.size() && !program.out_shardings[i]; ++k)
-        if (!roots_placed[i].empty() && roots_placed[i] == params_placed[k] &&
-            program.params[k]->shape == roots[i]->shape)
-          program.out_shardings[i] = program.in_shardings[k];
+    std::vector<sharding::Placement> roots_placed = placements(root_shardings, roots);
+    // An output the sharding stage places like an argument reports that argument's sharding.
+    const std::vector<int> like =
+        sharding::outputs_placed_like_params(roots, roots_placed, program.params, params_placed);
+    for (size_t i = 0; i < roots.size(); ++i)
+      if (like[i] >= 0) {
+        roots_placed[i] = params_placed[size_t(like[i])];
+        if (i < program.outputs.size())
+          program.out_shardings[i] = program.in_shardings[size_t(like[i])];
+      }
     program.executable = std::make_unique<compile::Executable>(
         program.params, roots, options.fuse, options.donate_argnums, roots_placed, params_placed,
         runtime::process_count() > 1);

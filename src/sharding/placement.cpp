@@ -221,21 +221,17 @@ Placement compute_boxes(Placement boxes, const Shape &shape, int devices_per_pro
   return row_bands(devices, shape);
 }
 
-std::vector<Placement> output_placements(const std::vector<ir::NodePtr> &outputs,
-                                         const std::vector<Placement> &declared,
-                                         const std::vector<ir::NodePtr> &params,
-                                         const std::vector<Placement> &param_placements) {
-  std::vector<Placement> out(outputs.size());
+std::vector<int> outputs_placed_like_params(const std::vector<ir::NodePtr> &outputs,
+                                            const std::vector<Placement> &declared,
+                                            const std::vector<ir::NodePtr> &params,
+                                            const std::vector<Placement> &param_placements) {
+  std::vector<int> like(outputs.size(), -1);
   for (size_t i = 0; i < outputs.size(); ++i) {
-    if (i < declared.size() && !declared[i].empty()) {
-      out[i] = declared[i];
-      continue;
-    }
-    for (size_t k = 0; k < params.size() && k < param_placements.size() && out[i].empty(); ++k)
-      if (!param_placements[k].empty() && params[k]->shape == outputs[i]->shape)
-        out[i] = param_placements[k];
+    if (i < declared.size() && !declared[i].empty()) continue;
+    for (size_t k = 0; k < params.size() && k < param_placements.size() && like[i] < 0; ++k)
+      if (!param_placements[k].empty() && params[k]->shape == outputs[i]->shape) like[i] = int(k);
   }
-  return out;
+  return like;
 }
 
 std::vector<StepPlacement>

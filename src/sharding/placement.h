@@ -15,7 +15,6 @@ namespace jx::sharding {
 struct DeviceBox {
   int device;
   std::vector<int64_t> lo, hi;
-  bool operator==(const DeviceBox &) const = default;
 };
 // Where an array lives: one box per device (equal boxes for replicas); empty: one device.
 using Placement = std::vector<DeviceBox>;
@@ -41,14 +40,15 @@ struct StepPlacement {
   std::vector<Placement> operands{};
 };
 
-// Where each output of a jit program lives: where declared, else where the first placed parameter
-// of its shape lives (JAX's propagation in its simplest form: an elementwise result stays with
-// its operands, so a loop's carries keep their sharding from call to call), else nowhere (whole;
-// across processes, on every process). Region programs place their outputs explicitly instead.
-std::vector<Placement> output_placements(const std::vector<ir::NodePtr> &outputs,
-                                         const std::vector<Placement> &declared,
-                                         const std::vector<ir::NodePtr> &params,
-                                         const std::vector<Placement> &param_placements);
+// Where each output of a jit program without a declared placement lives: with the first placed
+// parameter of its shape (JAX's propagation in its simplest form: an elementwise result stays with
+// its operands, so a loop's carries keep their sharding from call to call), whose position this
+// returns; -1 where it is declared or no placed parameter has its shape (whole; across processes,
+// on every process). Region programs place their outputs explicitly instead.
+std::vector<int> outputs_placed_like_params(const std::vector<ir::NodePtr> &outputs,
+                                            const std::vector<Placement> &declared,
+                                            const std::vector<ir::NodePtr> &params,
+                                            const std::vector<Placement> &param_placements);
 
 // Sharding propagation over the steps of a fusion plan, as XLA's in spirit: a kernel writing a
 // placed root takes its placement; another of a placed root's shape follows it; any other kernel

@@ -71,12 +71,12 @@ TEST(ShardingStage, OutputsLiveWhereDeclaredElseWithAPlacedArgumentOfTheirShape)
   auto y = ir::parameter(1, jx::float64, {64, 128});
   const Array a = Array(x) + 1.0, b = jnp::sum(Array(x), 0), c = Array(y) * 2.0;
   const Placement declared = {{0, {0, 0}, {64, 64}}, {1, {0, 64}, {64, 128}}};
-  const std::vector<Placement> out = jx::sharding::output_placements(
+  const std::vector<int> like = jx::sharding::outputs_placed_like_params(
       {a.node(), b.node(), c.node()}, {{}, {}, declared}, {x, y}, {{}, halves(64, 128)});
-  ASSERT_EQ(out.size(), 3u);
-  EXPECT_EQ(out[0], halves(64, 128)); // y's shape, y placed
-  EXPECT_TRUE(out[1].empty());        // no placed argument of its shape: whole
-  EXPECT_EQ(out[2], declared);
+  ASSERT_EQ(like.size(), 3u);
+  EXPECT_EQ(like[0], 1);  // y's shape, y placed
+  EXPECT_EQ(like[1], -1); // no placed argument of its shape: whole
+  EXPECT_EQ(like[2], -1); // declared: placed as declared
 }
 
 TEST(ShardingStage, HaloReadFromANeighbourIsACollectivePermute) {
