@@ -5,11 +5,18 @@
 #include <array>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <map>
 #include <mutex>
+#include <unordered_set>
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/MC/MCSubtargetInfo.h>
@@ -160,6 +167,78 @@ Target make_target(const std::string &cpu) {
   return {std::move(builder), std::move(machine), tier, avx512};
 }
 
+namespace {
+
+// Loop Strength Reduction, in the code generation pipeline, analyzes every integer value that
+// scalar evolution writes as a sum holding one of the loop's induction variables. Hashing an index
+// (threefry's adds, xors and rotations over a counter: random bits per element, fold_in of a
+// loop's index) adds the induction value to non-affine functions of itself, round after round:
+// dozens of sums, each of more terms than the last, and seconds of code generation for one small
+// kernel (LLVM issue 63644). In a loop with more than kHashedSums of them, the induction values
+// reach those sums through an empty asm, which scalar evolution cannot see through. Addresses,
+// compares, gathers (sums with loaded values) and the induction variables stay as they were, and
+// the asm costs no instruction.
+constexpr size_t kHashedSums = 16;
+
+void hide_induction_from_hashes(llvm::LoopInfo &loops, llvm::ScalarEvolution &se) {
+  for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
+    auto scev_of = [&](llvm::Value *v) -> const llvm::SCEV * {
+      return v->getType()->isIntegerTy() ? se.getSCEV(v) : nullptr;
+    };
+    auto induction = [&](const llvm::SCEV *s) {
+      auto *rec = llvm::dyn_cast_or_null<llvm::SCEVAddRecExpr>(s);
+      return rec && rec->getLoop() == loop;
+    };
+    // The loop's values computed from its induction values by arithmetic (not through memory, a
+    // phi or a select): what a hash makes of an index.
+    std::unordered_set<const llvm::Value *> derived;
+    std::vector<llvm::Instruction *> work;
+    for (llvm::BasicBlock *block : loop->blocks())
+      for (llvm::Instruction &i : *block)
+        if (induction(scev_of(&i))) work.push_back(&i);
+    while (!work.empty()) {
+      llvm::Instruction *i = work.back();
+      work.pop_back();
+      if (!derived.insert(i).second) continue;
+      for (llvm::User *u : i->users())
+        if (auto *user = llvm::dyn_cast<llvm::Instruction>(u))
+          if (loop->contains(user) &&
+              !llvm::isa<llvm::PHINode, llvm::SelectInst, llvm::LoadInst>(user) &&
+              !user->mayHaveSideEffects())
+            work.push_back(user);
+    }
+    auto hashed = [&](const llvm::SCEV *s) {
+      auto *unknown = llvm::dyn_cast<llvm::SCEVUnknown>(s);
+      return unknown && derived.count(unknown->getValue());
+    };
+    std::vector<llvm::Instruction *> sums;
+    for (const llvm::Value *v : derived) {
+      auto *i = const_cast<llvm::Instruction *>(llvm::cast<llvm::Instruction>(v));
+      const llvm::SCEV *s = scev_of(i);
+      if (s && !induction(s) && llvm::SCEVExprContains(s, induction) &&
+          llvm::SCEVExprContains(s, hashed))
+        sums.push_back(i);
+    }
+    if (sums.size() <= kHashedSums) continue;
+    std::map<llvm::Value *, llvm::Value *> hidden;
+    for (llvm::Instruction *sum : sums)
+      for (llvm::Use &use : sum->operands()) {
+        auto *value = llvm::dyn_cast<llvm::Instruction>(use.get());
+        if (!value || !induction(scev_of(value))) continue;
+        llvm::Value *&opaque = hidden[value];
+        if (!opaque) {
+          auto *type = llvm::FunctionType::get(value->getType(), {value->getType()}, false);
+          llvm::IRBuilder<> b(value->getParent(), value->getParent()->getFirstInsertionPt());
+          if (!llvm::isa<llvm::PHINode>(value)) b.SetInsertPoint(value->getNextNode());
+          opaque = b.CreateCall(llvm::InlineAsm::get(type, "", "=r,0", false), {value});
+        }
+        use.set(opaque);
+      }
+  }
+}
+
+} // namespace
+
 void optimize(llvm::Module &module, const Target &target) {
   llvm::TargetMachine &machine = *target.machine;
   module.setDataLayout(machine.createDataLayout());
@@ -196,6 +275,10 @@ void optimize(llvm::Module &module, const Target &target) {
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration())
+      hide_induction_from_hashes(fam.getResult<llvm::LoopAnalysis>(f),
+                                 fam.getResult<llvm::ScalarEvolutionAnalysis>(f));
 }
 
 namespace {
