@@ -6,7 +6,8 @@ TSAN_BUILD ?= build-tsan
 # What runs under ThreadSanitizer: the thread pool, the device mesh and concurrent jit calls.
 TSAN_TESTS = test_runtime test_sharding test_jit
 # libFuzzer targets, one per parser (tests/fuzz), built in the sanitizer tree from its objects:
-# test-fuzz runs each for FUZZ_TEST_SECONDS, fuzz for FUZZ_SECONDS.
+# test-fuzz runs each for FUZZ_TEST_SECONDS, fuzz for FUZZ_SECONDS, JOBS at a time
+# (scripts/run-fuzzers.sh).
 FUZZ_TARGETS = fuzz_npy fuzz_einsum fuzz_aot_decoder fuzz_disk_cache
 FUZZ_TEST_SECONDS ?= 20
 FUZZ_SECONDS ?= 300
@@ -51,26 +52,11 @@ test-tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS) \
 	  -R '^($(shell echo $(TSAN_TESTS) | tr ' ' '|'))$$'
 
-# Runs each target for $(1) seconds, one at a time. New inputs go to $(ASAN_BUILD)/corpus (the
-# first directory); the committed seeds are only read. A crash stops with the log's tail; its input
-# is saved as $(ASAN_BUILD)/<target>-crash-*.
-define run_fuzz
-	@for t in $(FUZZ_TARGETS); do \
-	  mkdir -p $(ASAN_BUILD)/corpus/$$t; \
-	  ./$(ASAN_BUILD)/tests/fuzz/$$t $(ASAN_BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
-	    -max_total_time=$(1) -rss_limit_mb=2048 -print_final_stats=1 \
-	    -artifact_prefix=$(ASAN_BUILD)/$$t- > $(ASAN_BUILD)/$$t.log 2>&1 \
-	    || { tail -n 60 $(ASAN_BUILD)/$$t.log; echo "$$t: crashed"; exit 1; }; \
-	  echo "$$t: $$(grep -o 'number_of_executed_units: [0-9]*' $(ASAN_BUILD)/$$t.log | \
-	    grep -o '[0-9]*') runs in $(1) s, nothing found"; \
-	done
-endef
-
 test-fuzz: asan-build
-	$(call run_fuzz,$(FUZZ_TEST_SECONDS))
+	bash scripts/run-fuzzers.sh $(ASAN_BUILD) $(FUZZ_TEST_SECONDS) $(JOBS) $(FUZZ_TARGETS)
 
 fuzz: asan-build
-	$(call run_fuzz,$(FUZZ_SECONDS))
+	bash scripts/run-fuzzers.sh $(ASAN_BUILD) $(FUZZ_SECONDS) $(JOBS) $(FUZZ_TARGETS)
 	test ! -x ./$(BUILD)/tests/test_api_fuzz || \
 	  JX_API_FUZZ_SECONDS=$(FUZZ_SECONDS) ./$(BUILD)/tests/test_api_fuzz
 
