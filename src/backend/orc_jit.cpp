@@ -182,7 +182,7 @@ public:
 private:
   // Revision of what the disk cache's key cannot see: bump it when optimize() or emit_object()
   // change the code they make from the same IR.
-  static constexpr int kCacheFormat = 2; // 2: no SLP vectorization
+  static constexpr int kCacheFormat = 3; // 2: no SLP vectorization; 3: hashed loops hidden from LSR
   // Modules a batch is split into at most (one per thread).
   static constexpr size_t max_shards = 8;
 
