@@ -14,7 +14,7 @@ namespace {
 using ir::NodePtr;
 using ir::Op;
 
-NodePtr split(const NodePtr &n) {
+NodePtr split_concatenate(const NodePtr &n) {
   if (n->op != Op::Concatenate || n->realized() || n->inputs.size() <= max_concat_operands)
     return n;
   const int64_t axis = n->attrs[0];
@@ -36,7 +36,7 @@ NodePtr split(const NodePtr &n) {
 } // namespace
 
 std::vector<ir::NodePtr> split_concatenates(const std::vector<ir::NodePtr> &roots) {
-  return rewrite(roots, split);
+  return rewrite(roots, split_concatenate);
 }
 
 } // namespace jx::passes

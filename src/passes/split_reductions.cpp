@@ -21,7 +21,7 @@ constexpr int64_t partials = 16;
 constexpr int64_t min_elements = int64_t(1) << 16;
 constexpr int64_t min_rows_per_partial = 64;
 
-NodePtr split(const NodePtr &n) {
+NodePtr split_reduction(const NodePtr &n) {
   if (n->op != Op::ReduceSum && n->op != Op::ReduceProd && n->op != Op::ReduceMax &&
       n->op != Op::ReduceMin)
     return n;
@@ -59,7 +59,7 @@ NodePtr split(const NodePtr &n) {
 } // namespace
 
 std::vector<ir::NodePtr> split_reductions(const std::vector<ir::NodePtr> &roots) {
-  return rewrite(roots, split);
+  return rewrite(roots, split_reduction);
 }
 
 } // namespace jx::passes

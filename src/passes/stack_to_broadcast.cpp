@@ -146,9 +146,9 @@ std::optional<Match> match_stack(const Node &concat) {
 }
 
 // Replaces a matched Concatenate by its single expression.
-class Merger {
+class StackMerger {
 public:
-  Merger(const Node &concat, const Match &m) : concat_(concat), m_(m) {
+  StackMerger(const Node &concat, const Match &m) : concat_(concat), m_(m) {
     for (int64_t d = 0; d < concat.ndim(); ++d)
       if (!m.inserted || d != m.axis) expr_dims_.push_back(d);
   }
@@ -234,7 +234,7 @@ std::vector<ir::NodePtr> stack_to_broadcast(const std::vector<ir::NodePtr> &root
   return rewrite(roots, [](const NodePtr &n) {
     std::optional<Match> m = match_stack(*n);
     if (!m) return n;
-    NodePtr merged = Merger(*n, *m).run();
+    NodePtr merged = StackMerger(*n, *m).run();
     bool same_type =
         merged->dtype == n->dtype && merged->shape == n->shape && merged->weak == n->weak;
     return same_type ? merged : n;
