@@ -211,14 +211,15 @@ void hide_induction_from_hashes(llvm::LoopInfo &loops, llvm::ScalarEvolution &se
       auto *unknown = llvm::dyn_cast<llvm::SCEVUnknown>(s);
       return unknown && derived.count(unknown->getValue());
     };
+    // In program order, so that the same IR always compiles to the same code.
     std::vector<llvm::Instruction *> sums;
-    for (const llvm::Value *v : derived) {
-      auto *i = const_cast<llvm::Instruction *>(llvm::cast<llvm::Instruction>(v));
-      const llvm::SCEV *s = scev_of(i);
-      if (s && !induction(s) && llvm::SCEVExprContains(s, induction) &&
-          llvm::SCEVExprContains(s, hashed))
-        sums.push_back(i);
-    }
+    for (llvm::BasicBlock *block : loop->blocks())
+      for (llvm::Instruction &i : *block) {
+        const llvm::SCEV *s = derived.count(&i) ? scev_of(&i) : nullptr;
+        if (s && !induction(s) && llvm::SCEVExprContains(s, induction) &&
+            llvm::SCEVExprContains(s, hashed))
+          sums.push_back(&i);
+      }
     if (sums.size() <= kHashedSums) continue;
     std::map<llvm::Value *, llvm::Value *> hidden;
     for (llvm::Instruction *sum : sums)
