@@ -419,11 +419,11 @@ bool Fuzzer::small_enough(const Array &r, const std::string &what) {
   return true;
 }
 
-// The bytes of the largest value the reference evaluator would materialize for r.
-int64_t largest_intermediate(const jx::ir::NodePtr &root) {
+// Whether the reference evaluator would materialize a value over kLargestIntermediate for r.
+bool reference_too_large(const Array &r) {
   int64_t largest = 0;
   std::unordered_set<const jx::ir::Node *> seen;
-  std::vector<const jx::ir::Node *> stack = {root.get()};
+  std::vector<const jx::ir::Node *> stack = {r.node().get()};
   while (!stack.empty()) {
     const jx::ir::Node *n = stack.back();
     stack.pop_back();
@@ -433,11 +433,11 @@ int64_t largest_intermediate(const jx::ir::NodePtr &root) {
     for (const jx::ir::NodePtr &input : n->inputs)
       stack.push_back(input.get());
   }
-  return largest;
+  return largest > kLargestIntermediate;
 }
 
 void Fuzzer::check(const Array &r, const std::string &what) {
-  const bool too_large = largest_intermediate(r.node()) > kLargestIntermediate;
+  const bool too_large = reference_too_large(r);
   BufferPtr expected;
   jx::diff::Tolerance tolerance;
   std::string interp_error;
@@ -493,7 +493,7 @@ void Fuzzer::check_against(const Array &reference, const Array &actual, const st
     return;
   }
   if (!small_enough(reference, what)) return;
-  if (largest_intermediate(reference.node()) > kLargestIntermediate) {
+  if (reference_too_large(reference)) {
     ++reference_out_of_memory_;
     return;
   }
