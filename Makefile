@@ -11,6 +11,11 @@ TSAN_TESTS = test_runtime test_sharding test_jit
 FUZZ_TARGETS = fuzz_npy fuzz_einsum fuzz_aot_decoder fuzz_disk_cache
 FUZZ_TEST_SECONDS ?= 20
 FUZZ_SECONDS ?= 300
+# New trees are configured for Ninja: it compiles a library's dependents while the library links
+# (CMake's Makefiles wait for each target), a cold ASan tree in 368 s instead of 458 s. A tree
+# that exists keeps the generator it was configured with.
+GENERATOR ?= Ninja
+generator = $(if $(wildcard $(1)/CMakeCache.txt),,-G "$(GENERATOR)")
 # Open MPI's launcher for the multi-process demo (as root in containers it needs the flag; the
 # single-copy mechanism needs ptrace rights containers refuse).
 # CI builds with warnings as errors (.ci/run: WARNINGS_AS_ERRORS=ON); unset, each tree keeps what it
@@ -25,7 +30,7 @@ deps:
 	bash scripts/install-deps.sh
 
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(WERROR_FLAG)
+	cmake -S . -B $(BUILD) $(call generator,$(BUILD)) -DCMAKE_BUILD_TYPE=Release $(WERROR_FLAG)
 	cmake --build $(BUILD) -j $(JOBS)
 
 test-release: build
@@ -37,7 +42,7 @@ test-release: build
 # on a 1 PiB request). The sanitizer builds are configured without MPI (JX_MPI=OFF): they check
 # that jx builds and runs without it, and Open MPI's own allocations would read as leaks.
 asan-build: deps
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=Debug \
+	cmake -S . -B $(ASAN_BUILD) $(call generator,$(ASAN_BUILD)) -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=Debug \
 	  $(WERROR_FLAG) \
 	  -DJX_SANITIZE=ON -DJX_FUZZ=ON -DJX_BUILD_EXAMPLES=OFF -DJX_BUILD_BENCH=OFF -DJX_MPI=OFF
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
@@ -47,10 +52,10 @@ test-asan: asan-build
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
 test-tsan: deps
-	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DJX_TSAN=ON $(WERROR_FLAG) -DJX_BUILD_EXAMPLES=OFF -DJX_BUILD_BENCH=OFF -DJX_MPI=OFF
+	cmake -S . -B $(TSAN_BUILD) $(call generator,$(TSAN_BUILD)) -DCMAKE_BUILD_TYPE=Debug -DJX_TSAN=ON $(WERROR_FLAG) -DJX_BUILD_EXAMPLES=OFF -DJX_BUILD_BENCH=OFF -DJX_MPI=OFF
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
 	TSAN_OPTIONS=halt_on_error=1 ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS) \
-	  -R '^($(shell echo $(TSAN_TESTS) | tr ' ' '|'))$$'
+	  -R '^($(shell echo $(TSAN_TESTS) | tr ' ' '|'))(\.shard[0-9]+)?$$'
 
 test-fuzz: asan-build
 	bash scripts/run-fuzzers.sh $(ASAN_BUILD) $(FUZZ_TEST_SECONDS) $(JOBS) $(FUZZ_TARGETS)
@@ -67,8 +72,8 @@ test: test-release test-asan test-tsan test-fuzz
 CAMPAIGN_GRAPHS ?= 2000
 CAMPAIGN_SECONDS ?= 600
 campaign: build
-	JX_DIFF_GRAPHS=$(CAMPAIGN_GRAPHS) ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) \
-	  -R '^(Differential|Random|ControlDerivatives)\.'
+	JX_DIFF_GRAPHS=$(CAMPAIGN_GRAPHS) GTEST_FILTER='Differential.*:Random*.*:ControlDerivatives.*' \
+	  ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -R '^test_(differential|transforms|lax)(\.|$$)'
 	JX_API_FUZZ_SECONDS=$(CAMPAIGN_SECONDS) ./$(BUILD)/tests/test_api_fuzz
 
 demo: build

@@ -4,7 +4,7 @@ set -euo pipefail
 
 # clang-19, libclang-rt-19-dev (libFuzzer) and libomp-19-dev (OpenMP for clang's configure): the
 # fuzz targets (make test-fuzz, make fuzz).
-packages=(cmake make g++ ccache binutils llvm-19-dev libfmt-dev libgtest-dev libbenchmark-dev
+packages=(cmake ninja-build make g++ ccache binutils llvm-19-dev libfmt-dev libgtest-dev libbenchmark-dev
   libopenblas-dev libhwy-dev clang-19 libclang-rt-19-dev libomp-19-dev libopenmpi-dev openmpi-bin
   nlohmann-json3-dev graphviz)
 
