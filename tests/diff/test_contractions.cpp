@@ -5,8 +5,8 @@
 // for integers and bools; a third of the float cases GEMM-sized so that the BLAS path is reached;
 // bit-identical results over meshes of 1 to 8 devices; bool semantics; shape errors; and checks
 // that the case generator covers what it claims.
-// JX_DIFF_DOTS (default 300) and JX_DIFF_DOT_SEED (default 1) choose the cases for long campaigns;
-// JX_DIFF_DOT_SEED=<seed> JX_DIFF_DOTS=1 reruns a failing one.
+// JX_DIFF_DOTS (default 300, 100 under the sanitizers) and JX_DIFF_DOT_SEED (default 1) choose
+// the cases for long campaigns; JX_DIFF_DOT_SEED=<seed> JX_DIFF_DOTS=1 reruns a failing one.
 #include <jx/jx.h>
 
 #include <algorithm>
@@ -43,7 +43,7 @@ uint64_t env_or(const char *name, uint64_t fallback) {
   return v && *v ? std::strtoull(v, nullptr, 0) : fallback;
 }
 uint64_t base_seed() { return env_or("JX_DIFF_DOT_SEED", 1); }
-uint64_t case_count() { return env_or("JX_DIFF_DOTS", 300); }
+uint64_t case_count() { return env_or("JX_DIFF_DOTS", JX_DEFAULT_DOTS); }
 constexpr uint64_t kDefaultSeed = 1, kDefaultCases = 300;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
