@@ -67,13 +67,15 @@ fuzz: asan-build
 
 test: test-release test-asan test-tsan test-fuzz
 
-# The long campaigns `make test` bounds: CAMPAIGN_GRAPHS random graphs, functions and loop bodies
-# per differential test against the evaluator, and the API-sequence fuzzer for CAMPAIGN_SECONDS.
+# The long campaigns `make test` bounds: CAMPAIGN_GRAPHS random graphs, functions, loop bodies and
+# contractions per differential test against the evaluator, and the API-sequence fuzzer for CAMPAIGN_SECONDS.
 CAMPAIGN_GRAPHS ?= 2000
 CAMPAIGN_SECONDS ?= 600
 campaign: build
-	JX_DIFF_GRAPHS=$(CAMPAIGN_GRAPHS) GTEST_FILTER='Differential.*:Random*.*:ControlDerivatives.*' \
-	  ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -R '^test_(differential|transforms|lax)(\.|$$)'
+	JX_DIFF_GRAPHS=$(CAMPAIGN_GRAPHS) JX_DIFF_DOTS=$(CAMPAIGN_GRAPHS) \
+	  GTEST_FILTER='Differential.*:Random*.*:ControlDerivatives.*:Contractions.CompiledMatchesInterpreter' \
+	  ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) \
+	  -R '^test_(differential|transforms|lax|contractions)(\.|$$)'
 	JX_API_FUZZ_SECONDS=$(CAMPAIGN_SECONDS) ./$(BUILD)/tests/test_api_fuzz
 
 demo: build

@@ -492,7 +492,10 @@ TEST(Differential, ToleranceAbsorbsRoundingDifferences) {
   fmt::print("{} graphs in {:.2f} s: {} differ bitwise from the interpreter; {} of {} elements "
              "could not be checked\n",
              graphs, seconds_since(t0), differing, unchecked, elements);
-  EXPECT_GT(differing, int64_t(graphs / 20)) << "the alternate evaluation should differ often";
+  // A share, so not for a rerun of a few graphs (JX_DIFF_GRAPHS=1).
+  if (graphs >= 100) {
+    EXPECT_GT(differing, int64_t(graphs / 20)) << "the alternate evaluation should differ often";
+  }
   failures.report(graphs);
 }
 
