@@ -41,7 +41,9 @@ void validate_library(const Step &s, const std::vector<int64_t> &bytes) {
   if (is_linalg(l.op)) return validate_linalg(s, bytes);
   const bool scatter = is_scatter(l.op);
   if (s.kernel || s.inputs.empty() || s.out_bytes.size() != 1 ||
-      (scatter ? s.inputs.size() != 3 : s.inputs.size() > 1 && l.op != LibraryOp::ArgSort) ||
+      (scatter                   ? s.inputs.size() != 3
+       : l.op == LibraryOp::Fft ? s.inputs.size() != 2
+                                : s.inputs.size() > 1 && l.op != LibraryOp::ArgSort) ||
       (!scatter && l.count != 0) || l.mode != 0 || !library_supports(l.op, s.dtype) ||
       l.axis >= int64_t(s.extent.size()))
     corrupt("library step");
@@ -58,7 +60,9 @@ void validate_library(const Step &s, const std::vector<int64_t> &bytes) {
     for (int in : s.inputs)
       if (bytes[size_t(in)] != elements * item) corrupt("library operand");
   }
-  const size_t out_item = l.op == LibraryOp::ArgSort ? 8 : itemsize(s.dtype);
+  const size_t out_item = l.op == LibraryOp::ArgSort ? 8
+                          : l.op == LibraryOp::Fft   ? 2 * itemsize(s.dtype) // complex
+                                                     : itemsize(s.dtype);
   if (s.out_bytes[0] != size_t(elements) * out_item) corrupt("library output");
 }
 

@@ -60,9 +60,8 @@ std::vector<int64_t> radices_of(int64_t n) {
       n /= p;
     }
   if (n > 1) radices.push_back(n);
-  std::stable_sort(radices.begin(), radices.end(), [](int64_t a, int64_t b) {
-    return (a == 4 ? 0 : a) < (b == 4 ? 0 : b);
-  });
+  std::stable_sort(radices.begin(), radices.end(),
+                   [](int64_t a, int64_t b) { return (a == 4 ? 0 : a) < (b == 4 ? 0 : b); });
   return radices;
 }
 
@@ -93,10 +92,10 @@ void radix_pass(const C<Real> *in, C<Real> *out, int64_t n, int64_t p, int64_t b
                 const std::vector<C<Real>> &roots, bool inverse) {
   const int64_t L = before, r = n / (L * p), stride = L * r; // inputs of one butterfly: n / p apart
   const Real half = Real(0.5), sin60 = Real(0.86602540378443864676372317075294L);
-  const Real c1 = Real(0.30901699437494742410229341718281906L),   // cos(2 pi / 5)
-      c2 = Real(-0.80901699437494742410229341718281906L),         // cos(4 pi / 5)
-      s1 = Real(0.95105651629515357211643933337938214L),          // sin(2 pi / 5)
-      s2 = Real(0.58778525229247312916870595463907277L);          // sin(4 pi / 5)
+  const Real c1 = Real(0.30901699437494742410229341718281906L), // cos(2 pi / 5)
+      c2 = Real(-0.80901699437494742410229341718281906L),       // cos(4 pi / 5)
+      s1 = Real(0.95105651629515357211643933337938214L),        // sin(2 pi / 5)
+      s2 = Real(0.58778525229247312916870595463907277L);        // sin(4 pi / 5)
   const size_t radix = static_cast<size_t>(p);
   std::vector<C<Real>> a(radix), w(radix), b(radix);
   for (int64_t j = 0; j < L; ++j) {
@@ -200,8 +199,7 @@ template <class Real> int64_t FftPlan<Real>::scratch_size() const {
   return smooth_ ? smooth_->size() + smooth_->scratch_size() : n_;
 }
 
-template <class Real>
-void FftPlan<Real>::run(C<Real> *data, bool inverse, C<Real> *scratch) const {
+template <class Real> void FftPlan<Real>::run(C<Real> *data, bool inverse, C<Real> *scratch) const {
   if (smooth_)
     run_bluestein(data, inverse, scratch);
   else
@@ -247,19 +245,20 @@ template <class Real> const FftPlan<Real> &fft_plan(int64_t n) {
 }
 
 template <class Real>
-void fft_lines(const C<Real> *in, C<Real> *out, int64_t outer, int64_t n, int64_t inner,
-               bool inverse) {
+void fft_lines(const Real *re, const Real *im, C<Real> *out, int64_t outer, int64_t n,
+               int64_t inner, bool inverse) {
   if (outer * n * inner == 0) return;
   const FftPlan<Real> &plan = fft_plan<Real>(n);
   // A line costs about n log2(n); chunks of lines of at least min_chunk_elements of that work.
   const int64_t work = n * std::max<int64_t>(1, std::bit_width(uint64_t(n))),
                 grain = std::max<int64_t>(1, min_chunk_elements / work);
   default_pool().parallel_for(0, outer * inner, grain, [&](int64_t begin, int64_t end) {
-    std::vector<C<Real>> line(static_cast<size_t>(n)), scratch(static_cast<size_t>(plan.scratch_size()));
+    std::vector<C<Real>> line(static_cast<size_t>(n)),
+        scratch(static_cast<size_t>(plan.scratch_size()));
     for (int64_t t = begin; t < end; ++t) {
       const int64_t o = t / inner, i = t % inner, base = o * n * inner + i;
       for (int64_t k = 0; k < n; ++k)
-        line[size_t(k)] = in[base + k * inner];
+        line[size_t(k)] = {re[base + k * inner], im[base + k * inner]};
       plan.run(line.data(), inverse, scratch.data());
       for (int64_t k = 0; k < n; ++k)
         out[base + k * inner] = line[size_t(k)];
@@ -271,7 +270,9 @@ template class FftPlan<float>;
 template class FftPlan<double>;
 template const FftPlan<float> &fft_plan<float>(int64_t);
 template const FftPlan<double> &fft_plan<double>(int64_t);
-template void fft_lines<float>(const C<float> *, C<float> *, int64_t, int64_t, int64_t, bool);
-template void fft_lines<double>(const C<double> *, C<double> *, int64_t, int64_t, int64_t, bool);
+template void fft_lines<float>(const float *, const float *, C<float> *, int64_t, int64_t, int64_t,
+                               bool);
+template void fft_lines<double>(const double *, const double *, C<double> *, int64_t, int64_t,
+                                int64_t, bool);
 
 } // namespace jx::runtime

@@ -46,11 +46,12 @@ private:
 // between threads).
 template <class Real> const FftPlan<Real> &fft_plan(int64_t n);
 
-// Transforms every line along the middle axis of an (outer, n, inner) complex array: in to out
-// (which may be in), lines in parallel on the default pool, each line gathered into a contiguous
-// buffer, transformed by fft_plan(n) and scattered back, so a value does not depend on the pool.
+// Transforms every line along the middle axis of an (outer, n, inner) complex array given as its
+// real and imaginary parts into out, lines in parallel on the default pool, each line gathered
+// into a contiguous buffer, transformed by fft_plan(n) and scattered back, so a value does not
+// depend on the pool.
 template <class Real>
-void fft_lines(const std::complex<Real> *in, std::complex<Real> *out, int64_t outer, int64_t n,
+void fft_lines(const Real *re, const Real *im, std::complex<Real> *out, int64_t outer, int64_t n,
                int64_t inner, bool inverse);
 
 extern template class FftPlan<float>;

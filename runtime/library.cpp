@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "runtime/buffer.h"
+#include "runtime/fft.h"
 #include "runtime/int_math.h"
 #include "runtime/program.h"
 #include "runtime/thread_pool.h"
@@ -485,7 +486,7 @@ void run_typed(const Library &lib, const Lines &l, const std::vector<const void 
 // numbers neither: ir::finish builds their scans and scatters on the parts.
 bool library_supports(LibraryOp op, DType dtype) {
   if (is_storage_float(dtype) || is_complex(dtype)) return false;
-  if (is_linalg(op)) return dtype == DType::float32 || dtype == DType::float64;
+  if (is_linalg(op) || op == LibraryOp::Fft) return dtype == DType::float32 || dtype == DType::float64;
   if (op == LibraryOp::ArgSort || op == LibraryOp::Sort || is_scatter(op)) return true;
   return dtype != DType::bool_;
 }
@@ -495,6 +496,15 @@ void run_library(const Library &lib, DType dtype, const std::vector<int64_t> &sh
   if (is_linalg(lib.op)) return run_linalg(lib, dtype, shape, inputs, out);
   const Lines l = lines_of(shape, lib.axis);
   if (l.outer * l.n * l.inner == 0) return;
+  if (lib.op == LibraryOp::Fft) {
+    if (dtype == DType::float32)
+      return fft_lines(static_cast<const float *>(inputs.at(0)),
+                       static_cast<const float *>(inputs.at(1)),
+                       static_cast<std::complex<float> *>(out), l.outer, l.n, l.inner, lib.reverse);
+    return fft_lines(static_cast<const double *>(inputs.at(0)),
+                     static_cast<const double *>(inputs.at(1)),
+                     static_cast<std::complex<double> *>(out), l.outer, l.n, l.inner, lib.reverse);
+  }
   switch (dtype) {
   case DType::bool_: return run_typed<bool>(lib, l, inputs, out);
   case DType::int8: return run_typed<int8_t>(lib, l, inputs, out);

@@ -29,26 +29,30 @@ enum class LibraryOp : int32_t {
   Eigh,
   Svd,
   Qr,
-  Eig
+  Eig,
+  Fft
 };
-inline constexpr int32_t library_op_count = 18;
+inline constexpr int32_t library_op_count = 19;
 
 constexpr bool is_scatter(LibraryOp op) {
   return op >= LibraryOp::ScatterSet && op <= LibraryOp::ScatterMax;
 }
-constexpr bool is_linalg(LibraryOp op) { return op >= LibraryOp::Cholesky; }
+constexpr bool is_linalg(LibraryOp op) {
+  return op >= LibraryOp::Cholesky && op <= LibraryOp::Eig;
+}
 
 struct Library {
   LibraryOp op = LibraryOp::CumSum;
   int64_t axis = 0;
-  bool reverse = false; // cumulative ops: from the end of the axis
+  bool reverse = false; // cumulative ops: from the end of the axis; fft: the inverse transform
   int64_t count = 0;    // scatters: the number of indices
   int64_t mode = 0;     // linear algebra: which outputs (see linalg_output_shape)
   bool operator==(const Library &) const = default;
 };
 
 // Whether the routine exists for inputs of dtype: cumulative ops and sort take int32, int64,
-// float32 and float64 (sort bool too), argsort and scatters every dtype, linear algebra floats.
+// float32 and float64 (sort bool too), argsort and scatters every dtype, linear algebra and fft
+// floats.
 bool library_supports(LibraryOp op, DType dtype);
 
 // out (shape's elements: of dtype, or int64 for argsort) from inputs (shape's elements of dtype
@@ -56,7 +60,9 @@ bool library_supports(LibraryOp op, DType dtype);
 // indices, and the updates, shape's elements with the axis's extent replaced by lib.count). Lines
 // along axis are independent and run on the pool; each line is computed in order (cumulative ops:
 // as NumPy's accumulate), so the result does not depend on the pool's size. Sorts order NaNs last;
-// argsort is stable.
+// argsort is stable. fft: inputs the real and the imaginary parts (float32 or float64), out the
+// complex transform along axis (exp(-2 pi i jk / n); lib.reverse: exp(+2 pi i jk / n), no 1 / n)
+// of the matching precision, runtime/fft.h's.
 void run_library(const Library &lib, DType dtype, const std::vector<int64_t> &shape,
                  const std::vector<const void *> &inputs, void *out);
 

@@ -1217,6 +1217,56 @@ struct GradientOptions {
 };
 std::vector<Array> gradient(const Array &f, const GradientOptions &options = {});
 
+// ---- jnp.fft ----
+// Discrete Fourier transforms, NumPy's and JAX's signatures and meaning: n (s) crops or zero-pads
+// the input along the axis (axes) first; norm is "backward" (the default: the inverse scaled by
+// 1 / n), "ortho" (both by 1 / sqrt(n)) or "forward" (the forward by 1 / n). Real and integer
+// inputs become complex of the matching precision (float32 -> complex64; otherwise complex128).
+// Any length: runtime/fft.h.
+namespace fft {
+using Norm = std::optional<std::string>;
+Array fft(const Array &a, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+          const Norm &norm = std::nullopt);
+Array ifft(const Array &a, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+           const Norm &norm = std::nullopt);
+// The n / 2 + 1 non-negative frequencies of a real input's transform.
+Array rfft(const Array &a, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+           const Norm &norm = std::nullopt);
+// The real signal of length n (default 2 (m - 1)) whose rfft is a; imaginary parts a Hermitian
+// spectrum cannot have (at 0 and n / 2) are ignored.
+Array irfft(const Array &a, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+            const Norm &norm = std::nullopt);
+// The transform of a Hermitian signal given by its first half (irfft of conj(a), scaled as a
+// forward transform), and its inverse.
+Array hfft(const Array &a, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+           const Norm &norm = std::nullopt);
+Array ihfft(const Array &a, std::optional<int64_t> n = std::nullopt, int64_t axis = -1,
+            const Norm &norm = std::nullopt);
+// Over several axes: every axis by default, the last len(s) axes when only s is given.
+Array fftn(const Array &a, const std::optional<Shape> &s = std::nullopt, const Axes &axes = {},
+           const Norm &norm = std::nullopt);
+Array ifftn(const Array &a, const std::optional<Shape> &s = std::nullopt, const Axes &axes = {},
+            const Norm &norm = std::nullopt);
+Array rfftn(const Array &a, const std::optional<Shape> &s = std::nullopt, const Axes &axes = {},
+            const Norm &norm = std::nullopt);
+Array irfftn(const Array &a, const std::optional<Shape> &s = std::nullopt, const Axes &axes = {},
+             const Norm &norm = std::nullopt);
+Array fft2(const Array &a, const std::optional<Shape> &s = std::nullopt,
+           const Axes &axes = {-2, -1}, const Norm &norm = std::nullopt);
+Array ifft2(const Array &a, const std::optional<Shape> &s = std::nullopt,
+            const Axes &axes = {-2, -1}, const Norm &norm = std::nullopt);
+Array rfft2(const Array &a, const std::optional<Shape> &s = std::nullopt,
+            const Axes &axes = {-2, -1}, const Norm &norm = std::nullopt);
+Array irfft2(const Array &a, const std::optional<Shape> &s = std::nullopt,
+             const Axes &axes = {-2, -1}, const Norm &norm = std::nullopt);
+// Sample frequencies: [0, 1, ..., -(n / 2), ..., -1] / (d n), and the non-negative ones.
+Array fftfreq(int64_t n, double d = 1.0, std::optional<DType> dtype = std::nullopt);
+Array rfftfreq(int64_t n, double d = 1.0, std::optional<DType> dtype = std::nullopt);
+// The zero frequency moved to the middle of each axis (every axis by default), and back.
+Array fftshift(const Array &x, const Axes &axes = {});
+Array ifftshift(const Array &x, const Axes &axes = {});
+} // namespace fft
+
 // ---- files ----
 // jnp.save / jnp.load of NumPy .npy files.
 void save(const std::string &path, const Array &x);

@@ -72,6 +72,16 @@ NodePtr sort(NodePtr x, int64_t axis) {
       {.op = Op::Sort, .dtype = dtype, .weak = weak, .inputs = {std::move(x)}, .attrs = {axis}});
 }
 
+NodePtr fft(NodePtr re, NodePtr im, int64_t axis, bool inverse) {
+  check_node(is_floating(re->dtype) && !is_storage_float(re->dtype) && im->dtype == re->dtype,
+             Op::Fft, "float32 or float64 parts of one dtype");
+  const DType dtype = complex_dtype(re->dtype);
+  return finish({.op = Op::Fft,
+                 .dtype = dtype,
+                 .inputs = {std::move(re), std::move(im)},
+                 .attrs = {axis, int64_t(inverse)}});
+}
+
 NodePtr take(NodePtr x, NodePtr indices, int64_t axis, bool fill) {
   const DType dtype = x->dtype;
   const bool weak = x->weak;

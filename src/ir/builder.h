@@ -78,6 +78,8 @@ NodePtr dot_general(NodePtr lhs, NodePtr rhs, std::vector<int64_t> lhs_batch,
 // Library ops (ops.def): computed by the runtime's routines on whole buffers.
 NodePtr cumulative(Op op, NodePtr x, int64_t axis, bool reverse);
 NodePtr sort(NodePtr x, int64_t axis);
+// The complex transform along axis of re + i im (float parts of one shape): ops.def's fft.
+NodePtr fft(NodePtr re, NodePtr im, int64_t axis, bool inverse);
 NodePtr argsort(std::vector<NodePtr> keys, int64_t axis);
 NodePtr scatter(Op op, NodePtr x, NodePtr indices, NodePtr updates, int64_t axis);
 bool is_scatter(Op op);

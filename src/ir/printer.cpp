@@ -73,6 +73,7 @@ std::string attr_str(const Node &n) {
   case Op::CumProd:
   case Op::CumMax:
   case Op::CumMin: return fmt::format("axis={}{}", n.attrs[0], n.attrs[1] ? " reverse" : "");
+  case Op::Fft: return fmt::format("axis={}{}", n.attrs[0], n.attrs[1] ? " inverse" : "");
   case Op::Sort:
   case Op::ArgSort:
   case Op::ScatterSet:

@@ -110,6 +110,7 @@ public:
       if (ir::is_linalg(n.op)) return ir::linalg(n.op, std::move(in), a[0]);
       if (n.op == Op::Sort) return ir::sort(in[0], a[0] + 1);
       if (n.op == Op::ArgSort) return ir::argsort(std::move(in), a[0] + 1);
+      if (n.op == Op::Fft) return ir::fft(in[0], in[1], a[0] + 1, a[1] != 0);
       return ir::cumulative(n.op, in[0], a[0] + 1, a[1] != 0);
     case ir::OpKind::Marker: all_batched(); return custom_rule(n, std::move(in));
     case ir::OpKind::Control:

@@ -204,6 +204,13 @@ NodePtr cumsum_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
   return ir::cumulative(Op::CumSum, ct, ans.attrs[0], ans.attrs[1] == 0);
 }
 
+// fft(re + i im) with a complex cotangent: g = fft(ct) (the matrix is symmetric), then complex's
+// transpose (JAX's: real(g) for re, -imag(g) for im).
+NodePtr fft_transpose(const ir::Node &ans, const NodePtr &ct, size_t i) {
+  const NodePtr g = ir::fft(ir::real(ct), ir::imag(ct), ans.attrs[0], ans.attrs[1] != 0);
+  return i == 0 ? ir::real(g) : ir::unary(Op::Neg, ir::imag(g));
+}
+
 NodePtr reduce_sum_transpose(const ir::Node &ans, const NodePtr &ct, size_t) {
   const NodePtr &x = ans.inputs[0];
   return ir::broadcast(ct, x->shape, ir::other_axes(x->ndim(), ans.attrs));

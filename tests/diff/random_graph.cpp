@@ -1261,12 +1261,18 @@ private:
   // LAPACK's routines on the matrices of x's last two axes, the same in both backends: equal bits
   // for exact operands whatever their conditioning (a singular or NaN matrix gives both the same
   // infinities or NaNs). Not in differentiable graphs: svd, qr and eig have no derivatives yet.
+  // Form 10: a part of the Fourier transform along the last axis (runtime/fft.h, in both).
   std::optional<Value> linear_algebra(const Value &x) {
     namespace la = jnp::linalg;
     const int64_t r = x.a.ndim();
     if (r < 2 || x.approx || o_.differentiable) return std::nullopt;
     const bool square = x.a.shape()[r - 2] == x.a.shape()[r - 1];
-    const int64_t form = uni(0, 9);
+    const int64_t form = uni(0, 10);
+    if (form == 10) {
+      if (x.a.shape()[r - 1] == 0 || !is_floating(x.a.dtype())) return std::nullopt;
+      return emit(jnp::imag(jnp::fft::fft(x.a)), fmt::format("jnp.fft.fft({}).imag", x.ref), {x.id},
+                  false);
+    }
     if (!square && (form < 6 || form > 7)) return std::nullopt;
     auto call = [&](const Array &out, const std::string &fn, const std::string &suffix = "") {
       return emit(out, fmt::format("jnp.linalg.{}({}){}", fn, x.ref, suffix), {x.id}, false);

@@ -75,14 +75,14 @@ template <class Real> void expect_accurate(int64_t n) {
   }
 }
 
-TEST(Fft, EveryLengthTo128MatchesTheDefinition) {
+TEST(FftPlan, EveryLengthTo128MatchesTheDefinition) {
   for (int64_t n = 1; n <= 128; ++n) {
     expect_accurate<double>(n);
     expect_accurate<float>(n);
   }
 }
 
-TEST(Fft, RadicesAndLargePrimesMatchTheDefinition) {
+TEST(FftPlan, RadicesAndLargePrimesMatchTheDefinition) {
   // Powers of 2 and 4, 3, 5, a mixed length, primes taken as a pass (7, 11, 13, 31) and as
   // Bluestein's convolution (509, 1009, 2003), and a prime factor beside small ones.
   for (int64_t n : {256, 512, 729, 625, 1000, 2 * 3 * 5 * 7 * 11, 31 * 32, 509, 1009, 2003,
@@ -92,7 +92,7 @@ TEST(Fft, RadicesAndLargePrimesMatchTheDefinition) {
   }
 }
 
-TEST(Fft, InverseOfForwardIsNTimesTheInput) {
+TEST(FftPlan, InverseOfForwardIsNTimesTheInput) {
   for (int64_t n : {1, 2, 97, 1024, 10007, 1 << 16, 3 * 5 * 7 * 64}) {
     const std::vector<std::complex<double>> x = random_values<double>(n, 7);
     std::vector<std::complex<double>> y = x;
@@ -107,13 +107,19 @@ TEST(Fft, InverseOfForwardIsNTimesTheInput) {
   }
 }
 
-TEST(Fft, LinesAlongAnyAxisAreTransformedAlone) {
+TEST(FftPlan, LinesAlongAnyAxisAreTransformedAlone) {
   const int64_t outer = 3, n = 12, inner = 5;
   const std::vector<std::complex<double>> x = random_values<double>(outer * n * inner, 3);
+  std::vector<double> re, im;
+  for (const std::complex<double> &v : x) {
+    re.push_back(v.real());
+    im.push_back(v.imag());
+  }
   std::vector<std::complex<double>> y(x.size());
-  jx::runtime::fft_lines(x.data(), y.data(), outer, n, inner, false);
+  jx::runtime::fft_lines(re.data(), im.data(), y.data(), outer, n, inner, false);
   const FftPlan<double> &plan = jx::runtime::fft_plan<double>(n);
-  std::vector<std::complex<double>> line(static_cast<size_t>(n)), scratch(static_cast<size_t>(plan.scratch_size()));
+  std::vector<std::complex<double>> line(static_cast<size_t>(n)),
+      scratch(static_cast<size_t>(plan.scratch_size()));
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
       for (int64_t k = 0; k < n; ++k)
@@ -122,13 +128,9 @@ TEST(Fft, LinesAlongAnyAxisAreTransformedAlone) {
       for (int64_t k = 0; k < n; ++k)
         EXPECT_EQ(y[size_t((o * n + k) * inner + i)], line[size_t(k)]);
     }
-  // In place gives the same values.
-  std::vector<std::complex<double>> z = x;
-  jx::runtime::fft_lines(z.data(), z.data(), outer, n, inner, false);
-  EXPECT_EQ(z, y);
 }
 
-TEST(Fft, PlansAreSharedPerLength) {
+TEST(FftPlan, PlansAreSharedPerLength) {
   EXPECT_EQ(&jx::runtime::fft_plan<double>(360), &jx::runtime::fft_plan<double>(360));
   EXPECT_EQ(jx::runtime::fft_plan<float>(360).size(), 360);
   EXPECT_THROW(FftPlan<double>(0), std::invalid_argument);

@@ -62,6 +62,10 @@ NodePtr example(Op op, const NodePtr &x, const NodePtr &y) {
                          ir::take(y, int_literals({0, 2, 1, 0}), 1, false), 1);
     if (op == Op::Sort) return ir::sort(x, 0);
     if (op == Op::ArgSort) return ir::argsort({x, y}, 1);
+    if (op == Op::Fft) { // both parts of the complex result in a real array
+      const NodePtr f = ir::fft(x, y, 1, false);
+      return ir::binary(Op::Sub, ir::real(f), ir::imag(f));
+    }
     if (ir::is_linalg(op)) {
       // A positive definite 2 x 2 from x (diagonally dominant); x itself as svd's and qr's matrix
       // and solve's b.
