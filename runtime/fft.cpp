@@ -86,72 +86,109 @@ int64_t smooth_length_at_least(int64_t n) {
   return best;
 }
 
-// One radix-p pass: in (the layout after passes of product before) to out.
-template <class Real>
-void radix_pass(const C<Real> *in, C<Real> *out, int64_t n, int64_t p, int64_t before,
-                const std::vector<C<Real>> &roots, bool inverse) {
-  const int64_t L = before, r = n / (L * p), stride = L * r; // inputs of one butterfly: n / p apart
-  const Real half = Real(0.5), sin60 = Real(0.86602540378443864676372317075294L);
-  const Real c1 = Real(0.30901699437494742410229341718281906L), // cos(2 pi / 5)
-      c2 = Real(-0.80901699437494742410229341718281906L),       // cos(4 pi / 5)
-      s1 = Real(0.95105651629515357211643933337938214L),        // sin(2 pi / 5)
-      s2 = Real(0.58778525229247312916870595463907277L);        // sin(4 pi / 5)
-  const size_t radix = static_cast<size_t>(p);
-  std::vector<C<Real>> a(radix), w(radix), b(radix);
-  for (int64_t j = 0; j < L; ++j) {
-    for (int64_t q = 1; q < p; ++q) // w_{Lp}^{qj} = w_n^{q j r}
-      w[size_t(q)] = conj_if(roots[size_t(q * j * r)], inverse);
+// A radix-P butterfly on a[0..P): the length-P transform in place (P = 2, 3, 4, 5).
+template <int P, bool Inverse, class Real> inline void butterfly(C<Real> *a) {
+  if constexpr (P == 2) {
+    const C<Real> t = a[1];
+    a[1] = a[0] - t;
+    a[0] += t;
+  } else if constexpr (P == 3) {
+    const Real half = Real(0.5), sin60 = Real(0.86602540378443864676372317075294L);
+    const C<Real> t1 = a[1] + a[2], m = a[0] - t1 * half;
+    const C<Real> t2 = rotate(C<Real>(a[1] - a[2]) * sin60, Inverse);
+    a[0] += t1;
+    a[1] = m + t2;
+    a[2] = m - t2;
+  } else if constexpr (P == 4) {
+    const C<Real> t0 = a[0] + a[2], t1 = a[0] - a[2], t2 = a[1] + a[3];
+    const C<Real> t3 = rotate(C<Real>(a[1] - a[3]), Inverse);
+    a[0] = t0 + t2;
+    a[1] = t1 + t3;
+    a[2] = t0 - t2;
+    a[3] = t1 - t3;
+  } else {
+    static_assert(P == 5);
+    const Real c1 = Real(0.30901699437494742410229341718281906L), // cos(2 pi / 5)
+        c2 = Real(-0.80901699437494742410229341718281906L),       // cos(4 pi / 5)
+        s1 = Real(0.95105651629515357211643933337938214L),        // sin(2 pi / 5)
+        s2 = Real(0.58778525229247312916870595463907277L);        // sin(4 pi / 5)
+    const C<Real> t1 = a[1] + a[4], t2 = a[2] + a[3], t3 = a[1] - a[4], t4 = a[2] - a[3];
+    const C<Real> m1 = a[0] + t1 * c1 + t2 * c2, m2 = a[0] + t1 * c2 + t2 * c1;
+    const C<Real> n1 = rotate(C<Real>(t3 * s1 + t4 * s2), Inverse);
+    const C<Real> n2 = rotate(C<Real>(t3 * s2 - t4 * s1), Inverse);
+    a[0] += t1 + t2;
+    a[1] = m1 + n1;
+    a[2] = m2 + n2;
+    a[3] = m2 - n2;
+    a[4] = m1 - n1;
+  }
+}
+
+// One pass of a radix P of 2, 3, 4 or 5 (L: the product of the earlier radices, r = n / (L P)):
+// for each subsequence k and entry j, P inputs n / P apart, twiddled by tw[(q - 1) L + j] =
+// w_{LP}^{qj}, transformed and written L apart. The loop over j is innermost: inputs, outputs and
+// twiddles are contiguous in it.
+template <int P, bool Inverse, class Real>
+void fixed_pass(const C<Real> *in, C<Real> *out, int64_t L, int64_t r, const C<Real> *tw) {
+  const int64_t stride = L * r;
+  C<Real> a[P];
+  if (L == 1) { // no twiddles; the subsequences are the contiguous axis
     for (int64_t k = 0; k < r; ++k) {
+      for (int q = 0; q < P; ++q)
+        a[q] = in[k + q * stride];
+      butterfly<P, Inverse>(a);
+      for (int s = 0; s < P; ++s)
+        out[P * k + s] = a[s];
+    }
+    return;
+  }
+  for (int64_t k = 0; k < r; ++k) {
+    const C<Real> *src = in + L * k;
+    C<Real> *dst = out + L * P * k;
+    for (int64_t j = 0; j < L; ++j) {
+      a[0] = src[j];
+      for (int q = 1; q < P; ++q)
+        a[q] = mul(src[j + q * stride], conj_if(tw[(q - 1) * L + j], Inverse));
+      butterfly<P, Inverse>(a);
+      for (int s = 0; s < P; ++s)
+        dst[j + s * L] = a[s];
+    }
+  }
+}
+
+// A pass of any other prime p: the definition, w_p^{qs} = w_n^{(qs mod p) n / p}.
+template <class Real>
+void prime_pass(const C<Real> *in, C<Real> *out, int64_t n, int64_t p, int64_t L,
+                const std::vector<C<Real>> &roots, const C<Real> *tw, bool inverse) {
+  const int64_t r = n / (L * p), stride = L * r;
+  const size_t radix = static_cast<size_t>(p);
+  std::vector<C<Real>> a(radix);
+  for (int64_t k = 0; k < r; ++k)
+    for (int64_t j = 0; j < L; ++j) {
       const C<Real> *src = in + j + L * k;
       C<Real> *dst = out + j + L * p * k;
       a[0] = src[0];
       for (int64_t q = 1; q < p; ++q)
-        a[size_t(q)] = j == 0 ? src[q * stride] : mul(src[q * stride], w[size_t(q)]);
-      switch (p) {
-      case 2:
-        dst[0] = a[0] + a[1];
-        dst[L] = a[0] - a[1];
-        break;
-      case 3: {
-        const C<Real> t1 = a[1] + a[2], m = a[0] - t1 * half;
-        const C<Real> t2 = rotate(C<Real>(a[1] - a[2]) * sin60, inverse);
-        dst[0] = a[0] + t1;
-        dst[L] = m + t2;
-        dst[2 * L] = m - t2;
-        break;
-      }
-      case 4: {
-        const C<Real> t0 = a[0] + a[2], t1 = a[0] - a[2], t2 = a[1] + a[3];
-        const C<Real> t3 = rotate(C<Real>(a[1] - a[3]), inverse);
-        dst[0] = t0 + t2;
-        dst[L] = t1 + t3;
-        dst[2 * L] = t0 - t2;
-        dst[3 * L] = t1 - t3;
-        break;
-      }
-      case 5: {
-        const C<Real> t1 = a[1] + a[4], t2 = a[2] + a[3], t3 = a[1] - a[4], t4 = a[2] - a[3];
-        const C<Real> m1 = a[0] + t1 * c1 + t2 * c2, m2 = a[0] + t1 * c2 + t2 * c1;
-        const C<Real> n1 = rotate(C<Real>(t3 * s1 + t4 * s2), inverse);
-        const C<Real> n2 = rotate(C<Real>(t3 * s2 - t4 * s1), inverse);
-        dst[0] = a[0] + t1 + t2;
-        dst[L] = m1 + n1;
-        dst[2 * L] = m2 + n2;
-        dst[3 * L] = m2 - n2;
-        dst[4 * L] = m1 - n1;
-        break;
-      }
-      default: // any other prime: the definition, w_p^{qs} = w_n^{(qs mod p) n / p}
-        for (int64_t s = 0; s < p; ++s) {
-          C<Real> sum = a[0];
-          for (int64_t q = 1; q < p; ++q)
-            sum += mul(a[size_t(q)], conj_if(roots[size_t((q * s % p) * (n / p))], inverse));
-          b[size_t(s)] = sum;
-        }
-        for (int64_t s = 0; s < p; ++s)
-          dst[s * L] = b[size_t(s)];
+        a[size_t(q)] = mul(src[q * stride], conj_if(tw[(q - 1) * L + j], inverse));
+      for (int64_t s = 0; s < p; ++s) {
+        C<Real> sum = a[0];
+        for (int64_t q = 1; q < p; ++q)
+          sum += mul(a[size_t(q)], conj_if(roots[size_t((q * s % p) * (n / p))], inverse));
+        dst[s * L] = sum;
       }
     }
+}
+
+template <bool Inverse, class Real>
+void radix_pass(const C<Real> *in, C<Real> *out, int64_t n, int64_t p, int64_t L,
+                const std::vector<C<Real>> &roots, const C<Real> *tw) {
+  const int64_t r = n / (L * p);
+  switch (p) {
+  case 2: return fixed_pass<2, Inverse>(in, out, L, r, tw);
+  case 3: return fixed_pass<3, Inverse>(in, out, L, r, tw);
+  case 4: return fixed_pass<4, Inverse>(in, out, L, r, tw);
+  case 5: return fixed_pass<5, Inverse>(in, out, L, r, tw);
+  default: return prime_pass(in, out, n, p, L, roots, tw, Inverse);
   }
 }
 
@@ -188,7 +225,12 @@ template <class Real> FftPlan<Real>::FftPlan(int64_t n) : n_(n) {
   roots_ = roots_of_unity<Real>(n);
   int64_t before = 1;
   for (int64_t p : radices) {
-    passes_.push_back({p, before});
+    // The pass's twiddles w_{Lp}^{qj} = w_n^{q j r}, q in [1, p), j in [0, L), in the order read.
+    const int64_t r = n / (before * p);
+    passes_.push_back({p, before, int64_t(twiddles_.size())});
+    for (int64_t q = 1; q < p; ++q)
+      for (int64_t j = 0; j < before; ++j)
+        twiddles_.push_back(roots_[size_t(q * j * r)]);
     before *= p;
   }
 }
@@ -210,7 +252,11 @@ template <class Real>
 void FftPlan<Real>::run_passes(C<Real> *data, bool inverse, C<Real> *scratch) const {
   C<Real> *in = data, *out = scratch;
   for (const Pass &pass : passes_) {
-    radix_pass(in, out, n_, pass.radix, pass.before, roots_, inverse);
+    const C<Real> *tw = twiddles_.data() + pass.twiddles;
+    if (inverse)
+      radix_pass<true>(in, out, n_, pass.radix, pass.before, roots_, tw);
+    else
+      radix_pass<false>(in, out, n_, pass.radix, pass.before, roots_, tw);
     std::swap(in, out);
   }
   if (in != data) std::copy(in, in + n_, data);

@@ -29,13 +29,15 @@ public:
 private:
   struct Pass {
     int64_t radix = 0, before = 1; // before: the product of the radices of the earlier passes
+    int64_t twiddles = 0;          // where its twiddles start in twiddles_
   };
   void run_passes(std::complex<Real> *data, bool inverse, std::complex<Real> *scratch) const;
   void run_bluestein(std::complex<Real> *data, bool inverse, std::complex<Real> *scratch) const;
 
   int64_t n_;
   std::vector<Pass> passes_;
-  std::vector<std::complex<Real>> roots_; // exp(-2 pi i t / n), t < n
+  std::vector<std::complex<Real>> roots_;    // exp(-2 pi i t / n), t < n
+  std::vector<std::complex<Real>> twiddles_; // each pass's, contiguous in the order it reads them
   // Bluestein: the chirp exp(-pi i j^2 / n), j < n, the transform of the convolution's kernel
   // (scaled by 1 / m) and the plan of its smooth length m.
   std::vector<std::complex<Real>> chirp_, kernel_;

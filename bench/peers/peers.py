@@ -6,7 +6,8 @@ peak (fma_limit), OpenBLAS (blas_limit) and memory bandwidth (copy_limit).
 --group grad times grad_bench's workloads in JAX (jit(f) and jit(value_and_grad(f)), jit of vmap)
 beside grad_bench's own figures. --group sort times NumPy's sort, stable argsort and cumsum of 16M
 float64 beside sort_bench (jx, and a memcpy of the same bytes). --group linalg times np.linalg and
-jax.numpy.linalg on 1024 x 1024 float64 beside linalg_bench. --group mpi times seed 000 (8,1) on
+jax.numpy.linalg on 1024 x 1024 float64 beside linalg_bench. --group fft times np.fft and
+jnp.fft beside fft_bench. --group mpi times seed 000 (8,1) on
 2 processes x 4 devices (mpirun) beside one process of 8, and an 8 MiB all-reduce beside
 MPI_Allreduce (bench/limits/mpi_limit).
 
@@ -17,6 +18,7 @@ Run from the repository root after building the bench targets:
     python3 bench/peers/peers.py --group grad [--rounds 3] [--reps 10]
     python3 bench/peers/peers.py --group sort [--rounds 3] [--sort-n 16777216]
     python3 bench/peers/peers.py --group linalg [--rounds 3] [--linalg-n 1024]
+    python3 bench/peers/peers.py --group fft [--rounds 3]
     python3 bench/peers/peers.py --group mpi [--rounds 3] [--reps 10]
     python3 bench/peers/peers.py --group reduce [--rounds 3] [--reduce-n 4096]
     python3 bench/peers/peers.py --group kernels [--rounds 3]   (bench/peers/kernels.py)
@@ -949,6 +951,45 @@ def linalg_main(args):
     print_table(header, table)
 
 
+def fft_main(args):
+    """The fft group (issue 35's targets): np.fft and jnp.fft on a complex128 signal of 2^20
+    values, the rfft2 of a 2048 x 2048 float32 array and a complex128 signal of prime length 10007,
+    beside fft_bench (jx, jit), in rounds."""
+    rng = np.random.default_rng(0)
+    signal = rng.standard_normal(1 << 20) + 1j * rng.standard_normal(1 << 20)
+    image = rng.standard_normal((2048, 2048)).astype(np.float32)
+    prime = rng.standard_normal(10007) + 1j * rng.standard_normal(10007)
+    work = {"fft_c128_1048576": (np.fft.fft, signal), "rfft2_f32_2048x2048": (np.fft.rfft2, image),
+            "fft_c128_prime_10007": (np.fft.fft, prime)}
+    jax_work = {}
+    if jax is not None:
+        jax_fns = {"fft_c128_1048576": jnp.fft.fft, "rfft2_f32_2048x2048": jnp.fft.rfft2,
+                   "fft_c128_prime_10007": jnp.fft.fft}
+        for name, fn in jax_fns.items():
+            f, x = jax.jit(fn), jnp.asarray(work[name][1])
+            jax_work[name] = (lambda f=f, x=x: f(x).block_until_ready())
+    rows = {name: [] for name in work}
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
+        jx = run_json_lines([os.path.join(args.build, "bench", "fft_bench"), "--json",
+                             "--rounds", "5"]) or []
+        jx = {row["name"]: row for row in jx}
+        for name, (fn, x) in work.items():
+            rows[name].append({"numpy": median_ms(lambda: fn(x), 5),
+                               "jax": median_ms(jax_work[name], 5) if name in jax_work else None,
+                               "jx": jx.get(name, {}).get("jx_ms")})
+    header = ["workload", "numpy ms", "jax ms", "jx ms", "numpy / jx", "jax / jx"]
+    table = []
+    for name, rs in rows.items():
+        med = lambda key: median_over(rs, lambda r: r[key])
+        ratio = lambda p, q: median_over(rs, lambda r: r[p] / r[q] if r[p] and r[q] else None)
+        table.append([name, fmt_sig(med("numpy")), fmt_sig(med("jax")), fmt_sig(med("jx")),
+                      fmt_sig(ratio("numpy", "jx")), fmt_sig(ratio("jax", "jx"))])
+    print(f"fft group: medians over {args.rounds} rounds; numpy {np.__version__} (pocketfft), jax "
+          f"{jax.__version__ if jax is not None else 'not installed'} (jit); jx: fft_bench (jit)")
+    print_table(header, table)
+
+
 MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none", "--mca",
           "btl_vader_single_copy_mechanism", "none"]
 
@@ -1076,15 +1117,15 @@ def plot(path, workloads, medians, subtitle):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--group",
-                        choices=("fusion", "gemm", "grad", "kernels", "linalg", "loop", "mpi",
-                                 "reduce", "sort", "trace"),
+                        choices=("fft", "fusion", "gemm", "grad", "kernels", "linalg", "loop",
+                                 "mpi", "reduce", "sort", "trace"),
                         default="fusion",
                         help="fusion: the seeds and fusion_bench's kernels; gemm: contractions; "
                         "grad: value_and_grad and vmap against their baselines (grad_bench); "
                         "loop: lax.fori_loop (loop_bench, heat_limit); kernels: PolyBench/NPBench "
                         "kernels (kernels_bench, bench/peers/kernels.py); sort: sort, argsort and "
                         "cumsum (sort_bench); reduce: float sums and their accuracy (reduce_bench); "
-                        "linalg: jnp.linalg (linalg_bench); trace: the seeds "
+                        "linalg: jnp.linalg (linalg_bench); fft: jnp.fft (fft_bench); trace: the seeds "
                         "with JX_TRACE on and off")
     parser.add_argument("--gemm", dest="group", action="store_const", const="gemm",
                         help="the same as --group gemm")
@@ -1128,6 +1169,9 @@ def main():
         return
     if args.group == "sort":
         sort_main(args)
+        return
+    if args.group == "fft":
+        fft_main(args)
         return
     if args.group == "mpi":
         mpi_main(args)
