@@ -124,16 +124,17 @@ template <int P, bool Inverse, class Real> inline void butterfly(C<Real> *a) {
   }
 }
 
-// One pass of a radix P of 2, 3, 4 or 5 (L: the product of the earlier radices, r = n / (L P)):
-// for each subsequence k and entry j, P inputs n / P apart, twiddled by tw[(q - 1) L + j] =
-// w_{LP}^{qj}, transformed and written L apart. The loop over j is innermost: inputs, outputs and
-// twiddles are contiguous in it.
+// One pass of a radix P of 2, 3, 4 or 5 (L: the product of the earlier radices, r = n / (L P))
+// over butterflies [f0, f1) of the r L, butterfly k L + j: for subsequence k and entry j, P inputs
+// n / P apart, twiddled by tw[(q - 1) L + j] = w_{LP}^{qj}, transformed and written L apart. The
+// loop over j is innermost: inputs, outputs and twiddles are contiguous in it.
 template <int P, bool Inverse, class Real>
-void fixed_pass(const C<Real> *in, C<Real> *out, int64_t L, int64_t r, const C<Real> *tw) {
+void fixed_pass(const C<Real> *in, C<Real> *out, int64_t L, int64_t r, const C<Real> *tw,
+                int64_t f0, int64_t f1) {
   const int64_t stride = L * r;
   C<Real> a[P];
   if (L == 1) { // no twiddles; the subsequences are the contiguous axis
-    for (int64_t k = 0; k < r; ++k) {
+    for (int64_t k = f0; k < f1; ++k) {
       for (int q = 0; q < P; ++q)
         a[q] = in[k + q * stride];
       butterfly<P, Inverse>(a);
@@ -142,10 +143,11 @@ void fixed_pass(const C<Real> *in, C<Real> *out, int64_t L, int64_t r, const C<R
     }
     return;
   }
-  for (int64_t k = 0; k < r; ++k) {
+  for (int64_t f = f0; f < f1;) {
+    const int64_t k = f / L, j0 = f % L, j1 = std::min(L, j0 + (f1 - f));
     const C<Real> *src = in + L * k;
     C<Real> *dst = out + L * P * k;
-    for (int64_t j = 0; j < L; ++j) {
+    for (int64_t j = j0; j < j1; ++j) {
       a[0] = src[j];
       for (int q = 1; q < P; ++q)
         a[q] = mul(src[j + q * stride], conj_if(tw[(q - 1) * L + j], Inverse));
@@ -153,43 +155,54 @@ void fixed_pass(const C<Real> *in, C<Real> *out, int64_t L, int64_t r, const C<R
       for (int s = 0; s < P; ++s)
         dst[j + s * L] = a[s];
     }
+    f += j1 - j0;
   }
 }
 
-// A pass of any other prime p: the definition, w_p^{qs} = w_n^{(qs mod p) n / p}.
+// A pass of any other prime p over butterflies [f0, f1): the definition,
+// w_p^{qs} = w_n^{(qs mod p) n / p}.
 template <class Real>
 void prime_pass(const C<Real> *in, C<Real> *out, int64_t n, int64_t p, int64_t L,
-                const std::vector<C<Real>> &roots, const C<Real> *tw, bool inverse) {
+                const std::vector<C<Real>> &roots, const C<Real> *tw, bool inverse, int64_t f0,
+                int64_t f1) {
   const int64_t r = n / (L * p), stride = L * r;
   const size_t radix = static_cast<size_t>(p);
   std::vector<C<Real>> a(radix);
-  for (int64_t k = 0; k < r; ++k)
-    for (int64_t j = 0; j < L; ++j) {
-      const C<Real> *src = in + j + L * k;
-      C<Real> *dst = out + j + L * p * k;
-      a[0] = src[0];
+  for (int64_t f = f0; f < f1; ++f) {
+    const int64_t k = f / L, j = f % L;
+    const C<Real> *src = in + j + L * k;
+    C<Real> *dst = out + j + L * p * k;
+    a[0] = src[0];
+    for (int64_t q = 1; q < p; ++q)
+      a[size_t(q)] = mul(src[q * stride], conj_if(tw[(q - 1) * L + j], inverse));
+    for (int64_t s = 0; s < p; ++s) {
+      C<Real> sum = a[0];
       for (int64_t q = 1; q < p; ++q)
-        a[size_t(q)] = mul(src[q * stride], conj_if(tw[(q - 1) * L + j], inverse));
-      for (int64_t s = 0; s < p; ++s) {
-        C<Real> sum = a[0];
-        for (int64_t q = 1; q < p; ++q)
-          sum += mul(a[size_t(q)], conj_if(roots[size_t((q * s % p) * (n / p))], inverse));
-        dst[s * L] = sum;
-      }
+        sum += mul(a[size_t(q)], conj_if(roots[size_t((q * s % p) * (n / p))], inverse));
+      dst[s * L] = sum;
     }
+  }
 }
+
+// From this length a pass's butterflies are split over the pool (each computed alone, so the
+// values do not depend on the split); inside a pool task (fft_lines' lines) the call runs inline.
+constexpr int64_t kParallelLength = int64_t(1) << 15;
 
 template <bool Inverse, class Real>
 void radix_pass(const C<Real> *in, C<Real> *out, int64_t n, int64_t p, int64_t L,
                 const std::vector<C<Real>> &roots, const C<Real> *tw) {
   const int64_t r = n / (L * p);
-  switch (p) {
-  case 2: return fixed_pass<2, Inverse>(in, out, L, r, tw);
-  case 3: return fixed_pass<3, Inverse>(in, out, L, r, tw);
-  case 4: return fixed_pass<4, Inverse>(in, out, L, r, tw);
-  case 5: return fixed_pass<5, Inverse>(in, out, L, r, tw);
-  default: return prime_pass(in, out, n, p, L, roots, tw, Inverse);
-  }
+  auto run = [&](int64_t f0, int64_t f1) {
+    switch (p) {
+    case 2: return fixed_pass<2, Inverse>(in, out, L, r, tw, f0, f1);
+    case 3: return fixed_pass<3, Inverse>(in, out, L, r, tw, f0, f1);
+    case 4: return fixed_pass<4, Inverse>(in, out, L, r, tw, f0, f1);
+    case 5: return fixed_pass<5, Inverse>(in, out, L, r, tw, f0, f1);
+    default: return prime_pass(in, out, n, p, L, roots, tw, Inverse, f0, f1);
+    }
+  };
+  if (n < kParallelLength) return run(0, r * L);
+  default_pool().parallel_for(0, r * L, int64_t(1) << 12, run);
 }
 
 } // namespace
