@@ -325,7 +325,8 @@ inline auto sequential_loops() {
 }
 
 // Library steps (ABI version 5): sorts along each axis, a stable argsort, a lexsort of two keys,
-// running sums (int64 from int32), products, maxima and a median.
+// running sums (int64 from int32), products, maxima, a median, and a Fourier transform and its
+// inverse (fft steps: two inputs, a complex output).
 inline auto sort_and_scan() {
   const ShapeDtypeStruct x{{9, 40}, jx::float64}, k{{9, 40}, jx::int32};
   return jx::jit([](const Array &v, const Array &keys) {
@@ -336,7 +337,8 @@ inline auto sort_and_scan() {
                              jnp::cumsum(keys, 1),
                              jnp::cumprod(v * 0.1, 0),
                              jx::lax::cummax(v, 1, true),
-                             jnp::median(v, 1)};
+                             jnp::median(v, 1),
+                             jnp::fft::irfft(jnp::fft::rfft(v, std::nullopt, 0), 9, 0)};
          })
       .lower(x, k);
 }

@@ -394,7 +394,7 @@ TEST(AotHost, SequentialLoopsEqualTheJit) {
 
 TEST(AotHost, SortsAndScansEqualTheJit) {
   const std::string plan = aot_test::sort_and_scan().compile().as_text();
-  for (const char *op : {"sort", "argsort", "cumsum", "cumprod", "cummax"})
+  for (const char *op : {"sort", "argsort", "cumsum", "cumprod", "cummax", "fft"})
     EXPECT_NE(plan.find(fmt::format("library {} ", op)), std::string::npos) << op;
   const std::vector<Array> args = {random_array({9, 40}, jx::float64, 61, -3, 3),
                                    random_array({9, 40}, jx::int32, 62, -4, 4)};
