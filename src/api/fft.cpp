@@ -148,6 +148,22 @@ Array complex_nd(const char *name, const Array &a, const std::optional<Shape> &s
   return x;
 }
 
+// Sample indices k as the frequencies k / (d n).
+Array frequencies(const Array &k, int64_t n, double d, std::optional<DType> dtype) {
+  check_points(n);
+  const DType t = dtype.value_or(default_float);
+  return astype(astype(k, t) * (1.0 / (d * double(n))), t);
+}
+
+// x rolled by half of each axis (every axis by default) forward (sign 1) or back (-1).
+Array rolled_by_half(const Array &x, const Axes &axes, int64_t sign) {
+  const std::vector<int64_t> all = api::normalize_axes(axes, x.ndim());
+  std::vector<int64_t> shifts;
+  for (int64_t axis : all)
+    shifts.push_back(sign * (x.shape()[size_t(axis)] / 2));
+  return roll(x, shifts, all);
+}
+
 } // namespace
 
 Array fft(const Array &a, std::optional<int64_t> n, int64_t axis, const Norm &norm) {
@@ -217,34 +233,17 @@ Array irfft2(const Array &a, const std::optional<Shape> &s, const Axes &axes, co
 }
 
 Array fftfreq(int64_t n, double d, std::optional<DType> dtype) {
-  check_points(n);
   const int64_t positive = (n - 1) / 2 + 1;
-  const Array k = concatenate({arange(int64_t(0), positive), arange(-(n / 2), int64_t(0))});
-  const Array f = astype(k, dtype.value_or(default_float)) * (1.0 / (d * double(n)));
-  return astype(f, dtype.value_or(default_float));
+  return frequencies(concatenate({arange(int64_t(0), positive), arange(-(n / 2), int64_t(0))}), n,
+                     d, dtype);
 }
 
 Array rfftfreq(int64_t n, double d, std::optional<DType> dtype) {
-  check_points(n);
-  const Array f = astype(arange(int64_t(0), n / 2 + 1), dtype.value_or(default_float)) *
-                  (1.0 / (d * double(n)));
-  return astype(f, dtype.value_or(default_float));
+  return frequencies(arange(int64_t(0), n / 2 + 1), n, d, dtype);
 }
 
-Array fftshift(const Array &x, const Axes &axes) {
-  const std::vector<int64_t> all = api::normalize_axes(axes, x.ndim());
-  std::vector<int64_t> shifts;
-  for (int64_t axis : all)
-    shifts.push_back(x.shape()[size_t(axis)] / 2);
-  return roll(x, shifts, all);
-}
+Array fftshift(const Array &x, const Axes &axes) { return rolled_by_half(x, axes, 1); }
 
-Array ifftshift(const Array &x, const Axes &axes) {
-  const std::vector<int64_t> all = api::normalize_axes(axes, x.ndim());
-  std::vector<int64_t> shifts;
-  for (int64_t axis : all)
-    shifts.push_back(-(x.shape()[size_t(axis)] / 2));
-  return roll(x, shifts, all);
-}
+Array ifftshift(const Array &x, const Axes &axes) { return rolled_by_half(x, axes, -1); }
 
 } // namespace jx::numpy::fft
