@@ -885,6 +885,33 @@ def reduce_main(args):
          f"{accuracy.get('f64_uniform_sum', float('nan')):.3g}"]])
 
 
+def numpy_jax_jx_table(args, work, jax_fns, jx_cmd, reps):
+    """Rows of NumPy, JAX (jit) and jx times over args.rounds rounds: work maps a workload's name
+    to (NumPy function, its argument), jax_fns (None without JAX) the name to JAX's function of the
+    same argument; each round runs jx_cmd (one JSON line per workload with jx_ms) once and times
+    each peer over reps calls. Returns the header and the rows of medians and ratios."""
+    jax_work = {}
+    for name, fn in (jax_fns or {}).items():
+        f, x = jax.jit(fn), jnp.asarray(work[name][1])
+        jax_work[name] = (lambda f=f, x=x: f(x).block_until_ready())
+    rows = {name: [] for name in work}
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
+        jx = {row["name"]: row for row in run_json_lines(jx_cmd) or []}
+        for name, (fn, x) in work.items():
+            rows[name].append({"numpy": median_ms(lambda: fn(x), reps),
+                               "jax": median_ms(jax_work[name], reps) if name in jax_work else None,
+                               "jx": jx.get(name, {}).get("jx_ms")})
+    header = ["workload", "numpy ms", "jax ms", "jx ms", "numpy / jx", "jax / jx"]
+    table = []
+    for name, rs in rows.items():
+        med = lambda key: median_over(rs, lambda r: r[key])
+        ratio = lambda p, q: median_over(rs, lambda r: r[p] / r[q] if r[p] and r[q] else None)
+        table.append([name, fmt_sig(med("numpy")), fmt_sig(med("jax")), fmt_sig(med("jx")),
+                      fmt_sig(ratio("numpy", "jx")), fmt_sig(ratio("jax", "jx"))])
+    return header, table
+
+
 def linalg_main(args):
     """The linalg group: NumPy's and JAX's (jit) np.linalg routines on --linalg-n square float64
     matrices beside linalg_bench (jx::jit), on the same kinds of inputs, in rounds."""
@@ -912,7 +939,7 @@ def linalg_main(args):
         f"pinv_{n}": (lambda m: la.pinv(m), a),
         f"inv_batch_{batch}x8x8": (lambda m: la.inv(m), small),
     }
-    jax_work = {}
+    jax_fns = None
     if jax is not None:
         jla = jnp.linalg
         jax_fns = {
@@ -924,26 +951,9 @@ def linalg_main(args):
             f"svd_{n}": lambda m: jla.svd(m, full_matrices=False).U,
             f"svdvals_{n}": jla.svdvals, f"qr_{n}": lambda m: jla.qr(m).R, f"pinv_{n}": jla.pinv,
             f"inv_batch_{batch}x8x8": jla.inv}
-        for name, fn in jax_fns.items():
-            f, x = jax.jit(fn), jnp.asarray(work[name][1])
-            jax_work[name] = (lambda f=f, x=x: f(x).block_until_ready())
-    rows = {name: [] for name in work}
-    for r in range(args.rounds):
-        print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
-        jx = run_json_lines([os.path.join(args.build, "bench", "linalg_bench"), "--json", "--n",
-                             str(n), "--batch", str(batch), "--rounds", "3"]) or []
-        jx = {row["name"]: row for row in jx}
-        for name, (fn, x) in work.items():
-            rows[name].append({"numpy": median_ms(lambda: fn(x), 3),
-                               "jax": median_ms(jax_work[name], 3) if name in jax_work else None,
-                               "jx": jx.get(name, {}).get("jx_ms")})
-    header = ["workload", "numpy ms", "jax ms", "jx ms", "numpy / jx", "jax / jx"]
-    table = []
-    for name, rs in rows.items():
-        med = lambda key: median_over(rs, lambda r: r[key])
-        ratio = lambda p, q: median_over(rs, lambda r: r[p] / r[q] if r[p] and r[q] else None)
-        table.append([name, fmt_sig(med("numpy")), fmt_sig(med("jax")), fmt_sig(med("jx")),
-                      fmt_sig(ratio("numpy", "jx")), fmt_sig(ratio("jax", "jx"))])
+    header, table = numpy_jax_jx_table(
+        args, work, jax_fns, [os.path.join(args.build, "bench", "linalg_bench"), "--json", "--n",
+                              str(n), "--batch", str(batch), "--rounds", "3"], 3)
     print(f"linalg group: medians over {args.rounds} rounds, {n} x {n} float64 (normal values; "
           f"det, slogdet, inv, solve, eig, eigvals: + n/16 I; cholesky, eigh, eigvalsh: a a^T / n + I) and "
           f"{batch} 8 x 8 matrices; numpy {np.__version__}, jax "
@@ -961,30 +971,13 @@ def fft_main(args):
     prime = rng.standard_normal(10007) + 1j * rng.standard_normal(10007)
     work = {"fft_c128_1048576": (np.fft.fft, signal), "rfft2_f32_2048x2048": (np.fft.rfft2, image),
             "fft_c128_prime_10007": (np.fft.fft, prime)}
-    jax_work = {}
+    jax_fns = None
     if jax is not None:
         jax_fns = {"fft_c128_1048576": jnp.fft.fft, "rfft2_f32_2048x2048": jnp.fft.rfft2,
                    "fft_c128_prime_10007": jnp.fft.fft}
-        for name, fn in jax_fns.items():
-            f, x = jax.jit(fn), jnp.asarray(work[name][1])
-            jax_work[name] = (lambda f=f, x=x: f(x).block_until_ready())
-    rows = {name: [] for name in work}
-    for r in range(args.rounds):
-        print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
-        jx = run_json_lines([os.path.join(args.build, "bench", "fft_bench"), "--json",
-                             "--rounds", "5"]) or []
-        jx = {row["name"]: row for row in jx}
-        for name, (fn, x) in work.items():
-            rows[name].append({"numpy": median_ms(lambda: fn(x), 5),
-                               "jax": median_ms(jax_work[name], 5) if name in jax_work else None,
-                               "jx": jx.get(name, {}).get("jx_ms")})
-    header = ["workload", "numpy ms", "jax ms", "jx ms", "numpy / jx", "jax / jx"]
-    table = []
-    for name, rs in rows.items():
-        med = lambda key: median_over(rs, lambda r: r[key])
-        ratio = lambda p, q: median_over(rs, lambda r: r[p] / r[q] if r[p] and r[q] else None)
-        table.append([name, fmt_sig(med("numpy")), fmt_sig(med("jax")), fmt_sig(med("jx")),
-                      fmt_sig(ratio("numpy", "jx")), fmt_sig(ratio("jax", "jx"))])
+    header, table = numpy_jax_jx_table(
+        args, work, jax_fns,
+        [os.path.join(args.build, "bench", "fft_bench"), "--json", "--rounds", "5"], 5)
     print(f"fft group: medians over {args.rounds} rounds; numpy {np.__version__} (pocketfft), jax "
           f"{jax.__version__ if jax is not None else 'not installed'} (jit); jx: fft_bench (jit)")
     print_table(header, table)
